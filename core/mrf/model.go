@@ -1,0 +1,155 @@
+// Package mrf defines discrete Markov random fields as factor graphs with
+// log-space tables, and the seeded Ising generators used by the experiments.
+//
+// A Model has variables 0..n-1 with cardinalities Cards and a list of factors.
+// Each factor's LogTable is row-major over its Vars: the LAST variable changes
+// fastest (the UAI convention), and -Inf marks a zero potential.
+package mrf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Factor is a log-potential over an ordered scope of variables.
+type Factor struct {
+	Vars     []int     // scope, in table order; not necessarily sorted
+	LogTable []float64 // row-major over Vars, last variable fastest
+}
+
+// Model is a discrete factor graph: p(x) ∝ exp(Σ_a LogTable_a(x_a)).
+type Model struct {
+	Cards   []int // cardinality of every variable
+	Factors []Factor
+}
+
+// Info describes where a model came from. It travels beside the model in
+// model_info.parquet.
+type Info struct {
+	Name   string
+	Graph  string  // "grid", "torus", "complete", "uai", ...
+	Gamma  float64 // field strength of Ising models; 0 otherwise
+	Seed   int64   // seed the model was generated from; 0 for imported models
+	Source string  // generator or file the model came from
+}
+
+// NumVars returns the number of variables.
+func (m *Model) NumVars() int { return len(m.Cards) }
+
+// TableSize returns the number of joint states of vars under cards.
+func TableSize(cards []int, vars []int) int {
+	n := 1
+	for _, v := range vars {
+		n *= cards[v]
+	}
+	return n
+}
+
+// Validate checks that the model is well formed: positive cardinalities, scopes
+// within range without repeats, table lengths matching scopes, and no NaN or
+// +Inf entries.
+func (m *Model) Validate() error {
+	if len(m.Cards) == 0 {
+		return errors.New("model has no variables")
+	}
+	for i, c := range m.Cards {
+		if c < 1 {
+			return fmt.Errorf("variable %d has cardinality %d, want >= 1", i, c)
+		}
+	}
+	for a, f := range m.Factors {
+		if err := f.validate(m.Cards); err != nil {
+			return fmt.Errorf("factor %d: %w", a, err)
+		}
+	}
+	return nil
+}
+
+func (f *Factor) validate(cards []int) error {
+	seen := make(map[int]bool, len(f.Vars))
+	size := 1
+	for _, v := range f.Vars {
+		if v < 0 || v >= len(cards) {
+			return fmt.Errorf("variable %d out of range [0,%d)", v, len(cards))
+		}
+		if seen[v] {
+			return fmt.Errorf("variable %d repeated in scope %v", v, f.Vars)
+		}
+		seen[v] = true
+		size *= cards[v]
+	}
+	if len(f.LogTable) != size {
+		return fmt.Errorf("table has %d entries, scope %v needs %d", len(f.LogTable), f.Vars, size)
+	}
+	for i, x := range f.LogTable {
+		if math.IsNaN(x) || math.IsInf(x, 1) {
+			return fmt.Errorf("table entry %d is %v", i, x)
+		}
+	}
+	return nil
+}
+
+// Index returns the position in f.LogTable of the joint state that x (a full
+// assignment, one state index per model variable) gives f's scope.
+func (f *Factor) Index(cards []int, x []int) int {
+	idx := 0
+	for _, v := range f.Vars {
+		idx = idx*cards[v] + x[v]
+	}
+	return idx
+}
+
+// LogScore returns Σ_a LogTable_a(x_a), the unnormalised log-probability of
+// the full assignment x.
+func (m *Model) LogScore(x []int) float64 {
+	s := 0.0
+	for a := range m.Factors {
+		f := &m.Factors[a]
+		s += f.LogTable[f.Index(m.Cards, x)]
+	}
+	return s
+}
+
+// Neighbours returns, for every variable, the sorted list of variables that
+// share a factor with it.
+func (m *Model) Neighbours() [][]int {
+	sets := make([]map[int]bool, len(m.Cards))
+	for i := range sets {
+		sets[i] = map[int]bool{}
+	}
+	for _, f := range m.Factors {
+		for _, u := range f.Vars {
+			for _, v := range f.Vars {
+				if u != v {
+					sets[u][v] = true
+				}
+			}
+		}
+	}
+	out := make([][]int, len(m.Cards))
+	for i, s := range sets {
+		for v := range s {
+			out[i] = append(out[i], v)
+		}
+		sortInts(out[i])
+	}
+	return out
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// Clone returns a deep copy of m.
+func (m *Model) Clone() *Model {
+	c := &Model{Cards: append([]int(nil), m.Cards...), Factors: make([]Factor, len(m.Factors))}
+	for a, f := range m.Factors {
+		c.Factors[a] = Factor{Vars: append([]int(nil), f.Vars...), LogTable: append([]float64(nil), f.LogTable...)}
+	}
+	return c
+}
