@@ -153,3 +153,23 @@ func (m *Model) Clone() *Model {
 	}
 	return c
 }
+
+// Observe fixes variable v to state s by appending a unary factor that is 0
+// at s and -Inf elsewhere, so marginals of observed variables are point masses
+// and the rest of the model is conditioned on the observation.
+func (m *Model) Observe(v, s int) error {
+	if v < 0 || v >= len(m.Cards) {
+		return fmt.Errorf("observed variable %d out of range [0,%d)", v, len(m.Cards))
+	}
+	if s < 0 || s >= m.Cards[v] {
+		return fmt.Errorf("observed state %d of variable %d out of range [0,%d)", s, v, m.Cards[v])
+	}
+	t := make([]float64, m.Cards[v])
+	for i := range t {
+		if i != s {
+			t[i] = math.Inf(-1)
+		}
+	}
+	m.Factors = append(m.Factors, Factor{Vars: []int{v}, LogTable: t})
+	return nil
+}

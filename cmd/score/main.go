@@ -1,0 +1,54 @@
+// Command score compares every method's marginals and log Z estimates with
+// the exact ones, writes scores.parquet and summary.parquet, and prints the
+// summary as a table shaped like the paper's. Run 'score --help' for the flags.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/renn-go/renn/stages/cli"
+	"github.com/renn-go/renn/stages/score"
+)
+
+func main() {
+	cli.Main("score", "Score approximate marginals and log Z against exact inference, and summarise by setting.", &root{})
+}
+
+// The directory flags take one directory per use and never split on commas:
+// shard directories are named like size=5,gamma=0.1.
+type root struct {
+	Models []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with models.parquet and model_info.parquet; repeat for every shard."`
+	Truth  []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with exact-infer's marginals.parquet and estimates.parquet (method exact); repeat for every shard."`
+	Pred   []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with a method stage's marginals.parquet and estimates.parquet; every method in it is scored; repeat as needed."`
+	Out    string   `required:"" type:"path" help:"Output directory: scores.parquet, summary.parquet, and summary.md or summary.tex for those tables."`
+	Group  []string `default:"graph,size,gamma" help:"Group the summary by these model properties, in order: graph, size (number of variables), gamma; 'none' pools every model."`
+	Table  string   `default:"text" enum:"text,md,latex" help:"Printed table: text (aligned, stdout), md (Markdown, also out/summary.md) or latex (booktabs, also out/summary.tex)."`
+}
+
+// Validate makes bad directories and group names usage errors (exit 2).
+func (r *root) Validate() error {
+	if len(r.Models) == 0 || len(r.Truth) == 0 || len(r.Pred) == 0 {
+		return nil // kong reports the missing flags
+	}
+	for _, dirs := range [][]string{r.Models, r.Truth, r.Pred} {
+		for _, d := range dirs {
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", d)
+			}
+		}
+	}
+	return r.params().Check()
+}
+
+func (r *root) params() score.Params {
+	group := r.Group
+	if len(group) == 1 && (group[0] == "none" || group[0] == "") {
+		group = nil
+	}
+	return score.Params{Models: r.Models, Truth: r.Truth, Pred: r.Pred, Group: group, Table: r.Table}
+}
+
+func (r *root) Run() error {
+	return score.Run(r.params(), r.Out, os.Stdout)
+}

@@ -1,0 +1,48 @@
+// Package infer defines the one interface every approximate inference method
+// implements (mean field, loopy BP, damped BP, GBP, Inference Net, RENN, and the
+// exact solver when wrapped), the one result type they all return, and the
+// factor-graph and log-space helpers the message-passing methods share.
+//
+// Stages, scoring and learning reach every method through Method, so adding a
+// method touches one place. Region-based methods are constructed with their
+// region graph, so Infer needs only the model.
+package infer
+
+import (
+	"context"
+
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// Result is what a method returns for one model.
+type Result struct {
+	// VarMarginals[i] is the estimated marginal of variable i, of length
+	// Cards[i], summing to one.
+	VarMarginals [][]float64
+	// FactorMarginals[a] is the estimated marginal of factor a's scope,
+	// row-major over the factor's own Vars order (last variable fastest),
+	// exactly like its LogTable.
+	FactorMarginals [][]float64
+	// LogZ is the method's estimate of ln Z; -FreeEnergy for free-energy
+	// methods.
+	LogZ       float64
+	FreeEnergy float64
+	// Iterations counts the sweeps (or optimisation steps) this call ran.
+	Iterations int
+	// Converged is false when the iteration cap stopped the method before its
+	// convergence test passed.
+	Converged bool
+	// Diagnostics holds the method's own extras, e.g. "max_delta".
+	Diagnostics map[string]float64
+}
+
+// Method is an inference method.
+type Method interface {
+	// Name is the method's short name as written in output files ("mf", "bp", ...).
+	Name() string
+	// Infer runs the method on m. A method may keep state between calls
+	// (messages, network weights) and warm-start from it when m has the same
+	// structure as the previous call (used by learning). Implementations check
+	// ctx once per sweep and return an error wrapping ctx.Err() when it is done.
+	Infer(ctx context.Context, m *mrf.Model) (*Result, error)
+}

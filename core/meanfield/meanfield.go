@@ -1,0 +1,282 @@
+// Package meanfield implements naive mean field ("mf") for discrete MRFs with
+// factors of any arity and variables of any cardinality.
+//
+// It minimises the naive mean-field free energy
+//
+//	F(q) = -Σ_a E_q[LogTable_a] + Σ_i Σ_{x_i} q_i(x_i) ln q_i(x_i)
+//
+// over fully factorised q = Π_i q_i by coordinate descent: each sweep visits
+// the variables in a fresh random order (drawn from mrf.NewRand(Seed)) and
+// sets q_i(x_i) ∝ exp(Σ_{a∋i} E_{q_-i}[LogTable_a | x_i]). F ≥ -ln Z, so the
+// reported LogZ = -F is a lower bound on ln Z.
+//
+// Zero potentials (-Inf log entries) are handled as the limit of ever smaller
+// positive potentials: a state x_i that puts any mass of the other q's on a
+// zero gets q_i(x_i) = 0. If every state of x_i does (the current q's
+// contradict a hard constraint), only the states with the least such mass
+// stay, weighted by the finite part. Entries of weight zero never contribute
+// (0 · -Inf = 0), so no NaN arises; if the final q still covers a zero, F is
+// +Inf and LogZ is -Inf (still a valid bound).
+package meanfield
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// Options configures a mean-field run. Zero Tol and MaxIter take their
+// defaults.
+type Options struct {
+	// Tol stops the run when no entry of any q_i changed by more than Tol in
+	// a sweep. Default 1e-9.
+	Tol float64
+	// MaxIter caps the number of sweeps. Default 1000.
+	MaxIter int
+	// Seed seeds the random visiting order; every Infer call restarts the
+	// generator, so a call is reproducible.
+	Seed int64
+	// Damping d in [0, 1) sets q_i to (1-d)·update + d·old (renormalised,
+	// and never on states the update rules out). Default 0.
+	Damping float64
+}
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options { return Options{Tol: 1e-9, MaxIter: 1000} }
+
+// MF is naive mean field. It keeps q between Infer calls and warm-starts from
+// it when the next model has the same structure (cardinalities and scopes);
+// Reset forgets it. An MF is not safe for concurrent use.
+type MF struct {
+	opts Options
+
+	g      *infer.FactorGraph // nil until the first Infer or after Reset
+	varOff []int              // q_i is q[varOff[i]:varOff[i+1]]
+	q      []float64
+	perm   []int
+	table  []float64 // scratch, largest factor table
+	fin    []float64 // scratch: finite part of the expected log potential
+	viol   []float64 // scratch: mass the other q's put on zero potentials
+}
+
+// New returns a mean-field method with opts (zero Tol and MaxIter filled in).
+func New(opts Options) (*MF, error) {
+	def := DefaultOptions()
+	if opts.Tol == 0 {
+		opts.Tol = def.Tol
+	}
+	if opts.MaxIter == 0 {
+		opts.MaxIter = def.MaxIter
+	}
+	switch {
+	case !(opts.Tol > 0) || math.IsInf(opts.Tol, 1):
+		return nil, fmt.Errorf("mf: tolerance %v, want a positive number", opts.Tol)
+	case opts.MaxIter < 0:
+		return nil, fmt.Errorf("mf: max iterations %d, want > 0", opts.MaxIter)
+	case !(opts.Damping >= 0 && opts.Damping < 1):
+		return nil, fmt.Errorf("mf: damping %v, want 0 <= damping < 1", opts.Damping)
+	}
+	return &MF{opts: opts}, nil
+}
+
+// Name returns "mf".
+func (mf *MF) Name() string { return "mf" }
+
+// Options returns the options in use, defaults filled in.
+func (mf *MF) Options() Options { return mf.opts }
+
+// Reset forgets q, so the next Infer starts from uniform q's.
+func (mf *MF) Reset() { mf.g = nil }
+
+// Infer runs mean field on m, warm-starting from the q of the previous call
+// when m has the same structure.
+func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	if m == nil {
+		return nil, errors.New("mf: nil model")
+	}
+	if mf.g.SameStructure(m) {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("mf: %w", err)
+		}
+	} else {
+		g, err := infer.NewFactorGraph(m)
+		if err != nil {
+			return nil, fmt.Errorf("mf: %w", err)
+		}
+		mf.setup(g)
+	}
+	r := mrf.NewRand(mf.opts.Seed)
+	res := &infer.Result{Diagnostics: map[string]float64{"damping": mf.opts.Damping}}
+	delta := math.Inf(1)
+	for res.Iterations < mf.opts.MaxIter {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mf: stopped after %d sweeps: %w", res.Iterations, err)
+		}
+		delta = mf.sweep(m, r)
+		res.Iterations++
+		if delta < mf.opts.Tol {
+			res.Converged = true
+			break
+		}
+	}
+	res.Diagnostics["max_delta"] = delta
+	mf.finish(m, res)
+	return res, nil
+}
+
+func (mf *MF) setup(g *infer.FactorGraph) {
+	mf.g = g
+	mf.varOff = make([]int, g.NumVars()+1)
+	for i, c := range g.Cards {
+		mf.varOff[i+1] = mf.varOff[i] + c
+	}
+	mf.q = make([]float64, mf.varOff[g.NumVars()])
+	for i, c := range g.Cards {
+		for k := mf.varOff[i]; k < mf.varOff[i+1]; k++ {
+			mf.q[k] = 1 / float64(c)
+		}
+	}
+	mf.perm = make([]int, g.NumVars())
+	for i := range mf.perm {
+		mf.perm[i] = i
+	}
+	mf.table = make([]float64, g.MaxSize)
+	mf.fin = make([]float64, g.MaxCard)
+	mf.viol = make([]float64, g.MaxCard)
+}
+
+func (mf *MF) qOf(i int) []float64 { return mf.q[mf.varOff[i]:mf.varOff[i+1]] }
+
+// sweep updates every q_i once in a random order and returns the largest
+// change of any entry. It allocates nothing.
+func (mf *MF) sweep(m *mrf.Model, r *rand.Rand) float64 {
+	r.Shuffle(len(mf.perm), func(a, b int) { mf.perm[a], mf.perm[b] = mf.perm[b], mf.perm[a] })
+	delta := 0.0
+	for _, i := range mf.perm {
+		delta = max(delta, mf.update(m, i))
+	}
+	return delta
+}
+
+// update sets q_i from the other q's and returns the largest entry change.
+func (mf *MF) update(m *mrf.Model, i int) float64 {
+	c := mf.g.Cards[i]
+	fin, viol := mf.fin[:c], mf.viol[:c]
+	clear(fin)
+	clear(viol)
+	for _, inc := range mf.g.VarFactors[i] {
+		f := &m.Factors[inc.Factor]
+		axes := mf.g.Axes[inc.Factor]
+		if len(axes) == 1 {
+			for x, l := range f.LogTable {
+				if math.IsInf(l, -1) {
+					viol[x]++
+				} else {
+					fin[x] += l
+				}
+			}
+			continue
+		}
+		// w[t] = Π_{j≠i} q_j(x_j(t)): the weight of table entry t given x_i.
+		w := mf.table[:len(f.LogTable)]
+		for t := range w {
+			w[t] = 1
+		}
+		for p, v := range f.Vars {
+			if p != inc.Pos {
+				infer.ScaleAlong(w, axes[p], mf.qOf(v))
+			}
+		}
+		ax := axes[inc.Pos]
+		block := ax.Stride * ax.Card
+		for base := 0; base < len(w); base += block {
+			for x := 0; x < c; x++ {
+				lo := base + x*ax.Stride
+				for t := lo; t < lo+ax.Stride; t++ {
+					switch l := f.LogTable[t]; {
+					case w[t] == 0:
+					case math.IsInf(l, -1):
+						viol[x] += w[t]
+					default:
+						fin[x] += w[t] * l
+					}
+				}
+			}
+		}
+	}
+	least := math.Inf(1)
+	for _, v := range viol {
+		least = min(least, v)
+	}
+	for x, v := range viol {
+		if v > least {
+			fin[x] = math.Inf(-1)
+		}
+	}
+	infer.NormalizeLogTo(fin, fin) // fin now holds the updated q_i
+	qi := mf.qOf(i)
+	if d := mf.opts.Damping; d > 0 {
+		s := 0.0
+		for x := range fin {
+			if viol[x] == least { // ruled-out states stay at zero
+				fin[x] = (1-d)*fin[x] + d*qi[x]
+			}
+			s += fin[x]
+		}
+		for x := range fin {
+			fin[x] /= s
+		}
+	}
+	delta := 0.0
+	for x, p := range fin {
+		delta = max(delta, math.Abs(p-qi[x]))
+		qi[x] = p
+	}
+	return delta
+}
+
+// finish fills in res's marginals and the mean-field free energy from q.
+func (mf *MF) finish(m *mrf.Model, res *infer.Result) {
+	g := mf.g
+	res.VarMarginals = make([][]float64, g.NumVars())
+	res.FactorMarginals = make([][]float64, g.NumFactors())
+	F := 0.0
+	violation := 0.0
+	for i := range g.Cards {
+		res.VarMarginals[i] = append([]float64(nil), mf.qOf(i)...)
+		for _, p := range res.VarMarginals[i] {
+			F += infer.XLogX(p)
+		}
+	}
+	for a := range m.Factors {
+		f := &m.Factors[a]
+		w := make([]float64, len(f.LogTable))
+		for t := range w {
+			w[t] = 1
+		}
+		for p, v := range f.Vars {
+			infer.ScaleAlong(w, g.Axes[a][p], mf.qOf(v))
+		}
+		for t, l := range f.LogTable {
+			switch {
+			case w[t] == 0:
+			case math.IsInf(l, -1):
+				violation += w[t]
+			default:
+				F -= w[t] * l
+			}
+		}
+		res.FactorMarginals[a] = w
+	}
+	if violation > 0 {
+		F = math.Inf(1)
+	}
+	res.Diagnostics["violation"] = violation
+	res.FreeEnergy = F
+	res.LogZ = -F
+}

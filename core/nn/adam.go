@@ -1,0 +1,59 @@
+package nn
+
+import "math"
+
+// Adam is the Adam optimiser (Kingma and Ba, 2015) with bias correction, in
+// the form PyTorch uses:
+//
+//	m ← β1·m + (1-β1)·g,  v ← β2·v + (1-β2)·g²
+//	θ ← θ - LR · (m/(1-β1^t)) / (sqrt(v/(1-β2^t)) + Eps)
+//
+// The fields may be changed between steps.
+type Adam struct {
+	LR, Beta1, Beta2, Eps float64
+
+	params []*Param
+	m, v   [][]float64
+	t      int
+}
+
+// NewAdam returns Adam over params with learning rate lr and the usual
+// defaults β1 = 0.9, β2 = 0.999, ε = 1e-8.
+func NewAdam(params []*Param, lr float64) *Adam {
+	a := &Adam{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, params: params}
+	for _, p := range params {
+		a.m = append(a.m, make([]float64, len(p.Value)))
+		a.v = append(a.v, make([]float64, len(p.Value)))
+	}
+	return a
+}
+
+// Step updates every parameter from its Grad. It does not clear the
+// gradients.
+func (a *Adam) Step() {
+	a.t++
+	bc1 := 1 - math.Pow(a.Beta1, float64(a.t))
+	bc2 := 1 - math.Pow(a.Beta2, float64(a.t))
+	step := a.LR / bc1
+	rbc2 := 1 / math.Sqrt(bc2)
+	for k, p := range a.params {
+		m, v := a.m[k], a.v[k]
+		for i, g := range p.Grad {
+			m[i] = a.Beta1*m[i] + (1-a.Beta1)*g
+			v[i] = a.Beta2*v[i] + (1-a.Beta2)*g*g
+			p.Value[i] -= step * m[i] / (math.Sqrt(v[i])*rbc2 + a.Eps)
+		}
+	}
+}
+
+// Steps returns the number of steps taken since creation or Reset.
+func (a *Adam) Steps() int { return a.t }
+
+// Reset forgets the moment estimates, as for a fresh optimiser.
+func (a *Adam) Reset() {
+	a.t = 0
+	for k := range a.m {
+		clear(a.m[k])
+		clear(a.v[k])
+	}
+}

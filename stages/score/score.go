@@ -1,0 +1,608 @@
+// Package score is the score stage: it compares every method's marginals and
+// log Z estimates with the exact ones, writes the scores of every model and
+// their summary over groups of models, and prints the summary as a table
+// shaped like the paper's.
+//
+// The outputs of several shards are scored together, and model ids repeat
+// across shards, so a marginals or estimates file is tied to its models by
+// provenance: its Inputs record the path and sha256 of the models.parquet it
+// was computed from, and a model is known by that sha256 and its model_id.
+package score
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio"
+)
+
+// Params are the score parameters.
+type Params struct {
+	Models []string `json:"models"` // directories with models.parquet and model_info.parquet
+	Truth  []string `json:"truth"`  // directories with exact-infer's marginals and estimates
+	Pred   []string `json:"pred"`   // directories with the methods' marginals and estimates
+	Group  []string `json:"group"`  // group columns of the summary, from GroupColumns; none pools every model
+	Table  string   `json:"table"`  // "text", "md" or "latex"
+}
+
+// Names of the scores taken from estimates.parquet rather than computed from
+// marginals. Converged is 1 or 0, so its mean is the fraction converged.
+const (
+	Seconds    = "seconds"
+	Converged  = "converged"
+	Iterations = "iterations"
+)
+
+// Metrics lists every score in the order of the printed table.
+var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, Iterations}
+
+// GroupColumns are the columns a summary can be grouped by: the graph of
+// model_info, the number of variables, and the field strength gamma.
+var GroupColumns = []string{"graph", "size", "gamma"}
+
+// Tables are the formats of the printed summary.
+var Tables = []string{"text", "md", "latex"}
+
+// Output files written beside scores.parquet and summary.parquet by the md
+// and latex tables.
+const (
+	MarkdownFile = "summary.md"
+	LatexFile    = "summary.tex"
+)
+
+// Check reports whether p is complete and names known group columns and
+// table format.
+func (p Params) Check() error {
+	if len(p.Models) == 0 || len(p.Truth) == 0 || len(p.Pred) == 0 {
+		return fmt.Errorf("need at least one models, truth and pred directory (got %d, %d, %d)", len(p.Models), len(p.Truth), len(p.Pred))
+	}
+	for i, g := range p.Group {
+		if !slices.Contains(GroupColumns, g) {
+			return fmt.Errorf("unknown group column %q (want some of %s)", g, strings.Join(GroupColumns, ", "))
+		}
+		if slices.Contains(p.Group[:i], g) {
+			return fmt.Errorf("group column %q given twice", g)
+		}
+	}
+	if !slices.Contains(Tables, p.Table) {
+		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables, ", "))
+	}
+	return nil
+}
+
+// Run scores every method of p.Pred against the exact results of p.Truth on
+// the models of p.Models, writes scores.parquet and summary.parquet (and
+// summary.md or summary.tex for those tables) into out, and prints the
+// summary table to w.
+func Run(p Params, out string, w io.Writer) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	var inputs []string
+	shards, shardOf, paths, err := loadShards(p.Models)
+	if err != nil {
+		return err
+	}
+	inputs = append(inputs, paths...)
+	truth := newCollection()
+	for _, dir := range p.Truth {
+		paths, err := truth.read(dir, shardOf, func(method string) bool { return method == "exact" })
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, paths...)
+	}
+	pred := newCollection()
+	for _, dir := range p.Pred {
+		paths, err := pred.read(dir, shardOf, func(string) bool { return true })
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, paths...)
+	}
+	scored, err := scoreAll(shards, truth, pred, p.Group)
+	if err != nil {
+		return err
+	}
+	if len(scored) == 0 {
+		return fmt.Errorf("no predictions in %s", strings.Join(p.Pred, ", "))
+	}
+	var scoreRows []formats.ScoreRow
+	for _, s := range scored {
+		for _, v := range s.values {
+			scoreRows = append(scoreRows, formats.ScoreRow{ModelID: s.model.ID, Method: s.method, Metric: v.metric, Value: v.value})
+		}
+	}
+	sum := summarise(scored)
+	prov, err := stageio.Provenance("score", p, 0, inputs)
+	if err != nil {
+		return err
+	}
+	tab := buildTable(p.Group, sum, scored)
+	outs := []stageio.Output{
+		{Name: formats.ScoresFile, Write: func(path string) error { return formats.WriteScores(path, scoreRows, prov) }},
+		{Name: formats.SummaryFile, Write: func(path string) error {
+			return formats.WriteSummary(path, p.Group, summaryRows(sum), prov)
+		}},
+	}
+	var printed string
+	switch p.Table {
+	case "text":
+		printed = tab.text()
+	case "md":
+		printed = tab.markdown()
+		outs = append(outs, stageio.Output{Name: MarkdownFile, Write: func(path string) error { return writeAtomic(path, printed) }})
+	case "latex":
+		printed = tab.latex()
+		outs = append(outs, stageio.Output{Name: LatexFile, Write: func(path string) error { return writeAtomic(path, printed) }})
+	}
+	if err := stageio.Commit(out, outs...); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, printed)
+	return err
+}
+
+// shard is one --models directory.
+type shard struct {
+	dir    string
+	sha    string // of its models.parquet
+	order  int    // position among the --models directories
+	models map[int32]*stageio.Model
+}
+
+// loadShards reads every models directory and keys it by the sha256 of its
+// models.parquet.
+func loadShards(dirs []string) ([]*shard, map[string]*shard, []string, error) {
+	var shards []*shard
+	bySHA := map[string]*shard{}
+	var inputs []string
+	for k, dir := range dirs {
+		models, paths, err := stageio.LoadModels(dir)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sha, err := formats.FileSHA256(paths[0])
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if prev, dup := bySHA[sha]; dup {
+			return nil, nil, nil, fmt.Errorf("models directories %s and %s hold the same models.parquet (sha256 %s); pass it once", prev.dir, dir, short(sha))
+		}
+		s := &shard{dir: dir, sha: sha, order: k, models: map[int32]*stageio.Model{}}
+		for i := range models {
+			s.models[models[i].ID] = &models[i]
+		}
+		bySHA[sha] = s
+		shards = append(shards, s)
+		inputs = append(inputs, paths...)
+	}
+	return shards, bySHA, inputs, nil
+}
+
+// modelsOf finds the shard a marginals or estimates file was computed from:
+// the models.parquet among its provenance inputs.
+func modelsOf(path string, prov formats.Provenance, shardOf map[string]*shard) (*shard, error) {
+	var recorded []string
+	shas := map[string]bool{}
+	for in, sha := range prov.Inputs {
+		if filepath.Base(in) == formats.ModelsFile {
+			recorded = append(recorded, in)
+			shas[sha] = true
+		}
+	}
+	sort.Strings(recorded)
+	switch {
+	case len(shas) == 0:
+		return nil, fmt.Errorf("%s: its provenance lists no %s among its inputs, so its models are unknown", path, formats.ModelsFile)
+	case len(shas) > 1:
+		return nil, fmt.Errorf("%s: its provenance lists several different %s inputs (%s), so its models are ambiguous", path, formats.ModelsFile, strings.Join(recorded, ", "))
+	}
+	sha := prov.Inputs[recorded[0]]
+	s := shardOf[sha]
+	if s == nil {
+		return nil, fmt.Errorf("%s: computed from %s (sha256 %s), which no --models directory holds", path, recorded[0], short(sha))
+	}
+	return s, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// run is one method's results on one model.
+type run struct {
+	shard    *shard
+	model    *stageio.Model
+	method   string
+	marg     metrics.Marginals
+	margFile string // file the marginals came from
+	est      *formats.EstimateRow
+	estFile  string
+	dir      string // directory the run was first seen in
+}
+
+type runKey struct {
+	sha    string
+	id     int32
+	method string
+}
+
+// collection gathers the runs of several truth or pred directories.
+type collection struct {
+	runs map[runKey]*run
+}
+
+func newCollection() *collection { return &collection{runs: map[runKey]*run{}} }
+
+func (c *collection) get(s *shard, id int32, method, dir, path string) (*run, error) {
+	k := runKey{s.sha, id, method}
+	r := c.runs[k]
+	if r != nil {
+		return r, nil
+	}
+	m := s.models[id]
+	if m == nil {
+		return nil, fmt.Errorf("%s: model %d is not in %s", path, id, s.dir)
+	}
+	r = &run{shard: s, model: m, method: method, dir: dir,
+		marg: metrics.Marginals{Vars: make([][]float64, len(m.Model.Cards)), Factors: make([][]float64, len(m.Model.Factors))}}
+	c.runs[k] = r
+	return r, nil
+}
+
+// read adds the marginals and estimates of dir whose method keep accepts,
+// checking every marginal against its model. It returns the paths it read.
+func (c *collection) read(dir string, shardOf map[string]*shard, keep func(string) bool) ([]string, error) {
+	mpath := filepath.Join(dir, formats.MarginalsFile)
+	epath := filepath.Join(dir, formats.EstimatesFile)
+	marg, mprov, err := formats.ReadMarginals(mpath)
+	if err != nil {
+		return nil, err
+	}
+	est, eprov, err := formats.ReadEstimates(epath)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := modelsOf(mpath, mprov, shardOf)
+	if err != nil {
+		return nil, err
+	}
+	es, err := modelsOf(epath, eprov, shardOf)
+	if err != nil {
+		return nil, err
+	}
+	for i := range marg {
+		row := &marg[i]
+		if !keep(row.Method) {
+			continue
+		}
+		r, err := c.get(ms, row.ModelID, row.Method, dir, mpath)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.addMarginal(row, mpath); err != nil {
+			return nil, err
+		}
+	}
+	for i := range est {
+		row := &est[i]
+		if !keep(row.Method) {
+			continue
+		}
+		r, err := c.get(es, row.ModelID, row.Method, dir, epath)
+		if err != nil {
+			return nil, err
+		}
+		if r.est != nil {
+			return nil, fmt.Errorf("%s: model %d method %q: estimates given twice (also in %s)", epath, row.ModelID, row.Method, r.estFile)
+		}
+		r.est, r.estFile = row, epath
+	}
+	return []string{mpath, epath}, nil
+}
+
+// addMarginal checks one marginal row against the model and stores it.
+func (r *run) addMarginal(row *formats.MarginalRow, path string) error {
+	m := r.model.Model
+	where := fmt.Sprintf("%s: model %d (%s) method %q %s %d", path, row.ModelID, r.model.Info.Name, row.Method, row.Kind, row.Index)
+	var slot *[]float64
+	var scope []int
+	switch row.Kind {
+	case "var":
+		if row.Index < 0 || int(row.Index) >= len(m.Cards) {
+			return fmt.Errorf("%s: variable out of range [0,%d)", where, len(m.Cards))
+		}
+		slot, scope = &r.marg.Vars[row.Index], []int{int(row.Index)}
+	case "factor":
+		if row.Index < 0 || int(row.Index) >= len(m.Factors) {
+			return fmt.Errorf("%s: factor out of range [0,%d)", where, len(m.Factors))
+		}
+		slot, scope = &r.marg.Factors[row.Index], m.Factors[row.Index].Vars
+	default:
+		return fmt.Errorf("%s: kind %q, want \"var\" or \"factor\"", where, row.Kind)
+	}
+	if !sameScope(row.Vars, scope) {
+		return fmt.Errorf("%s: vars %v, want %v", where, row.Vars, scope)
+	}
+	if n := tableSize(m.Cards, scope); len(row.Probs) != n {
+		return fmt.Errorf("%s: %d probabilities, want %d", where, len(row.Probs), n)
+	}
+	if *slot != nil {
+		return fmt.Errorf("%s: given twice (first in %s)", where, r.margFile)
+	}
+	*slot, r.margFile = row.Probs, path
+	return nil
+}
+
+func sameScope(got []int32, want []int) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if int(got[i]) != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func tableSize(cards, vars []int) int {
+	n := 1
+	for _, v := range vars {
+		n *= cards[v]
+	}
+	return n
+}
+
+// complete reports the first marginal or estimate r lacks.
+func (r *run) complete() error {
+	where := fmt.Sprintf("model %d (%s, models %s) method %q", r.model.ID, r.model.Info.Name, r.shard.dir, r.method)
+	mfile := r.margFile
+	if mfile == "" {
+		mfile = filepath.Join(r.dir, formats.MarginalsFile)
+	}
+	for i, p := range r.marg.Vars {
+		if p == nil {
+			return fmt.Errorf("%s: %s: no marginal of variable %d", mfile, where, i)
+		}
+	}
+	for a, p := range r.marg.Factors {
+		if p == nil {
+			return fmt.Errorf("%s: %s: no marginal of factor %d", mfile, where, a)
+		}
+	}
+	if r.est == nil {
+		return fmt.Errorf("%s: %s: no estimates row", filepath.Join(r.dir, formats.EstimatesFile), where)
+	}
+	return nil
+}
+
+// value is one score of one run.
+type value struct {
+	metric string
+	value  float64
+}
+
+// scoredRun is a pred run with its scores and its group.
+type scoredRun struct {
+	*run
+	binary bool
+	group  group
+	values []value
+}
+
+// scoreAll scores every pred run against its truth, in the order of the
+// --models directories, model ids and methods.
+func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]scoredRun, error) {
+	keys := make([]runKey, 0, len(pred.runs))
+	for k := range pred.runs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		ra, rb := pred.runs[keys[a]], pred.runs[keys[b]]
+		if ra.shard.order != rb.shard.order {
+			return ra.shard.order < rb.shard.order
+		}
+		if ra.model.ID != rb.model.ID {
+			return ra.model.ID < rb.model.ID
+		}
+		return methodLess(ra.method, rb.method)
+	})
+	out := make([]scoredRun, 0, len(keys))
+	for _, k := range keys {
+		r := pred.runs[k]
+		if err := r.complete(); err != nil {
+			return nil, err
+		}
+		t := truth.runs[runKey{k.sha, k.id, "exact"}]
+		if t == nil {
+			return nil, fmt.Errorf("%s: model %d (%s, models %s) method %q: no exact marginals and estimates for this model in the --truth directories",
+				r.margFile, r.model.ID, r.model.Info.Name, r.shard.dir, r.method)
+		}
+		if err := t.complete(); err != nil {
+			return nil, fmt.Errorf("truth: %w", err)
+		}
+		s, err := scoreRun(r, t)
+		if err != nil {
+			return nil, err
+		}
+		s.group = groupOf(r.model, groupCols)
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// scoreRun computes every score of r against the exact run t.
+func scoreRun(r, t *run) (scoredRun, error) {
+	m := r.model.Model
+	s := scoredRun{run: r, binary: metrics.IsBinary(m)}
+	where := fmt.Sprintf("model %d (%s, models %s) method %q", r.model.ID, r.model.Info.Name, r.shard.dir, r.method)
+	if s.binary {
+		p, err := metrics.ComparePaper(m, t.marg, r.marg)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", where, err)
+		}
+		s.values = append(s.values, value{metrics.L1, p.L1}, value{metrics.Corr, p.Corr})
+	}
+	s.values = append(s.values, value{metrics.LogZErr, metrics.LogZError(t.est.LogZ, r.est.LogZ)})
+	e, err := metrics.CompareMarginals(m, t.marg, r.marg)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", where, err)
+	}
+	s.values = append(s.values, value{metrics.VarMeanAbs, e.VarMeanAbs}, value{metrics.VarMaxAbs, e.VarMaxAbs})
+	if e.FactorEntries > 0 {
+		s.values = append(s.values, value{metrics.FactorMeanAbs, e.FactorMeanAbs}, value{metrics.FactorMaxAbs, e.FactorMaxAbs})
+	}
+	conv := 0.0
+	if r.est.Converged {
+		conv = 1
+	}
+	s.values = append(s.values, value{Seconds, r.est.Seconds}, value{Converged, conv}, value{Iterations, float64(r.est.Iterations)})
+	return s, nil
+}
+
+// group is the setting a model belongs to: its values of the group columns.
+type group struct {
+	vals  []string
+	graph string
+	size  int
+	gamma float64
+	cols  []string
+}
+
+func groupOf(m *stageio.Model, cols []string) group {
+	g := group{graph: m.Info.Graph, size: m.Model.NumVars(), gamma: m.Info.Gamma, cols: cols}
+	for _, c := range cols {
+		switch c {
+		case "graph":
+			g.vals = append(g.vals, g.graph)
+		case "size":
+			g.vals = append(g.vals, strconv.Itoa(g.size))
+		case "gamma":
+			g.vals = append(g.vals, strconv.FormatFloat(g.gamma, 'g', -1, 64))
+		}
+	}
+	return g
+}
+
+func (g group) key() string { return strings.Join(g.vals, "\x00") }
+
+// less orders settings column by column, numerically for size and gamma.
+func (g group) less(h group) bool {
+	for _, c := range g.cols {
+		switch c {
+		case "graph":
+			if g.graph != h.graph {
+				return g.graph < h.graph
+			}
+		case "size":
+			if g.size != h.size {
+				return g.size < h.size
+			}
+		case "gamma":
+			if g.gamma != h.gamma {
+				return g.gamma < h.gamma
+			}
+		}
+	}
+	return false
+}
+
+// methodRank orders the paper's methods as its tables do; others follow
+// alphabetically.
+var methodRank = map[string]int{"exact": 0, "mf": 1, "bp": 2, "dbp": 3, "gbp": 4, "infnet": 5, "renn": 6}
+
+func methodLess(a, b string) bool {
+	ra, oka := methodRank[a]
+	rb, okb := methodRank[b]
+	switch {
+	case oka && okb:
+		return ra < rb
+	case oka != okb:
+		return oka
+	}
+	return a < b
+}
+
+func metricRank(m string) int {
+	if k := slices.Index(Metrics, m); k >= 0 {
+		return k
+	}
+	return len(Metrics)
+}
+
+// cell is the summary of one metric of one method over one setting.
+type cell struct {
+	group  group
+	method string
+	metric string
+	metrics.Summary
+}
+
+// summary holds every cell in order of setting, method and metric.
+type summary struct {
+	groups  []group
+	methods []string
+	cells   []cell
+}
+
+func summarise(scored []scoredRun) summary {
+	type ckey struct{ group, method, metric string }
+	values := map[ckey][]float64{}
+	groups := map[string]group{}
+	methods := map[string]bool{}
+	for _, s := range scored {
+		groups[s.group.key()] = s.group
+		methods[s.method] = true
+		for _, v := range s.values {
+			k := ckey{s.group.key(), s.method, v.metric}
+			values[k] = append(values[k], v.value)
+		}
+	}
+	var sum summary
+	for _, g := range groups {
+		sum.groups = append(sum.groups, g)
+	}
+	sort.Slice(sum.groups, func(a, b int) bool { return sum.groups[a].less(sum.groups[b]) })
+	for m := range methods {
+		sum.methods = append(sum.methods, m)
+	}
+	sort.Slice(sum.methods, func(a, b int) bool { return methodLess(sum.methods[a], sum.methods[b]) })
+	for _, g := range sum.groups {
+		for _, m := range sum.methods {
+			for _, metric := range Metrics {
+				xs, ok := values[ckey{g.key(), m, metric}]
+				if !ok {
+					continue
+				}
+				sum.cells = append(sum.cells, cell{group: g, method: m, metric: metric, Summary: metrics.Summarize(xs)})
+			}
+		}
+	}
+	return sum
+}
+
+func summaryRows(sum summary) []formats.SummaryRow {
+	rows := make([]formats.SummaryRow, len(sum.cells))
+	for i, c := range sum.cells {
+		rows[i] = formats.SummaryRow{Group: c.group.vals, Method: c.method, Metric: c.metric, Mean: c.Mean, Std: c.Std, N: int32(c.N)}
+	}
+	return rows
+}
+
+// undefined reports whether the cell's mean is undefined: a NaN score, or
+// (never in practice) no values.
+func (c cell) undefined() bool { return c.NaN > 0 || math.IsNaN(c.Mean) }

@@ -1,0 +1,345 @@
+package score
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/renn-go/renn/core/metrics"
+)
+
+// table is the printed summary, shaped like the paper's tables: one row per
+// metric and setting, one column per method.
+type table struct {
+	groupCols []string
+	methods   []string
+	blocks    [][]tableRow // one block of rows per metric
+	notes     []string
+}
+
+type tableRow struct {
+	metric string
+	group  []string
+	models int // models of the setting scored on this metric
+	cells  []tableCell
+}
+
+type tableCell struct {
+	ok        bool // false: the method has no value here
+	mean, std float64
+	n         int // shown when it differs from the row's models
+	showN     bool
+	format    string
+}
+
+// buildTable lays out the summary and the notes the reader needs.
+func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
+	t := table{groupCols: groupCols, methods: sum.methods}
+	type key struct{ group, method, metric string }
+	cells := map[key]cell{}
+	for _, c := range sum.cells {
+		cells[key{c.group.key(), c.method, c.metric}] = c
+	}
+	undefined, partial := 0, false
+	for _, metric := range Metrics {
+		var block []tableRow
+		for _, g := range sum.groups {
+			row := tableRow{metric: metric, group: g.vals}
+			present := false
+			for _, m := range sum.methods {
+				c, ok := cells[key{g.key(), m, metric}]
+				if !ok {
+					row.cells = append(row.cells, tableCell{})
+					continue
+				}
+				present = true
+				row.models = max(row.models, c.N)
+				if c.undefined() {
+					undefined++
+				}
+				row.cells = append(row.cells, tableCell{ok: true, mean: c.Mean, std: c.Std, n: c.N, format: precision(metric)})
+			}
+			if !present {
+				continue
+			}
+			for k := range row.cells {
+				if row.cells[k].ok && row.cells[k].n != row.models {
+					row.cells[k].showN, partial = true, true
+				}
+			}
+			block = append(block, row)
+		}
+		if len(block) > 0 {
+			t.blocks = append(t.blocks, block)
+		}
+	}
+
+	t.notes = append(t.notes, "cells: mean ± population std over the models of each setting.")
+	if partial {
+		t.notes = append(t.notes, "(n=K): the method was scored on K models of the setting, fewer than the models column.")
+	}
+	type modelKey struct {
+		sha string
+		id  int32
+	}
+	all, nonBinary := map[modelKey]bool{}, map[modelKey]bool{}
+	for _, s := range scored {
+		k := modelKey{s.shard.sha, s.model.ID}
+		all[k] = true
+		if !s.binary {
+			nonBinary[k] = true
+		}
+	}
+	if len(nonBinary) > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("note: l1 and corr compare the paper's vector [p(x_i=+1) for every variable; p(x_i=+1, x_j=+1) for every pairwise factor], "+
+			"which applies to binary models only; the %d non-binary models (of %d) have only logz_err, the generic metrics (var_*, factor_*), seconds, converged and iterations.",
+			len(nonBinary), len(all)))
+	}
+	if undefined > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("note: %d cells show NaN: some model's score is undefined (corr of a constant vector) or an estimate holds NaN; "+
+			"per-model values are in %s.", undefined, "scores.parquet"))
+	}
+	return t
+}
+
+// precision is the printf verb of a metric's values, close to the paper's.
+func precision(metric string) string {
+	switch metric {
+	case metrics.L1, metrics.VarMeanAbs, metrics.VarMaxAbs, metrics.FactorMeanAbs, metrics.FactorMaxAbs:
+		return "%.4f"
+	case metrics.Corr, metrics.LogZErr:
+		return "%.3f"
+	case Seconds:
+		return "%.3g"
+	case Converged:
+		return "%.2f"
+	case Iterations:
+		return "%.1f"
+	}
+	return "%.4g"
+}
+
+// render renders a cell as "mean<pm>std", "-" with no value, NaN if undefined.
+func (c tableCell) render(pm, none string) string {
+	if !c.ok {
+		return none
+	}
+	var s string
+	if math.IsNaN(c.mean) {
+		s = "NaN"
+	} else {
+		s = fmt.Sprintf(c.format, c.mean) + pm + fmt.Sprintf(c.format, c.std)
+	}
+	if c.showN {
+		s += fmt.Sprintf(" (n=%d)", c.n)
+	}
+	return s
+}
+
+// grid returns the header and rows of the table as strings, with the metric
+// named on the first row of its block only.
+func (t table) grid(header func(col string) string, metricName func(string) string, methodName func(string) string,
+	pm, none string, esc func(string) string) ([]string, [][][]string) {
+	head := []string{header("metric")}
+	for _, g := range t.groupCols {
+		head = append(head, header(g))
+	}
+	head = append(head, header("models"))
+	for _, m := range t.methods {
+		head = append(head, methodName(m))
+	}
+	var blocks [][][]string
+	for _, block := range t.blocks {
+		var rows [][]string
+		for k, r := range block {
+			name := ""
+			if k == 0 {
+				name = metricName(r.metric)
+			}
+			row := []string{name}
+			for _, v := range r.group {
+				row = append(row, esc(v))
+			}
+			row = append(row, fmt.Sprint(r.models))
+			for _, c := range r.cells {
+				row = append(row, c.render(pm, none))
+			}
+			rows = append(rows, row)
+		}
+		blocks = append(blocks, rows)
+	}
+	return head, blocks
+}
+
+func same(s string) string { return s }
+
+// text renders the table with aligned columns, a blank line between
+// metrics, and the notes below.
+func (t table) text() string {
+	head, blocks := t.grid(same, same, same, " ± ", "-", same)
+	left := 1 + len(t.groupCols) // metric and group columns are left-aligned
+	width := make([]int, len(head))
+	measure := func(row []string) {
+		for k, s := range row {
+			width[k] = max(width[k], utf8.RuneCountInString(s))
+		}
+	}
+	measure(head)
+	for _, rows := range blocks {
+		for _, r := range rows {
+			measure(r)
+		}
+	}
+	var b strings.Builder
+	line := func(row []string) {
+		var cells []string
+		for k, s := range row {
+			pad := strings.Repeat(" ", width[k]-utf8.RuneCountInString(s))
+			if k < left {
+				cells = append(cells, s+pad)
+			} else {
+				cells = append(cells, pad+s)
+			}
+		}
+		b.WriteString(strings.TrimRight(strings.Join(cells, "  "), " "))
+		b.WriteByte('\n')
+	}
+	line(head)
+	total := 2 * (len(width) - 1)
+	for _, w := range width {
+		total += w
+	}
+	b.WriteString(strings.Repeat("-", total) + "\n")
+	for k, rows := range blocks {
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+		for _, r := range rows {
+			line(r)
+		}
+	}
+	b.WriteByte('\n')
+	for _, n := range t.notes {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+// markdown renders the table as a GitHub-flavoured Markdown table with the
+// notes below it.
+func (t table) markdown() string {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	head, blocks := t.grid(esc, esc, esc, " ± ", "–", esc)
+	var b strings.Builder
+	row := func(cells []string) { b.WriteString("| " + strings.Join(cells, " | ") + " |\n") }
+	row(head)
+	sep := make([]string, len(head))
+	for k := range sep {
+		if k <= len(t.groupCols) {
+			sep[k] = "---"
+		} else {
+			sep[k] = "---:"
+		}
+	}
+	row(sep)
+	for _, rows := range blocks {
+		for _, r := range rows {
+			row(r)
+		}
+	}
+	b.WriteByte('\n')
+	for _, n := range t.notes {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+// Paper names of the methods, metrics and group columns in LaTeX.
+var (
+	latexMethods = map[string]string{"exact": "Exact", "mf": "Mean Field", "bp": "Loopy BP", "dbp": "Damped BP",
+		"gbp": "GBP", "infnet": "Inference Net", "renn": "RENN"}
+	latexMetrics = map[string]string{metrics.L1: `$\ell_1$ error`, metrics.Corr: `Correlation $\rho$`, metrics.LogZErr: `$\log Z$ error`,
+		metrics.VarMeanAbs: `mean $|\Delta p(x_i)|$`, metrics.VarMaxAbs: `max $|\Delta p(x_i)|$`,
+		metrics.FactorMeanAbs: `mean $|\Delta p(x_a)|$`, metrics.FactorMaxAbs: `max $|\Delta p(x_a)|$`,
+		Seconds: "Seconds", Converged: "Converged", Iterations: "Iterations"}
+	latexColumns = map[string]string{"metric": "Metric", "graph": "Graph", "size": "$n$", "gamma": `$\gamma$`, "models": "Models"}
+)
+
+func lookup(names map[string]string) func(string) string {
+	return func(s string) string {
+		if n, ok := names[s]; ok {
+			return n
+		}
+		return latexEscape(s)
+	}
+}
+
+var latexEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
+	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
+
+func latexEscape(s string) string { return latexEscaper.Replace(s) }
+
+// latex renders the table as a booktabs tabular (needs \usepackage{booktabs})
+// with the notes in a paragraph below it.
+func (t table) latex() string {
+	head, blocks := t.grid(lookup(latexColumns), lookup(latexMetrics), lookup(latexMethods), ` $\pm$ `, "--", latexEscape)
+	var b strings.Builder
+	b.WriteString("% written by the score stage; needs \\usepackage{booktabs}\n")
+	b.WriteString(`\begin{tabular}{` + strings.Repeat("l", 1+len(t.groupCols)) + "r" + strings.Repeat("c", len(t.methods)) + "}\n")
+	b.WriteString("\\toprule\n")
+	b.WriteString(strings.Join(head, " & ") + ` \\` + "\n")
+	for _, rows := range blocks {
+		b.WriteString("\\midrule\n")
+		for _, r := range rows {
+			b.WriteString(strings.Join(r, " & ") + ` \\` + "\n")
+		}
+	}
+	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	if len(t.notes) > 0 {
+		b.WriteString("\\par\\smallskip{\\footnotesize\n")
+		for _, n := range t.notes {
+			b.WriteString(latexNote(n) + "\\par\n")
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+// latexNote escapes a note and sets its ± as math.
+func latexNote(n string) string {
+	return strings.ReplaceAll(latexEscape(n), "±", `$\pm$`)
+}
+
+// writeAtomic writes text to path through a temporary file in the same
+// directory, so a killed run never leaves a truncated file.
+func writeAtomic(path, text string) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err = f.WriteString(text); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+// Package stageio holds what every stage does the same way: loading the models
+// of a directory, recording provenance, and committing a stage's output files
+// all together or not at all.
+package stageio
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/formats"
+)
+
+// Version is the program version recorded in every output file.
+var Version = func() string {
+	v := "0.1.0"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return v
+}()
+
+// Model is one model of a models directory with its description.
+type Model struct {
+	ID    int32
+	Info  mrf.Info
+	Model *mrf.Model
+}
+
+// LoadModels reads models.parquet and model_info.parquet from dir and checks
+// that they describe the same, well-formed models. It returns the models in
+// model_id order and the paths it read (for provenance).
+func LoadModels(dir string) ([]Model, []string, error) {
+	mpath := filepath.Join(dir, formats.ModelsFile)
+	ipath := filepath.Join(dir, formats.ModelInfoFile)
+	infos, _, err := formats.ReadModelInfo(ipath)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, _, err := formats.ReadModels(mpath)
+	if err != nil {
+		return nil, nil, err
+	}
+	models, err := FromRows(infos, rows)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	return models, []string{mpath, ipath}, nil
+}
+
+// FromRows assembles models from model_info rows and factor rows, checking ids,
+// scopes against cardinalities, and table lengths.
+func FromRows(infos []formats.ModelInfoRow, rows []formats.FactorRow) ([]Model, error) {
+	byID := make(map[int32]int, len(infos))
+	out := make([]Model, len(infos))
+	for k, in := range infos {
+		if _, dup := byID[in.ModelID]; dup {
+			return nil, fmt.Errorf("model_id %d appears twice in model_info", in.ModelID)
+		}
+		byID[in.ModelID] = k
+		cards := make([]int, len(in.Cards))
+		for i, c := range in.Cards {
+			cards[i] = int(c)
+		}
+		out[k] = Model{ID: in.ModelID, Info: mrf.Info{Name: in.Name, Graph: in.Graph, Gamma: in.Gamma, Seed: in.Seed, Source: in.Source},
+			Model: &mrf.Model{Cards: cards}}
+	}
+	next := make(map[int32]int32)
+	for r, row := range rows {
+		k, ok := byID[row.ModelID]
+		if !ok {
+			return nil, fmt.Errorf("row %d: model_id %d has no entry in model_info", r, row.ModelID)
+		}
+		if row.FactorID != next[row.ModelID] {
+			return nil, fmt.Errorf("row %d: model %d factor_id %d, want %d (factors must be numbered 0,1,... in order)", r, row.ModelID, row.FactorID, next[row.ModelID])
+		}
+		next[row.ModelID]++
+		vars := make([]int, len(row.Vars))
+		for i, v := range row.Vars {
+			vars[i] = int(v)
+		}
+		m := out[k].Model
+		m.Factors = append(m.Factors, mrf.Factor{Vars: vars, LogTable: row.LogTable})
+	}
+	for _, e := range out {
+		if err := e.Model.Validate(); err != nil {
+			return nil, fmt.Errorf("model %d: %w", e.ID, err)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
+	return out, nil
+}
+
+// Rows turns models into model_info and factor rows.
+func Rows(models []Model) ([]formats.ModelInfoRow, []formats.FactorRow) {
+	var infos []formats.ModelInfoRow
+	var rows []formats.FactorRow
+	for _, e := range models {
+		cards := make([]int32, len(e.Model.Cards))
+		for i, c := range e.Model.Cards {
+			cards[i] = int32(c)
+		}
+		infos = append(infos, formats.ModelInfoRow{ModelID: e.ID, Name: e.Info.Name, Cards: cards, Graph: e.Info.Graph,
+			Gamma: e.Info.Gamma, Seed: e.Info.Seed, Source: e.Info.Source})
+		for a, f := range e.Model.Factors {
+			vars := make([]int32, len(f.Vars))
+			for i, v := range f.Vars {
+				vars[i] = int32(v)
+			}
+			rows = append(rows, formats.FactorRow{ModelID: e.ID, FactorID: int32(a), Vars: vars, LogTable: f.LogTable})
+		}
+	}
+	return infos, rows
+}
+
+// Provenance builds the metadata of an output file: the stage, the version,
+// the parameters as JSON, the seed and the sha256 of every input file.
+func Provenance(stage string, params any, seed int64, inputs []string) (formats.Provenance, error) {
+	p := formats.Provenance{Stage: stage, Version: Version, Seed: seed, Inputs: map[string]string{}}
+	js, err := json.Marshal(params)
+	if err != nil {
+		return p, fmt.Errorf("encode parameters: %w", err)
+	}
+	p.Params = string(js)
+	for _, in := range inputs {
+		sum, err := formats.FileSHA256(in)
+		if err != nil {
+			return p, err
+		}
+		p.Inputs[in] = sum
+	}
+	return p, nil
+}
+
+// Output is one file a stage writes: its name inside the output directory and
+// the function that writes it to a path.
+type Output struct {
+	Name  string
+	Write func(path string) error
+}
+
+// Commit writes every output into dir. Each file is written atomically by its
+// writer; if any fails, the files this call already wrote are removed, so a
+// stage leaves all of its outputs or none.
+func Commit(dir string, outs ...Output) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	var done []string
+	for _, o := range outs {
+		path := filepath.Join(dir, o.Name)
+		if err := o.Write(path); err != nil {
+			var errs []error
+			errs = append(errs, err)
+			for _, d := range append(done, path) {
+				if rerr := os.Remove(d); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+					errs = append(errs, rerr)
+				}
+			}
+			return errors.Join(errs...)
+		}
+		done = append(done, path)
+	}
+	return nil
+}
+
+// MarginalRows turns a method's variable and factor marginals into rows of
+// marginals.parquet.
+func MarginalRows(id int32, method string, m *mrf.Model, vars, factors [][]float64) []formats.MarginalRow {
+	rows := make([]formats.MarginalRow, 0, len(vars)+len(factors))
+	for i, p := range vars {
+		rows = append(rows, formats.MarginalRow{ModelID: id, Method: method, Kind: "var", Index: int32(i), Vars: []int32{int32(i)}, Probs: p})
+	}
+	for a, p := range factors {
+		vs := make([]int32, len(m.Factors[a].Vars))
+		for i, v := range m.Factors[a].Vars {
+			vs[i] = int32(v)
+		}
+		rows = append(rows, formats.MarginalRow{ModelID: id, Method: method, Kind: "factor", Index: int32(a), Vars: vs, Probs: p})
+	}
+	return rows
+}
