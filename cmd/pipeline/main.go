@@ -1,0 +1,303 @@
+// Command pipeline runs the stages of the experiment described by
+// pipeline.toml, rerunning only what changed.
+//
+//	pipeline run [--config pipeline.toml] [--only NAME...] [--force] [--jobs N] [--dry-run]
+//	             [--executor slurm [--partition P] [--account A] [--slurm-opt OPT]... [--no-wait]]
+//	pipeline status [--config pipeline.toml]
+//
+// With --executor slurm every out-of-date stage instance becomes an sbatch
+// job (a job array per fanned-out stage) depending on the jobs that make
+// its inputs; each job runs the hidden subcommand "pipeline job", which
+// runs the instance and stamps it on the node. See package
+// stages/pipeline.
+//
+// Exit codes: 0 success, 1 a stage or the build failed, 2 a usage or config
+// error, 130 interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/renn-go/renn/stages/pipeline"
+)
+
+type configFlag struct {
+	Config string `short:"c" default:"pipeline.toml" placeholder:"FILE" help:"Pipeline description (TOML). Stages run in its directory."`
+}
+
+type runCmd struct {
+	configFlag
+	Only    []string `sep:"none" placeholder:"NAME" help:"Run only this stage (or instance, such as exact/size=5,gamma=0.1), after its out-of-date upstream stages. Repeat for several."`
+	Force   bool     `help:"Rerun the selected stages (all, or those named by --only) even when up to date."`
+	Jobs    int      `short:"j" default:"0" help:"Stage instances run at once (0: number of CPUs)."`
+	DryRun  bool     `name:"dry-run" short:"n" help:"Print the plan (what runs, why, and the command lines) and run nothing; builds nothing either."`
+	Bin     string   `type:"path" placeholder:"DIR" help:"Use the prebuilt stage binaries in DIR instead of building them."`
+	NoBuild bool     `name:"no-build" help:"Do not build: use the binaries already in bin/ of the module."`
+
+	Executor  string        `enum:"local,slurm" default:"local" help:"Where stages run: local (subprocesses here) or slurm (one sbatch job per instance, a job array per fanned-out stage, with --dependency=afterok on the jobs making its inputs; the project and data directories must be on a file system every node mounts)."`
+	Partition string        `placeholder:"P" help:"Slurm partition (sbatch --partition); overrides [slurm] partition of the config."`
+	Account   string        `placeholder:"A" help:"Slurm account (sbatch --account); overrides [slurm] account of the config."`
+	SlurmOpt  []string      `name:"slurm-opt" sep:"none" placeholder:"OPT" help:"Another sbatch option, given whole, e.g. --slurm-opt=--qos=short; repeat for several. Added after [slurm] options of the config."`
+	NoWait    bool          `name:"no-wait" help:"With --executor slurm: submit the jobs and return at once; follow them with pipeline status."`
+	Poll      time.Duration `default:"5s" placeholder:"DURATION" help:"With --executor slurm: how often to ask squeue about the jobs."`
+}
+
+type statusCmd struct {
+	configFlag
+	Bin string `type:"path" placeholder:"DIR" help:"Judge against the binaries in DIR (default: bin/ of the module)."`
+}
+
+// jobCmd is what a Slurm job runs: one instance, stamped on success.
+type jobCmd struct {
+	configFlag
+	Bin    string `required:"" type:"path" placeholder:"DIR" help:"Where the stage binaries are."`
+	Expect string `placeholder:"KEY" help:"Fail unless the instance still runs what it ran when submitted."`
+	Force  bool   `help:"Run even if up to date."`
+	ID     string `arg:"" name:"instance" help:"Instance ID, such as exact/size=5,gamma=0.1."`
+}
+
+type cli struct {
+	Run    runCmd    `cmd:"" help:"Build the stage binaries and run every stage that is out of date."`
+	Status statusCmd `cmd:"" help:"List every stage instance as up to date, stale (and why) or missing, with its last Slurm job if it was submitted to Slurm."`
+	Job    jobCmd    `cmd:"" hidden:"" help:"Run one instance inside a Slurm job (used by --executor slurm)."`
+}
+
+// usageError marks errors that deserve exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("pipeline"),
+		kong.Description("Run the stages of pipeline.toml, rerunning only what changed. Outputs go under the data directory, one per stage (and per shard), each with a .pipeline-stamp.json once complete."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "pipeline:", err)
+		return 1
+	}
+	code := 0
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ec, ok := r.(exitCode)
+				if !ok {
+					panic(r)
+				}
+				code = int(ec)
+			}
+		}()
+		kctx, err := parser.Parse(args)
+		if err != nil {
+			fmt.Fprintln(stderr, "pipeline:", err)
+			if kctx != nil {
+				fmt.Fprintln(stderr, "run 'pipeline --help' for usage")
+			}
+			code = 2
+			return
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		go func() {
+			<-ctx.Done()
+			stop() // a second Ctrl-C kills at once
+		}()
+		switch kctx.Command() {
+		case "run":
+			err = c.Run.run(ctx, stdout, stderr)
+		case "status":
+			err = c.Status.run(ctx, stdout)
+		case "job <instance>":
+			code = c.Job.run(ctx, stderr)
+			return
+		}
+		code = report(err, stderr)
+	}()
+	return code
+}
+
+// exitCode carries kong's requested exit (after --help) out of Parse.
+type exitCode int
+
+func report(err error, stderr io.Writer) int {
+	var ce *pipeline.ConfigError
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "pipeline: interrupted; stages that did not finish are left unstamped and rerun next time")
+		return 130
+	case errors.As(err, &ce), errors.As(err, &ue), errors.Is(err, pipeline.ErrUnknownStage):
+		fmt.Fprintln(stderr, "pipeline:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "pipeline:", err)
+		return 1
+	}
+}
+
+func load(path string) (*pipeline.Plan, string, error) {
+	cfg, err := pipeline.LoadConfig(path)
+	if err != nil {
+		var ce *pipeline.ConfigError
+		if errors.As(err, &ce) {
+			return nil, "", err
+		}
+		return nil, "", usageError{err}
+	}
+	plan, err := pipeline.NewPlan(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	root, err := pipeline.ModuleRoot(cfg.Dir)
+	if err != nil {
+		root = ""
+	}
+	return plan, root, nil
+}
+
+func defaultBin(flag, root string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if root == "" {
+		return "", usageError{errors.New("no go.mod above the config file: say where the stage binaries are with --bin DIR")}
+	}
+	return filepath.Join(root, "bin"), nil
+}
+
+func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
+	plan, root, err := load(r.Config)
+	if err != nil {
+		return err
+	}
+	binDir, err := defaultBin(r.Bin, root)
+	if err != nil {
+		return err
+	}
+	build := r.Bin == "" && !r.NoBuild
+	runner := &pipeline.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
+	if r.Executor == "slurm" {
+		sc := plan.Config.Slurm
+		runner.Slurm = &pipeline.Slurm{
+			Partition: sc.Partition,
+			Account:   sc.Account,
+			Options:   append(append([]string(nil), sc.Options...), r.SlurmOpt...),
+			NoWait:    r.NoWait,
+			Poll:      r.Poll,
+		}
+		if r.Partition != "" {
+			runner.Slurm.Partition = r.Partition
+		}
+		if r.Account != "" {
+			runner.Slurm.Account = r.Account
+		}
+	} else if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
+		return usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
+	}
+	if r.DryRun {
+		buildable := ""
+		if build {
+			buildable = root
+		}
+		if err := plan.CheckBinaries(binDir, buildable); err != nil {
+			return err
+		}
+		return runner.DryRun(plan, stdout)
+	}
+	logOut := stderr
+	if f, ok := stderr.(*os.File); ok && pipeline.IsTerminal(f) {
+		runner.Bar = pipeline.NewBar(f, 0)
+		logOut = runner.Bar
+	}
+	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
+	if build {
+		if err := plan.CheckBinaries(binDir, root); err != nil {
+			return err
+		}
+		runner.Logger.Info("building binaries", "into", binDir)
+		if err := pipeline.Build(ctx, root, binDir, logOut); err != nil {
+			return err
+		}
+	}
+	rep, err := runner.Run(ctx, plan)
+	if rep != nil {
+		rep.WriteSummary(stdout)
+		if len(rep.IDs(pipeline.Submitted)) > 0 {
+			fmt.Fprintf(stdout, "jobs submitted; follow them with: pipeline status --config %s\n", r.Config)
+		}
+	}
+	return err
+}
+
+func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
+	plan, root, err := load(s.Config)
+	if err != nil {
+		return err
+	}
+	binDir, err := defaultBin(s.Bin, root)
+	if err != nil {
+		return err
+	}
+	sts, err := plan.Status(binDir)
+	if err != nil {
+		return err
+	}
+	if err := pipeline.AttachJobs(ctx, sts); err != nil {
+		return err
+	}
+	return pipeline.WriteStatus(stdout, sts)
+}
+
+// run runs the instance and returns the exit code of the job: the stage's
+// own exit code if it failed, 130 if the job was cancelled (scancel sends
+// SIGTERM), 1 for any other failure.
+func (j *jobCmd) run(ctx context.Context, stderr io.Writer) int {
+	plan, _, err := load(j.Config)
+	if err != nil {
+		return report(err, stderr)
+	}
+	runner := &pipeline.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+	res, err := runner.RunBatchJob(ctx, plan, pipeline.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
+	if err != nil {
+		return report(err, stderr)
+	}
+	switch res.Outcome {
+	case pipeline.Ran, pipeline.Skipped:
+		return 0
+	case pipeline.Cancelled:
+		fmt.Fprintln(stderr, "pipeline: job cancelled; the instance is left unstamped")
+		return 130
+	}
+	var ee *pipeline.ExitError
+	if errors.As(res.Err, &ee) {
+		for _, l := range ee.Tail {
+			fmt.Fprintln(stderr, "  |", l)
+		}
+		if ee.Code > 0 {
+			return ee.Code
+		}
+	}
+	fmt.Fprintln(stderr, "pipeline:", res.Err)
+	return 1
+}

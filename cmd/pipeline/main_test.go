@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeSource is the stand-in stage binary of the pipeline package's tests.
+const fakeSource = "../../stages/pipeline/testdata/fakestage/main.go"
+
+// module makes a Go module in a temporary directory with the fake stage as
+// cmd/fakestage and the given pipeline.toml.
+func module(t *testing.T, config string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile(fakeSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod":                "module example.com/fake\n\ngo 1.26\n",
+		"cmd/fakestage/main.go": string(src),
+		"pipeline.toml":         config,
+	}
+	for name, body := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func invoke(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const config = `
+[stage.a]
+run = ["fakestage", "gen"]
+flags = { value = "a" }
+shard = { n = [1, 2], m = ["x"] }
+
+[stage.b]
+run = ["fakestage"]
+flags = { value = "b" }
+inputs = { in = "a" }
+`
+
+func TestRunBuildsAndRuns(t *testing.T) {
+	dir := module(t, config)
+	cfg := filepath.Join(dir, "pipeline.toml")
+
+	code, out, errs := invoke(t, "run", "--config", cfg, "--jobs", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", "fakestage")); err != nil {
+		t.Errorf("binary not built into bin/: %v", err)
+	}
+	for _, want := range []string{"pipeline: 4 instances: 4 ran", "results:", "a  data/a/ (2 shards)", "b  data/b/ (2 shards)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{`msg=start stage="a/n=1,m=x"`, `msg=done stage="b/n=2,m=x" elapsed=`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("log lacks %q:\n%s", want, errs)
+		}
+	}
+
+	code, out, _ = invoke(t, "run", "--config", cfg, "--no-build")
+	if code != 0 || !strings.Contains(out, "4 instances: 4 up to date") {
+		t.Errorf("second run: exit %d\n%s", code, out)
+	}
+	code, out, _ = invoke(t, "status", "--config", cfg)
+	if code != 0 || strings.Count(out, "up to date") != 4 {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "fakestage"), fakeSource)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build fakestage: %v\n%s", err, out)
+	}
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("good.toml", config)
+	failing := write("failing.toml", strings.Replace(config, `value = "b"`, `value = "b", fail = true`, 1))
+	unknown := write("unknown.toml", "[stage.a]\nrun = [\"fakestage\"]\nflgs = { x = 1 }\n")
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		output string // expected in stdout or stderr
+	}{
+		{"help", []string{"--help"}, 0, "Usage: pipeline"},
+		{"unknown flag", []string{"run", "--bogus"}, 2, "unknown flag --bogus"},
+		{"missing config", []string{"run", "--config", filepath.Join(dir, "nosuch.toml"), "--bin", bin}, 2, "nosuch.toml"},
+		{"unknown key", []string{"run", "--config", unknown, "--bin", bin}, 2, "unknown.toml:3: stage.a.flgs: unknown key"},
+		{"unknown stage", []string{"run", "--config", good, "--bin", bin, "--only", "nosuch"}, 2, `no such stage "nosuch"`},
+		{"dry run", []string{"run", "--config", good, "--bin", bin, "--dry-run"}, 0, "4 to run"},
+		{"dry run of one instance", []string{"run", "--config", good, "--bin", bin, "--dry-run", "--only", "b/n=2,m=x"}, 0, "plan: 2 instances: 2 to run"},
+		{"failure", []string{"run", "--config", failing, "--bin", bin}, 1, "FAILED b/n=1,m=x: exit code 3"},
+		{"status after failure", []string{"status", "--config", failing, "--bin", bin}, 0, "b/n=2,m=x  missing"},
+		{"rerun after failure", []string{"run", "--config", good, "--bin", bin}, 0, "2 ran, 2 up to date"},
+	}
+	for _, tt := range tests {
+		code, out, errs := invoke(t, tt.args...)
+		if code != tt.code || !strings.Contains(out+errs, tt.output) {
+			t.Errorf("%s: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", tt.name, code, tt.code, tt.output, out, errs)
+		}
+	}
+}

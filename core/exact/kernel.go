@@ -1,0 +1,571 @@
+package exact
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+)
+
+// parallelMin is the table size from which loops are split in two halves
+// that run concurrently. The split is the same on every machine, so results
+// do not depend on the number of cores. (A variable so tests can split
+// small tables.)
+var parallelMin = 1 << 16
+
+// tiny is the relative size below which normalised entries are flushed to
+// zero; it keeps denormals (which are very slow) out of the tables.
+const tiny = 1e-300
+
+// geom is the loop structure over one clique table, shared by all operands
+// of a step. Consecutive clique dimensions are merged where every operand is
+// contiguous across them (or absent from both). The dimensions the written
+// operand lacks (those summed over) go outermost; the others follow in the
+// written operand's memory order, so it is swept sequentially. The last one
+// or two dimensions form the block that a kernel call handles with plain
+// loops: the innermost is the fastest dimension (or, if that is very short,
+// the largest one), the row dimension is the largest of the rest.
+type geom struct {
+	size   []int   // loop dimensions, outer to inner
+	stride [][]int // stride[op][dim]; 0 where the operand lacks the dimension
+	split  int     // dimension whose range is shared between two workers; -1 for none
+	nsum   int     // the first nsum dimensions are those the written operand lacks
+	block  int     // 1 or 2: dimensions handled inside one kernel call
+}
+
+// minInner is the shortest fastest dimension kept innermost; below it the
+// largest dimension goes innermost instead (strided but long).
+const minInner = 8
+
+// newGeom builds the loop structure for a clique with dimension sizes cards
+// and operand strides st[op][dim]. The operands listed in disjoint are
+// written by the kernel, so only a dimension they all contain may be split.
+// If sumOp >= 0, the dimensions that operand lacks (those summed over when
+// writing it) are put outermost, so that every entry of it is first reached
+// in the first sweep over the others and can be zeroed there instead of by
+// a separate pass over the whole table. orderOp gives the memory order.
+func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
+	g := &geom{stride: make([][]int, len(st)), split: -1}
+	total := 1
+	for d, c := range cards {
+		total *= c
+		if c == 1 {
+			continue
+		}
+		if last := len(g.size) - 1; last >= 0 {
+			merge := true
+			for op := range st {
+				if g.stride[op][last] != st[op][d]*c {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				g.size[last] *= c
+				for op := range st {
+					g.stride[op][last] = st[op][d]
+				}
+				continue
+			}
+		}
+		g.size = append(g.size, c)
+		for op := range st {
+			g.stride[op] = append(g.stride[op], st[op][d])
+		}
+	}
+	if len(g.size) == 0 {
+		g.size = []int{1}
+		for op := range st {
+			g.stride[op] = []int{0}
+		}
+	}
+	var summed, rest []int
+	for d := range g.size {
+		if sumOp >= 0 && g.stride[sumOp][d] == 0 {
+			summed = append(summed, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	if len(rest) == 0 { // everything is summed: the innermost becomes a reduction
+		rest, summed = summed[len(summed)-1:], summed[:len(summed)-1]
+	}
+	// Memory order of orderOp, slowest first; dimensions it lacks go first.
+	memStride := func(d int) int {
+		if s := g.stride[orderOp][d]; s != 0 {
+			return s
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(rest, func(a, b int) int { return cmp.Compare(memStride(b), memStride(a)) })
+	largest := func(ds []int) int {
+		b := len(ds) - 1
+		for i, d := range ds {
+			if g.size[d] > g.size[ds[b]] {
+				b = i
+			}
+		}
+		return b
+	}
+	inner := rest[len(rest)-1]
+	rest = rest[:len(rest)-1]
+	g.block = 1
+	row := -1
+	if len(rest) > 0 {
+		b := largest(rest)
+		row = rest[b]
+		rest = slices.Delete(rest, b, b+1)
+		if g.size[inner] < minInner && g.size[row] > g.size[inner] {
+			inner, row = row, inner
+		}
+		g.block = 2
+	}
+	perm := append(append([]int(nil), summed...), rest...)
+	if row >= 0 {
+		perm = append(perm, row)
+	}
+	perm = append(perm, inner)
+	g.nsum = len(summed)
+	g.size = permute(g.size, perm)
+	for op := range g.stride {
+		g.stride[op] = permute(g.stride[op], perm)
+	}
+	if total >= parallelMin {
+		for d, sz := range g.size {
+			ok := sz >= 2 && (g.split < 0 || sz > g.size[g.split])
+			for _, op := range disjoint {
+				ok = ok && g.stride[op][d] != 0
+			}
+			if ok {
+				g.split = d
+			}
+		}
+	}
+	return g
+}
+
+func permute(a, perm []int) []int {
+	out := make([]int, len(perm))
+	for i, p := range perm {
+		out[i] = a[p]
+	}
+	return out
+}
+
+// parts returns the loop ranges [lo, hi) of each worker.
+func (g *geom) parts() [][2][]int {
+	full := func() [2][]int {
+		lo := make([]int, len(g.size))
+		return [2][]int{lo, append([]int(nil), g.size...)}
+	}
+	if g.split < 0 {
+		return [][2][]int{full()}
+	}
+	a, b := full(), full()
+	mid := g.size[g.split] / 2
+	a[1][g.split] = mid
+	b[0][g.split] = mid
+	return [][2][]int{a, b}
+}
+
+// run calls body once per worker range, concurrently when there are two.
+func (g *geom) run(body func(part int, lo, hi []int)) {
+	ps := g.parts()
+	if len(ps) == 1 {
+		body(0, ps[0][0], ps[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		body(1, ps[1][0], ps[1][1])
+	}()
+	body(0, ps[0][0], ps[0][1])
+	wg.Wait()
+}
+
+// walk visits the dimensions outside the block within the range [lo, hi)
+// with an odometer and calls block with every operand's offset at the start
+// of the block; first is true until one of the g.nsum summed dimensions
+// moves.
+func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
+	nd := len(g.size)
+	for d := range nd {
+		if hi[d] <= lo[d] {
+			return
+		}
+	}
+	off := make([]int, len(g.stride))
+	idx := append([]int(nil), lo...)
+	for op, st := range g.stride {
+		for d := range nd {
+			off[op] += st[d] * lo[d]
+		}
+	}
+	first := true
+	for {
+		block(off, first)
+		d := nd - g.block - 1
+		for ; d >= 0; d-- {
+			idx[d]++
+			for op, st := range g.stride {
+				off[op] += st[d]
+			}
+			if idx[d] < hi[d] {
+				break
+			}
+			for op, st := range g.stride {
+				off[op] -= st[d] * (hi[d] - lo[d])
+			}
+			idx[d] = lo[d]
+		}
+		if d < 0 {
+			return
+		}
+		if d < g.nsum {
+			first = false
+		}
+	}
+}
+
+// blockShape returns the block of the range [lo, hi): its number of rows,
+// the row length, and every operand's row and inner strides.
+func (g *geom) blockShape(lo, hi []int) (rows, n int, rs, is []int) {
+	last := len(g.size) - 1
+	n = hi[last] - lo[last]
+	rows = 1
+	rs = make([]int, len(g.stride))
+	is = make([]int, len(g.stride))
+	for op, st := range g.stride {
+		is[op] = st[last]
+		if g.block == 2 {
+			rs[op] = st[last-1]
+		}
+	}
+	if g.block == 2 {
+		rows = hi[last-1] - lo[last-1]
+	}
+	return rows, n, rs, is
+}
+
+// sumProduct writes into out the product of the operands in summed over the
+// dimensions out lacks: out[s] = Σ Π_i in[i][·], with out operand len(in) of
+// g, which must have been built with that operand as sumOp. Two workers
+// write disjoint parts of out.
+func sumProduct(g *geom, in [][]float64, out []float64) {
+	oop := len(in)
+	g.run(func(_ int, lo, hi []int) {
+		rows, n, rs, is := g.blockShape(lo, hi)
+		var scal, vec []int // operands constant along a row, and the others
+		for op := range in {
+			if is[op] == 0 {
+				scal = append(scal, op)
+			} else {
+				vec = append(vec, op)
+			}
+		}
+		so := is[oop]
+		g.walk(lo, hi, func(off []int, first bool) {
+			for i := range rows {
+				oo := off[oop] + i*rs[oop]
+				if first {
+					if so == 0 {
+						out[oo] = 0
+					} else {
+						for j := range n {
+							out[oo+j*so] = 0
+						}
+					}
+				}
+				f := 1.0
+				for _, op := range scal {
+					f *= in[op][off[op]+i*rs[op]]
+				}
+				if f == 0 {
+					continue
+				}
+				switch len(vec) {
+				case 0:
+					if so == 0 {
+						out[oo] += f * float64(n)
+						continue
+					}
+					for j := range n {
+						out[oo+j*so] += f
+					}
+				case 1:
+					a, sa := in[vec[0]], is[vec[0]]
+					oa := off[vec[0]] + i*rs[vec[0]]
+					switch {
+					case so == 0:
+						out[oo] += f * sumStrided(a, oa, sa, n)
+					case so == 1 && sa == 1:
+						o, a := out[oo:oo+n], a[oa:oa+n]
+						for j, x := range a {
+							o[j] += f * x
+						}
+					default:
+						for j := range n {
+							out[oo+j*so] += f * a[oa+j*sa]
+						}
+					}
+				case 2:
+					a, sa := in[vec[0]], is[vec[0]]
+					b, sb := in[vec[1]], is[vec[1]]
+					oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
+					switch {
+					case so == 0:
+						var acc0, acc1 float64
+						j := 0
+						for ; j+1 < n; j += 2 {
+							acc0 += a[oa+j*sa] * b[ob+j*sb]
+							acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
+						}
+						if j < n {
+							acc0 += a[oa+j*sa] * b[ob+j*sb]
+						}
+						out[oo] += f * (acc0 + acc1)
+					case so == 1 && sa == 1 && sb == 1:
+						o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
+						for j, x := range a {
+							o[j] += f * x * b[j]
+						}
+					default:
+						for j := range n {
+							out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
+						}
+					}
+				default:
+					for j := range n {
+						p := f
+						for _, op := range vec {
+							p *= in[op][off[op]+i*rs[op]+j*is[op]]
+						}
+						out[oo+j*so] += p
+					}
+				}
+			}
+		})
+	})
+}
+
+// sumStrided returns Σ_j a[o+j*s] for j < n, with two accumulators to
+// break the dependency chain of the additions.
+func sumStrided(a []float64, o, s, n int) float64 {
+	var acc0, acc1 float64
+	j := 0
+	for ; j+1 < n; j += 2 {
+		acc0 += a[o+j*s]
+		acc1 += a[o+(j+1)*s]
+	}
+	if j < n {
+		acc0 += a[o+j*s]
+	}
+	return acc0 + acc1
+}
+
+// downward is the backward (Shafer-Shenoy) kernel of a step with children
+// messages m, factor table fac and downward message r over the separator
+// (operands 0..d-1, d and d+1 of g). Over the clique it computes
+//
+//	rho[i][·] = Σ fac · r · Π_{j≠i} m[j]   (the downward message to child i)
+//	belief[·] = Σ fac · r · Π_j m[j]       (the clique belief summed onto fac's scope)
+//
+// rho[i] has m[i]'s layout, belief has fac's. With one child g must have
+// been built with operand 0 as sumOp; with more, rho must come zeroed. The
+// two workers split a dimension every child contains and keep private belief
+// tables that are added at the end.
+func downward(g *geom, m, rho [][]float64, fac, r, belief []float64) {
+	d := len(m)
+	ps := g.parts()
+	beliefs := make([][]float64, len(ps))
+	beliefs[0] = belief
+	clear(belief)
+	for p := 1; p < len(ps); p++ {
+		beliefs[p] = make([]float64, len(belief))
+	}
+	g.run(func(part int, lo, hi []int) {
+		bel := beliefs[part]
+		pre := make([]float64, d+1)
+		rows, n, rs, is := g.blockShape(lo, hi)
+		sF, sR := is[d], is[d+1]
+		g.walk(lo, hi, func(off []int, first bool) {
+			for i := range rows {
+				oF, oR := off[d]+i*rs[d], off[d+1]+i*rs[d+1]
+				if d == 1 && first {
+					o0, s0 := off[0]+i*rs[0], is[0]
+					if s0 == 0 {
+						rho[0][o0] = 0
+					} else {
+						for j := range n {
+							rho[0][o0+j*s0] = 0
+						}
+					}
+				}
+				switch {
+				case d == 0 && sF == 0:
+					bel[oF] += fac[oF] * sumStrided(r, oR, sR, n)
+					continue
+				case d == 1 && sF == 0 && is[0] != 0:
+					f := fac[oF]
+					if f == 0 {
+						continue
+					}
+					mm, rh, o0, s0 := m[0], rho[0], off[0]+i*rs[0], is[0]
+					var acc0, acc1 float64
+					if s0 == 1 && sR == 1 {
+						mm, rh, rr := mm[o0:o0+n], rh[o0:o0+n], r[oR:oR+n]
+						j := 0
+						for ; j+1 < n; j += 2 {
+							t0, t1 := f*rr[j], f*rr[j+1]
+							rh[j] += t0
+							rh[j+1] += t1
+							acc0 += t0 * mm[j]
+							acc1 += t1 * mm[j+1]
+						}
+						if j < n {
+							t := f * rr[j]
+							rh[j] += t
+							acc0 += t * mm[j]
+						}
+					} else {
+						j := 0
+						for ; j+1 < n; j += 2 {
+							t0, t1 := f*r[oR+j*sR], f*r[oR+(j+1)*sR]
+							i0, i1 := o0+j*s0, o0+(j+1)*s0
+							rh[i0] += t0
+							rh[i1] += t1
+							acc0 += t0 * mm[i0]
+							acc1 += t1 * mm[i1]
+						}
+						if j < n {
+							t := f * r[oR+j*sR]
+							rh[o0+j*s0] += t
+							acc0 += t * mm[o0+j*s0]
+						}
+					}
+					bel[oF] += acc0 + acc1
+					continue
+				}
+				for j := range n {
+					t := fac[oF+j*sF] * r[oR+j*sR]
+					if t == 0 {
+						continue
+					}
+					// pre[k] = Π_{l<k} m[l]; the suffix product runs backwards.
+					pre[0] = 1
+					for k := range d {
+						pre[k+1] = pre[k] * m[k][off[k]+i*rs[k]+j*is[k]]
+					}
+					bel[oF+j*sF] += t * pre[d]
+					suf := t
+					for k := d - 1; k >= 0; k-- {
+						o := off[k] + i*rs[k] + j*is[k]
+						rho[k][o] += suf * pre[k]
+						suf *= m[k][o]
+					}
+				}
+			}
+		})
+	})
+	for p := 1; p < len(ps); p++ {
+		for i, x := range beliefs[p] {
+			belief[i] += x
+		}
+	}
+}
+
+// maxOf returns the largest entry of non-negative vals (0 if empty).
+func maxOf(vals []float64) float64 {
+	halves := [][]float64{vals}
+	if len(vals) >= parallelMin {
+		halves = [][]float64{vals[:len(vals)/2], vals[len(vals)/2:]}
+	}
+	maxes := make([]float64, len(halves))
+	both(len(halves), func(h int) {
+		// Four running maxima keep the comparisons independent.
+		v := halves[h]
+		var m0, m1, m2, m3 float64
+		i := 0
+		for ; i+3 < len(v); i += 4 {
+			if v[i] > m0 {
+				m0 = v[i]
+			}
+			if v[i+1] > m1 {
+				m1 = v[i+1]
+			}
+			if v[i+2] > m2 {
+				m2 = v[i+2]
+			}
+			if v[i+3] > m3 {
+				m3 = v[i+3]
+			}
+		}
+		for ; i < len(v); i++ {
+			if v[i] > m0 {
+				m0 = v[i]
+			}
+		}
+		maxes[h] = max(m0, m1, m2, m3)
+	})
+	return max(maxes[0], maxes[len(maxes)-1])
+}
+
+// scale multiplies vals by inv and flushes entries below tiny to zero.
+func scale(vals []float64, inv float64) {
+	halves := [][]float64{vals}
+	if len(vals) >= parallelMin {
+		halves = [][]float64{vals[:len(vals)/2], vals[len(vals)/2:]}
+	}
+	both(len(halves), func(h int) {
+		v := halves[h]
+		for i, x := range v {
+			x *= inv
+			if x < tiny {
+				x = 0
+			}
+			v[i] = x
+		}
+	})
+}
+
+// rawRange bounds the maxima of tables left unnormalised: a product of up
+// to maxRawChildren such tables with normalised ones stays far inside the
+// float64 range (losing at most 2^-80 of its relative range at the bottom),
+// so the normalising pass is only needed outside it.
+const (
+	rawRange       = 0x1p20
+	maxRawChildren = 4
+)
+
+// normalise rescales vals so their maximum is 1 if it is outside
+// [1/rawRange, rawRange] or force is set, and returns the log of the factor
+// taken out (0 if none, -Inf if every entry is zero).
+func normalise(vals []float64, force bool) float64 {
+	mx := maxOf(vals)
+	switch {
+	case mx == 0:
+		return math.Inf(-1)
+	case !force && mx >= 1/rawRange && mx <= rawRange:
+		return 0
+	}
+	scale(vals, 1/mx)
+	return math.Log(mx)
+}
+
+// both runs f(0..n-1) with n ≤ 2, the second one concurrently.
+func both(n int, f func(int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f(1)
+	}()
+	f(0)
+	wg.Wait()
+}

@@ -1,0 +1,376 @@
+package exact
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// brute is the exact answer by enumeration of every joint state.
+type brute struct {
+	logZ float64
+	vars [][]float64
+	facs [][]float64
+}
+
+func bruteForce(m *mrf.Model) brute {
+	n := len(m.Cards)
+	x := make([]int, n)
+	var scores []float64
+	var states [][]int
+	for {
+		scores = append(scores, m.LogScore(x))
+		states = append(states, append([]int(nil), x...))
+		i := n - 1
+		for ; i >= 0; i-- {
+			x[i]++
+			if x[i] < m.Cards[i] {
+				break
+			}
+			x[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	mx := math.Inf(-1)
+	for _, s := range scores {
+		mx = max(mx, s)
+	}
+	b := brute{logZ: math.Inf(-1), vars: make([][]float64, n), facs: make([][]float64, len(m.Factors))}
+	if math.IsInf(mx, -1) {
+		return b
+	}
+	z := 0.0
+	for _, s := range scores {
+		z += math.Exp(s - mx)
+	}
+	b.logZ = mx + math.Log(z)
+	for v := range b.vars {
+		b.vars[v] = make([]float64, m.Cards[v])
+	}
+	for a, f := range m.Factors {
+		b.facs[a] = make([]float64, len(f.LogTable))
+	}
+	for i, st := range states {
+		p := math.Exp(scores[i] - b.logZ)
+		for v, s := range st {
+			b.vars[v][s] += p
+		}
+		for a := range m.Factors {
+			f := &m.Factors[a]
+			b.facs[a][f.Index(m.Cards, st)] += p
+		}
+	}
+	return b
+}
+
+// randomModel draws a small model with every awkward feature: cardinalities
+// 1 to 4, factors of arity 0 to 3 over unsorted scopes, some zero potentials,
+// isolated variables and (often) several components.
+func randomModel(r *rand.Rand) *mrf.Model {
+	n := 1 + r.IntN(11)
+	m := &mrf.Model{Cards: make([]int, n)}
+	states := 1
+	for i := range m.Cards {
+		c := 2 + r.IntN(3)
+		if r.IntN(6) == 0 || states*c > 6000 {
+			c = 1 + r.IntN(2)
+		}
+		m.Cards[i] = c
+		states *= c
+	}
+	nf := r.IntN(2*n + 2)
+	for range nf {
+		arity := r.IntN(4)
+		if r.IntN(8) == 0 {
+			arity = 0
+		}
+		arity = min(arity, n)
+		vars := r.Perm(n)[:arity]
+		size := mrf.TableSize(m.Cards, vars)
+		tab := make([]float64, size)
+		scale := 1 + 2*r.Float64()
+		for i := range tab {
+			tab[i] = scale * r.NormFloat64()
+			if size > 1 && r.IntN(7) == 0 {
+				tab[i] = math.Inf(-1)
+			}
+		}
+		m.Factors = append(m.Factors, mrf.Factor{Vars: vars, LogTable: tab})
+	}
+	return m
+}
+
+func closeTo(a, b, tol float64) bool {
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
+	return math.Abs(a-b) <= tol*max(1, math.Abs(b))
+}
+
+func compare(t *testing.T, name string, got *Result, want brute, tol float64) {
+	t.Helper()
+	if !closeTo(got.LogZ, want.logZ, tol) {
+		t.Errorf("%s: log Z = %.15g, brute force %.15g", name, got.LogZ, want.logZ)
+	}
+	for v := range want.vars {
+		for s := range want.vars[v] {
+			if math.Abs(got.VarMarginals[v][s]-want.vars[v][s]) > tol {
+				t.Errorf("%s: p(x%d=%d) = %.15g, brute force %.15g", name, v, s, got.VarMarginals[v][s], want.vars[v][s])
+			}
+		}
+	}
+	for a := range want.facs {
+		if len(got.FactorMarginals[a]) != len(want.facs[a]) {
+			t.Fatalf("%s: factor %d marginal has %d entries, want %d", name, a, len(got.FactorMarginals[a]), len(want.facs[a]))
+		}
+		for i := range want.facs[a] {
+			if math.Abs(got.FactorMarginals[a][i]-want.facs[a][i]) > tol {
+				t.Errorf("%s: factor %d marginal[%d] = %.15g, brute force %.15g", name, a, i, got.FactorMarginals[a][i], want.facs[a][i])
+			}
+		}
+	}
+}
+
+func TestSolveRandomModelsMatchBruteForce(t *testing.T) {
+	r := mrf.NewRand(7)
+	zero := 0
+	for i := range 300 {
+		m := randomModel(r)
+		want := bruteForce(m)
+		got, err := Solve(m, Options{Seed: int64(i)})
+		if math.IsInf(want.logZ, -1) {
+			zero++
+			if !errors.Is(err, ErrZeroPartition) {
+				t.Errorf("model %d: Z = 0 by brute force, Solve gave %v", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("model %d: %v", i, err)
+		}
+		compare(t, "model "+itoa(i), got, want, 1e-9)
+		// A tiny memory budget forces recomputation; results must not move.
+		tight, err := Solve(m, Options{Seed: int64(i), Memory: 1})
+		if err != nil {
+			t.Fatalf("model %d, tiny memory: %v", i, err)
+		}
+		compare(t, "model "+itoa(i)+" tiny memory", tight, want, 1e-9)
+	}
+	if zero == 0 || zero > 100 {
+		t.Errorf("%d of 300 models have Z = 0; the generator should make a few", zero)
+	}
+}
+
+// TestSolveSplitKernels lowers the threshold for splitting loops between two
+// workers so that small random models, checked by brute force, run the
+// split paths of every kernel.
+func TestSolveSplitKernels(t *testing.T) {
+	defer func(old int) { parallelMin = old }(parallelMin)
+	parallelMin = 2
+	r := mrf.NewRand(77)
+	for i := 0; i < 60; {
+		m := randomModel(r)
+		want := bruteForce(m)
+		if math.IsInf(want.logZ, -1) {
+			continue
+		}
+		got, err := Solve(m, Options{Memory: int64(i % 2)})
+		if err != nil {
+			t.Fatalf("model %d: %v", i, err)
+		}
+		compare(t, "split model "+itoa(i), got, want, 1e-9)
+		i++
+	}
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// TestSolveGrid4 checks a 4x4 Ising grid, several components and a fixed
+// variable against brute force.
+func TestSolveStructured(t *testing.T) {
+	grid := gridModel(t, 4, 1, 3)
+	// Two disconnected 2x2 grids plus an isolated ternary variable, a
+	// cardinality-1 variable inside a factor and an empty factor.
+	es, _ := mrf.GridEdges(2, false)
+	two := mrf.RandomIsing(4, es, 0.5, 9)
+	for _, f := range mrf.RandomIsing(4, es, 2, 10).Factors {
+		vars := make([]int, len(f.Vars))
+		for i, v := range f.Vars {
+			vars[i] = v + 4
+		}
+		two.Factors = append(two.Factors, mrf.Factor{Vars: vars, LogTable: f.LogTable})
+	}
+	two.Cards = append(two.Cards, 2, 2, 2, 2, 3, 1)
+	two.Factors = append(two.Factors,
+		mrf.Factor{Vars: []int{9, 2}, LogTable: []float64{0.3, -1}},
+		mrf.Factor{Vars: nil, LogTable: []float64{1.5}},
+		mrf.Factor{Vars: []int{9}, LogTable: []float64{0.25}},
+	)
+	observed := gridModel(t, 3, 1, 4)
+	if err := observed.Observe(4, 1); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*mrf.Model{"grid 4x4": grid, "components": two, "observed": observed} {
+		got, err := Solve(m, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		compare(t, name, got, bruteForce(m), 1e-10)
+	}
+}
+
+// TestSolveLargeLogZ scales every potential so log Z is far beyond the range
+// of float64 exponentials.
+func TestSolveLargeLogZ(t *testing.T) {
+	m := gridModel(t, 3, 1, 5)
+	for a := range m.Factors {
+		for i := range m.Factors[a].LogTable {
+			m.Factors[a].LogTable[i] = 150*m.Factors[a].LogTable[i] + 300
+		}
+	}
+	want := bruteForce(m)
+	if want.logZ < 4000 {
+		t.Fatalf("brute-force log Z %g, want > 4000 for this test", want.logZ)
+	}
+	got, err := Solve(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "scaled grid", got, want, 1e-9)
+	// The same with negative offsets: log Z far below -4000.
+	for a := range m.Factors {
+		for i := range m.Factors[a].LogTable {
+			m.Factors[a].LogTable[i] -= 900
+		}
+	}
+	want = bruteForce(m)
+	got, err = Solve(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.logZ > -4000 {
+		t.Fatalf("brute-force log Z %g, want < -4000 for this test", want.logZ)
+	}
+	compare(t, "negative scaled grid", got, want, 1e-9)
+}
+
+func TestSolveZeroPartition(t *testing.T) {
+	ninf := math.Inf(-1)
+	cases := map[string]*mrf.Model{
+		"contradictory evidence": {Cards: []int{2, 2}, Factors: []mrf.Factor{
+			{Vars: []int{0, 1}, LogTable: []float64{0, ninf, ninf, 0}},
+			{Vars: []int{0}, LogTable: []float64{0, ninf}},
+			{Vars: []int{1}, LogTable: []float64{ninf, 0}},
+		}},
+		"all-zero factor": {Cards: []int{3}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{ninf, ninf, ninf}}}},
+		"zero constant":   {Cards: []int{2}, Factors: []mrf.Factor{{LogTable: []float64{ninf}}}},
+		"zero across a chain": {Cards: []int{2, 2, 2}, Factors: []mrf.Factor{
+			{Vars: []int{0, 1}, LogTable: []float64{0, ninf, ninf, 0}},
+			{Vars: []int{1, 2}, LogTable: []float64{0, ninf, ninf, 0}},
+			{Vars: []int{2, 0}, LogTable: []float64{ninf, 0, 0, ninf}},
+		}},
+	}
+	for name, m := range cases {
+		if _, err := Solve(m, Options{}); !errors.Is(err, ErrZeroPartition) {
+			t.Errorf("%s: Solve gave %v, want ErrZeroPartition", name, err)
+		}
+		if _, _, err := Sample(m, 3, mrf.NewRand(1), Options{}); !errors.Is(err, ErrZeroPartition) {
+			t.Errorf("%s: Sample gave %v, want ErrZeroPartition", name, err)
+		}
+	}
+}
+
+func TestSolveBadInput(t *testing.T) {
+	good := gridModel(t, 2, 1, 1)
+	cases := map[string]struct {
+		m   *mrf.Model
+		opt Options
+	}{
+		"no variables":     {&mrf.Model{}, Options{}},
+		"bad table":        {&mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0}}}}, Options{}},
+		"NaN entry":        {&mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.NaN()}}}}, Options{}},
+		"negative memory":  {good, Options{Memory: -1}},
+		"negative tries":   {good, Options{Tries: -2}},
+		"negative maximum": {good, Options{MaxTable: -5}},
+	}
+	for name, c := range cases {
+		if _, err := Solve(c.m, c.opt); err == nil {
+			t.Errorf("%s: Solve accepted it", name)
+		}
+		if _, _, err := Sample(c.m, 1, mrf.NewRand(1), c.opt); err == nil {
+			t.Errorf("%s: Sample accepted it", name)
+		}
+		if _, err := MakePlan(c.m, c.opt); err == nil {
+			t.Errorf("%s: MakePlan accepted it", name)
+		}
+	}
+	if _, _, err := Sample(good, -1, mrf.NewRand(1), Options{}); err == nil {
+		t.Error("Sample accepted a negative count")
+	}
+	if _, _, err := Sample(good, 1, nil, Options{}); err == nil {
+		t.Error("Sample accepted a nil generator")
+	}
+}
+
+// TestSolveCheckpoints runs a grid too wide for brute force with a budget
+// that forces recomputation and with enough memory to store everything: the
+// numbers must be identical, and the tight run must really recompute.
+func TestSolveCheckpoints(t *testing.T) {
+	m := gridModel(t, 7, 1, 11)
+	full, ef, err := solve(m, Options{Memory: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mem := range []int64{1, 4 << 10, 12 << 10} {
+		tight, et, err := solve(m, Options{Memory: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if et.forwards <= ef.forwards {
+			t.Errorf("memory %d: %d forward steps, no more than the %d of the unlimited run", mem, et.forwards, ef.forwards)
+		}
+		t.Logf("memory %d: %d forward steps (unlimited: %d)", mem, et.forwards, ef.forwards)
+		if tight.LogZ != full.LogZ {
+			t.Errorf("memory %d: log Z %v, unlimited %v", mem, tight.LogZ, full.LogZ)
+		}
+		for v := range full.VarMarginals {
+			for s := range full.VarMarginals[v] {
+				if tight.VarMarginals[v][s] != full.VarMarginals[v][s] {
+					t.Fatalf("memory %d: marginal of %d differs", mem, v)
+				}
+			}
+		}
+		for a := range full.FactorMarginals {
+			for i := range full.FactorMarginals[a] {
+				if tight.FactorMarginals[a][i] != full.FactorMarginals[a][i] {
+					t.Fatalf("memory %d: factor %d marginal differs", mem, a)
+				}
+			}
+		}
+	}
+	// Internal consistency of the unlimited run: each pairwise factor
+	// marginal sums to the marginals of its two variables.
+	for a := 49; a < len(m.Factors); a++ {
+		f := m.Factors[a]
+		fm := full.FactorMarginals[a]
+		for s := range 2 {
+			if d := fm[2*s] + fm[2*s+1] - full.VarMarginals[f.Vars[0]][s]; math.Abs(d) > 1e-12 {
+				t.Errorf("factor %d row %d off by %g", a, s, d)
+			}
+			if d := fm[s] + fm[2+s] - full.VarMarginals[f.Vars[1]][s]; math.Abs(d) > 1e-12 {
+				t.Errorf("factor %d column %d off by %g", a, s, d)
+			}
+		}
+	}
+}

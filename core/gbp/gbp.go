@@ -1,0 +1,407 @@
+// Package gbp implements generalized belief propagation ("gbp") on a region
+// graph: the parent-to-child algorithm of Yedidia, Freeman and Weiss (2005,
+// "Constructing free-energy approximations and generalized belief
+// propagation algorithms"; paper appendix D), in log space, with the region
+// free energy of its beliefs as its estimate of -ln Z.
+//
+// Every region-graph edge P→C carries one message m_{P→C}(x_C). Write
+// E(R) = {R} ∪ descendants(R). A region's belief is its own factors times
+// every message that enters E(R) from outside it:
+//
+//	b_R(x_R) ∝ Π_{a ∈ F_R} ψ_a(x_a) · Π_{I→J : J ∈ E(R), I ∉ E(R)} m_{I→J}(x_J).
+//
+// Requiring Σ_{x_{P\C}} b_P = b_C gives the update
+//
+//	m_{P→C}(x_C) ∝ Σ_{x_{P\C}} Π_{a ∈ F_P \ F_C} ψ_a · Π_{(I→J) ∈ N(P,C)} m_{I→J}
+//	               / Π_{(I→J) ∈ D(P,C)} m_{I→J},
+//
+// where N(P,C) holds the edges I→J with J ∈ E(P) \ E(C) and I ∉ E(P), and
+// D(P,C) the edges I→J with J ∈ E(C) and I ∈ E(P) \ E(C) other than P→C
+// itself (the message being solved for). The factors of the update are all
+// of the parent's factors that the child lacks, including those that link the
+// parent's extra variables to the child's.
+//
+// Schedule. The messages out of root regions drive the iteration and every
+// lower message is kept a function of the messages above it. A sweep visits
+// the root edges in a fixed order (roots in region order, each root's
+// children ascending); right after updating m_{P→C} it recomputes, undamped
+// and top-down, every message on an edge whose parent lies in E(C). Those
+// lower messages depend on m_{P→C} (it is in their N sets) and return in the
+// D sets of other updates, where they must cancel the N messages they were
+// built from. Left stale, they do not cancel: the plain sweep that updates
+// every edge once, top-down, converged on none of ten 10x10 Ising grids
+// (faces, γ = 0.1 or 1, damped 0.5 or not) and failed even on some weakly
+// coupled 5x5 ones, while this schedule converged on every grid tried (ten
+// each of 4x4, 10x10 and 20x20 at γ = 0.1 and 1). On a bethe region graph
+// variables have no children, and the schedule is sequential loopy BP in
+// factor order.
+//
+// Damping α (Options.Damping, default 0) mixes each driven update in the log
+// domain, log m ← (1-α)·log m_new + α·log m_old. With this schedule it slows
+// convergence on grids or prevents it (see Options), so it is off by
+// default. Every message is shifted so that its largest entry is 0.
+//
+// Zero potentials (-Inf log entries) stay in log space. A division by a zero
+// message gives a zero message entry (x/0 := 0, as in libDAI), which is what
+// the belief of the child has there anyway; -Inf - -Inf never occurs, so no
+// NaN arises. A message with no mass anywhere (the other messages contradict a
+// hard constraint) is set uniform and counted in the diagnostics.
+//
+// Results: variable and factor marginals are read out as the mean of the
+// marginals of every region containing the variable or factor scope
+// (region.Graph.VarMarginals, FactorMarginals); FreeEnergy is the region free
+// energy F_R of the beliefs (region.Graph.FreeEnergy) and LogZ = -F.
+// Diagnostics: "max_delta" (last sweep's largest belief change),
+// "max_consistency" (largest |b_C - Σ_{P\C} b_P| over all edges and states),
+// "damping", "degenerate_messages" and "degenerate_beliefs".
+package gbp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
+)
+
+// Options configures a GBP run. Zero Tol and MaxIter take their defaults.
+type Options struct {
+	// Tol stops the run when no entry of any region belief changed by more
+	// than Tol in a sweep. Default 1e-9.
+	Tol float64
+	// MaxIter caps the number of sweeps. Default 2000.
+	MaxIter int
+	// Damping α in [0, 1) mixes every driven (root-edge) message update with
+	// the old message in the log domain: (1-α)·new + α·old. Default 0: on ten
+	// 10x10 Ising grids (γ = 1, faces) the undamped schedule converged on all
+	// in 16.7 sweeps on average, with α = 0.2 in 33.6, and with α = 0.5 only
+	// four of ten converged within 1000 sweeps.
+	Damping float64
+}
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options { return Options{Tol: 1e-9, MaxIter: 2000} }
+
+// GBP is parent-to-child generalized belief propagation on one region graph.
+// It keeps its messages between Infer calls and warm-starts from them when the
+// next model has the same structure (cardinalities and scopes); Reset forgets
+// them. A GBP is not safe for concurrent use.
+type GBP struct {
+	opts Options
+	g    *region.Graph
+
+	fg *infer.FactorGraph // structure of the last model; nil before the first Infer or after Reset
+	st *structure         // precomputed for fg's structure
+
+	msg    []float64 // log messages, edge e at msg[st.msgOff[e]:st.msgOff[e+1]], max entry 0
+	psiE   []float64 // per edge, over parent states: Σ_{a ∈ F_P \ F_C} log ψ_a
+	psiR   []float64 // per region: Σ_{a ∈ F_R} log ψ_a
+	belief []float64 // region beliefs (probabilities) after the last sweep
+	next   []float64 // scratch, same shape as belief
+	tab    []float64 // scratch, largest parent
+	out    []float64 // scratch, largest child
+	sum    []float64 // scratch, largest child
+
+	degenerateMsgs    int
+	degenerateBeliefs int
+}
+
+// New returns a GBP method on region graph g with opts (zero fields take their
+// defaults). g is kept, not copied, and must not change afterwards; every
+// model passed to Infer must fit it (the model g was built from, or one with
+// the same structure).
+func New(g *region.Graph, opts Options) (*GBP, error) {
+	if g == nil || len(g.Regions) == 0 {
+		return nil, errors.New("gbp: empty region graph")
+	}
+	def := DefaultOptions()
+	if opts.Tol == 0 {
+		opts.Tol = def.Tol
+	}
+	if opts.MaxIter == 0 {
+		opts.MaxIter = def.MaxIter
+	}
+	switch {
+	case !(opts.Tol > 0) || math.IsInf(opts.Tol, 1):
+		return nil, fmt.Errorf("gbp: tolerance %v, want a positive number", opts.Tol)
+	case opts.MaxIter < 0:
+		return nil, fmt.Errorf("gbp: max iterations %d, want > 0", opts.MaxIter)
+	case !(opts.Damping >= 0 && opts.Damping < 1):
+		return nil, fmt.Errorf("gbp: damping %v, want 0 <= damping < 1", opts.Damping)
+	}
+	return &GBP{opts: opts, g: g}, nil
+}
+
+// Name returns "gbp".
+func (gb *GBP) Name() string { return "gbp" }
+
+// Options returns the options in use, defaults filled in.
+func (gb *GBP) Options() Options { return gb.opts }
+
+// Graph returns the region graph the method runs on.
+func (gb *GBP) Graph() *region.Graph { return gb.g }
+
+// Reset forgets the messages, so the next Infer starts from uniform ones.
+func (gb *GBP) Reset() { gb.fg, gb.st = nil, nil }
+
+// Beliefs returns a copy of the region beliefs of the last Infer call, one
+// table per region of Graph (row-major over Region.Vars, last variable
+// fastest), or nil before the first call or after Reset.
+func (gb *GBP) Beliefs() [][]float64 {
+	if gb.st == nil {
+		return nil
+	}
+	out := make([][]float64, len(gb.g.Regions))
+	for r := range out {
+		out[r] = append([]float64(nil), gb.regionSlice(gb.belief, r)...)
+	}
+	return out
+}
+
+// Infer runs GBP on m, warm-starting from the messages of the previous call
+// when m has the same structure. It fails if m does not fit the region graph.
+func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	if m == nil {
+		return nil, errors.New("gbp: nil model")
+	}
+	if gb.fg.SameStructure(m) {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("gbp: %w", err)
+		}
+	} else {
+		fg, err := infer.NewFactorGraph(m)
+		if err != nil {
+			return nil, fmt.Errorf("gbp: %w", err)
+		}
+		if err := gb.g.Validate(m); err != nil {
+			return nil, fmt.Errorf("gbp: region graph does not fit the model: %w", err)
+		}
+		st, err := newStructure(gb.g, m)
+		if err != nil {
+			return nil, fmt.Errorf("gbp: %w", err)
+		}
+		gb.fg, gb.st = fg, st
+		gb.alloc()
+	}
+	gb.potentials(m)
+
+	gb.beliefs(gb.belief) // what the first sweep is measured against
+	res := &infer.Result{Diagnostics: map[string]float64{"damping": gb.opts.Damping}}
+	delta := math.Inf(1)
+	for res.Iterations < gb.opts.MaxIter {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("gbp: stopped after %d sweeps: %w", res.Iterations, err)
+		}
+		gb.sweep()
+		res.Iterations++
+		delta = gb.beliefs(gb.next)
+		gb.belief, gb.next = gb.next, gb.belief
+		if delta < gb.opts.Tol {
+			res.Converged = true
+			break
+		}
+	}
+	gb.finish(m, res)
+	res.Diagnostics["max_delta"] = delta
+	res.Diagnostics["degenerate_messages"] = float64(gb.degenerateMsgs)
+	res.Diagnostics["degenerate_beliefs"] = float64(gb.degenerateBeliefs)
+	return res, nil
+}
+
+// alloc sizes the message, potential, belief and scratch arrays for gb.st and
+// sets every message uniform.
+func (gb *GBP) alloc() {
+	st := gb.st
+	gb.msg = make([]float64, st.msgOff[len(st.edges)])
+	gb.psiE = make([]float64, st.psiOff[len(st.edges)])
+	gb.psiR = make([]float64, st.regOff[len(st.size)])
+	gb.belief = make([]float64, len(gb.psiR))
+	gb.next = make([]float64, len(gb.psiR))
+	maxP, maxC := 0, 0
+	for _, e := range st.edges {
+		maxP = max(maxP, st.size[e.parent])
+		maxC = max(maxC, st.size[e.child])
+	}
+	gb.tab = make([]float64, maxP)
+	gb.out = make([]float64, maxC)
+	gb.sum = make([]float64, maxC)
+}
+
+func (gb *GBP) message(e int) []float64 { return gb.msg[gb.st.msgOff[e]:gb.st.msgOff[e+1]] }
+
+func (gb *GBP) regionSlice(flat []float64, r int) []float64 {
+	return flat[gb.st.regOff[r]:gb.st.regOff[r+1]]
+}
+
+// potentials fills psiR and psiE from m's tables.
+func (gb *GBP) potentials(m *mrf.Model) {
+	st := gb.st
+	for r := range st.size {
+		p := gb.regionSlice(gb.psiR, r)
+		clear(p)
+		for k, a := range gb.g.Regions[r].Factors {
+			addTable(p, m.Factors[a].LogTable, st.factorMaps[r][k])
+		}
+	}
+	for e := range st.edges {
+		ed := &st.edges[e]
+		p := gb.psiE[st.psiOff[e]:st.psiOff[e+1]]
+		clear(p)
+		facs := gb.g.Regions[ed.parent].Factors
+		for _, k := range ed.factors {
+			addTable(p, m.Factors[facs[k]].LogTable, st.factorMaps[ed.parent][k])
+		}
+	}
+}
+
+// addTable adds t[mp[x]] to p[x] for every x.
+func addTable(p, t []float64, mp []int32) {
+	for x, i := range mp {
+		p[x] += t[i]
+	}
+}
+
+// sweep updates every message once, in schedule order. It allocates nothing.
+// sweep runs one sweep of the schedule: every root edge's message is updated
+// (damped), and after each, every message below that edge's child is
+// recomputed exactly, top-down. It allocates nothing.
+func (gb *GBP) sweep() {
+	st := gb.st
+	gb.degenerateMsgs = 0
+	for k, e := range st.drive {
+		gb.update(e, gb.opts.Damping)
+		for _, f := range st.below[k] {
+			gb.update(f, 0)
+		}
+	}
+}
+
+// update recomputes the message of edge e by the parent-to-child rule and
+// stores (1-alpha)·new + alpha·old, shifted to a largest entry of 0.
+func (gb *GBP) update(e int, alpha float64) {
+	st := gb.st
+	ed := &st.edges[e]
+	tab := gb.tab[:st.size[ed.parent]]
+	copy(tab, gb.psiE[st.psiOff[e]:st.psiOff[e+1]])
+	for _, ref := range ed.num {
+		m := gb.message(ref.edge)
+		for x, j := range st.maps[ref.mp] {
+			tab[x] += m[j]
+		}
+	}
+	out := gb.out[:st.size[ed.child]]
+	logSumByMap(tab, st.maps[ed.pc], out, gb.sum[:len(out)])
+	for _, ref := range ed.den {
+		m := gb.message(ref.edge)
+		for y, j := range st.maps[ref.mp] {
+			switch d := m[j]; {
+			case math.IsInf(out[y], -1):
+			case math.IsInf(d, -1):
+				out[y] = math.Inf(-1) // division by a zero message: 0
+			default:
+				out[y] -= d
+			}
+		}
+	}
+	if math.IsInf(infer.ShiftMax(out), -1) {
+		gb.degenerateMsgs++
+	}
+	old := gb.message(e)
+	if alpha > 0 {
+		// alpha·(-Inf) is -Inf, never NaN, since 0 < alpha < 1 and no
+		// entry is +Inf.
+		for y := range out {
+			out[y] = (1-alpha)*out[y] + alpha*old[y]
+		}
+		infer.ShiftMax(out)
+	}
+	copy(old, out)
+}
+
+// logSumByMap sets out[y] = ln Σ_{x : mp[x] = y} exp(tab[x]) without
+// overflow; sum is scratch of len(out). A child state with no finite entry
+// gets -Inf.
+func logSumByMap(tab []float64, mp []int32, out, sum []float64) {
+	for y := range out {
+		out[y] = math.Inf(-1)
+	}
+	for x, y := range mp {
+		out[y] = max(out[y], tab[x])
+	}
+	clear(sum)
+	for x, y := range mp {
+		if mx := out[y]; !math.IsInf(mx, -1) {
+			sum[y] += math.Exp(tab[x] - mx)
+		}
+	}
+	for y, s := range sum {
+		if !math.IsInf(out[y], -1) {
+			out[y] += math.Log(s)
+		}
+	}
+}
+
+// beliefs writes every region's belief (probabilities) into dst and returns
+// the largest absolute change from gb.belief. It allocates nothing.
+func (gb *GBP) beliefs(dst []float64) float64 {
+	st := gb.st
+	gb.degenerateBeliefs = 0
+	delta := 0.0
+	for r := range st.size {
+		b := gb.regionSlice(dst, r)
+		copy(b, gb.regionSlice(gb.psiR, r))
+		for _, ref := range st.in[r] {
+			m := gb.message(ref.edge)
+			for x, j := range st.maps[ref.mp] {
+				b[x] += m[j]
+			}
+		}
+		if math.IsInf(infer.NormalizeLogTo(b, b), -1) {
+			gb.degenerateBeliefs++
+		}
+		for x, p := range gb.regionSlice(gb.belief, r) {
+			delta = max(delta, math.Abs(b[x]-p))
+		}
+	}
+	return delta
+}
+
+// finish fills in res's marginals, free energy and consistency from the
+// current beliefs.
+func (gb *GBP) finish(m *mrf.Model, res *infer.Result) {
+	st := gb.st
+	n := len(st.size)
+	b := make([][]float64, n)
+	E := make([][]float64, n)
+	for r := range b {
+		b[r] = gb.regionSlice(gb.belief, r)
+		psi := gb.regionSlice(gb.psiR, r)
+		E[r] = make([]float64, len(psi))
+		for x, l := range psi {
+			E[r][x] = -l
+		}
+	}
+	res.VarMarginals = gb.g.VarMarginals(m, b)
+	res.FactorMarginals = gb.g.FactorMarginals(m, b)
+	F := gb.g.FreeEnergy(m, E, b)
+	if math.IsNaN(F) {
+		// Only degenerate beliefs that cover zero potentials, in regions of
+		// both signs, give +Inf - Inf: the beliefs are infeasible.
+		F = math.Inf(1)
+	}
+	res.FreeEnergy = F
+	res.LogZ = -F
+
+	viol := 0.0
+	for _, ed := range st.edges {
+		out := gb.out[:st.size[ed.child]]
+		region.Marginalize(b[ed.parent], st.maps[ed.pc], out)
+		for y, p := range b[ed.child] {
+			viol = max(viol, math.Abs(p-out[y]))
+		}
+	}
+	res.Diagnostics["max_consistency"] = viol
+}

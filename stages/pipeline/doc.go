@@ -1,0 +1,62 @@
+// Package pipeline runs the stages of an experiment as described by
+// pipeline.toml, rerunning only what changed.
+//
+// # Config
+//
+// The config names stage instances; each runs one binary with flags:
+//
+//	data = "data"                     # root of the outputs, relative to the config file
+//
+//	[stage.models]
+//	run = ["sample-model", "ising"]   # binary, then subcommand words
+//	flags = { graph = "grid", count = 10, seed = 1 }
+//	[stage.models.shard]              # optional: fan out over the product of these lists
+//	size = [5, 10]
+//	gamma = [0.1, 1.0]
+//
+//	[stage.exact]
+//	run = ["exact-infer"]
+//	inputs = { models = "models" }    # --models=<output dir of stage models>
+//
+// Flag values are strings, integers, floats, booleans (true gives --flag,
+// false gives --flag=false) or lists (comma-joined). Every argument is
+// written --name=value, so negative numbers cannot be mistaken for flags.
+// An input maps a flag to another stage; a list of stages repeats the flag.
+// Unknown keys, dangling inputs, cycles, a flag set twice (in flags and in
+// shard, say) and unknown binaries are errors naming the key and its line.
+//
+// # Instances and output directories
+//
+// A stage writes to <data>/<stage>. A stage with shard lists runs once per
+// combination of values, into <data>/<stage>/<key=value,...>, and gets the
+// values as flags. A stage with a single-valued input from a sharded stage
+// runs once per upstream shard, into a directory of the same name (with
+// several such inputs, shards are matched on the keys they share); one that
+// takes the input as a list instead gets every matching shard at once, so
+// a scoring stage can gather them all. The instance ID is the output
+// directory relative to the data root, e.g. "exact/size=5,gamma=0.1".
+// Commands run in the config file's directory, with paths relative to it.
+//
+// # Up to date
+//
+// A stage instance is up to date when its output directory holds a stamp
+// (StampName) whose fingerprint matches: the sha256 of the binary, the
+// arguments (without --out), and the sha256 of every file in each input
+// directory; and when the output files the stamp lists are still there
+// unchanged. Files whose names begin with "." and subdirectories are not
+// outputs. The stamp is removed before a stage runs and written, atomically,
+// only after it exits 0, so a failed or interrupted run is never complete.
+// Instances are judged when their upstream has finished: an upstream that
+// reruns but produces byte-identical files leaves its dependants up to date.
+//
+// # Running
+//
+// Runner.Run runs out-of-date instances in dependency order, up to Jobs at
+// once, each through an Executor (Local: a subprocess in its own process
+// group, its stdout and stderr in <out>/.logs). A failure blocks the
+// instances that depend on it; the others go on. Cancelling the context
+// stops the running subprocesses. Runner.DryRun prints the plan and
+// Plan.Status says, for every instance, up to date, stale (why) or missing.
+// The Executor interface is small so that a batch executor (Slurm: one job
+// per instance, with its dependencies) can take the place of Local.
+package pipeline

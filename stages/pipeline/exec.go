@@ -1,0 +1,165 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Job is one instance ready to run.
+type Job struct {
+	ID     string   // instance ID
+	Path   string   // the binary
+	Args   []string // arguments after the binary
+	Dir    string   // working directory: relative paths in Args resolve here
+	LogDir string   // stdout.log and stderr.log go here
+	Deps   []string // IDs of the jobs it needs; already finished when Run is called
+}
+
+// Executor runs jobs. The runner decides what runs and when, and calls Run
+// for a job only once its Deps have finished, so an executor need not track
+// dependencies; a batch executor (Slurm) can still pass them on. Run blocks
+// until the job has finished and returns nil only if it exited 0; when ctx
+// is cancelled it must stop the job.
+type Executor interface {
+	Run(ctx context.Context, job *Job) error
+}
+
+// ExitError reports a job that ran and exited non-zero, or a Slurm job
+// that ended in a state other than COMPLETED.
+type ExitError struct {
+	ID     string
+	Code   int      // exit code; -1 if killed by a signal or unknown
+	Tail   []string // last lines of its stderr
+	LogDir string
+
+	Job      string // the Slurm job, e.g. "123_4"; "" for a local run
+	State    string // the Slurm job's final state: FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY...
+	TailFrom string // the file Tail comes from, for a Slurm job
+}
+
+func (e *ExitError) Error() string {
+	if e.Job != "" {
+		msg := fmt.Sprintf("%s: Slurm job %s %s", e.ID, e.Job, e.State)
+		if e.Code >= 0 {
+			msg += fmt.Sprintf(", exit code %d", e.Code)
+		}
+		return msg + fmt.Sprintf(" (logs in %s)", e.LogDir)
+	}
+	return fmt.Sprintf("%s: exit code %d (logs in %s)", e.ID, e.Code, e.LogDir)
+}
+
+// Local runs jobs as subprocesses of this process.
+type Local struct {
+	// TailLines is how many lines of stderr an ExitError keeps; 0 means 20.
+	TailLines int
+	// KillDelay is how long a cancelled job has after SIGTERM before it is
+	// killed; 0 means 5 seconds.
+	KillDelay time.Duration
+}
+
+// Run starts job in its own process group, so cancelling stops the job and
+// anything it started, and writes its output to LogDir.
+func (l Local) Run(ctx context.Context, job *Job) error {
+	if err := os.MkdirAll(job.LogDir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", job.ID, err)
+	}
+	stdout, err := os.Create(filepath.Join(job.LogDir, "stdout.log"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", job.ID, err)
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(job.LogDir, "stderr.log"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", job.ID, err)
+	}
+	defer stderr.Close()
+	n := l.TailLines
+	if n <= 0 {
+		n = 20
+	}
+	tail := &tailWriter{max: n}
+
+	cmd := exec.CommandContext(ctx, job.Path, job.Args...)
+	cmd.Dir = job.Dir
+	cmd.Stdout = stdout
+	cmd.Stderr = &teeWriter{file: stderr, tail: tail}
+	setProcessGroup(cmd)
+	cmd.WaitDelay = l.KillDelay
+	if cmd.WaitDelay <= 0 {
+		cmd.WaitDelay = 5 * time.Second
+	}
+	err = cmd.Run()
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", job.ID, context.Cause(ctx))
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &ExitError{ID: job.ID, Code: ee.ExitCode(), Tail: tail.lines(), LogDir: job.LogDir}
+	}
+	return fmt.Errorf("%s: %w", job.ID, err)
+}
+
+// teeWriter writes to a file and keeps a tail; a failing file write does not
+// stop the tail.
+type teeWriter struct {
+	file *os.File
+	tail *tailWriter
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	t.tail.Write(p)
+	return t.file.Write(p)
+}
+
+// tailWriter keeps the last max lines written to it.
+type tailWriter struct {
+	mu      sync.Mutex
+	max     int
+	partial []byte
+	done    []string
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial = append(t.partial, p...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		t.done = append(t.done, strings.TrimRight(string(t.partial[:i]), "\r"))
+		t.partial = t.partial[i+1:]
+		if len(t.done) > t.max {
+			t.done = t.done[len(t.done)-t.max:]
+		}
+	}
+	if len(t.partial) > 64<<10 { // a runaway line: keep its end
+		t.partial = t.partial[len(t.partial)-64<<10:]
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]string(nil), t.done...)
+	if len(t.partial) > 0 {
+		out = append(out, string(t.partial))
+	}
+	if len(out) > t.max {
+		out = out[len(out)-t.max:]
+	}
+	return out
+}
