@@ -40,7 +40,7 @@ type runCmd struct {
 	configFlag
 	Only    []string `sep:"none" placeholder:"NAME" help:"Run only this stage (or instance, such as exact/size=5,gamma=0.1), after its out-of-date upstream stages. Repeat for several."`
 	Force   bool     `help:"Rerun the selected stages (all, or those named by --only) even when up to date."`
-	Jobs    int      `short:"j" default:"0" help:"Stage instances run at once (0: number of CPUs)."`
+	Jobs    int      `short:"j" default:"0" help:"Stage instances run at once (0: number of CPUs); with --executor slurm, Slurm decides."`
 	DryRun  bool     `name:"dry-run" short:"n" help:"Print the plan (what runs, why, and the command lines) and run nothing; builds nothing either."`
 	Bin     string   `type:"path" placeholder:"DIR" help:"Use the prebuilt stage binaries in DIR instead of building them."`
 	NoBuild bool     `name:"no-build" help:"Do not build: use the binaries already in bin/ of the module."`

@@ -122,7 +122,18 @@ func TestExitCodes(t *testing.T) {
 		{"dry run of one instance", []string{"run", "--config", good, "--bin", bin, "--dry-run", "--only", "b/n=2,m=x"}, 0, "plan: 2 instances: 2 to run"},
 		{"failure", []string{"run", "--config", failing, "--bin", bin}, 1, "FAILED b/n=1,m=x: exit code 3"},
 		{"status after failure", []string{"status", "--config", failing, "--bin", bin}, 0, "b/n=2,m=x  missing"},
+		{"slurm dry run", []string{"run", "--config", good, "--bin", bin, "--executor", "slurm", "--dry-run", "--partition", "p"},
+			0, "--array=0-1 --cpus-per-task=1 --mem=2G --time=1:00:00 --partition=p\n"},
 		{"rerun after failure", []string{"run", "--config", good, "--bin", bin}, 0, "2 ran, 2 up to date"},
+		{"slurm flag without slurm", []string{"run", "--config", good, "--bin", bin, "--partition", "p"}, 2, "need --executor slurm"},
+		{"unknown executor", []string{"run", "--config", good, "--bin", bin, "--executor", "pbs"}, 2, "--executor must be one of"},
+		// The job subcommand is what a Slurm job runs.
+		{"job up to date", []string{"job", "--config", good, "--bin", bin, "a/n=1,m=x"}, 0, "msg=\"up to date\""},
+		{"job forced", []string{"job", "--config", good, "--bin", bin, "--force", "a/n=1,m=x"}, 0, "msg=done"},
+		{"job failing", []string{"job", "--config", failing, "--bin", bin, "b/n=1,m=x"}, 3, "| fake error line 25"},
+		{"job of a changed config", []string{"job", "--config", good, "--bin", bin, "--expect=0123", "b/n=1,m=x"}, 1, "changed since the job was submitted"},
+		{"job of an unknown instance", []string{"job", "--config", good, "--bin", bin, "b/n=3"}, 2, `no such stage "b/n=3"`},
+		{"job rerun", []string{"job", "--config", good, "--bin", bin, "b/n=1,m=x"}, 0, "msg=done"},
 	}
 	for _, tt := range tests {
 		code, out, errs := invoke(t, tt.args...)

@@ -18,6 +18,19 @@
 //	run = ["exact-infer"]
 //	inputs = { models = "models" }    # --models=<output dir of stage models>
 //
+// What each instance asks a batch scheduler for, and the scheduler's
+// settings (only the Slurm executor reads them; they are not part of the
+// fingerprint):
+//
+//	[resources]                       # defaults: 1 cpu, "2G", "1:00:00"
+//	cpus = 1
+//	memory = "2G"                     # Slurm --mem syntax, or whole megabytes
+//	time = "1:00:00"                  # Slurm --time syntax, or whole minutes
+//	[stage.exact.resources]           # per stage, over the defaults
+//	memory = "8G"
+//	[slurm]
+//	partition = "short"               # also account, and options = ["--qos=low"]
+//
 // Flag values are strings, integers, floats, booleans (true gives --flag,
 // false gives --flag=false) or lists (comma-joined). Every argument is
 // written --name=value, so negative numbers cannot be mistaken for flags.
@@ -57,6 +70,16 @@
 // instances that depend on it; the others go on. Cancelling the context
 // stops the running subprocesses. Runner.DryRun prints the plan and
 // Plan.Status says, for every instance, up to date, stale (why) or missing.
-// The Executor interface is small so that a batch executor (Slurm: one job
-// per instance, with its dependencies) can take the place of Local.
+//
+// # Slurm
+//
+// With Runner.Slurm set, Run submits every out-of-date instance to Slurm at
+// once instead: one sbatch job per instance, a job array per stage that
+// fans out, each with --dependency on the jobs that make its inputs. The
+// jobs run the pipeline binary's hidden job subcommand (RunBatchJob), which
+// applies the up-to-date rule on the node when the job starts and writes
+// the stamp there when the stage exits 0; a job killed by scancel or a
+// time limit leaves none. Run follows the jobs with squeue (sacct when
+// accounting is on) and reports as for a local run; AttachJobs adds each
+// instance's last job to Plan.Status. See Slurm for the details.
 package pipeline

@@ -25,9 +25,9 @@ type Job struct {
 
 // Executor runs jobs. The runner decides what runs and when, and calls Run
 // for a job only once its Deps have finished, so an executor need not track
-// dependencies; a batch executor (Slurm) can still pass them on. Run blocks
-// until the job has finished and returns nil only if it exited 0; when ctx
-// is cancelled it must stop the job.
+// dependencies. Run blocks until the job has finished and returns nil only
+// if it exited 0; when ctx is cancelled it must stop the job. (Slurm, which
+// is handed the whole graph at once, is not an Executor: see Runner.Slurm.)
 type Executor interface {
 	Run(ctx context.Context, job *Job) error
 }
@@ -36,7 +36,7 @@ type Executor interface {
 // that ended in a state other than COMPLETED.
 type ExitError struct {
 	ID     string
-	Code   int      // exit code; -1 if killed by a signal or unknown
+	Code   int      // exit code; -1 if killed by a signal or unknown (0 for a Slurm job cancelled before it ran)
 	Tail   []string // last lines of its stderr
 	LogDir string
 
@@ -48,7 +48,7 @@ type ExitError struct {
 func (e *ExitError) Error() string {
 	if e.Job != "" {
 		msg := fmt.Sprintf("%s: Slurm job %s %s", e.ID, e.Job, e.State)
-		if e.Code >= 0 {
+		if e.Code > 0 {
 			msg += fmt.Sprintf(", exit code %d", e.Code)
 		}
 		return msg + fmt.Sprintf(" (logs in %s)", e.LogDir)

@@ -467,7 +467,7 @@ func (rep *Report) WriteSummary(w io.Writer) {
 			switch {
 			case errors.As(res.Err, &ee) && ee.Job != "":
 				fmt.Fprintf(w, "FAILED %s: Slurm job %s %s", res.Instance.ID, ee.Job, ee.State)
-				if ee.Code >= 0 {
+				if ee.Code > 0 {
 					fmt.Fprintf(w, ", exit code %d", ee.Code)
 				}
 				fmt.Fprintf(w, "; logs in %s", c.rel(ee.LogDir))

@@ -25,12 +25,14 @@ type jobRecord struct {
 }
 
 // jobResult is written into <out>/.logs/job.json by the job itself when it
-// ends (unless it is killed outright): what became of the instance.
+// starts (outcome "running") and again when it ends, unless it is killed
+// outright: what became of the instance.
 type jobResult struct {
 	Job      string    `json:"job"`
-	Outcome  string    `json:"outcome"` // an Outcome's String: ran, up to date, failed, cancelled
+	Outcome  string    `json:"outcome"` // running, or an Outcome's String: ran, up to date, failed, cancelled
 	Code     int       `json:"exit_code"`
 	Error    string    `json:"error,omitempty"`
+	Logs     bool      `json:"logs"` // the stage binary was started: .logs/std*.log are this job's
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
 }
@@ -164,12 +166,12 @@ func (r *Runner) runSlurm(ctx context.Context, p *Plan) (*Report, error) {
 			}
 		}
 		args := sl.sbatchArgs(p.Config, s, ids)
+		now := time.Now().UTC() // before: the job may start before sbatch returns
 		id, err := sbatch(ctx, args, script(p.Config, s, pipelineBin, binDir))
 		if err != nil {
 			return nil, r.abandon(ids[:i], fmt.Errorf("submit stage %s: %w", s.stage.Name, err))
 		}
 		ids[i] = id
-		now := time.Now().UTC()
 		for k, inst := range s.insts {
 			t := taskRef{i, -1}
 			if s.tasks != nil {
@@ -420,32 +422,33 @@ func (r *Runner) slurmOutcome(p *Plan, inst *Instance, ref string, rec jobRecord
 		}
 	}
 	state := st.State
-	if state == "" {
+	switch {
+	case state != "":
+	case ok && jr.Outcome == Failed.String():
+		state = "FAILED" // what Slurm says of a job that exits non-zero
+	case ok && jr.Outcome == Cancelled.String():
+		state = "CANCELLED"
+	default:
 		state = "ended (no longer known to squeue or sacct)"
 	}
 	ee := &ExitError{ID: inst.ID, Code: st.Code, LogDir: logDir(inst), Job: ref, State: state}
-	ee.Tail, ee.TailFrom = r.jobTail(inst, rec)
-	if ok && jr.Error != "" && len(ee.Tail) == 0 {
-		ee.Tail = []string{jr.Error}
+	var mine *jobResult
+	if ok {
+		mine = &jr
 	}
+	ee.Tail, ee.TailFrom = tailOfJob(inst, rec, mine, r.Slurm.tailLines())
 	res.Outcome, res.Err = Failed, ee
 	return res
 }
 
-// jobTail returns the last lines of what a job wrote: the stage binary's
-// stderr if it ran in this job, else Slurm's output file of the job (where
-// the pipeline binary's own errors go).
-func (r *Runner) jobTail(inst *Instance, rec jobRecord) ([]string, string) {
-	n := 20
-	if r.Slurm != nil && r.Slurm.TailLines > 0 {
-		n = r.Slurm.TailLines
-	}
-	return tailOfJob(inst, rec, n)
-}
-
-func tailOfJob(inst *Instance, rec jobRecord, n int) ([]string, string) {
-	stderr := filepath.Join(logDir(inst), "stderr.log")
-	if fi, err := os.Stat(stderr); err == nil && !fi.ModTime().Before(rec.Submitted) {
+// tailOfJob returns the last lines of what a job wrote, and the file they
+// come from: the stage binary's stderr if the job got as far as running it
+// (jr is the job's own result file, nil if it did not write one), else
+// Slurm's output file of the job, where the pipeline binary's own errors go.
+func tailOfJob(inst *Instance, rec jobRecord, jr *jobResult, n int) ([]string, string) {
+	// A job killed outright ("running") may have got as far as the binary.
+	if jr != nil && (jr.Logs || jr.Outcome == "running") {
+		stderr := filepath.Join(logDir(inst), "stderr.log")
 		if lines := tailFile(stderr, n); len(lines) > 0 {
 			return lines, stderr
 		}
@@ -454,6 +457,9 @@ func tailOfJob(inst *Instance, rec jobRecord, n int) ([]string, string) {
 		if lines := tailFile(rec.Output, n); len(lines) > 0 {
 			return lines, rec.Output
 		}
+	}
+	if jr != nil && jr.Error != "" {
+		return []string{jr.Error}, filepath.Join(logDir(inst), resultName)
 	}
 	return nil, ""
 }
@@ -507,13 +513,16 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 	if j.Job == "" {
 		j.Job = SlurmJobID()
 	}
-	jr := jobResult{Job: j.Job, Started: time.Now().UTC(), Code: -1}
+	jr := jobResult{Job: j.Job, Outcome: "running", Started: time.Now().UTC(), Code: -1}
 	save := func() {
 		jr.Finished = time.Now().UTC()
 		if err := writeJSON(filepath.Join(logDir(inst), resultName), jr); err != nil {
 			r.logger().Error("write job result", "stage", inst.ID, "err", err)
 		}
 	}
+	// Say at once which job works here, so whoever reads the logs knows
+	// whose they are even if the job is killed outright.
+	save()
 	if j.Expect != "" && instanceKey(inst) != j.Expect {
 		err := fmt.Errorf("%s: %s changed since the job was submitted: the instance no longer runs what was submitted; run the pipeline again", inst.ID, p.Config.File)
 		jr.Outcome, jr.Error = Failed.String(), err.Error()
@@ -532,6 +541,7 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 	res := r.runOne(ctx, p, newHasher(), inst, j.Force, r.Executor, &tracker{running: map[*Instance]time.Time{}})
 	res.Job = j.Job
 	jr.Outcome = res.Outcome.String()
+	jr.Logs = res.Elapsed > 0 // runOne times only a binary it started
 	switch {
 	case res.Outcome == Ran || res.Outcome == Skipped:
 		jr.Code = 0
@@ -568,33 +578,39 @@ type JobInfo struct {
 
 // Failed reports whether the job ended without completing its instance.
 func (j *JobInfo) Failed() bool {
-	switch {
-	case j.Outcome == Failed.String() || j.Outcome == Cancelled.String():
+	switch j.Outcome {
+	case Failed.String(), Cancelled.String():
 		return true
-	case j.Outcome != "":
+	case Ran.String(), Skipped.String():
 		return false
 	}
 	return finished(j.State) && j.State != "COMPLETED"
 }
+
+// ended reports whether the job is over (or Slurm forgot it).
+func (j *JobInfo) ended() bool { return j.State == "" || finished(j.State) }
 
 func (j *JobInfo) String() string {
 	s := "slurm " + j.Job + ": "
 	switch {
 	case j.State != "":
 		s += j.State
-	case j.Outcome != "":
+	case j.Outcome != "" && j.Outcome != "running":
 		s += "ended"
 	default:
 		s += "no longer known to squeue or sacct"
 	}
 	var notes []string
-	if j.Reason != "" && j.Reason != "None" && !finished(j.State) {
-		notes = append(notes, j.Reason)
+	if j.Reason != "" && j.Reason != "None" && j.Reason != "NonZeroExitCode" {
+		notes = append(notes, j.Reason) // e.g. Dependency, Resources, DependencyNeverSatisfied
 	}
-	if j.Outcome != "" {
+	switch {
+	case j.Outcome == "running" && j.ended():
+		notes = append(notes, "killed before it could record its end")
+	case j.Outcome != "" && j.Outcome != "running":
 		notes = append(notes, j.Outcome)
 	}
-	if j.Failed() && j.Code >= 0 {
+	if j.Failed() && j.Code > 0 {
 		notes = append(notes, fmt.Sprintf("exit code %d", j.Code))
 	}
 	if len(notes) > 0 {
@@ -645,14 +661,16 @@ func AttachJobs(ctx context.Context, sts []Status) error {
 		}
 		ji := &JobInfo{Job: rec.Job, State: st.State, Reason: st.Reason, Code: st.Code, Output: rec.Output}
 		var jr jobResult
+		var mine *jobResult
 		if ok, _ := readJSON(filepath.Join(logDir(sts[i].Instance), resultName), &jr); ok && jr.Job == rec.Job {
+			mine = &jr
 			ji.Outcome = jr.Outcome
 			if ji.Code < 0 {
 				ji.Code = jr.Code
 			}
 		}
-		if ji.Failed() || (ji.State == "" && ji.Outcome == "" && sts[i].State != UpToDate) {
-			ji.Tail, _ = tailOfJob(sts[i].Instance, *rec, 10)
+		if ji.Failed() || (ji.ended() && sts[i].State != UpToDate) {
+			ji.Tail, _ = tailOfJob(sts[i].Instance, *rec, mine, 10)
 		}
 		sts[i].Job = ji
 	}
@@ -672,7 +690,11 @@ func (r *Runner) dryRunSlurm(p *Plan, steps []step, w io.Writer) error {
 		return err
 	}
 	subs := planSubmissions(p, runs, forced)
-	fmt.Fprintf(w, "slurm: %d sbatch calls (job IDs shown as $1, $2, ...; each job reruns its instance only if still out of date when it starts):\n", len(subs))
+	calls := "calls"
+	if len(subs) == 1 {
+		calls = "call"
+	}
+	fmt.Fprintf(w, "slurm: %d sbatch %s (job IDs shown as $1, $2, ...; each job runs its instance only if still out of date when it starts):\n", len(subs), calls)
 	ids := make([]string, len(subs))
 	for i := range ids {
 		ids[i] = fmt.Sprintf("$%d", i+1)

@@ -668,3 +668,29 @@ func TestParseSqueueAndSacct(t *testing.T) {
 		t.Error("sacct: a job step was read as a job")
 	}
 }
+
+func TestJobInfoString(t *testing.T) {
+	tests := []struct {
+		ji     JobInfo
+		want   string
+		failed bool
+	}{
+		{JobInfo{Job: "7_1", State: "PENDING", Reason: "Dependency", Code: -1}, "slurm 7_1: PENDING (Dependency)", false},
+		{JobInfo{Job: "7_1", State: "RUNNING", Reason: "None", Outcome: "running", Code: -1}, "slurm 7_1: RUNNING", false},
+		{JobInfo{Job: "7", State: "COMPLETED", Reason: "None", Outcome: "ran"}, "slurm 7: COMPLETED (ran)", false},
+		{JobInfo{Job: "7", State: "FAILED", Reason: "NonZeroExitCode", Outcome: "failed", Code: 3}, "slurm 7: FAILED (failed, exit code 3)", true},
+		{JobInfo{Job: "8", State: "CANCELLED", Reason: "DependencyNeverSatisfied"}, "slurm 8: CANCELLED (DependencyNeverSatisfied)", true},
+		{JobInfo{Job: "9", State: "TIMEOUT", Outcome: "cancelled", Code: 130}, "slurm 9: TIMEOUT (cancelled, exit code 130)", true},
+		{JobInfo{Job: "9", Outcome: "up to date", Code: 0}, "slurm 9: ended (up to date)", false},
+		{JobInfo{Job: "9", Outcome: "running", Code: -1}, "slurm 9: no longer known to squeue or sacct (killed before it could record its end)", false},
+		{JobInfo{Job: "9", State: "OUT_OF_MEMORY", Outcome: "running", Code: 0}, "slurm 9: OUT_OF_MEMORY (killed before it could record its end)", true},
+	}
+	for _, tt := range tests {
+		if got := tt.ji.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.ji, got, tt.want)
+		}
+		if got := tt.ji.Failed(); got != tt.failed {
+			t.Errorf("%+v: Failed() = %v, want %v", tt.ji, got, tt.failed)
+		}
+	}
+}

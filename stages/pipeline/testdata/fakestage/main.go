@@ -4,7 +4,8 @@
 // --in=DIR and --more=DIR (inputs, repeatable), --log=DIR (a file per run is
 // created there holding the --out value, before anything else, so a test
 // can see which stages ran and when one has started), --sleep=DURATION,
-// --fail (write a partial output, 25 lines to stderr, exit 3). Its output
+// --wait-while=FILE (sleep for as long as FILE exists), --fail (write a
+// partial output, 25 lines to stderr, exit 3). Its output
 // DIR/result.txt is derived deterministically from its arguments and the
 // result.txt of its inputs, so a change upstream changes it.
 package main
@@ -18,7 +19,7 @@ import (
 )
 
 func main() {
-	var out, logDir string
+	var out, logDir, waitWhile string
 	var inputs, params []string
 	var fail bool
 	var sleep time.Duration
@@ -40,6 +41,9 @@ func main() {
 			out = value
 		case "log":
 			logDir = value
+		case "wait-while":
+			waitWhile = value
+			params = append(params, name+"="+value)
 		case "in", "more":
 			inputs = append(inputs, value)
 			params = append(params, name+" "+value)
@@ -68,6 +72,12 @@ func main() {
 		check(f.Close())
 	}
 	time.Sleep(sleep)
+	for waitWhile != "" {
+		if _, err := os.Stat(waitWhile); err != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if fail {
 		check(os.WriteFile(filepath.Join(out, "result.txt"), []byte("partial"), 0o644))
 		for i := 1; i <= 25; i++ {

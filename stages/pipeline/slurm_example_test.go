@@ -1,0 +1,40 @@
+package pipeline_test
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/renn-go/renn/stages/pipeline"
+)
+
+// Running a pipeline on a Slurm cluster: the runner submits every
+// out-of-date instance with sbatch and follows the jobs until they end.
+// The stage binaries, bin/pipeline among them, must be built first
+// (pipeline.Build), and the project must be on a file system the nodes
+// mount.
+func ExampleSlurm() {
+	cfg, err := pipeline.LoadConfig("pipeline.toml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := pipeline.NewPlan(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r := &pipeline.Runner{
+		BinDir: "bin",
+		Slurm: &pipeline.Slurm{
+			Partition: cfg.Slurm.Partition, // from [slurm] in the config
+			Account:   cfg.Slurm.Account,
+			Options:   append(cfg.Slurm.Options, "--qos=short"),
+		},
+	}
+	rep, err := r.Run(context.Background(), plan)
+	if rep != nil {
+		rep.WriteSummary(os.Stdout)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+}
