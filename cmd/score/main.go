@@ -24,6 +24,7 @@ type root struct {
 	Out    string   `required:"" type:"path" help:"Output directory: scores.parquet, summary.parquet, and summary.md or summary.tex for those tables."`
 	Group  []string `default:"graph,size,gamma" help:"Group the summary by these model properties, in order: graph, size (number of variables), gamma; 'none' pools every model."`
 	Table  string   `default:"text" enum:"text,md,latex" help:"Printed table: text (aligned, stdout), md (Markdown, also out/summary.md) or latex (booktabs, also out/summary.tex)."`
+	Plots  bool     `help:"Also write PNG plots into the output directory: l1_vs_size.png, logz_err_vs_size.png and seconds_vs_size.png (log y), the mean over models against the number of variables, a panel per graph and gamma, a line per method. Needs size among --group."`
 }
 
 // Validate makes bad directories and group names usage errors (exit 2).
@@ -46,7 +47,7 @@ func (r *root) params() score.Params {
 	if len(group) == 1 && (group[0] == "none" || group[0] == "") {
 		group = nil
 	}
-	return score.Params{Models: r.Models, Truth: r.Truth, Pred: r.Pred, Group: group, Table: r.Table}
+	return score.Params{Models: r.Models, Truth: r.Truth, Pred: r.Pred, Group: group, Table: r.Table, Plots: r.Plots}
 }
 
 func (r *root) Run() error {

@@ -39,6 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{"not a directory", "--models " + filepath.Join(dir, "nope") + " --truth " + empty + " --pred " + empty + " --out " + out, 2, "is not a directory"},
 		{"bad group", dirs + " --group graph,colour", 2, `unknown group column "colour"`},
 		{"bad table", dirs + " --table html", 2, "--table"},
+		{"plots without size", dirs + " --plots --group graph,gamma", 2, "group by size"},
 		{"no models file", dirs, 1, filepath.Join(empty, "model_info.parquet")},
 		{"ungrouped", dirs + " --group none", 1, filepath.Join(empty, "model_info.parquet")},
 	}

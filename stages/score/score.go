@@ -26,11 +26,12 @@ import (
 
 // Params are the score parameters.
 type Params struct {
-	Models []string `json:"models"` // directories with models.parquet and model_info.parquet
-	Truth  []string `json:"truth"`  // directories with exact-infer's marginals and estimates
-	Pred   []string `json:"pred"`   // directories with the methods' marginals and estimates
-	Group  []string `json:"group"`  // group columns of the summary, from GroupColumns; none pools every model
-	Table  string   `json:"table"`  // "text", "md" or "latex"
+	Models []string `json:"models"`          // directories with models.parquet and model_info.parquet
+	Truth  []string `json:"truth"`           // directories with exact-infer's marginals and estimates
+	Pred   []string `json:"pred"`            // directories with the methods' marginals and estimates
+	Group  []string `json:"group"`           // group columns of the summary, from GroupColumns; none pools every model
+	Table  string   `json:"table"`           // "text", "md" or "latex"
+	Plots  bool     `json:"plots,omitempty"` // also write the PNGs of SizePlots; needs the size group column
 }
 
 // Names of the scores taken from estimates.parquet rather than computed from
@@ -75,6 +76,9 @@ func (p Params) Check() error {
 	}
 	if !slices.Contains(Tables, p.Table) {
 		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables, ", "))
+	}
+	if p.Plots && !slices.Contains(p.Group, "size") {
+		return fmt.Errorf("plots are drawn against size: group by size too (group is %q)", strings.Join(p.Group, ","))
 	}
 	return nil
 }
@@ -133,6 +137,17 @@ func Run(p Params, out string, w io.Writer) error {
 		{Name: formats.SummaryFile, Write: func(path string) error {
 			return formats.WriteSummary(path, p.Group, summaryRows(sum), prov)
 		}},
+	}
+	if p.Plots {
+		figs, err := sizeFigures(p.Group, summaryRows(sum))
+		if err != nil {
+			return err
+		}
+		for _, sp := range SizePlots {
+			if f, ok := figs[sp.File]; ok {
+				outs = append(outs, stageio.Output{Name: sp.File, Write: f.WritePNG})
+			}
+		}
 	}
 	var printed string
 	switch p.Table {

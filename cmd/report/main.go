@@ -1,0 +1,49 @@
+// Command report writes REPORT.md: every table of the RENN paper with this
+// project's numbers, read from the outputs of the paper pipeline, next to
+// the paper's, with plots, the machine, the run time and a discussion. Run
+// 'report --help' for the flags.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/renn-go/renn/stages/cli"
+	"github.com/renn-go/renn/stages/report"
+)
+
+type root struct {
+	Config string `default:"pipeline.paper.toml" help:"The pipeline config that ran the paper's experiments; its stages' outputs are read."`
+	Out    string `default:"REPORT.md" help:"The Markdown report to write."`
+	Assets string `default:"report" help:"Directory for the figures (PNG); a relative path is relative to the directory of --out."`
+	Bin    string `default:"bin" help:"Directory of the stage binaries, to say which outputs are stale (as 'pipeline status' does); empty to skip."`
+}
+
+// Validate makes a missing config a usage error (exit 2). Paths are kept as
+// given, so the report prints them as the user typed them.
+func (r *root) Validate() error {
+	if st, err := os.Stat(r.Config); err != nil || st.IsDir() {
+		return fmt.Errorf("--config %s: not a file", r.Config)
+	}
+	if r.Out == "" {
+		return fmt.Errorf("--out is empty")
+	}
+	return nil
+}
+
+func (r *root) Run() error {
+	cmd := "go run ./cmd/report --config " + r.Config + " --out " + r.Out
+	if r.Assets != "report" {
+		cmd += " --assets " + r.Assets
+	}
+	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd})
+	if err == nil {
+		fmt.Fprintf(os.Stderr, "report: wrote %s (figures in %s)\n", r.Out, strings.TrimSuffix(r.Assets, "/"))
+	}
+	return err
+}
+
+func main() {
+	cli.Main("report", "Write REPORT.md: the RENN paper's tables next to ours, from the paper pipeline's outputs.", &root{})
+}
