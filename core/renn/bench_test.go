@@ -1,0 +1,79 @@
+package renn
+
+import (
+	"context"
+	"testing"
+
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
+)
+
+// benchModel returns a random Ising model on an L x L grid (gamma 1) and its
+// faces region graph.
+func benchModel(b *testing.B, L int) (*mrf.Model, *region.Graph) {
+	b.Helper()
+	es, err := mrf.GridEdges(L, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := mrf.RandomIsing(L*L, es, 1, 7)
+	g, err := region.Build(m, "grid", "faces")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, g
+}
+
+// benchStep times one optimisation step: the network forward, the beliefs,
+// the loss and its gradient, the network backward and the Adam update.
+func benchStep(b *testing.B, L int, o Options) {
+	m, g := benchModel(b, L)
+	r, err := New(g, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.setup(m); err != nil {
+		b.Fatal(err)
+	}
+	E := g.Energies(m)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.step(m, E, true)
+	}
+}
+
+// benchConverge times a whole Infer from a fresh network to convergence (or
+// the step cap) and reports the steps taken.
+func benchConverge(b *testing.B, L int, o Options) {
+	m, g := benchModel(b, L)
+	steps, conv := 0, 0
+	for b.Loop() {
+		r, err := New(g, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := r.Infer(context.Background(), m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += res.Iterations
+		if res.Converged {
+			conv++
+		}
+	}
+	b.ReportMetric(float64(steps)/float64(b.N), "steps")
+	b.ReportMetric(float64(conv)/float64(b.N), "converged")
+}
+
+// The default width and block depth, and the paper's network: width 200
+// with two-layer residual blocks.
+var paperNet = Options{Dim: 200, BlockDepth: 2}
+
+func BenchmarkStepGrid10(b *testing.B)     { benchStep(b, 10, Options{}) }
+func BenchmarkStepGrid10D200(b *testing.B) { benchStep(b, 10, paperNet) }
+func BenchmarkStepGrid20(b *testing.B)     { benchStep(b, 20, Options{}) }
+func BenchmarkStepGrid20D200(b *testing.B) { benchStep(b, 20, paperNet) }
+
+func BenchmarkConvergeGrid10(b *testing.B)     { benchConverge(b, 10, Options{}) }
+func BenchmarkConvergeGrid10D200(b *testing.B) { benchConverge(b, 10, paperNet) }
+func BenchmarkConvergeGrid20(b *testing.B)     { benchConverge(b, 20, Options{}) }

@@ -1,0 +1,398 @@
+// Package learnmrf is the learn-mrf stage: it learns the parameters of every
+// model of a directory back from exact samples of it (paper, section 4),
+// starting from a random model of the same structure, with a chosen
+// inference method supplying ln Z and its gradient, and writes the learned
+// models and their learning curves.
+package learnmrf
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/bp"
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/gbp"
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/learn"
+	"github.com/renn-go/renn/core/meanfield"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
+	"github.com/renn-go/renn/core/renn"
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio"
+)
+
+// Methods are the inference methods learn-mrf knows.
+var Methods = []string{"exact", "mf", "bp", "dbp", "gbp", "infnet", "renn"}
+
+// Params are the learn-mrf parameters. Zero values of the learning and
+// method options take their packages' defaults.
+type Params struct {
+	Samples string  `json:"samples"`
+	Models  string  `json:"models"`
+	IDs     []int32 `json:"ids,omitempty"` // models to learn; all when empty
+	Method  string  `json:"method"`
+	Param   string  `json:"param"` // ising, table or auto
+
+	Epochs    int     `json:"epochs"`
+	Batch     int     `json:"batch"`
+	LR        float64 `json:"lr"`
+	Optimizer string  `json:"optimizer"`
+	Decay     float64 `json:"decay"`
+	Tol       float64 `json:"tol"` // plateau rule; negative: no early stopping
+	Patience  int     `json:"patience"`
+	Guard     float64 `json:"guard"` // tangent check slack; negative: off
+	Seed      int64   `json:"seed"`
+
+	// Starting point: fields ~ N(0, FieldStd²) (0: the model's gamma when
+	// it has one, else 1), couplings ~ N(0, CouplingStd²) (0: 1).
+	FieldStd    float64 `json:"field_std"`
+	CouplingStd float64 `json:"coupling_std"`
+
+	MaxTable int64 `json:"max_table"` // exact inference (test NLL, method exact)
+
+	// Message passing (mf, bp, dbp, gbp).
+	InferTol   float64 `json:"infer_tol"`
+	MaxIter    int     `json:"max_iter"`
+	Damping    float64 `json:"damping"`     // dbp
+	GBPDamping float64 `json:"gbp_damping"` // gbp
+
+	// Region graph of gbp and renn ("auto": faces on grids, star on
+	// complete graphs, cycles otherwise); infnet always uses bethe.
+	Scheme string `json:"scheme"`
+
+	// RENN and Inference Net.
+	RENN RENNParams `json:"renn"`
+}
+
+// RENNParams are the options of renn and infnet that learn-mrf sets; zero
+// values keep renn.DefaultOptions.
+type RENNParams struct {
+	Dim        int     `json:"dim"`
+	Lambda     float64 `json:"lambda"`
+	Constraint string  `json:"constraint"`
+	LR         float64 `json:"lr"`
+	MaxSteps   int     `json:"max_steps"`  // the first, cold call
+	WarmSteps  int     `json:"warm_steps"` // every later call
+	Window     int     `json:"window"`
+	Seed       int64   `json:"seed"`
+}
+
+// options returns renn.DefaultOptions with q's non-zero fields.
+func (q RENNParams) options(name string) renn.Options {
+	o := renn.DefaultOptions()
+	o.Name = name
+	if q.Dim != 0 {
+		o.Dim = q.Dim
+	}
+	if q.Lambda != 0 {
+		o.Lambda = q.Lambda
+	}
+	if q.Constraint != "" {
+		o.Constraint = q.Constraint
+	}
+	if q.LR != 0 {
+		o.LR = q.LR
+	}
+	if q.MaxSteps != 0 {
+		o.MaxSteps = q.MaxSteps
+	}
+	if q.WarmSteps != 0 {
+		o.WarmSteps = q.WarmSteps
+	}
+	if q.Window != 0 {
+		o.Window = q.Window
+	}
+	if q.Seed != 0 {
+		o.Seed = q.Seed
+	}
+	return o
+}
+
+// Run learns every selected model, writes models.parquet, model_info.parquet
+// and curves.parquet into out, and prints one line per epoch to w.
+func Run(ctx context.Context, p Params, out string, w io.Writer) error {
+	if !slices.Contains(Methods, p.Method) {
+		return fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods, ", "))
+	}
+	models, inputs, err := stageio.LoadModels(p.Models)
+	if err != nil {
+		return err
+	}
+	spath := filepath.Join(p.Samples, formats.SamplesFile)
+	sets, err := loadSamples(spath, models)
+	if err != nil {
+		return err
+	}
+	if models, err = selectModels(models, p.IDs, p.Models); err != nil {
+		return err
+	}
+	for _, e := range models {
+		if len(sets[e.ID].train) == 0 {
+			return fmt.Errorf("%s: no train samples for model %d (%s)", spath, e.ID, e.Info.Name)
+		}
+	}
+	inputs = append(inputs, spath)
+
+	var learned []stageio.Model
+	var curves []formats.CurveRow
+	var resolved any
+	for _, e := range models {
+		m, rows, opts, err := learnOne(ctx, p, e, sets[e.ID], w)
+		if err != nil {
+			return fmt.Errorf("model %d (%s): %s: %w", e.ID, e.Info.Name, p.Method, err)
+		}
+		learned = append(learned, m)
+		curves = append(curves, rows...)
+		resolved = opts
+	}
+	// The parameters as given, and the method's options with every default
+	// filled in, so a file says what ran even after defaults change.
+	record := struct {
+		Params
+		MethodOptions any `json:"method_options"`
+	}{p, resolved}
+	prov, err := stageio.Provenance("learn-mrf", record, p.Seed, inputs)
+	if err != nil {
+		return err
+	}
+	infos, frows := stageio.Rows(learned)
+	return stageio.Commit(out,
+		stageio.Output{Name: formats.ModelsFile, Write: func(path string) error { return formats.WriteModels(path, frows, prov) }},
+		stageio.Output{Name: formats.ModelInfoFile, Write: func(path string) error { return formats.WriteModelInfo(path, infos, prov) }},
+		stageio.Output{Name: formats.CurvesFile, Write: func(path string) error { return formats.WriteCurves(path, curves, prov) }},
+	)
+}
+
+func selectModels(models []stageio.Model, ids []int32, dir string) ([]stageio.Model, error) {
+	if len(ids) == 0 {
+		return models, nil
+	}
+	var out []stageio.Model
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return nil, fmt.Errorf("model id %d selected twice", id)
+		}
+		k := slices.IndexFunc(models, func(e stageio.Model) bool { return e.ID == id })
+		if k < 0 {
+			return nil, fmt.Errorf("%s: no model with model_id %d", filepath.Join(dir, formats.ModelInfoFile), id)
+		}
+		out = append(out, models[k])
+	}
+	return out, nil
+}
+
+// sampleSet holds one model's samples.
+type sampleSet struct {
+	train, test [][]int
+	trueTest    float64 // mean -log_p of the test split under the true model
+}
+
+// loadSamples reads samples.parquet and checks it against the models: every
+// sample's length and states, and no samples of unknown models.
+func loadSamples(path string, models []stageio.Model) (map[int32]*sampleSet, error) {
+	rows, _, err := formats.ReadSamples(path)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int32]*stageio.Model, len(models))
+	for k := range models {
+		byID[models[k].ID] = &models[k]
+	}
+	sets := make(map[int32]*sampleSet, len(models))
+	for k := range models {
+		sets[models[k].ID] = &sampleSet{}
+	}
+	var unknown []int32
+	for r, row := range rows {
+		e := byID[row.ModelID]
+		if e == nil {
+			if !slices.Contains(unknown, row.ModelID) {
+				unknown = append(unknown, row.ModelID)
+			}
+			continue
+		}
+		n := len(e.Model.Cards)
+		if len(row.X) != n {
+			return nil, fmt.Errorf("%s: row %d: model %d sample has %d values, the model has %d variables", path, r, row.ModelID, len(row.X), n)
+		}
+		x := make([]int, n)
+		for i, v := range row.X {
+			if v < 0 || int(v) >= e.Model.Cards[i] {
+				return nil, fmt.Errorf("%s: row %d: model %d variable %d has state %d, want 0..%d", path, r, row.ModelID, i, v, e.Model.Cards[i]-1)
+			}
+			x[i] = int(v)
+		}
+		s := sets[row.ModelID]
+		switch row.Split {
+		case "train":
+			s.train = append(s.train, x)
+		case "test":
+			s.test = append(s.test, x)
+			s.trueTest -= row.LogP
+		default:
+			return nil, fmt.Errorf("%s: row %d: split %q, want train or test", path, r, row.Split)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("%s: samples of model_id %v, which the models directory does not have (samples from other models?)", path, unknown)
+	}
+	for _, s := range sets {
+		if len(s.test) > 0 {
+			s.trueTest /= float64(len(s.test))
+		} else {
+			s.trueTest = math.NaN()
+		}
+	}
+	return sets, nil
+}
+
+// learnOne learns model e and returns the learned model, its curve rows and
+// the method's resolved options.
+func learnOne(ctx context.Context, p Params, e stageio.Model, s *sampleSet, w io.Writer) (stageio.Model, []formats.CurveRow, any, error) {
+	fail := func(err error) (stageio.Model, []formats.CurveRow, any, error) { return stageio.Model{}, nil, nil, err }
+	param, err := learn.NewParam(p.Param, e.Model)
+	if err != nil {
+		return fail(err)
+	}
+	seed := mrf.DeriveSeed(p.Seed, int(e.ID))
+	fieldStd, couplingStd := p.FieldStd, p.CouplingStd
+	if fieldStd == 0 {
+		fieldStd = 1
+		if e.Info.Gamma > 0 {
+			fieldStd = e.Info.Gamma
+		}
+	}
+	if couplingStd == 0 {
+		couplingStd = 1
+	}
+	theta := param.Random(mrf.NewRand(seed), fieldStd, couplingStd)
+	start := param.Model(theta)
+	train, err := learn.NewData(start, s.train)
+	if err != nil {
+		return fail(fmt.Errorf("train split: %w", err))
+	}
+	var test *learn.Data
+	if len(s.test) > 0 {
+		if test, err = learn.NewData(start, s.test); err != nil {
+			return fail(fmt.Errorf("test split: %w", err))
+		}
+	}
+	method, mopts, err := newMethod(p, e.Info.Graph, start)
+	if err != nil {
+		return fail(err)
+	}
+	opts := learn.Options{Epochs: p.Epochs, Batch: p.Batch, LR: p.LR, Optimizer: p.Optimizer, Decay: p.Decay,
+		Seed: mrf.DeriveSeed(seed, 1), Tol: p.Tol, Patience: p.Patience, Guard: p.Guard,
+		Exact: exact.Options{MaxTable: p.MaxTable, Seed: p.Seed}}
+	l, err := learn.New(method, param, theta, train, opts)
+	if err != nil {
+		return fail(err)
+	}
+	var rows []formats.CurveRow
+	total := 0.0
+	rep, err := l.Fit(ctx, test, func(st learn.EpochStats) error {
+		total += st.Seconds
+		rows = append(rows, formats.CurveRow{ModelID: e.ID, Method: p.Method, Iteration: int32(st.Epoch),
+			TrainNLL: st.TrainNLL, TestNLL: st.TestNLL, Seconds: st.Seconds})
+		_, err := fmt.Fprintf(w, "model %d %s epoch %d train_nll %.4f test_nll %.4f true_test_nll %.4f seconds %.3f iterations %d unconverged %d resets %d below_bound %d\n",
+			e.ID, p.Method, st.Epoch, st.TrainNLL, st.TestNLL, s.trueTest, st.Seconds, st.Iterations, st.Unconverged, st.Resets, st.BelowBound)
+		return err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	last := rep.Epochs[len(rep.Epochs)-1]
+	fmt.Fprintf(w, "model %d %s done: %d epochs (%s), test_nll %.4f, true_test_nll %.4f, %.3f s/epoch\n",
+		e.ID, p.Method, len(rep.Epochs), rep.Stopped, last.TestNLL, s.trueTest, total/float64(len(rep.Epochs)))
+	info := e.Info
+	info.Name = fmt.Sprintf("%s-learned-%s", e.Info.Name, p.Method)
+	info.Seed = seed
+	info.Source = fmt.Sprintf("learn-mrf %s %s", p.Method, param.Name())
+	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, mopts, nil
+}
+
+// newMethod builds the inference method for models with start's structure
+// and returns it with its resolved options.
+func newMethod(p Params, graph string, start *mrf.Model) (infer.Method, any, error) {
+	switch p.Method {
+	case "exact":
+		o := exact.Options{MaxTable: p.MaxTable, Seed: p.Seed}
+		return learn.NewExact(o), o, nil
+	case "mf":
+		o := meanfield.DefaultOptions()
+		setCommon(&o.Tol, &o.MaxIter, p)
+		o.Seed = p.Seed
+		m, err := meanfield.New(o)
+		return m, o, err
+	case "bp", "dbp":
+		o := bp.DefaultOptions()
+		if p.Method == "dbp" {
+			o = bp.DampedOptions()
+			if p.Damping != 0 {
+				o.Damping = p.Damping
+			}
+		}
+		setCommon(&o.Tol, &o.MaxIter, p)
+		m, err := bp.New(o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, m.Options(), nil
+	case "gbp":
+		g, err := buildRegions(start, graph, p.Scheme)
+		if err != nil {
+			return nil, nil, err
+		}
+		o := gbp.DefaultOptions()
+		setCommon(&o.Tol, &o.MaxIter, p)
+		if p.GBPDamping != 0 {
+			o.Damping = p.GBPDamping
+		}
+		m, err := gbp.New(g, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, map[string]any{"options": m.Options(), "scheme": g.Scheme}, nil
+	case "renn", "infnet":
+		scheme := p.Scheme
+		if p.Method == "infnet" {
+			scheme = region.Bethe
+		}
+		g, err := buildRegions(start, graph, scheme)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := renn.New(g, p.RENN.options(p.Method))
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, map[string]any{"options": m.Options(), "scheme": g.Scheme}, nil
+	}
+	return nil, nil, fmt.Errorf("unknown method %q", p.Method)
+}
+
+func buildRegions(m *mrf.Model, graph, scheme string) (*region.Graph, error) {
+	if scheme == "" {
+		scheme = region.Auto
+	}
+	g, err := region.Build(m, graph, scheme)
+	if err != nil {
+		return nil, fmt.Errorf("region graph: %w", err)
+	}
+	return g, nil
+}
+
+func setCommon(tol *float64, maxIter *int, p Params) {
+	if p.InferTol != 0 {
+		*tol = p.InferTol
+	}
+	if p.MaxIter != 0 {
+		*maxIter = p.MaxIter
+	}
+}

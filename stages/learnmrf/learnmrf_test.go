@@ -1,0 +1,231 @@
+package learnmrf
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/samplemodel"
+	"github.com/renn-go/renn/stages/stageio"
+)
+
+// fixture writes two 3x3 grid models and 600/200 samples of each.
+func fixture(t *testing.T) (models, samples string) {
+	t.Helper()
+	dir := t.TempDir()
+	models, samples = filepath.Join(dir, "models"), filepath.Join(dir, "samples")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 4}, models); err != nil {
+		t.Fatal(err)
+	}
+	if err := samplemodel.Data(samplemodel.DataParams{Models: models, Train: 600, Test: 200, Seed: 5}, samples); err != nil {
+		t.Fatal(err)
+	}
+	return models, samples
+}
+
+func TestRunWritesModelsAndCurves(t *testing.T) {
+	models, samples := fixture(t)
+	for _, method := range []string{"exact", "bp", "gbp"} {
+		t.Run(method, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "learn")
+			var log bytes.Buffer
+			p := Params{Samples: samples, Models: models, Method: method, Epochs: 6, Batch: 200, LR: 0.1, Tol: -1, Seed: 3}
+			if err := Run(context.Background(), p, out, &log); err != nil {
+				t.Fatal(err)
+			}
+			curves, prov, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prov.Stage != "learn-mrf" || len(prov.Inputs) != 3 || !strings.Contains(prov.Params, `"method_options":{`) {
+				t.Errorf("provenance: stage %q, %d inputs, params %s; want learn-mrf, 3 and the resolved method options", prov.Stage, len(prov.Inputs), prov.Params)
+			}
+			if len(curves) != 12 {
+				t.Fatalf("%d curve rows, want 2 models x 6 epochs", len(curves))
+			}
+			for _, c := range curves {
+				if c.Method != method || c.Iteration < 1 || c.Iteration > 6 || !(c.Seconds >= 0) {
+					t.Errorf("bad curve row %+v", c)
+				}
+				if math.IsNaN(c.TrainNLL) || math.IsNaN(c.TestNLL) {
+					t.Errorf("NaN in curve row %+v", c)
+				}
+			}
+			// Learning from a random start lowers the exact test NLL.
+			for _, id := range []int32{0, 1} {
+				var first, last float64
+				for _, c := range curves {
+					if c.ModelID == id && c.Iteration == 1 {
+						first = c.TestNLL
+					}
+					if c.ModelID == id && c.Iteration == 6 {
+						last = c.TestNLL
+					}
+				}
+				if !(last < first) {
+					t.Errorf("model %d: test NLL went from %v to %v", id, first, last)
+				}
+			}
+			learned, _, err := stageio.LoadModels(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth, _, _ := stageio.LoadModels(models)
+			if len(learned) != 2 {
+				t.Fatalf("%d learned models, want 2", len(learned))
+			}
+			for k, e := range learned {
+				if e.ID != truth[k].ID || e.Info.Graph != "grid" || !strings.Contains(e.Info.Name, "learned-"+method) {
+					t.Errorf("learned model %d: id %d info %+v", k, e.ID, e.Info)
+				}
+				if len(e.Model.Factors) != len(truth[k].Model.Factors) {
+					t.Errorf("learned model %d has %d factors, the true one %d", k, len(e.Model.Factors), len(truth[k].Model.Factors))
+				}
+			}
+			if n := strings.Count(log.String(), " epoch "); n != 12 {
+				t.Errorf("printed %d epoch lines, want 12:\n%s", n, log.String())
+			}
+		})
+	}
+}
+
+// The same inputs and seed give the same files' numbers.
+func TestRunDeterministic(t *testing.T) {
+	models, samples := fixture(t)
+	var runs [2][]formats.CurveRow
+	for k := range runs {
+		out := filepath.Join(t.TempDir(), "learn")
+		p := Params{Samples: samples, Models: models, Method: "mf", IDs: []int32{1}, Epochs: 3, Batch: 100, Tol: -1, Seed: 2}
+		if err := Run(context.Background(), p, out, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		runs[k], _, _ = formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+	}
+	if len(runs[0]) != 3 {
+		t.Fatalf("%d rows, want 3 (model 1 only)", len(runs[0]))
+	}
+	for i := range runs[0] {
+		a, b := runs[0][i], runs[1][i]
+		if a.ModelID != 1 || a.TrainNLL != b.TrainNLL || a.TestNLL != b.TestNLL {
+			t.Fatalf("row %d: %+v then %+v", i, a, b)
+		}
+	}
+}
+
+func TestRunBadInputs(t *testing.T) {
+	models, samples := fixture(t)
+	rows, _, err := formats.ReadSamples(filepath.Join(samples, formats.SamplesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// writeSamples writes a modified copy of the samples and returns its
+	// directory.
+	writeSamples := func(edit func([]formats.SampleRow) []formats.SampleRow) string {
+		dir := t.TempDir()
+		cp := make([]formats.SampleRow, len(rows))
+		copy(cp, rows)
+		if err := formats.WriteSamples(filepath.Join(dir, formats.SamplesFile), edit(cp), formats.Provenance{Stage: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	short := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
+		r[7].X = r[7].X[:5]
+		return r
+	})
+	badState := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
+		r[3].X = append([]int32{2}, r[3].X[1:]...)
+		return r
+	})
+	onlyModel0 := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
+		var out []formats.SampleRow
+		for _, x := range r {
+			if x.ModelID == 0 {
+				out = append(out, x)
+			}
+		}
+		return out
+	})
+	stranger := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
+		r[0].ModelID = 9
+		return r
+	})
+	badSplit := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
+		r[0].Split = "valid"
+		return r
+	})
+	empty := t.TempDir()
+	cases := []struct {
+		name string
+		p    Params
+		want []string
+	}{
+		{"sample length", Params{Samples: short, Models: models, Method: "exact"}, []string{formats.SamplesFile, "row 7", "5 values", "9 variables"}},
+		{"state out of range", Params{Samples: badState, Models: models, Method: "exact"}, []string{formats.SamplesFile, "row 3", "state 2"}},
+		{"model without samples", Params{Samples: onlyModel0, Models: models, Method: "exact"}, []string{formats.SamplesFile, "no train samples for model 1"}},
+		{"samples of an unknown model", Params{Samples: stranger, Models: models, Method: "exact"}, []string{formats.SamplesFile, "model_id [9]"}},
+		{"unknown split", Params{Samples: badSplit, Models: models, Method: "exact"}, []string{formats.SamplesFile, "valid"}},
+		{"missing samples file", Params{Samples: empty, Models: models, Method: "exact"}, []string{formats.SamplesFile}},
+		{"missing models", Params{Samples: samples, Models: empty, Method: "exact"}, []string{formats.ModelInfoFile}},
+		{"unknown id", Params{Samples: samples, Models: models, Method: "exact", IDs: []int32{4}}, []string{formats.ModelInfoFile, "model_id 4"}},
+		{"id twice", Params{Samples: samples, Models: models, Method: "exact", IDs: []int32{1, 1}}, []string{"model id 1 selected twice"}},
+		{"unknown method", Params{Samples: samples, Models: models, Method: "trbp"}, []string{"unknown method", "trbp"}},
+		{"unknown parameterisation", Params{Samples: samples, Models: models, Method: "exact", Param: "spline"}, []string{"spline"}},
+		{"bad learning rate", Params{Samples: samples, Models: models, Method: "exact", LR: -1}, []string{"learning rate"}},
+		{"bad scheme", Params{Samples: samples, Models: models, Method: "gbp", Scheme: "hexagons"}, []string{"hexagons"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			err := Run(context.Background(), c.p, out, &bytes.Buffer{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+				t.Errorf("a failed run left %s behind", out)
+			}
+		})
+	}
+}
+
+// The table parameterisation learns every log-potential entry; the learned
+// models keep the true models' factor layout.
+func TestRunTableParam(t *testing.T) {
+	models, samples := fixture(t)
+	out := filepath.Join(t.TempDir(), "learn")
+	p := Params{Samples: samples, Models: models, Method: "exact", Param: "table", Epochs: 5, Batch: 100, Tol: -1, Seed: 1}
+	if err := Run(context.Background(), p, out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	curves, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(curves) != 10 || !(curves[4].TestNLL < curves[0].TestNLL) {
+		t.Fatalf("%d rows; model 0 test NLL %v -> %v", len(curves), curves[0].TestNLL, curves[4].TestNLL)
+	}
+	learned, _, _ := stageio.LoadModels(out)
+	truth, _, _ := stageio.LoadModels(models)
+	for k := range learned {
+		for a, f := range learned[k].Model.Factors {
+			g := truth[k].Model.Factors[a]
+			if !slices.Equal(f.Vars, g.Vars) || len(f.LogTable) != len(g.LogTable) {
+				t.Fatalf("model %d factor %d: scope %v, want %v", k, a, f.Vars, g.Vars)
+			}
+		}
+		if !strings.Contains(learned[k].Info.Source, "table") {
+			t.Errorf("source %q does not name the parameterisation", learned[k].Info.Source)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package trainrenn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/core/bp"
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/buildregions"
+	"github.com/renn-go/renn/stages/samplemodel"
+	"github.com/renn-go/renn/stages/stageio"
+)
+
+// fixture writes two 3x3 grid models and their faces region graphs into a
+// temporary directory and returns the two directories.
+func fixture(t *testing.T) (models, regions string) {
+	t.Helper()
+	dir := t.TempDir()
+	models, regions = filepath.Join(dir, "models"), filepath.Join(dir, "regions")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 3}, models); err != nil {
+		t.Fatal(err)
+	}
+	if err := buildregions.Run(buildregions.Params{Models: models, Scheme: "auto"}, regions, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return models, regions
+}
+
+func TestRun(t *testing.T) {
+	models, regions := fixture(t)
+	loaded, _, err := stageio.LoadModels(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		p      Params
+		method string // written to the files
+		bethe  bool   // compare with loopy BP (the same free energy), not exact
+	}{
+		{"renn from regions", Params{Regions: regions, Method: "renn"}, "renn", false},
+		{"renn in-process bethe", Params{Scheme: "bethe", Method: "renn"}, "renn", true},
+		{"infnet", Params{Method: "infnet"}, "infnet", true},
+		{"direct net", Params{Regions: regions, Method: "renn", Net: "direct"}, "renn-direct", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.p
+			p.Models = models
+			out := filepath.Join(t.TempDir(), "out")
+			if err := Run(context.Background(), p, out); err != nil {
+				t.Fatal(err)
+			}
+			marg, prov, err := formats.ReadMarginals(filepath.Join(out, formats.MarginalsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prov.Stage != "train-renn" || len(prov.Inputs) == 0 {
+				t.Errorf("provenance %+v", prov)
+			}
+			est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(est) != len(loaded) {
+				t.Fatalf("%d estimate rows for %d models", len(est), len(loaded))
+			}
+			for _, e := range loaded {
+				ex, err := reference(e.Model, tc.bethe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := 0
+				for _, r := range marg {
+					if r.ModelID != e.ID {
+						continue
+					}
+					rows++
+					if r.Method != tc.method {
+						t.Fatalf("method %q, want %q", r.Method, tc.method)
+					}
+					var want []float64
+					switch r.Kind {
+					case "var":
+						want = ex.VarMarginals[r.Index]
+					case "factor":
+						want = ex.FactorMarginals[r.Index]
+					default:
+						t.Fatalf("row kind %q", r.Kind)
+					}
+					for x, p := range r.Probs {
+						if d := math.Abs(p - want[x]); d > 2e-3 {
+							t.Errorf("model %d %s %d: p[%d] = %.5f, exact %.5f", e.ID, r.Kind, r.Index, x, p, want[x])
+						}
+					}
+				}
+				if want := len(e.Model.Cards) + len(e.Model.Factors); rows != want {
+					t.Errorf("model %d: %d marginal rows, want %d", e.ID, rows, want)
+				}
+			}
+			for _, r := range est {
+				if r.Method != tc.method || !r.Converged || r.Iterations < 1 || r.LogZ != -r.FreeEnergy || !(r.Seconds > 0) {
+					t.Errorf("estimate row %+v", r)
+				}
+				var params struct {
+					Options     map[string]any     `json:"options"`
+					Diagnostics map[string]float64 `json:"diagnostics"`
+				}
+				if err := json.Unmarshal([]byte(r.Params), &params); err != nil {
+					t.Fatalf("params %q: %v", r.Params, err)
+				}
+				if params.Diagnostics["steps"] != float64(r.Iterations) || params.Options["Lambda"] != 5.0 {
+					t.Errorf("params %s", r.Params)
+				}
+				if _, ok := params.Diagnostics["penalty"]; !ok {
+					t.Errorf("params %s lack the final penalty", r.Params)
+				}
+			}
+		})
+	}
+}
+
+// reference returns the exact marginals of m, or with bethe those of damped
+// loopy BP, whose fixed points are stationary points of the Bethe free
+// energy that Inference Net minimises.
+func reference(m *mrf.Model, bethe bool) (*infer.Result, error) {
+	if !bethe {
+		ex, err := exact.Solve(m, exact.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return &infer.Result{VarMarginals: ex.VarMarginals, FactorMarginals: ex.FactorMarginals}, nil
+	}
+	b, err := bp.New(bp.DampedOptions())
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.Infer(context.Background(), m)
+	if err == nil && !res.Converged {
+		err = fmt.Errorf("damped BP did not converge")
+	}
+	return res, err
+}
+
+func TestRunErrors(t *testing.T) {
+	models, regions := fixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want string
+	}{
+		{"unknown method", Params{Models: models, Method: "gbp"}, `unknown method "gbp"`},
+		{"infnet with regions", Params{Models: models, Regions: regions, Method: "infnet"}, "takes no --regions"},
+		{"bad option", Params{Models: models, Method: "renn", Lambda: -1}, "lambda"},
+		{"bad scheme", Params{Models: models, Method: "renn", Scheme: "hexagons"}, "hexagons"},
+		{"no models", Params{Models: t.TempDir(), Method: "renn"}, formats.ModelInfoFile},
+		{"no regions", Params{Models: models, Regions: models, Method: "renn"}, formats.RegionsFile},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Run(context.Background(), tc.p, out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("failed runs left %s behind (stat: %v)", out, err)
+	}
+}
