@@ -47,6 +47,7 @@
 package learn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,27 +102,13 @@ func DefaultOptions() Options {
 
 func (o *Options) fill() error {
 	d := DefaultOptions()
-	if o.Epochs == 0 {
-		o.Epochs = d.Epochs
-	}
-	if o.Batch == 0 {
-		o.Batch = d.Batch
-	}
-	if o.LR == 0 {
-		o.LR = d.LR
-	}
-	if o.Optimizer == "" {
-		o.Optimizer = d.Optimizer
-	}
-	if o.Tol == 0 {
-		o.Tol = d.Tol
-	}
-	if o.Patience == 0 {
-		o.Patience = d.Patience
-	}
-	if o.Guard == 0 {
-		o.Guard = d.Guard
-	}
+	o.Epochs = cmp.Or(o.Epochs, d.Epochs)
+	o.Batch = cmp.Or(o.Batch, d.Batch)
+	o.LR = cmp.Or(o.LR, d.LR)
+	o.Optimizer = cmp.Or(o.Optimizer, d.Optimizer)
+	o.Tol = cmp.Or(o.Tol, d.Tol)
+	o.Patience = cmp.Or(o.Patience, d.Patience)
+	o.Guard = cmp.Or(o.Guard, d.Guard)
 	switch {
 	case o.Epochs < 0:
 		return fmt.Errorf("learn: epochs %d, want >= 1", o.Epochs)

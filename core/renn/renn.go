@@ -50,6 +50,7 @@
 package renn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,45 +124,19 @@ func (o Options) Check() error { return o.fill() }
 
 func (o *Options) fill() error {
 	d := DefaultOptions()
-	if o.Name == "" {
-		o.Name = d.Name
-	}
-	if o.Net == "" {
-		o.Net = d.Net
-	}
-	if o.Dim == 0 {
-		o.Dim = d.Dim
-	}
-	if o.Heads == 0 {
-		o.Heads = d.Heads
-	}
-	if o.BlockDepth == 0 {
-		o.BlockDepth = d.BlockDepth
-	}
-	if o.Lambda == 0 {
-		o.Lambda = d.Lambda
-	}
-	if o.Constraint == "" {
-		o.Constraint = d.Constraint
-	}
-	if o.MultiplierEvery == 0 {
-		o.MultiplierEvery = d.MultiplierEvery
-	}
-	if o.LR == 0 {
-		o.LR = d.LR
-	}
-	if o.MaxSteps == 0 {
-		o.MaxSteps = d.MaxSteps
-	}
-	if o.Window == 0 {
-		o.Window = d.Window
-	}
-	if o.Tol == 0 {
-		o.Tol = d.Tol
-	}
-	if o.ConsTol == 0 {
-		o.ConsTol = d.ConsTol
-	}
+	o.Name = cmp.Or(o.Name, d.Name)
+	o.Net = cmp.Or(o.Net, d.Net)
+	o.Dim = cmp.Or(o.Dim, d.Dim)
+	o.Heads = cmp.Or(o.Heads, d.Heads)
+	o.BlockDepth = cmp.Or(o.BlockDepth, d.BlockDepth)
+	o.Lambda = cmp.Or(o.Lambda, d.Lambda)
+	o.Constraint = cmp.Or(o.Constraint, d.Constraint)
+	o.MultiplierEvery = cmp.Or(o.MultiplierEvery, d.MultiplierEvery)
+	o.LR = cmp.Or(o.LR, d.LR)
+	o.MaxSteps = cmp.Or(o.MaxSteps, d.MaxSteps)
+	o.Window = cmp.Or(o.Window, d.Window)
+	o.Tol = cmp.Or(o.Tol, d.Tol)
+	o.ConsTol = cmp.Or(o.ConsTol, d.ConsTol)
 	switch {
 	case o.Constraint != "auglag" && o.Constraint != "penalty":
 		return fmt.Errorf("unknown constraint handling %q (want auglag or penalty)", o.Constraint)
