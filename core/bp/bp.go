@@ -19,6 +19,7 @@
 package bp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,19 +79,10 @@ type BP struct {
 // New returns a BP method with opts (zero Tol and MaxIter filled in).
 func New(opts Options) (*BP, error) {
 	def := DefaultOptions()
-	if opts.Tol == 0 {
-		opts.Tol = def.Tol
-	}
-	if opts.MaxIter == 0 {
-		opts.MaxIter = def.MaxIter
-	}
-	switch {
-	case !(opts.Tol > 0) || math.IsInf(opts.Tol, 1):
-		return nil, fmt.Errorf("bp: tolerance %v, want a positive number", opts.Tol)
-	case opts.MaxIter < 0:
-		return nil, fmt.Errorf("bp: max iterations %d, want > 0", opts.MaxIter)
-	case !(opts.Damping >= 0 && opts.Damping < 1):
-		return nil, fmt.Errorf("bp: damping %v, want 0 <= damping < 1", opts.Damping)
+	opts.Tol = cmp.Or(opts.Tol, def.Tol)
+	opts.MaxIter = cmp.Or(opts.MaxIter, def.MaxIter)
+	if err := infer.CheckIterative("bp", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
+		return nil, err
 	}
 	if opts.Name == "" {
 		opts.Name = "bp"

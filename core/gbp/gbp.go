@@ -57,6 +57,7 @@
 package gbp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,19 +119,10 @@ func New(g *region.Graph, opts Options) (*GBP, error) {
 		return nil, errors.New("gbp: empty region graph")
 	}
 	def := DefaultOptions()
-	if opts.Tol == 0 {
-		opts.Tol = def.Tol
-	}
-	if opts.MaxIter == 0 {
-		opts.MaxIter = def.MaxIter
-	}
-	switch {
-	case !(opts.Tol > 0) || math.IsInf(opts.Tol, 1):
-		return nil, fmt.Errorf("gbp: tolerance %v, want a positive number", opts.Tol)
-	case opts.MaxIter < 0:
-		return nil, fmt.Errorf("gbp: max iterations %d, want > 0", opts.MaxIter)
-	case !(opts.Damping >= 0 && opts.Damping < 1):
-		return nil, fmt.Errorf("gbp: damping %v, want 0 <= damping < 1", opts.Damping)
+	opts.Tol = cmp.Or(opts.Tol, def.Tol)
+	opts.MaxIter = cmp.Or(opts.MaxIter, def.MaxIter)
+	if err := infer.CheckIterative("gbp", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
+		return nil, err
 	}
 	return &GBP{opts: opts, g: g}, nil
 }

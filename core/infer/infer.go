@@ -10,6 +10,8 @@ package infer
 
 import (
 	"context"
+	"fmt"
+	"math"
 
 	"github.com/renn-go/renn/core/mrf"
 )
@@ -45,4 +47,19 @@ type Method interface {
 	// structure as the previous call (used by learning). Implementations check
 	// ctx once per sweep and return an error wrapping ctx.Err() when it is done.
 	Infer(ctx context.Context, m *mrf.Model) (*Result, error)
+}
+
+// CheckIterative checks the options every iterative method shares: a
+// positive finite tolerance, a non-negative iteration cap and a damping in
+// [0, 1). method names the method in the error.
+func CheckIterative(method string, tol float64, maxIter int, damping float64) error {
+	switch {
+	case !(tol > 0) || math.IsInf(tol, 1):
+		return fmt.Errorf("%s: tolerance %v, want a positive number", method, tol)
+	case maxIter < 0:
+		return fmt.Errorf("%s: max iterations %d, want > 0", method, maxIter)
+	case !(damping >= 0 && damping < 1):
+		return fmt.Errorf("%s: damping %v, want 0 <= damping < 1", method, damping)
+	}
+	return nil
 }

@@ -20,6 +20,7 @@
 package meanfield
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,19 +68,10 @@ type MF struct {
 // New returns a mean-field method with opts (zero Tol and MaxIter filled in).
 func New(opts Options) (*MF, error) {
 	def := DefaultOptions()
-	if opts.Tol == 0 {
-		opts.Tol = def.Tol
-	}
-	if opts.MaxIter == 0 {
-		opts.MaxIter = def.MaxIter
-	}
-	switch {
-	case !(opts.Tol > 0) || math.IsInf(opts.Tol, 1):
-		return nil, fmt.Errorf("mf: tolerance %v, want a positive number", opts.Tol)
-	case opts.MaxIter < 0:
-		return nil, fmt.Errorf("mf: max iterations %d, want > 0", opts.MaxIter)
-	case !(opts.Damping >= 0 && opts.Damping < 1):
-		return nil, fmt.Errorf("mf: damping %v, want 0 <= damping < 1", opts.Damping)
+	opts.Tol = cmp.Or(opts.Tol, def.Tol)
+	opts.MaxIter = cmp.Or(opts.MaxIter, def.MaxIter)
+	if err := infer.CheckIterative("mf", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
+		return nil, err
 	}
 	return &MF{opts: opts}, nil
 }
