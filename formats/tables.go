@@ -139,9 +139,12 @@ var samplesTable = table[SampleRow]{cols: []column[SampleRow]{
 }}
 
 // ScoreRow is one metric of one method on one model: a row of
-// scores.parquet.
+// scores.parquet. Models and Name say which model it is when several
+// models directories (shards, whose model ids repeat) are scored together.
 type ScoreRow struct {
 	ModelID int32
+	Models  string // the models directory the model came from
+	Name    string // the model's name in model_info
 	Method  string
 	Metric  string
 	Value   float64
@@ -149,6 +152,8 @@ type ScoreRow struct {
 
 var scoresTable = table[ScoreRow]{cols: []column[ScoreRow]{
 	int32Column("model_id", func(r *ScoreRow) *int32 { return &r.ModelID }),
+	stringColumn("models", func(r *ScoreRow) *string { return &r.Models }),
+	stringColumn("name", func(r *ScoreRow) *string { return &r.Name }),
 	stringColumn("method", func(r *ScoreRow) *string { return &r.Method }),
 	stringColumn("metric", func(r *ScoreRow) *string { return &r.Metric }),
 	float64Column("value", func(r *ScoreRow) *float64 { return &r.Value }),

@@ -123,7 +123,8 @@ func Run(p Params, out string, w io.Writer) error {
 	var scoreRows []formats.ScoreRow
 	for _, s := range scored {
 		for _, v := range s.values {
-			scoreRows = append(scoreRows, formats.ScoreRow{ModelID: s.model.ID, Method: s.method, Metric: v.metric, Value: v.value})
+			scoreRows = append(scoreRows, formats.ScoreRow{ModelID: s.model.ID, Models: s.shard.dir, Name: s.model.Info.Name,
+				Method: s.method, Metric: v.metric, Value: v.value})
 		}
 	}
 	sum := summarise(scored)

@@ -229,6 +229,10 @@ func TestScoresAcrossShards(t *testing.T) {
 	if !slices.Equal(order, wantOrder) {
 		t.Fatalf("runs %v, want %v", order, wantOrder)
 	}
+	// Rows of the two shards, whose model ids repeat, say where they came from.
+	if first, last := scores[0], scores[len(scores)-1]; first.Models != ma || last.Models != mb || first.Name == "" {
+		t.Errorf("shard columns: first row %q %q, last row %q %q", first.Models, first.Name, last.Models, last.Name)
+	}
 	// l1 = (4 delta + 4 pair) / 8; var errors are delta; factor mean error is
 	// (8 delta + 8 pair) / 24 on a 2x2 grid.
 	want := []map[string]float64{
