@@ -10,14 +10,15 @@ import (
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/learnmrf"
+	"github.com/renn-go/renn/stages/stageio"
 )
 
 type root struct {
-	Samples string  `required:"" type:"existingdir" help:"Directory with samples.parquet (sample-model data): the train split is learned from, the test split scored."`
-	Models  string  `required:"" type:"existingdir" help:"Directory with the true models (models.parquet, model_info.parquet): their structure is learned; their parameters are never read."`
-	IDs     []int32 `name:"ids" help:"Model ids to learn (comma-separated); all models when empty."`
-	Method  string  `enum:"exact,mf,bp,dbp,gbp,infnet,renn" default:"exact" help:"Inference method supplying ln Z and its gradient: exact, mf (mean field), bp, dbp (damped BP), gbp, infnet (Inference Net: the network on the Bethe region graph), renn."`
-	Param   string  `enum:"auto,ising,table" default:"auto" help:"Parameterisation: ising (one field per node, one coupling per edge; binary pairwise models), table (every log-potential entry), auto (ising when possible)."`
+	Samples string   `required:"" type:"existingdir" help:"Directory with samples.parquet (sample-model data): the train split is learned from, the test split scored."`
+	Models  string   `required:"" type:"existingdir" help:"Directory with the true models (models.parquet, model_info.parquet): their structure is learned; their parameters are never read."`
+	IDs     []string `name:"ids" help:"Model ids to learn, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`
+	Method  string   `enum:"exact,mf,bp,dbp,gbp,infnet,renn" default:"exact" help:"Inference method supplying ln Z and its gradient: exact, mf (mean field), bp, dbp (damped BP), gbp, infnet (Inference Net: the network on the Bethe region graph), renn."`
+	Param   string   `enum:"auto,ising,table" default:"auto" help:"Parameterisation: ising (one field per node, one coupling per edge; binary pairwise models), table (every log-potential entry), auto (ising when possible)."`
 
 	Epochs    int     `default:"100" help:"Maximum number of epochs (passes over the training set)."`
 	Batch     int     `default:"500" help:"Samples per parameter update; each update runs the method once, warm-started."`
@@ -54,7 +55,11 @@ type root struct {
 func (r *root) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	p := learnmrf.Params{Samples: r.Samples, Models: r.Models, IDs: r.IDs, Method: r.Method, Param: r.Param,
+	ids, err := stageio.ParseIDs(r.IDs)
+	if err != nil {
+		return err
+	}
+	p := learnmrf.Params{Samples: r.Samples, Models: r.Models, IDs: ids, Method: r.Method, Param: r.Param,
 		Epochs: r.Epochs, Batch: r.Batch, LR: r.LR, Optimizer: r.Optimizer, Decay: r.Decay, Tol: r.Tol,
 		Patience: r.Patience, Guard: r.Guard, Seed: r.Seed, FieldStd: r.FieldStd, CouplingStd: r.CouplingStd, MaxTable: r.MaxTable,
 		InferTol: r.InferTol, MaxIter: r.MaxIter, Damping: r.Damping, GBPDamping: r.GBPDamping, Scheme: r.Scheme,

@@ -37,7 +37,10 @@ func TestDefaultsMatchRENN(t *testing.T) {
 	if _, err := parser.Parse([]string{"--models", dir, "--out", filepath.Join(dir, "out")}); err != nil {
 		t.Fatal(err)
 	}
-	p := r.params()
+	p, err := r.params()
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := renn.DefaultOptions()
 	got := renn.Options{Name: d.Name, Net: p.Net, Dim: p.Dim, Heads: p.Heads, Scale: p.Scale, BlockDepth: p.BlockDepth,
 		Lambda: p.Lambda, Constraint: p.Constraint, MultiplierEvery: p.MultiplierEvery, LR: p.LR, MaxSteps: p.MaxSteps,

@@ -129,7 +129,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if models, err = selectModels(models, p.IDs, p.Models); err != nil {
+	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
 		return err
 	}
 	for _, e := range models {
@@ -167,24 +167,6 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 		stageio.Output{Name: formats.ModelInfoFile, Write: func(path string) error { return formats.WriteModelInfo(path, infos, prov) }},
 		stageio.Output{Name: formats.CurvesFile, Write: func(path string) error { return formats.WriteCurves(path, curves, prov) }},
 	)
-}
-
-func selectModels(models []stageio.Model, ids []int32, dir string) ([]stageio.Model, error) {
-	if len(ids) == 0 {
-		return models, nil
-	}
-	var out []stageio.Model
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			return nil, fmt.Errorf("model id %d selected twice", id)
-		}
-		k := slices.IndexFunc(models, func(e stageio.Model) bool { return e.ID == id })
-		if k < 0 {
-			return nil, fmt.Errorf("%s: no model with model_id %d", filepath.Join(dir, formats.ModelInfoFile), id)
-		}
-		out = append(out, models[k])
-	}
-	return out, nil
 }
 
 // sampleSet holds one model's samples.

@@ -26,8 +26,9 @@ import (
 // Params are the train-renn parameters. Zero numeric fields and empty
 // strings take renn.DefaultOptions.
 type Params struct {
-	Models  string `json:"models"`
-	Regions string `json:"regions,omitempty"`
+	Models  string  `json:"models"`
+	IDs     []int32 `json:"ids,omitempty"` // models to run; all when empty
+	Regions string  `json:"regions,omitempty"`
 	// Scheme names the region graph RENN builds in-process when Regions is
 	// empty ("auto" by default).
 	Scheme string `json:"scheme,omitempty"`
@@ -106,6 +107,9 @@ func Run(ctx context.Context, p Params, out string) error {
 			return err
 		}
 		inputs = append(inputs, rpath)
+	}
+	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
+		return err
 	}
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow

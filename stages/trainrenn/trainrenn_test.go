@@ -151,6 +151,22 @@ func reference(m *mrf.Model, bethe bool) (*infer.Result, error) {
 	return res, err
 }
 
+// TestRunIDs runs one model of two, as a pipeline shard over --ids does.
+func TestRunIDs(t *testing.T) {
+	models, regions := fixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if err := Run(context.Background(), Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{1}}, out); err != nil {
+		t.Fatal(err)
+	}
+	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est) != 1 || est[0].ModelID != 1 {
+		t.Fatalf("estimates %+v, want model 1 only", est)
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	models, regions := fixture(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -165,6 +181,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad scheme", Params{Models: models, Method: "renn", Scheme: "hexagons"}, "hexagons"},
 		{"no models", Params{Models: t.TempDir(), Method: "renn"}, formats.ModelInfoFile},
 		{"no regions", Params{Models: models, Regions: models, Method: "renn"}, formats.RegionsFile},
+		{"unknown id", Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{7}}, "no model with model_id 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Run(context.Background(), tc.p, out)
