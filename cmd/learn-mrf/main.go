@@ -52,6 +52,12 @@ type root struct {
 	Out string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet (the learned models) and curves.parquet."`
 }
 
+// Validate makes a malformed --ids a usage error (exit 2).
+func (r *root) Validate() error {
+	_, err := stageio.ParseIDs(r.IDs)
+	return err
+}
+
 func (r *root) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -1,24 +1,15 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/renn-go/renn/stages/cli/clitest"
 )
 
-// TestMain lets the test binary act as the report command, so the exit
-// codes of the real main can be checked.
-func TestMain(m *testing.M) {
-	if os.Getenv("REPORT_RUN_MAIN") == "1" {
-		os.Args = append([]string{"report"}, strings.Fields(os.Getenv("REPORT_ARGS"))...)
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { clitest.Main(m, "report", main) }
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
@@ -40,20 +31,9 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), "REPORT_RUN_MAIN=1", "REPORT_ARGS="+tc.args)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr.String(), tc.code, tc.want)
+			code, stderr := clitest.Run(t, strings.Fields(tc.args)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr, tc.code, tc.want)
 			}
 		})
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,18 +9,10 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/renn-go/renn/core/renn"
+	"github.com/renn-go/renn/stages/cli/clitest"
 )
 
-// TestMain lets the test binary act as the train-renn command, so the exit
-// codes of the real main can be checked.
-func TestMain(m *testing.M) {
-	if os.Getenv("TRAIN_RENN_RUN_MAIN") == "1" {
-		os.Args = append([]string{"train-renn"}, strings.Fields(os.Getenv("TRAIN_RENN_ARGS"))...)
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { clitest.Main(m, "train-renn", main) }
 
 // The flag defaults are written out in the struct tags for --help; they must
 // be renn's documented defaults.
@@ -68,25 +57,15 @@ func TestExitCodes(t *testing.T) {
 		{"bad net", "--models " + dir + " --out " + out + " --net cnn", 2, "--net"},
 		{"bad lambda", "--models " + dir + " --out " + out + " --lambda=-1", 2, "lambda"},
 		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "divisible"},
+		{"bad ids", "--models " + dir + " --out " + out + " --ids 4-2", 2, "range ends before it starts"},
 		{"no models file", "--models " + dir + " --out " + out, 1, "model_info.parquet"},
 		{"infnet with regions", "--models " + dir + " --regions " + dir + " --method infnet --out " + out, 1, "takes no --regions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), "TRAIN_RENN_RUN_MAIN=1", "TRAIN_RENN_ARGS="+tc.args)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr.String(), tc.code, tc.want)
+			code, stderr := clitest.Run(t, strings.Fields(tc.args)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr, tc.code, tc.want)
 			}
 		})
 	}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/stages/cli/clitest"
+)
+
+func TestMain(m *testing.M) { clitest.Main(m, "learn-mrf", main) }
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	dirs := "--models " + dir + " --samples " + dir + " --out " + out
+	tests := []struct {
+		name string
+		args string
+		code int
+		want string // in stderr
+	}{
+		{"help", "--help", 0, ""},
+		{"missing flags", "--out " + out, 2, "missing flags"},
+		{"bad method", dirs + " --method lbp", 2, "--method"},
+		{"bad ids", dirs + " --ids 1,x", 2, `"x" is not a model id`},
+		{"no models file", dirs, 1, "model_info.parquet"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := clitest.Run(t, strings.Fields(tc.args)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("failed runs left %s behind (stat: %v)", out, err)
+	}
+}
