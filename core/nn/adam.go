@@ -28,20 +28,40 @@ func NewAdam(params []*Param, lr float64) *Adam {
 	return a
 }
 
+// adamBlock is the number of entries Step updates at a time.
+const adamBlock = 256
+
 // Step updates every parameter from its Grad. It does not clear the
 // gradients.
+//
+// It works through each parameter in blocks of adamBlock entries, one array
+// written per pass over the block. A single pass writing m, v and the value
+// together ran 4x slower on large parameters (the 65536-state head of a
+// 16-variable root): their arrays are allocated at addresses equal modulo
+// the page size, so the interleaved stores and loads alias in the cache.
+// The arithmetic per entry is unchanged.
 func (a *Adam) Step() {
 	a.t++
 	bc1 := 1 - math.Pow(a.Beta1, float64(a.t))
 	bc2 := 1 - math.Pow(a.Beta2, float64(a.t))
 	step := a.LR / bc1
 	rbc2 := 1 / math.Sqrt(bc2)
+	b1, b2, eps := a.Beta1, a.Beta2, a.Eps
 	for k, p := range a.params {
 		m, v := a.m[k], a.v[k]
-		for i, g := range p.Grad {
-			m[i] = a.Beta1*m[i] + (1-a.Beta1)*g
-			v[i] = a.Beta2*v[i] + (1-a.Beta2)*g*g
-			p.Value[i] -= step * m[i] / (math.Sqrt(v[i])*rbc2 + a.Eps)
+		for lo := 0; lo < len(p.Grad); lo += adamBlock {
+			hi := min(lo+adamBlock, len(p.Grad))
+			g, mb, vb, w := p.Grad[lo:hi], m[lo:hi], v[lo:hi], p.Value[lo:hi]
+			mb, vb, w = mb[:len(g)], vb[:len(g)], w[:len(g)]
+			for i, gi := range g {
+				mb[i] = b1*mb[i] + (1-b1)*gi
+			}
+			for i, gi := range g {
+				vb[i] = b2*vb[i] + (1-b2)*gi*gi
+			}
+			for i, mi := range mb {
+				w[i] -= step * mi / (math.Sqrt(vb[i])*rbc2 + eps)
+			}
 		}
 	}
 }

@@ -11,13 +11,18 @@ import (
 // benchModel returns a random Ising model on an L x L grid (gamma 1) and its
 // faces region graph.
 func benchModel(b *testing.B, L int) (*mrf.Model, *region.Graph) {
+	return benchModelScheme(b, L, "faces")
+}
+
+// benchModelScheme is benchModel with another region scheme.
+func benchModelScheme(b *testing.B, L int, scheme string) (*mrf.Model, *region.Graph) {
 	b.Helper()
 	es, err := mrf.GridEdges(L, false)
 	if err != nil {
 		b.Fatal(err)
 	}
 	m := mrf.RandomIsing(L*L, es, 1, 7)
-	g, err := region.Build(m, "grid", "faces")
+	g, err := region.Build(m, "grid", scheme)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,7 +32,11 @@ func benchModel(b *testing.B, L int) (*mrf.Model, *region.Graph) {
 // benchStep times one optimisation step: the network forward, the beliefs,
 // the loss and its gradient, the network backward and the Adam update.
 func benchStep(b *testing.B, L int, o Options) {
-	m, g := benchModel(b, L)
+	benchStepScheme(b, L, "faces", o)
+}
+
+func benchStepScheme(b *testing.B, L int, scheme string, o Options) {
+	m, g := benchModelScheme(b, L, scheme)
 	r, err := New(g, o)
 	if err != nil {
 		b.Fatal(err)
@@ -73,6 +82,10 @@ func BenchmarkStepGrid10(b *testing.B)     { benchStep(b, 10, Options{}) }
 func BenchmarkStepGrid10D200(b *testing.B) { benchStep(b, 10, paperNet) }
 func BenchmarkStepGrid20(b *testing.B)     { benchStep(b, 20, Options{}) }
 func BenchmarkStepGrid20D200(b *testing.B) { benchStep(b, 20, paperNet) }
+
+// BenchmarkStepFace5 has the infinite face of a 5x5 grid as a root region:
+// 16 variables, 65536 joint states, so the head's output layer dominates.
+func BenchmarkStepFace5(b *testing.B) { benchStepScheme(b, 5, "faces+outer", Options{}) }
 
 func BenchmarkConvergeGrid10(b *testing.B)     { benchConverge(b, 10, Options{}) }
 func BenchmarkConvergeGrid10D200(b *testing.B) { benchConverge(b, 10, paperNet) }
