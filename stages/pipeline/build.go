@@ -35,14 +35,15 @@ func ModuleRoot(dir string) (string, error) {
 
 // Build compiles every binary of the module at modRoot (./cmd/...) into
 // binDir with the go command, writing its messages to w. Binaries are built
-// with -buildvcs=false so that they depend on the source code only: with
-// VCS stamping every commit (even one touching only README) would change
-// every binary, and so rerun every stage.
+// with -buildvcs=false and -trimpath so that they depend on the source code
+// and the Go version only: with VCS stamping every commit (even one touching
+// only README) would change every binary, and so rerun every stage; without
+// -trimpath a clone in another directory would.
 func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=false", "-o", binDir+string(filepath.Separator), "./cmd/...")
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=false", "-trimpath", "-o", binDir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = modRoot
 	cmd.Stdout = w
 	cmd.Stderr = w
