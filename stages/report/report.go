@@ -311,9 +311,19 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	w("| CPU | %s |\n| logical CPUs | %d |\n| memory | %.1f GB |\n| Go | %s (%s/%s) |\n", orUnknown(m.CPU), m.CPUs, m.MemoryGB, m.Go, m.OS, m.Arch)
 	w("\nThis is the machine the report was written on; the pipeline's stamps do not record the machine, so run both on the same one.\n\n")
 	if rt.Done > 0 {
-		span := rt.Last.Sub(rt.First).Seconds()
-		w("Completed instances: %d of %d. Summed run time of the completed stage instances: **%s** (each on one core). From the first start to the last finish: **%s** (%s to %s, UTC; this includes any pause between parts of a split run; `pipeline run` runs up to one instance per CPU at once).\n\n",
-			rt.Done, rt.Instances, formatDuration(rt.Seconds), formatDuration(span), rt.First.UTC().Format(time.DateTime), rt.Last.UTC().Format(time.DateTime))
+		w("Completed instances: %d of %d. Summed run time of the completed stage instances: **%s** (each on one core). Wall time while the pipeline was running: **%s** (`pipeline run` runs up to one instance per CPU at once).\n\n",
+			rt.Done, rt.Instances, formatDuration(rt.Seconds), formatDuration(rt.Busy()))
+		if len(rt.Parts) > 1 {
+			w("The run was done in %d parts (stretches of time in which some instance ran; the pauses between them are not counted above, nor is the time of instances interrupted before they finished):\n\n", len(rt.Parts))
+			w("| part | from (UTC) | to (UTC) | wall time | instances | summed time |\n|---|---|---|---:|---:|---:|\n")
+			for i, pt := range rt.Parts {
+				w("| %d | %s | %s | %s | %d | %s |\n", i+1, pt.Start.UTC().Format(time.DateTime), pt.End.UTC().Format(time.DateTime),
+					formatDuration(pt.Wall()), pt.Instances, formatDuration(pt.Seconds))
+			}
+			w("\n")
+		} else {
+			w("It ran from %s to %s (UTC).\n\n", rt.First.UTC().Format(time.DateTime), rt.Last.UTC().Format(time.DateTime))
+		}
 	} else {
 		w("No stage instance has completed yet.\n\n")
 	}

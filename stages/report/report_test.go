@@ -184,7 +184,7 @@ func TestRun(t *testing.T) {
 		"our RENN reported convergence in 50% of 2 runs",
 		"2 random models per setting",
 		"Summed run time of the completed stage instances: **5 s**",
-		"From the first start to the last finish: **13 s**",
+		"Wall time while the pipeline was running: **13 s**",
 		"| grid_score | 1 / 1 | 2 s | 2 s |",
 		"Not run yet: 1 of 3 learn-mrf instances.",
 		"![learning curves](report/learning_curves.png)",

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,15 +70,66 @@ type RunTime struct {
 	Instances, Done int
 	Seconds         float64   // sum over all completed instances (one core each)
 	First, Last     time.Time // earliest start and latest finish
+	// Parts are the stretches of time in which some completed instance was
+	// running, in order: a run split over sessions or machines has one part
+	// per stretch, and the pauses between them are not run time.
+	Parts []Part
 	// States counts the instances by pipeline.Plan.Status (up to date,
 	// stale, missing); nil when the status was not taken.
 	States map[string]int
 	Stale  []string // IDs of stale instances, for the reader to rerun
 }
 
+// Part is one stretch of a run: from the start of an instance to the
+// finish of the last instance that overlapped it or followed it within
+// partGap, directly or in a chain.
+type Part struct {
+	Start, End time.Time
+	Instances  int
+	Seconds    float64 // summed run time of its instances
+}
+
+// Wall returns the part's length in seconds.
+func (p Part) Wall() float64 { return p.End.Sub(p.Start).Seconds() }
+
+// Busy returns the wall time of the run without the pauses between its
+// parts, in seconds.
+func (rt *RunTime) Busy() float64 {
+	s := 0.0
+	for _, p := range rt.Parts {
+		s += p.Wall()
+	}
+	return s
+}
+
+// partGap is the longest pause that still counts as one part: the pipeline
+// hashes inputs and writes stamps between instances, which takes a moment.
+const partGap = time.Minute
+
+// parts merges the intervals in which instances ran into the stretches in
+// which something was running, joining those less than partGap apart.
+func parts(runs []Part) []Part {
+	slices.SortFunc(runs, func(a, b Part) int { return a.Start.Compare(b.Start) })
+	var out []Part
+	for _, r := range runs {
+		if n := len(out); n > 0 && r.Start.Sub(out[n-1].End) < partGap {
+			p := &out[n-1]
+			if r.End.After(p.End) {
+				p.End = r.End
+			}
+			p.Instances += r.Instances
+			p.Seconds += r.Seconds
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // ReadRunTime reads the stamp of every instance of the plan.
 func ReadRunTime(plan *pipeline.Plan) (RunTime, error) {
 	var rt RunTime
+	var runs []Part
 	index := map[string]int{}
 	for _, inst := range plan.Instances {
 		k, ok := index[inst.Stage.Name]
@@ -107,7 +159,9 @@ func ReadRunTime(plan *pipeline.Plan) (RunTime, error) {
 		if stamp.Finished.After(rt.Last) {
 			rt.Last = stamp.Finished
 		}
+		runs = append(runs, Part{Start: stamp.Started, End: stamp.Finished, Instances: 1, Seconds: stamp.Seconds})
 	}
+	rt.Parts = parts(runs)
 	return rt, nil
 }
 
