@@ -102,8 +102,8 @@ func TestAdamBlocksMatchPlainLoop(t *testing.T) {
 		}
 		want := append([]float64(nil), p.Value...)
 		m, v := make([]float64, n), make([]float64, n)
-		b1, b2 := 0.9, 0.99 // variables: Go folds constant expressions exactly
-		a := NewAdam([]*Param{p}, 0.01)
+		lr, b1, b2 := 0.01, 0.9, 0.99 // variables: Go folds constant expressions exactly
+		a := NewAdam([]*Param{p}, lr)
 		a.Beta2 = 0.99
 		for step := 1; step <= 3; step++ {
 			for i := range p.Grad {
@@ -115,7 +115,6 @@ func TestAdamBlocksMatchPlainLoop(t *testing.T) {
 			for i, g := range p.Grad {
 				m[i] = b1*m[i] + (1-b1)*g
 				v[i] = b2*v[i] + (1-b2)*g*g
-				lr := 0.01
 				want[i] -= lr / bc1 * m[i] / (math.Sqrt(v[i])*rbc2 + 1e-8)
 			}
 			for i := range want {
