@@ -52,13 +52,19 @@ func better(metric string, a, b float64) bool {
 	return a < b
 }
 
-// beats counts the rows of the tables, on metric ("" for all), where method
-// a is better than method b.
-func (rs results) beats(numbers []int, metric, a, b string) tally {
+// spread is one method's number in one row: mean and std over models.
+type spread struct {
+	mean, std float64
+	hasStd    bool
+}
+
+// pairs counts the rows of the tables, on metric ("" for all), where holds
+// is true of methods a and b, for us and for the paper; withStd counts only
+// rows where both have a standard deviation.
+func (rs results) pairs(numbers []int, metric, a, b string, withStd bool, holds func(metric string, a, b spread) bool) tally {
 	var t tally
 	rs.rows(numbers, func(res *result, i int) {
-		r := res.t.Rows[i]
-		m := res.t.metricOf(r)
+		m := res.t.metricOf(res.t.Rows[i])
 		if metric != "" && m != metric {
 			return
 		}
@@ -69,13 +75,13 @@ func (rs results) beats(numbers []int, metric, a, b string) tally {
 		ca, cb := res.cells[i][ja], res.cells[i][jb]
 		if ca.ours.ok && cb.ours.ok {
 			t.oursN++
-			if better(m, ca.ours.mean, cb.ours.mean) {
+			if holds(m, spread{ca.ours.mean, ca.ours.std, true}, spread{cb.ours.mean, cb.ours.std, true}) {
 				t.ours++
 			}
 		}
-		if ca.paper.OK && cb.paper.OK {
+		if ca.paper.OK && cb.paper.OK && (!withStd || ca.paper.HasStd && cb.paper.HasStd) {
 			t.paperN++
-			if better(m, ca.paper.Mean, cb.paper.Mean) {
+			if holds(m, spread{ca.paper.Mean, ca.paper.Std, ca.paper.HasStd}, spread{cb.paper.Mean, cb.paper.Std, cb.paper.HasStd}) {
 				t.paper++
 			}
 		}
@@ -83,36 +89,18 @@ func (rs results) beats(numbers []int, metric, a, b string) tally {
 	return t
 }
 
-// agree counts the rows of the tables, on metric, where the means of
-// methods a and b differ by less than the smaller of their standard
-// deviations across models: a difference the models' spread cannot tell
-// from none.
+// beats counts the rows where method a is better than method b.
+func (rs results) beats(numbers []int, metric, a, b string) tally {
+	return rs.pairs(numbers, metric, a, b, false, func(m string, x, y spread) bool { return better(m, x.mean, y.mean) })
+}
+
+// agree counts the rows where the means of methods a and b differ by less
+// than the smaller of their standard deviations across models: a difference
+// the models' spread cannot tell from none.
 func (rs results) agree(numbers []int, metric, a, b string) tally {
-	var t tally
-	rs.rows(numbers, func(res *result, i int) {
-		r := res.t.Rows[i]
-		if res.t.metricOf(r) != metric {
-			return
-		}
-		ja, jb := col(res.t, a), col(res.t, b)
-		if ja < 0 || jb < 0 {
-			return
-		}
-		ca, cb := res.cells[i][ja], res.cells[i][jb]
-		if ca.ours.ok && cb.ours.ok {
-			t.oursN++
-			if math.Abs(ca.ours.mean-cb.ours.mean) < min(ca.ours.std, cb.ours.std) {
-				t.ours++
-			}
-		}
-		if ca.paper.OK && cb.paper.OK && ca.paper.HasStd && cb.paper.HasStd {
-			t.paperN++
-			if math.Abs(ca.paper.Mean-cb.paper.Mean) < min(ca.paper.Std, cb.paper.Std) {
-				t.paper++
-			}
-		}
+	return rs.pairs(numbers, metric, a, b, true, func(_ string, x, y spread) bool {
+		return math.Abs(x.mean-y.mean) < min(x.std, y.std)
 	})
-	return t
 }
 
 // bestOf counts the rows where method is the best of the paper's methods
