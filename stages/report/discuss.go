@@ -52,16 +52,10 @@ func better(metric string, a, b float64) bool {
 	return a < b
 }
 
-// spread is one method's number in one row: mean and std over models.
-type spread struct {
-	mean, std float64
-	hasStd    bool
-}
-
 // pairs counts the rows of the tables, on metric ("" for all), where holds
 // is true of methods a and b, for us and for the paper; withStd counts only
 // rows where both have a standard deviation.
-func (rs results) pairs(numbers []int, metric, a, b string, withStd bool, holds func(metric string, a, b spread) bool) tally {
+func (rs results) pairs(numbers []int, metric, a, b string, withStd bool, holds func(metric string, a, b stat) bool) tally {
 	var t tally
 	rs.rows(numbers, func(res *result, i int) {
 		m := res.t.metricOf(res.t.Rows[i])
@@ -75,13 +69,13 @@ func (rs results) pairs(numbers []int, metric, a, b string, withStd bool, holds 
 		ca, cb := res.cells[i][ja], res.cells[i][jb]
 		if ca.ours.ok && cb.ours.ok {
 			t.oursN++
-			if holds(m, spread{ca.ours.mean, ca.ours.std, true}, spread{cb.ours.mean, cb.ours.std, true}) {
+			if holds(m, ca.ours, cb.ours) {
 				t.ours++
 			}
 		}
 		if ca.paper.OK && cb.paper.OK && (!withStd || ca.paper.HasStd && cb.paper.HasStd) {
 			t.paperN++
-			if holds(m, spread{ca.paper.Mean, ca.paper.Std, ca.paper.HasStd}, spread{cb.paper.Mean, cb.paper.Std, cb.paper.HasStd}) {
+			if holds(m, stat{ok: true, mean: ca.paper.Mean, std: ca.paper.Std}, stat{ok: true, mean: cb.paper.Mean, std: cb.paper.Std}) {
 				t.paper++
 			}
 		}
@@ -91,14 +85,14 @@ func (rs results) pairs(numbers []int, metric, a, b string, withStd bool, holds 
 
 // beats counts the rows where method a is better than method b.
 func (rs results) beats(numbers []int, metric, a, b string) tally {
-	return rs.pairs(numbers, metric, a, b, false, func(m string, x, y spread) bool { return better(m, x.mean, y.mean) })
+	return rs.pairs(numbers, metric, a, b, false, func(m string, x, y stat) bool { return better(m, x.mean, y.mean) })
 }
 
 // agree counts the rows where the means of methods a and b differ by less
 // than the smaller of their standard deviations across models: a difference
 // the models' spread cannot tell from none.
 func (rs results) agree(numbers []int, metric, a, b string) tally {
-	return rs.pairs(numbers, metric, a, b, true, func(_ string, x, y spread) bool {
+	return rs.pairs(numbers, metric, a, b, true, func(_ string, x, y stat) bool {
 		return math.Abs(x.mean-y.mean) < min(x.std, y.std)
 	})
 }
