@@ -19,7 +19,6 @@
 package bp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,9 +77,6 @@ type BP struct {
 
 // New returns a BP method with opts (zero Tol and MaxIter filled in).
 func New(opts Options) (*BP, error) {
-	def := DefaultOptions()
-	opts.Tol = cmp.Or(opts.Tol, def.Tol)
-	opts.MaxIter = cmp.Or(opts.MaxIter, def.MaxIter)
 	if err := infer.CheckIterative("bp", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
 		return nil, err
 	}

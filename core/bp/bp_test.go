@@ -80,7 +80,7 @@ func TestTreesExact(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, opts := range []bp.Options{bp.DefaultOptions(), {Tol: 1e-12, Damping: 0.5}} {
+		for _, opts := range []bp.Options{bp.DefaultOptions(), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-12; o.Damping = 0.5 })} {
 			res, err := mustNew(t, opts).Infer(context.Background(), m)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -162,11 +162,11 @@ func TestDampedSameFixedPoint(t *testing.T) {
 		"K5":       weakIsing(5, mrf.CompleteEdges(5), 0.3, 2),
 		"triples":  infertest.RandomModel(6, infertest.RandomScopes(6, 4, 3, 3), cfg, 3),
 	} {
-		plain, err := mustNew(t, bp.Options{Tol: 1e-12}).Infer(context.Background(), m)
+		plain, err := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-12 })).Infer(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		damped, err := mustNew(t, bp.Options{Tol: 1e-12, Damping: 0.5}).Infer(context.Background(), m)
+		damped, err := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-12; o.Damping = 0.5 })).Infer(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func TestCompleteGraphs(t *testing.T) {
 		"K6 Ising":   weakIsing(6, mrf.CompleteEdges(6), 0.3, 7),
 		"K4 3-state": infertest.RandomModel(4, k4pairs, cfg, 8),
 	} {
-		res, err := mustNew(t, bp.Options{Tol: 1e-13}).Infer(context.Background(), m)
+		res, err := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-13 })).Infer(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +374,7 @@ func TestHardConstraintsAndCards(t *testing.T) {
 		scopes := append(infertest.RandomScopes(7, 8, 2, seed), infertest.RandomScopes(7, 2, 3, seed+50)...)
 		m := infertest.RandomModel(7, scopes, cfg, seed)
 		for _, damping := range []float64{0, 0.5} {
-			res, err := mustNew(t, bp.Options{MaxIter: 200, Damping: damping}).Infer(context.Background(), m)
+			res, err := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = 200; o.Damping = damping })).Infer(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,7 +418,7 @@ func TestContradiction(t *testing.T) {
 func TestConvergedIsHonest(t *testing.T) {
 	grid, _ := mrf.GridEdges(4, false)
 	m := mrf.RandomIsing(16, grid, 1, 3)
-	res, err := mustNew(t, bp.Options{MaxIter: 2}).Infer(context.Background(), m)
+	res, err := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = 2 })).Infer(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestConvergedIsHonest(t *testing.T) {
 func TestWarmStart(t *testing.T) {
 	grid, _ := mrf.GridEdges(3, false)
 	m := weakIsing(9, grid, 0.5, 4)
-	method := mustNew(t, bp.Options{Tol: 1e-12})
+	method := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-12 }))
 	cold, err := method.Infer(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +448,7 @@ func TestWarmStart(t *testing.T) {
 	// Changed tables, same structure: warm start must still reach the new
 	// model's own fixed point.
 	m2 := weakIsing(9, grid, 0.5, 5)
-	fresh, _ := mustNew(t, bp.Options{Tol: 1e-12}).Infer(context.Background(), m2)
+	fresh, _ := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-12 })).Infer(context.Background(), m2)
 	again, err := method.Infer(context.Background(), m2)
 	if err != nil {
 		t.Fatal(err)
@@ -488,17 +488,15 @@ func TestOptionsAndNames(t *testing.T) {
 	}{
 		{bp.DefaultOptions(), "bp"},
 		{bp.DampedOptions(), "dbp"},
-		{bp.Options{}, "bp"},
-		{bp.Options{Damping: 0.3, Name: "dbp0.3"}, "dbp0.3"},
+		{bp.DefaultOptions(), "bp"},
+		{infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = 0.3; o.Name = "dbp0.3" }), "dbp0.3"},
 	} {
 		m := mustNew(t, tc.opts)
 		if m.Name() != tc.name || m.Options().Tol != 1e-9 || m.Options().MaxIter != 1000 {
 			t.Errorf("%+v: name %q options %+v", tc.opts, m.Name(), m.Options())
 		}
 	}
-	for _, bad := range []bp.Options{
-		{Damping: 1}, {Damping: -0.1}, {Damping: math.NaN()}, {Tol: -1}, {Tol: math.NaN()}, {MaxIter: -3},
-	} {
+	for _, bad := range []bp.Options{{}, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = 0 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 0 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = 1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = -0.1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = math.NaN() }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = -1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = math.NaN() }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = -3 })} {
 		if _, err := bp.New(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -527,8 +525,8 @@ func TestOptionsAndNames(t *testing.T) {
 func TestSweepAllocations(t *testing.T) {
 	grid, _ := mrf.GridEdges(5, false)
 	m := mrf.RandomIsing(25, grid, 1, 2)
-	one := mustNew(t, bp.Options{MaxIter: 1, Tol: 1e-300})
-	many := mustNew(t, bp.Options{MaxIter: 30, Tol: 1e-300})
+	one := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = 1; o.Tol = 1e-300 }))
+	many := mustNew(t, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = 30; o.Tol = 1e-300 }))
 	a1 := testing.AllocsPerRun(5, func() { one.Infer(context.Background(), m) })
 	a30 := testing.AllocsPerRun(5, func() { many.Infer(context.Background(), m) })
 	if a30 != a1 {

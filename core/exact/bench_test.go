@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"github.com/renn-go/renn/core/infer/infertest"
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -18,18 +19,20 @@ func benchSolve(b *testing.B, L int, opt Options) {
 
 // BenchmarkSolveGrid20 is the headline figure: log Z and all marginals of a
 // 20x20 Ising grid (cliques of 2^21 entries, about 600 MB of messages).
-func BenchmarkSolveGrid20(b *testing.B) { benchSolve(b, 20, Options{}) }
+func BenchmarkSolveGrid20(b *testing.B) { benchSolve(b, 20, DefaultOptions()) }
 
 // BenchmarkSolveGrid20Checkpointed is the same with a 128 MiB budget for
 // stored messages, so the backward pass recomputes from checkpoints.
-func BenchmarkSolveGrid20Checkpointed(b *testing.B) { benchSolve(b, 20, Options{Memory: 128 << 20}) }
+func BenchmarkSolveGrid20Checkpointed(b *testing.B) {
+	benchSolve(b, 20, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = 128 << 20 }))
+}
 
-func BenchmarkSolveGrid10(b *testing.B) { benchSolve(b, 10, Options{}) }
+func BenchmarkSolveGrid10(b *testing.B) { benchSolve(b, 10, DefaultOptions()) }
 
 func BenchmarkPlanGrid20(b *testing.B) {
 	m := gridModel(b, 20, 1, 1)
 	for b.Loop() {
-		if _, err := MakePlan(m, Options{}); err != nil {
+		if _, err := MakePlan(m, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,7 +42,7 @@ func BenchmarkPlanGrid20(b *testing.B) {
 func BenchmarkSample(b *testing.B) {
 	m := gridModel(b, 10, 1, 1)
 	for b.Loop() {
-		if _, _, err := Sample(m, 1000, mrf.NewRand(1), Options{}); err != nil {
+		if _, _, err := Sample(m, 1000, mrf.NewRand(1), DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 func ExampleSolve() {
 	edges, _ := mrf.GridEdges(3, false)
 	m := mrf.RandomIsing(9, edges, 1, 1)
-	res, err := exact.Solve(m, exact.Options{})
+	res, err := exact.Solve(m, exact.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -28,13 +28,15 @@ func ExampleSolve() {
 func ExampleMakePlan() {
 	edges, _ := mrf.GridEdges(20, false)
 	m := mrf.RandomIsing(400, edges, 1, 1)
-	plan, err := exact.MakePlan(m, exact.Options{})
+	plan, err := exact.MakePlan(m, exact.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("%s order, largest table %d entries\n", plan.Heuristic, plan.LargestTable)
-	_, err = exact.MakePlan(m, exact.Options{MaxTable: 1 << 20})
+	small := exact.DefaultOptions()
+	small.MaxTable = 1 << 20
+	_, err = exact.MakePlan(m, small)
 	fmt.Println(err)
 	// Output:
 	// bandwidth order, largest table 2097152 entries
@@ -44,7 +46,7 @@ func ExampleMakePlan() {
 func ExampleSample() {
 	edges, _ := mrf.GridEdges(2, false)
 	m := mrf.RandomIsing(4, edges, 0.2, 3)
-	xs, logp, err := exact.Sample(m, 4, mrf.NewRand(1), exact.Options{})
+	xs, logp, err := exact.Sample(m, 4, mrf.NewRand(1), exact.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultMaxTable is the largest clique table, in entries, that Solve and
-// Sample accept when Options.MaxTable is 0. 2^28 float64 entries are 2 GiB.
+// Sample accept by default (DefaultOptions). 2^28 float64 entries are 2 GiB.
 // The clique table itself is summed on the fly and never stored, but its
 // messages (up to half of it each), the downward messages, checkpoints and
 // pooled buffers are of that order, so this is about as wide as a 24 GiB
@@ -21,49 +21,45 @@ import (
 const DefaultMaxTable = 1 << 28
 
 // DefaultTries is the number of randomised greedy orders tried per heuristic
-// when Options.Tries is 0.
+// by default (DefaultOptions).
 const DefaultTries = 16
 
-// DefaultMemory is the budget in bytes for stored forward messages when
-// Options.Memory is 0.
+// DefaultMemory is the budget in bytes for stored forward messages
+// by default (DefaultOptions).
 const DefaultMemory = 1 << 30
 
 // Options controls planning and the memory/time trade-off of exact inference.
 type Options struct {
-	// MaxTable is the largest clique table (entries) allowed; 0 means
-	// DefaultMaxTable. Larger plans fail with a *TableTooLargeError before
-	// anything is allocated.
-	MaxTable int64
+	// MaxTable is the largest clique table (entries) allowed, >= 1. Larger
+	// plans fail with a *TableTooLargeError before anything is allocated.
+	MaxTable int64 `json:"max_table" help:"Largest table (entries) exact inference may build; larger models stop with an error before allocating."`
 	// Tries is the number of randomised orders tried per greedy heuristic
-	// (min-fill and min-degree); 0 means DefaultTries. A model whose best
+	// (min-fill and min-degree), >= 1. A model whose best
 	// order after one round is over four times MaxTable gets no more tries.
-	Tries int
+	Tries int `json:"tries" help:"Randomised elimination orders tried per greedy heuristic."`
 	// Seed drives the random tie-breaking of the greedy heuristics: the same
 	// seed gives the same order and hence bit-identical results.
-	Seed int64
-	// Memory is the budget in bytes for stored forward messages; 0 means
-	// DefaultMemory. Forward messages beyond it are recomputed from
-	// checkpoints in the backward pass. Working tables come on top of it.
-	Memory int64
+	Seed int64 `json:"seed" help:"Seed of the randomised elimination-order search."`
+	// Memory is the budget in bytes for stored forward messages, >= 1.
+	// Forward messages beyond it are recomputed from checkpoints in the
+	// backward pass. Working tables come on top of it.
+	Memory int64 `json:"memory" help:"Budget in bytes for stored forward messages; beyond it they are recomputed in the backward pass."`
+}
+
+// DefaultOptions returns the documented defaults: DefaultMaxTable,
+// DefaultTries, seed 1 and DefaultMemory.
+func DefaultOptions() Options {
+	return Options{MaxTable: DefaultMaxTable, Tries: DefaultTries, Seed: 1, Memory: DefaultMemory}
 }
 
 func (o Options) resolve() (Options, error) {
 	switch {
-	case o.MaxTable < 0:
-		return o, fmt.Errorf("exact: MaxTable %d is negative", o.MaxTable)
-	case o.Tries < 0:
-		return o, fmt.Errorf("exact: Tries %d is negative", o.Tries)
-	case o.Memory < 0:
-		return o, fmt.Errorf("exact: Memory %d is negative", o.Memory)
-	}
-	if o.MaxTable == 0 {
-		o.MaxTable = DefaultMaxTable
-	}
-	if o.Tries == 0 {
-		o.Tries = DefaultTries
-	}
-	if o.Memory == 0 {
-		o.Memory = DefaultMemory
+	case o.MaxTable < 1:
+		return o, fmt.Errorf("exact: max_table %d, want >= 1", o.MaxTable)
+	case o.Tries < 1:
+		return o, fmt.Errorf("exact: tries %d, want >= 1", o.Tries)
+	case o.Memory < 1:
+		return o, fmt.Errorf("exact: memory %d, want >= 1", o.Memory)
 	}
 	return o, nil
 }

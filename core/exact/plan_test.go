@@ -2,6 +2,7 @@ package exact
 
 import (
 	"errors"
+	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"runtime"
 	"slices"
@@ -91,7 +92,7 @@ func checkPermutation(t *testing.T, order []int, n int) {
 func TestPlanGrid20(t *testing.T) {
 	m := gridModel(t, 20, 1, 1)
 	start := time.Now()
-	p, err := MakePlan(m, Options{})
+	p, err := MakePlan(m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestPlanCostsMatchOrders(t *testing.T) {
 	r := mrf.NewRand(4)
 	for i := range 40 {
 		m := randomModel(r)
-		p, err := MakePlan(m, Options{Seed: int64(i), Tries: 3})
+		p, err := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = int64(i); o.Tries = 3 }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +137,7 @@ func TestPlanTrees(t *testing.T) {
 		es = append(es, mrf.Edge{I: r.IntN(v), J: v})
 	}
 	m := mrf.RandomIsing(n, es, 1, 1)
-	p, err := MakePlan(m, Options{})
+	p, err := MakePlan(m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestPlanTrees(t *testing.T) {
 		star.Cards = append(star.Cards, 2)
 		star.Factors = append(star.Factors, mrf.Factor{Vars: []int{v, 0}, LogTable: make([]float64, 10)})
 	}
-	p, err = MakePlan(star, Options{})
+	p, err = MakePlan(star, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +162,8 @@ func TestPlanTrees(t *testing.T) {
 
 func TestPlanDeterministic(t *testing.T) {
 	m := randomSparse(200, 260, 3)
-	a, errA := MakePlan(m, Options{Seed: 9})
-	b, errB := MakePlan(m, Options{Seed: 9})
+	a, errA := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = 9 }))
+	b, errB := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = 9 }))
 	if errA != nil || errB != nil {
 		t.Fatal(errA, errB)
 	}
@@ -177,7 +178,7 @@ func TestPlanRandomSparse(t *testing.T) {
 	for _, ne := range []int{1100, 1500} {
 		m := randomSparse(1000, ne, 5)
 		start := time.Now()
-		p, err := MakePlan(m, Options{})
+		p, err := MakePlan(m, DefaultOptions())
 		var tl *TableTooLargeError
 		if !errors.As(err, &tl) {
 			t.Fatalf("%d edges: got %v, want a TableTooLargeError", ne, err)
@@ -192,7 +193,7 @@ func TestPlanRandomSparse(t *testing.T) {
 
 func TestPlanTooLarge(t *testing.T) {
 	m := gridModel(t, 20, 1, 1)
-	_, err := MakePlan(m, Options{MaxTable: 1 << 10})
+	_, err := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.MaxTable = 1 << 10 }))
 	var tl *TableTooLargeError
 	if !errors.As(err, &tl) {
 		t.Fatalf("got %v, want TableTooLargeError", err)
@@ -207,8 +208,8 @@ func TestPlanTooLarge(t *testing.T) {
 	big := gridModel(t, 40, 1, 1)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, errSolve := Solve(big, Options{})
-	_, _, errSample := Sample(big, 10, mrf.NewRand(1), Options{})
+	_, errSolve := Solve(big, DefaultOptions())
+	_, _, errSample := Sample(big, 10, mrf.NewRand(1), DefaultOptions())
 	runtime.ReadMemStats(&after)
 	for _, err := range []error{errSolve, errSample} {
 		if !errors.As(err, &tl) {

@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"slices"
 	"testing"
@@ -14,12 +15,12 @@ import (
 func TestSampleMatchesMarginals(t *testing.T) {
 	m := gridModel(t, 3, 1, 2)
 	const n = 100000
-	for _, mem := range []int64{0, 1} {
-		exact, err := Solve(m, Options{})
+	for _, mem := range []int64{DefaultMemory, 1} {
+		exact, err := Solve(m, DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		xs, logp, err := Sample(m, n, mrf.NewRand(5), Options{Memory: mem})
+		xs, logp, err := Sample(m, n, mrf.NewRand(5), infertest.With(DefaultOptions(), func(o *Options) { o.Memory = mem }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestSampleAwkwardModels(t *testing.T) {
 			continue
 		}
 		done++
-		xs, logp, err := Sample(m, n, mrf.NewRand(int64(i)), Options{Memory: int64(i % 2)})
+		xs, logp, err := Sample(m, n, mrf.NewRand(int64(i)), infertest.With(DefaultOptions(), func(o *Options) { o.Memory = []int64{DefaultMemory, 1}[i%2] }))
 		if err != nil {
 			t.Fatalf("model %d: %v", i, err)
 		}
@@ -101,15 +102,15 @@ func TestSampleAwkwardModels(t *testing.T) {
 
 func TestSampleDeterministic(t *testing.T) {
 	m := gridModel(t, 4, 1, 8)
-	a, la, err := Sample(m, 50, mrf.NewRand(3), Options{})
+	a, la, err := Sample(m, 50, mrf.NewRand(3), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, lb, err := Sample(m, 50, mrf.NewRand(3), Options{Memory: 1})
+	b, lb, err := Sample(m, 50, mrf.NewRand(3), infertest.With(DefaultOptions(), func(o *Options) { o.Memory = 1 }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := Sample(m, 50, mrf.NewRand(4), Options{})
+	c, _, err := Sample(m, 50, mrf.NewRand(4), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestSampleDeterministic(t *testing.T) {
 	if same(a, c) {
 		t.Error("different generator states gave the same 50 samples")
 	}
-	if xs, lp, err := Sample(m, 0, mrf.NewRand(3), Options{}); err != nil || len(xs) != 0 || len(lp) != 0 {
+	if xs, lp, err := Sample(m, 0, mrf.NewRand(3), DefaultOptions()); err != nil || len(xs) != 0 || len(lp) != 0 {
 		t.Errorf("zero samples: %v %v %v", xs, lp, err)
 	}
 }

@@ -2,6 +2,7 @@ package exact
 
 import (
 	"errors"
+	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -142,7 +143,7 @@ func TestSolveRandomModelsMatchBruteForce(t *testing.T) {
 	for i := range 300 {
 		m := randomModel(r)
 		want := bruteForce(m)
-		got, err := Solve(m, Options{Seed: int64(i)})
+		got, err := Solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = int64(i) }))
 		if math.IsInf(want.logZ, -1) {
 			zero++
 			if !errors.Is(err, ErrZeroPartition) {
@@ -155,7 +156,7 @@ func TestSolveRandomModelsMatchBruteForce(t *testing.T) {
 		}
 		compare(t, "model "+itoa(i), got, want, 1e-9)
 		// A tiny memory budget forces recomputation; results must not move.
-		tight, err := Solve(m, Options{Seed: int64(i), Memory: 1})
+		tight, err := Solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = int64(i); o.Memory = 1 }))
 		if err != nil {
 			t.Fatalf("model %d, tiny memory: %v", i, err)
 		}
@@ -179,7 +180,7 @@ func TestSolveSplitKernels(t *testing.T) {
 		if math.IsInf(want.logZ, -1) {
 			continue
 		}
-		got, err := Solve(m, Options{Memory: int64(i % 2)})
+		got, err := Solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = []int64{DefaultMemory, 1}[i%2] }))
 		if err != nil {
 			t.Fatalf("model %d: %v", i, err)
 		}
@@ -222,7 +223,7 @@ func TestSolveStructured(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, m := range map[string]*mrf.Model{"grid 4x4": grid, "components": two, "observed": observed} {
-		got, err := Solve(m, Options{})
+		got, err := Solve(m, DefaultOptions())
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -243,7 +244,7 @@ func TestSolveLargeLogZ(t *testing.T) {
 	if want.logZ < 4000 {
 		t.Fatalf("brute-force log Z %g, want > 4000 for this test", want.logZ)
 	}
-	got, err := Solve(m, Options{})
+	got, err := Solve(m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestSolveLargeLogZ(t *testing.T) {
 		}
 	}
 	want = bruteForce(m)
-	got, err = Solve(m, Options{})
+	got, err = Solve(m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,10 +283,10 @@ func TestSolveZeroPartition(t *testing.T) {
 		}},
 	}
 	for name, m := range cases {
-		if _, err := Solve(m, Options{}); !errors.Is(err, ErrZeroPartition) {
+		if _, err := Solve(m, DefaultOptions()); !errors.Is(err, ErrZeroPartition) {
 			t.Errorf("%s: Solve gave %v, want ErrZeroPartition", name, err)
 		}
-		if _, _, err := Sample(m, 3, mrf.NewRand(1), Options{}); !errors.Is(err, ErrZeroPartition) {
+		if _, _, err := Sample(m, 3, mrf.NewRand(1), DefaultOptions()); !errors.Is(err, ErrZeroPartition) {
 			t.Errorf("%s: Sample gave %v, want ErrZeroPartition", name, err)
 		}
 	}
@@ -297,12 +298,12 @@ func TestSolveBadInput(t *testing.T) {
 		m   *mrf.Model
 		opt Options
 	}{
-		"no variables":     {&mrf.Model{}, Options{}},
-		"bad table":        {&mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0}}}}, Options{}},
-		"NaN entry":        {&mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.NaN()}}}}, Options{}},
-		"negative memory":  {good, Options{Memory: -1}},
-		"negative tries":   {good, Options{Tries: -2}},
-		"negative maximum": {good, Options{MaxTable: -5}},
+		"no variables":     {&mrf.Model{}, DefaultOptions()},
+		"bad table":        {&mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0}}}}, DefaultOptions()},
+		"NaN entry":        {&mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.NaN()}}}}, DefaultOptions()},
+		"negative memory":  {good, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = -1 })},
+		"negative tries":   {good, infertest.With(DefaultOptions(), func(o *Options) { o.Tries = -2 })},
+		"negative maximum": {good, infertest.With(DefaultOptions(), func(o *Options) { o.MaxTable = -5 })},
 	}
 	for name, c := range cases {
 		if _, err := Solve(c.m, c.opt); err == nil {
@@ -315,10 +316,10 @@ func TestSolveBadInput(t *testing.T) {
 			t.Errorf("%s: MakePlan accepted it", name)
 		}
 	}
-	if _, _, err := Sample(good, -1, mrf.NewRand(1), Options{}); err == nil {
+	if _, _, err := Sample(good, -1, mrf.NewRand(1), DefaultOptions()); err == nil {
 		t.Error("Sample accepted a negative count")
 	}
-	if _, _, err := Sample(good, 1, nil, Options{}); err == nil {
+	if _, _, err := Sample(good, 1, nil, DefaultOptions()); err == nil {
 		t.Error("Sample accepted a nil generator")
 	}
 }
@@ -328,12 +329,12 @@ func TestSolveBadInput(t *testing.T) {
 // numbers must be identical, and the tight run must really recompute.
 func TestSolveCheckpoints(t *testing.T) {
 	m := gridModel(t, 7, 1, 11)
-	full, ef, err := solve(m, Options{Memory: 1 << 40})
+	full, ef, err := solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = 1 << 40 }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mem := range []int64{1, 4 << 10, 12 << 10} {
-		tight, et, err := solve(m, Options{Memory: mem})
+		tight, et, err := solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = mem }))
 		if err != nil {
 			t.Fatal(err)
 		}

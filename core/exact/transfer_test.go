@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"testing"
 
@@ -82,8 +83,8 @@ func TestSolveGridTransferMatrix(t *testing.T) {
 	const L = 8
 	m := gridModel(t, L, 1, 21)
 	logZ := transferLogZ(m, L, nil)
-	for _, mem := range []int64{0, 1, 32 << 10} {
-		got, err := Solve(m, Options{Memory: mem})
+	for _, mem := range []int64{DefaultMemory, 1, 32 << 10} {
+		got, err := Solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = mem }))
 		if err != nil {
 			t.Fatal(err)
 		}

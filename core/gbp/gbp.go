@@ -57,7 +57,6 @@
 package gbp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,9 +117,6 @@ func New(g *region.Graph, opts Options) (*GBP, error) {
 	if g == nil || len(g.Regions) == 0 {
 		return nil, errors.New("gbp: empty region graph")
 	}
-	def := DefaultOptions()
-	opts.Tol = cmp.Or(opts.Tol, def.Tol)
-	opts.MaxIter = cmp.Or(opts.MaxIter, def.MaxIter)
 	if err := infer.CheckIterative("gbp", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
 		return nil, err
 	}

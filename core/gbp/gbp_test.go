@@ -89,7 +89,7 @@ func TestUpdateMatchesTextbook(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := build(t, c.m, c.graph, c.scheme)
 			for _, alpha := range []float64{0, 0.3} {
-				method := mustNew(t, g, gbp.Options{MaxIter: 1, Damping: alpha})
+				method := mustNew(t, g, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 1; o.Damping = alpha }))
 				if _, err := method.Infer(context.Background(), c.m); err != nil {
 					t.Fatal(err)
 				}
@@ -132,8 +132,8 @@ func TestBetheMatchesBP(t *testing.T) {
 		"tree":            infertest.RandomTree(9, cfg, 5),
 	}
 	for name, m := range cases {
-		_, res := run(t, m, "uai", "bethe", gbp.Options{Tol: 1e-12})
-		bpm, err := bp.New(bp.Options{Tol: 1e-12})
+		_, res := run(t, m, "uai", "bethe", infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 1e-12 }))
+		bpm, err := bp.New(infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 1e-12 }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestTreesExact(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		_, res := run(t, c.m, c.graph, c.scheme, gbp.Options{Tol: 1e-12})
+		_, res := run(t, c.m, c.graph, c.scheme, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 1e-12 }))
 		if !res.Converged {
 			t.Errorf("%s: not converged after %d sweeps", name, res.Iterations)
 		}
@@ -413,7 +413,7 @@ func TestContradiction(t *testing.T) {
 // TestNonConvergenceReported: a run stopped by the iteration cap says so.
 func TestNonConvergenceReported(t *testing.T) {
 	m := grid(t, 4, 1, 0)
-	_, res := run(t, m, "grid", "faces", gbp.Options{MaxIter: 2})
+	_, res := run(t, m, "grid", "faces", infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 2 }))
 	if res.Converged || res.Iterations != 2 {
 		t.Errorf("converged %v after %d sweeps, want false after 2", res.Converged, res.Iterations)
 	}
@@ -523,22 +523,19 @@ func TestContextCancel(t *testing.T) {
 func TestOptionsAndName(t *testing.T) {
 	m := grid(t, 3, 1, 0)
 	g := build(t, m, "grid", "faces")
-	if _, err := gbp.New(nil, gbp.Options{}); err == nil {
+	if _, err := gbp.New(nil, gbp.DefaultOptions()); err == nil {
 		t.Error("nil graph: no error")
 	}
-	if _, err := gbp.New(&region.Graph{}, gbp.Options{}); err == nil {
+	if _, err := gbp.New(&region.Graph{}, gbp.DefaultOptions()); err == nil {
 		t.Error("empty graph: no error")
 	}
-	for _, bad := range []gbp.Options{
-		{Tol: -1}, {Tol: math.NaN()}, {Tol: math.Inf(1)}, {MaxIter: -1},
-		{Damping: 1}, {Damping: -0.1}, {Damping: math.NaN()},
-	} {
+	for _, bad := range []gbp.Options{{}, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 0 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 0 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = -1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = math.NaN() }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = math.Inf(1) }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = -1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = 1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = -0.1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = math.NaN() })} {
 		if _, err := gbp.New(g, bad); err == nil {
 			t.Errorf("options %+v: no error", bad)
 		}
 	}
-	method := mustNew(t, g, gbp.Options{Damping: 0.3})
-	if got, want := method.Options(), (gbp.Options{Tol: 1e-9, MaxIter: 2000, Damping: 0.3}); got != want {
+	method := mustNew(t, g, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = 0.3 }))
+	if got, want := method.Options(), (infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 1e-9; o.MaxIter = 2000; o.Damping = 0.3 })); got != want {
 		t.Errorf("options %+v, want %+v", got, want)
 	}
 	if method.Name() != "gbp" || method.Graph() != g {
@@ -551,8 +548,8 @@ func TestOptionsAndName(t *testing.T) {
 func TestSweepAllocations(t *testing.T) {
 	m := grid(t, 5, 1, 2)
 	g := build(t, m, "grid", "faces")
-	one := mustNew(t, g, gbp.Options{MaxIter: 1, Tol: 1e-300})
-	many := mustNew(t, g, gbp.Options{MaxIter: 30, Tol: 1e-300})
+	one := mustNew(t, g, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 1; o.Tol = 1e-300 }))
+	many := mustNew(t, g, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 30; o.Tol = 1e-300 }))
 	a1 := testing.AllocsPerRun(5, func() { one.Infer(context.Background(), m) })
 	a30 := testing.AllocsPerRun(5, func() { many.Infer(context.Background(), m) })
 	if a30 != a1 {

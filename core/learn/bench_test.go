@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"github.com/renn-go/renn/core/infer/infertest"
 	"testing"
 
 	"github.com/renn-go/renn/core/bp"
@@ -14,14 +15,14 @@ import (
 func benchEpoch(b *testing.B, method func() infer.Method) {
 	es, _ := mrf.GridEdges(10, false)
 	truth := mrf.RandomIsing(100, es, 1, 1)
-	xs, _, err := exact.Sample(truth, 4000, mrf.NewRand(2), exact.Options{})
+	xs, _, err := exact.Sample(truth, 4000, mrf.NewRand(2), exact.DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
 	p, _ := NewIsing(truth)
 	theta := p.Random(mrf.NewRand(3), 1, 1)
 	d, _ := NewData(p.Model(theta), xs)
-	l, err := New(method(), p, theta, d, Options{Batch: 500, Tol: -1})
+	l, err := New(method(), p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 500; o.Tol = -1 }))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func benchEpoch(b *testing.B, method func() infer.Method) {
 }
 
 func BenchmarkEpochGrid10Exact(b *testing.B) {
-	benchEpoch(b, func() infer.Method { return NewExact(exact.Options{}) })
+	benchEpoch(b, func() infer.Method { return NewExact(exact.DefaultOptions()) })
 }
 
 func BenchmarkEpochGrid10BP(b *testing.B) {

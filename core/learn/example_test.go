@@ -15,7 +15,7 @@ import (
 func Example() {
 	edges, _ := mrf.GridEdges(3, false)
 	truth := mrf.RandomIsing(9, edges, 1, 3)
-	xs, _, _ := exact.Sample(truth, 3000, mrf.NewRand(1), exact.Options{})
+	xs, _, _ := exact.Sample(truth, 3000, mrf.NewRand(1), exact.DefaultOptions())
 
 	p, _ := learn.NewParam(learn.AutoParam, truth) // binary pairwise: ising
 	start := p.Random(mrf.NewRand(2), 1, 1)        // a random model of the same structure
@@ -23,11 +23,13 @@ func Example() {
 	test, _ := learn.NewData(p.Model(start), xs[2000:])
 
 	method, _ := bp.New(bp.DefaultOptions())
-	l, _ := learn.New(method, p, start, train, learn.Options{Batch: 200, Seed: 3})
+	opts := learn.DefaultOptions()
+	opts.Batch, opts.Seed = 200, 3
+	l, _ := learn.New(method, p, start, train, opts)
 	rep, _ := l.Fit(context.Background(), test, nil)
 
 	first, last := rep.Epochs[0], rep.Epochs[len(rep.Epochs)-1]
-	trueNLL, _, _ := learn.ExactNLL(truth, test, exact.Options{})
+	trueNLL, _, _ := learn.ExactNLL(truth, test, exact.DefaultOptions())
 	fmt.Println("parameterisation:", p.Name(), "with", p.Len(), "parameters")
 	fmt.Println("test NLL fell:", last.TestNLL < first.TestNLL)
 	fmt.Println("within 0.05 of the true model's:", last.TestNLL-trueNLL < 0.05)

@@ -47,7 +47,6 @@
 package learn
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,28 +96,22 @@ type Options struct {
 
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
-	return Options{Epochs: 100, Batch: 500, LR: 0.1, Decay: 0.05, Optimizer: "adam", Tol: 1e-3, Patience: 3, Guard: 0.01}
+	return Options{Epochs: 100, Batch: 500, LR: 0.1, Decay: 0.05, Optimizer: "adam", Tol: 1e-3, Patience: 3, Guard: 0.01,
+		Exact: exact.DefaultOptions()}
 }
 
-func (o *Options) fill() error {
-	d := DefaultOptions()
-	o.Epochs = cmp.Or(o.Epochs, d.Epochs)
-	o.Batch = cmp.Or(o.Batch, d.Batch)
-	o.LR = cmp.Or(o.LR, d.LR)
-	o.Optimizer = cmp.Or(o.Optimizer, d.Optimizer)
-	o.Tol = cmp.Or(o.Tol, d.Tol)
-	o.Patience = cmp.Or(o.Patience, d.Patience)
-	o.Guard = cmp.Or(o.Guard, d.Guard)
+// check reports whether o is valid; nothing is replaced by a default.
+func (o *Options) check() error {
 	switch {
-	case o.Epochs < 0:
+	case o.Epochs < 1:
 		return fmt.Errorf("learn: epochs %d, want >= 1", o.Epochs)
-	case o.Batch < 0:
+	case o.Batch < 1:
 		return fmt.Errorf("learn: batch %d, want >= 1", o.Batch)
 	case !(o.LR > 0) || math.IsInf(o.LR, 1):
 		return fmt.Errorf("learn: learning rate %v, want a positive number", o.LR)
 	case o.Optimizer != "adam" && o.Optimizer != "sgd":
 		return fmt.Errorf("learn: unknown optimizer %q (want adam or sgd)", o.Optimizer)
-	case o.Patience < 0:
+	case o.Patience < 1:
 		return fmt.Errorf("learn: patience %d, want >= 1", o.Patience)
 	case !(o.Decay >= 0) || math.IsInf(o.Decay, 1):
 		return fmt.Errorf("learn: decay %v, want a number >= 0", o.Decay)
@@ -193,7 +186,7 @@ func New(method infer.Method, p Param, theta []float64, train *Data, opts Option
 	if method == nil || p == nil {
 		return nil, errors.New("learn: nil method or parameterisation")
 	}
-	if err := opts.fill(); err != nil {
+	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	if len(theta) != p.Len() {

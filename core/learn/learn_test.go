@@ -32,7 +32,7 @@ func gridIsing(t *testing.T, L int, seed int64) *mrf.Model {
 func TestExactLearningRecoversIsing(t *testing.T) {
 	truth := gridIsing(t, 3, 7)
 	const N = 20000
-	xs, _, err := exact.Sample(truth, N, mrf.NewRand(3), exact.Options{})
+	xs, _, err := exact.Sample(truth, N, mrf.NewRand(3), exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func TestExactLearningRecoversIsing(t *testing.T) {
 	}
 	// Minibatch epochs to get close, then full-batch steps with a small rate
 	// to settle on the maximum-likelihood estimate.
-	for _, o := range []Options{{Batch: 2000, LR: 0.05, Epochs: 30, Tol: -1}, {Batch: N, LR: 0.01, Epochs: 200, Tol: -1}} {
-		l, err := New(NewExact(exact.Options{}), p, theta, d, o)
+	for _, o := range []Options{infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 2000; o.LR = 0.05; o.Epochs = 30; o.Tol = -1 }), infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = N; o.LR = 0.01; o.Epochs = 200; o.Tol = -1 })} {
+		l, err := New(NewExact(exact.DefaultOptions()), p, theta, d, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func (c *countingMethod) Infer(ctx context.Context, m *mrf.Model) (*infer.Result
 // not the ones that polish them to 1e-9.)
 func TestLearningWarmStartsBP(t *testing.T) {
 	truth := gridIsing(t, 4, 3)
-	xs, _, err := exact.Sample(truth, 400, mrf.NewRand(4), exact.Options{})
+	xs, _, err := exact.Sample(truth, 400, mrf.NewRand(4), exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestLearningWarmStartsBP(t *testing.T) {
 			m = coldBP{b}
 		}
 		c := &countingMethod{Method: m}
-		l, err := New(c, p, theta, d, Options{Batch: 100, LR: 0.005, Epochs: 3, Tol: -1})
+		l, err := New(c, p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 100; o.LR = 0.005; o.Epochs = 3; o.Tol = -1 }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +283,7 @@ func (c coldBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 // scratch, later calls run only WarmSteps steps.
 func TestLearningWarmStartsRENN(t *testing.T) {
 	truth := gridIsing(t, 3, 5)
-	xs, _, err := exact.Sample(truth, 200, mrf.NewRand(4), exact.Options{})
+	xs, _, err := exact.Sample(truth, 200, mrf.NewRand(4), exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestLearningWarmStartsRENN(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &countingMethod{Method: r}
-	l, err := New(c, p, theta, d, Options{Batch: 100, LR: 0.02, Epochs: 2, Tol: -1})
+	l, err := New(c, p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 100; o.LR = 0.02; o.Epochs = 2; o.Tol = -1 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,11 +326,18 @@ func TestLearningWarmStartsRENN(t *testing.T) {
 // epochs.
 func TestFitPlateau(t *testing.T) {
 	truth := gridIsing(t, 3, 2)
-	xs, _, _ := exact.Sample(truth, 500, mrf.NewRand(1), exact.Options{})
+	xs, _, _ := exact.Sample(truth, 500, mrf.NewRand(1), exact.DefaultOptions())
 	p, _ := NewIsing(truth)
 	theta := p.Random(mrf.NewRand(2), 1, 1)
 	d, _ := NewData(p.Model(theta), xs)
-	l, err := New(NewExact(exact.Options{}), p, theta, d, Options{Batch: 500, LR: 0.1, Epochs: 500, Tol: 1e-3, Patience: 3})
+	l, err := New(NewExact(exact.DefaultOptions()), p, theta, d, infertest.With(DefaultOptions(), func(o *Options) {
+		o.Decay = 0
+		o.Batch = 500
+		o.LR = 0.1
+		o.Epochs = 500
+		o.Tol = 1e-3
+		o.Patience = 3
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,13 +374,20 @@ func TestFitPlateau(t *testing.T) {
 // Learning the same thing twice gives the same numbers.
 func TestLearningDeterministic(t *testing.T) {
 	truth := gridIsing(t, 3, 8)
-	xs, _, _ := exact.Sample(truth, 300, mrf.NewRand(1), exact.Options{})
+	xs, _, _ := exact.Sample(truth, 300, mrf.NewRand(1), exact.DefaultOptions())
 	p, _ := NewIsing(truth)
 	theta := p.Random(mrf.NewRand(2), 1, 1)
 	d, _ := NewData(p.Model(theta), xs)
 	run := func() []float64 {
-		mf, _ := meanfield.New(meanfield.Options{Seed: 4})
-		l, err := New(mf, p, theta, d, Options{Batch: 64, LR: 0.05, Epochs: 3, Seed: 9, Tol: -1})
+		mf, _ := meanfield.New(infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 4 }))
+		l, err := New(mf, p, theta, d, infertest.With(DefaultOptions(), func(o *Options) {
+			o.Decay = 0
+			o.Batch = 64
+			o.LR = 0.05
+			o.Epochs = 3
+			o.Seed = 9
+			o.Tol = -1
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,7 +421,7 @@ func TestBadInputs(t *testing.T) {
 	theta := p.Random(mrf.NewRand(1), 1, 1)
 	m := p.Model(theta)
 	good, _ := NewData(m, [][]int{{0, 1, 1, 0}})
-	ex := NewExact(exact.Options{})
+	ex := NewExact(exact.DefaultOptions())
 
 	if _, err := NewData(m, [][]int{{0, 1, 1}}); err == nil || !strings.Contains(err.Error(), "sample 0 has 3 values") {
 		t.Errorf("short sample: %v", err)
@@ -415,25 +429,25 @@ func TestBadInputs(t *testing.T) {
 	if _, err := NewData(m, [][]int{{0, 1, 2, 0}}); err == nil || !strings.Contains(err.Error(), "variable 2 has state 2") {
 		t.Errorf("state out of range: %v", err)
 	}
-	if _, err := New(ex, p, theta[:3], good, Options{}); err == nil {
+	if _, err := New(ex, p, theta[:3], good, DefaultOptions()); err == nil {
 		t.Error("wrong number of parameters accepted")
 	}
 	bad := append([]float64(nil), theta...)
 	bad[0] = math.NaN()
-	if _, err := New(ex, p, bad, good, Options{}); err == nil {
+	if _, err := New(ex, p, bad, good, DefaultOptions()); err == nil {
 		t.Error("NaN parameter accepted")
 	}
-	for _, o := range []Options{{LR: -1}, {Optimizer: "rmsprop"}, {Epochs: -2}, {Decay: -1}, {Patience: -1}} {
+	for _, o := range []Options{{}, infertest.With(DefaultOptions(), func(o *Options) { o.Epochs = 0 }), infertest.With(DefaultOptions(), func(o *Options) { o.Batch = 0 }), infertest.With(DefaultOptions(), func(o *Options) { o.Patience = 0 }), infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.LR = -1 }), infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Optimizer = "rmsprop" }), infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Epochs = -2 }), infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Decay = -1 }), infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Patience = -1 })} {
 		if _, err := New(ex, p, theta, good, o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
 	other, _ := NewData(&mrf.Model{Cards: []int{2, 2, 2, 2}, Factors: truth.Factors[:2]}, [][]int{{0, 0, 0, 0}})
-	if _, err := New(ex, p, theta, other, Options{}); err == nil || !strings.Contains(err.Error(), "factors") {
+	if _, err := New(ex, p, theta, other, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "factors") {
 		t.Errorf("data of another layout: %v", err)
 	}
 	empty, _ := NewData(m, nil)
-	if _, err := New(ex, p, theta, empty, Options{}); err == nil {
+	if _, err := New(ex, p, theta, empty, DefaultOptions()); err == nil {
 		t.Error("empty training set accepted")
 	}
 	if _, err := NewIsing(&mrf.Model{Cards: []int{3, 2}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: make([]float64, 6)}}}); err == nil || !strings.Contains(err.Error(), "binary") {
@@ -448,27 +462,27 @@ func TestBadInputs(t *testing.T) {
 
 	// A method's failure or a NaN result stops learning with its name.
 	sentinel := errors.New("boom")
-	l, _ := New(failing{err: sentinel}, p, theta, good, Options{})
+	l, _ := New(failing{err: sentinel}, p, theta, good, DefaultOptions())
 	if _, err := l.Epoch(context.Background()); !errors.Is(err, sentinel) || !strings.Contains(err.Error(), "failing") {
 		t.Errorf("method error: %v", err)
 	}
 	res, _ := ex.Infer(context.Background(), m)
 	nan := *res
 	nan.LogZ = math.NaN()
-	l, _ = New(failing{res: &nan}, p, theta, good, Options{})
+	l, _ = New(failing{res: &nan}, p, theta, good, DefaultOptions())
 	if _, err := l.Epoch(context.Background()); err == nil || !strings.Contains(err.Error(), "NaN") {
 		t.Errorf("NaN ln Z: %v", err)
 	}
 	short := *res
 	short.FactorMarginals = res.FactorMarginals[:2]
-	l, _ = New(failing{res: &short}, p, theta, good, Options{})
+	l, _ = New(failing{res: &short}, p, theta, good, DefaultOptions())
 	if _, err := l.Epoch(context.Background()); err == nil || !strings.Contains(err.Error(), "factor marginals") {
 		t.Errorf("missing marginals: %v", err)
 	}
 	// A cancelled context reaches the method.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	l, _ = New(ex, p, theta, good, Options{})
+	l, _ = New(ex, p, theta, good, DefaultOptions())
 	if _, err := l.Epoch(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -501,12 +515,12 @@ func (b *broken) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error)
 // rerun; exact inference never fails it (ln Z is convex).
 func TestTangentGuard(t *testing.T) {
 	truth := gridIsing(t, 3, 4)
-	xs, _, _ := exact.Sample(truth, 400, mrf.NewRand(2), exact.Options{})
+	xs, _, _ := exact.Sample(truth, 400, mrf.NewRand(2), exact.DefaultOptions())
 	p, _ := NewIsing(truth)
 	theta := p.Random(mrf.NewRand(3), 1, 1)
 	d, _ := NewData(p.Model(theta), xs)
 
-	l, _ := New(NewExact(exact.Options{}), p, theta, d, Options{Batch: 50, LR: 0.2, Epochs: 5, Tol: -1})
+	l, _ := New(NewExact(exact.DefaultOptions()), p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 50; o.LR = 0.2; o.Epochs = 5; o.Tol = -1 }))
 	rep, err := l.Fit(context.Background(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -518,8 +532,8 @@ func TestTangentGuard(t *testing.T) {
 	}
 	want := l.Theta()
 
-	b := &broken{breakAt: 11}
-	l, _ = New(b, p, theta, d, Options{Batch: 50, LR: 0.2, Epochs: 5, Tol: -1})
+	b := &broken{Exact: Exact{Opts: exact.DefaultOptions()}, breakAt: 11}
+	l, _ = New(b, p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 50; o.LR = 0.2; o.Epochs = 5; o.Tol = -1 }))
 	rep, err = l.Fit(context.Background(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -539,8 +553,15 @@ func TestTangentGuard(t *testing.T) {
 	}
 
 	// With the check off the low estimate is used.
-	b = &broken{breakAt: 11}
-	l, _ = New(b, p, theta, d, Options{Batch: 50, LR: 0.2, Epochs: 5, Tol: -1, Guard: -1})
+	b = &broken{Exact: Exact{Opts: exact.DefaultOptions()}, breakAt: 11}
+	l, _ = New(b, p, theta, d, infertest.With(DefaultOptions(), func(o *Options) {
+		o.Decay = 0
+		o.Batch = 50
+		o.LR = 0.2
+		o.Epochs = 5
+		o.Tol = -1
+		o.Guard = -1
+	}))
 	rep, _ = l.Fit(context.Background(), nil, nil)
 	if b.resets != 0 || rep.Epochs[1].TrainNLL > rep.Epochs[0].TrainNLL-4 {
 		t.Fatalf("guard off: %d resets, training NLL %v then %v (want a drop of 5 from the broken estimate)", b.resets, rep.Epochs[0].TrainNLL, rep.Epochs[1].TrainNLL)
@@ -560,16 +581,16 @@ func TestTangentGuard(t *testing.T) {
 // with many samples; the distinct samples are found once.
 func TestDataBoundIsALowerBound(t *testing.T) {
 	truth := gridIsing(t, 3, 6)
-	xs, _, _ := exact.Sample(truth, 300, mrf.NewRand(2), exact.Options{})
+	xs, _, _ := exact.Sample(truth, 300, mrf.NewRand(2), exact.DefaultOptions())
 	p, _ := NewIsing(truth)
 	theta := p.Random(mrf.NewRand(3), 1, 1)
 	d, _ := NewData(p.Model(theta), xs)
-	l, _ := New(NewExact(exact.Options{}), p, theta, d, Options{Batch: 30, LR: 0.3, Epochs: 3})
+	l, _ := New(NewExact(exact.DefaultOptions()), p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 30; o.LR = 0.3; o.Epochs = 3 }))
 	for e := 0; e < 3; e++ {
 		if _, err := l.Epoch(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		res, _ := exact.Solve(l.model, exact.Options{})
+		res, _ := exact.Solve(l.model, exact.DefaultOptions())
 		bound := l.dataBound()
 		if bound > res.LogZ+1e-9 {
 			t.Fatalf("epoch %d: data bound %v above ln Z %v", e+1, bound, res.LogZ)
@@ -603,12 +624,12 @@ func (b *biased) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error)
 // The data bound resets a method at most once per epoch.
 func TestDataBoundResetsOncePerEpoch(t *testing.T) {
 	truth := gridIsing(t, 3, 4)
-	xs, _, _ := exact.Sample(truth, 400, mrf.NewRand(2), exact.Options{})
+	xs, _, _ := exact.Sample(truth, 400, mrf.NewRand(2), exact.DefaultOptions())
 	p, _ := NewIsing(truth)
 	theta := p.Random(mrf.NewRand(3), 1, 1)
 	d, _ := NewData(p.Model(theta), xs)
-	b := &biased{}
-	l, _ := New(b, p, theta, d, Options{Batch: 50, LR: 0.2, Epochs: 3, Tol: -1})
+	b := &biased{Exact: Exact{Opts: exact.DefaultOptions()}}
+	l, _ := New(b, p, theta, d, infertest.With(DefaultOptions(), func(o *Options) { o.Decay = 0; o.Batch = 50; o.LR = 0.2; o.Epochs = 3; o.Tol = -1 }))
 	rep, err := l.Fit(context.Background(), nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,6 @@
 package meanfield
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +47,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the documented defaults.
-func DefaultOptions() Options { return Options{Tol: 1e-9, MaxIter: 1000} }
+func DefaultOptions() Options { return Options{Tol: 1e-9, MaxIter: 1000, Seed: 1} }
 
 // MF is naive mean field. It keeps q between Infer calls and warm-starts from
 // it when the next model has the same structure (cardinalities and scopes);
@@ -67,9 +66,6 @@ type MF struct {
 
 // New returns a mean-field method with opts (zero Tol and MaxIter filled in).
 func New(opts Options) (*MF, error) {
-	def := DefaultOptions()
-	opts.Tol = cmp.Or(opts.Tol, def.Tol)
-	opts.MaxIter = cmp.Or(opts.MaxIter, def.MaxIter)
 	if err := infer.CheckIterative("mf", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func TestLowerBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := run(t, meanfield.Options{Seed: seed}, m)
+		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = seed }), m)
 		if !res.Converged {
 			t.Errorf("seed %d: not converged after %d sweeps", seed, res.Iterations)
 		}
@@ -113,7 +113,7 @@ func TestUnaryOnlyExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []float64{0, 0.5} {
-		res := run(t, meanfield.Options{Damping: d, Tol: 1e-13}, m)
+		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = d; o.Tol = 1e-13 }), m)
 		if dv := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); dv > 1e-12 {
 			t.Errorf("damping %v: marginals off by %g", d, dv)
 		}
@@ -137,7 +137,7 @@ func TestCompleteGraphFixedPoint(t *testing.T) {
 	}
 	k4 := infertest.RandomModel(4, pairs, infertest.Config{MinCard: 3, MaxCard: 3, Scale: 1, Unary: true}, 5)
 	for name, m := range map[string]*mrf.Model{"K6": k6, "K4 3-state": k4} {
-		res := run(t, meanfield.Options{Tol: 1e-14, Seed: 1}, m)
+		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = 1e-14; o.Seed = 1 }), m)
 		if !res.Converged {
 			t.Fatalf("%s: not converged", name)
 		}
@@ -189,7 +189,7 @@ func TestHardConstraints(t *testing.T) {
 			continue // Z = 0: nothing to compare against
 		}
 		for _, d := range []float64{0, 0.5} {
-			res := run(t, meanfield.Options{Damping: d, Seed: seed}, m)
+			res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = d; o.Seed = seed }), m)
 			if res.FreeEnergy < -exact.LogZ-1e-10 {
 				t.Errorf("seed %d: F = %v below -lnZ = %v", seed, res.FreeEnergy, -exact.LogZ)
 			}
@@ -234,7 +234,7 @@ func TestEvidenceAndContradiction(t *testing.T) {
 	}}
 	exact, _ := infertest.BruteForce(m)
 	for seed := int64(0); seed < 6; seed++ {
-		res := run(t, meanfield.Options{Seed: seed}, m)
+		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = seed }), m)
 		if res.VarMarginals[0][2] != 1 || res.VarMarginals[1][2] != 0 {
 			t.Errorf("seed %d: q0 = %v, q1 = %v", seed, res.VarMarginals[0], res.VarMarginals[1])
 		}
@@ -255,12 +255,12 @@ func TestEvidenceAndContradiction(t *testing.T) {
 func TestDeterministicAndWarmStart(t *testing.T) {
 	grid, _ := mrf.GridEdges(4, false)
 	m := mrf.RandomIsing(16, grid, 1, 2)
-	a := run(t, meanfield.Options{Seed: 9, Tol: 1e-12}, m)
-	b := run(t, meanfield.Options{Seed: 9, Tol: 1e-12}, m)
+	a := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 9; o.Tol = 1e-12 }), m)
+	b := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 9; o.Tol = 1e-12 }), m)
 	if infertest.MaxAbsDiff(a.VarMarginals, b.VarMarginals) != 0 || a.LogZ != b.LogZ || a.Iterations != b.Iterations {
 		t.Error("same seed, different results")
 	}
-	method := mustNew(t, meanfield.Options{Seed: 9, Tol: 1e-12})
+	method := mustNew(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 9; o.Tol = 1e-12 }))
 	method.Infer(context.Background(), m)
 	warm, err := method.Infer(context.Background(), m)
 	if err != nil {
@@ -283,7 +283,7 @@ func TestDeterministicAndWarmStart(t *testing.T) {
 
 func TestConvergedIsHonest(t *testing.T) {
 	grid, _ := mrf.GridEdges(4, false)
-	res := run(t, meanfield.Options{MaxIter: 1}, mrf.RandomIsing(16, grid, 1, 3))
+	res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = 1 }), mrf.RandomIsing(16, grid, 1, 3))
 	if res.Converged || res.Iterations != 1 || !(res.Diagnostics["max_delta"] >= 1e-9) {
 		t.Errorf("one sweep: converged %v, iterations %d, max_delta %v", res.Converged, res.Iterations, res.Diagnostics["max_delta"])
 	}
@@ -299,13 +299,11 @@ func TestContextCancel(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	m := mustNew(t, meanfield.Options{})
+	m := mustNew(t, meanfield.DefaultOptions())
 	if m.Name() != "mf" || m.Options().Tol != 1e-9 || m.Options().MaxIter != 1000 {
 		t.Errorf("defaults: %q %+v", m.Name(), m.Options())
 	}
-	for _, bad := range []meanfield.Options{
-		{Damping: 1}, {Damping: -0.5}, {Damping: math.NaN()}, {Tol: -1}, {Tol: math.Inf(1)}, {MaxIter: -1},
-	} {
+	for _, bad := range []meanfield.Options{{}, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = 0 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = 0 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = 1 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = -0.5 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = math.NaN() }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = -1 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = math.Inf(1) }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = -1 })} {
 		if _, err := meanfield.New(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -326,8 +324,8 @@ func TestOptions(t *testing.T) {
 func TestSweepAllocations(t *testing.T) {
 	grid, _ := mrf.GridEdges(5, false)
 	m := mrf.RandomIsing(25, grid, 1, 2)
-	one := mustNew(t, meanfield.Options{MaxIter: 1, Tol: 1e-300})
-	many := mustNew(t, meanfield.Options{MaxIter: 30, Tol: 1e-300})
+	one := mustNew(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = 1; o.Tol = 1e-300 }))
+	many := mustNew(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = 30; o.Tol = 1e-300 }))
 	a1 := testing.AllocsPerRun(5, func() { one.Infer(context.Background(), m) })
 	a30 := testing.AllocsPerRun(5, func() { many.Infer(context.Background(), m) })
 	if a30 != a1 {

@@ -18,7 +18,7 @@ func exactRegionBeliefs(t *testing.T, m *mrf.Model, g *region.Graph) ([][]float6
 	for _, r := range g.Regions {
 		aug.Factors = append(aug.Factors, mrf.Factor{Vars: r.Vars, LogTable: make([]float64, mrf.TableSize(m.Cards, r.Vars))})
 	}
-	res, err := exact.Solve(aug, exact.Options{})
+	res, err := exact.Solve(aug, exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,17 +76,17 @@ func benchConverge(b *testing.B, L int, o Options) {
 
 // The default width and block depth, and the paper's network: width 200
 // with two-layer residual blocks.
-var paperNet = Options{Dim: 200, BlockDepth: 2}
+var paperNet = opt(func(o *Options) { o.Dim = 200; o.BlockDepth = 2 })
 
-func BenchmarkStepGrid10(b *testing.B)     { benchStep(b, 10, Options{}) }
+func BenchmarkStepGrid10(b *testing.B)     { benchStep(b, 10, DefaultOptions()) }
 func BenchmarkStepGrid10D200(b *testing.B) { benchStep(b, 10, paperNet) }
-func BenchmarkStepGrid20(b *testing.B)     { benchStep(b, 20, Options{}) }
+func BenchmarkStepGrid20(b *testing.B)     { benchStep(b, 20, DefaultOptions()) }
 func BenchmarkStepGrid20D200(b *testing.B) { benchStep(b, 20, paperNet) }
 
 // BenchmarkStepFace5 has the infinite face of a 5x5 grid as a root region:
 // 16 variables, 65536 joint states, so the head's output layer dominates.
-func BenchmarkStepFace5(b *testing.B) { benchStepScheme(b, 5, "faces+outer", Options{}) }
+func BenchmarkStepFace5(b *testing.B) { benchStepScheme(b, 5, "faces+outer", DefaultOptions()) }
 
-func BenchmarkConvergeGrid10(b *testing.B)     { benchConverge(b, 10, Options{}) }
+func BenchmarkConvergeGrid10(b *testing.B)     { benchConverge(b, 10, DefaultOptions()) }
 func BenchmarkConvergeGrid10D200(b *testing.B) { benchConverge(b, 10, paperNet) }
-func BenchmarkConvergeGrid20(b *testing.B)     { benchConverge(b, 20, Options{}) }
+func BenchmarkConvergeGrid20(b *testing.B)     { benchConverge(b, 20, DefaultOptions()) }

@@ -30,7 +30,7 @@ func ExampleRENN() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := exact.Solve(m, exact.Options{})
+	ex, err := exact.Solve(m, exact.DefaultOptions())
 	if err != nil {
 		log.Fatal(err)
 	}

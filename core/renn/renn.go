@@ -50,7 +50,6 @@
 package renn
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,47 +62,52 @@ import (
 	"github.com/renn-go/renn/core/region"
 )
 
-// Options configure RENN. Zero fields take the defaults of DefaultOptions,
-// except Scale, WarmSteps and Seed, whose zero values are meaningful.
+// Options configure RENN. Every field means what it says: New honours the
+// value given or rejects it; nothing is replaced by a default. Start from
+// DefaultOptions. The struct tags name each option in estimates.parquet
+// (json) and document it on the command line (help).
 type Options struct {
-	Name string // method name reported: "renn" (default) or "infnet"
-	Net  string // "attention" (default) or "direct" (free logits per root: an ablation)
+	// Name is the method name reported ("renn", "infnet", "renn-direct").
+	Name string `json:"name" kong:"-"`
+	Net  string `json:"net" help:"attention (the paper's network) or direct (free logits per root region: an ablation without a network)."`
 
 	// The attention network (ignored by the direct net).
-	Dim   int  // embedding width d (the paper's code: 200)
-	Heads int  // attention heads, dividing Dim
-	Scale bool // scale attention scores by 1/sqrt(Dim/Heads); the paper's code did not
+	Dim   int  `json:"dim" help:"Embedding width d of the attention network (the paper's code: 200)."`
+	Heads int  `json:"heads" help:"Attention heads; must divide --dim."`
+	Scale bool `json:"scale" help:"Scale attention scores by 1/sqrt(d/heads) (the paper's code did not)."`
 	// BlockDepth is the number of linear layers in each residual block of
 	// the heads: 2 as in the paper's code, or 1, at about half the cost.
-	BlockDepth int
+	BlockDepth int `json:"block_depth" help:"Linear layers per residual block of the heads: 1, or 2 as in the paper's code (about twice the cost per step)."`
 
-	Lambda float64 // weight λ > 0 of the consistency penalty
+	// Lambda is the weight λ >= 0 of the consistency penalty; 0 drops the
+	// consistency term (the paper's λ = 0 experiment; penalty only).
+	Lambda float64 `json:"lambda" help:"Weight lambda >= 0 of the consistency penalty (the paper: 3, 5, 10 on grids; 1, 3, 5 on complete graphs); 0 trains on the region free energy alone (needs --constraint penalty)."`
 	// Constraint is "auglag" (penalty plus Lagrange multipliers, see the
 	// package comment) or "penalty" (the paper's plain penalty).
-	Constraint string
+	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent."`
 	// MultiplierEvery is the number of steps between multiplier updates
 	// (auglag).
-	MultiplierEvery int
+	MultiplierEvery int `json:"multiplier_every" help:"Steps between updates of the Lagrange multipliers (auglag)."`
 
-	LR float64 // initial and largest Adam learning rate
+	LR float64 `json:"lr" help:"Initial and largest Adam learning rate; it halves when the loss oscillates and grows back while it falls steadily."`
 
 	// Convergence, tested every Window steps (see the package comment):
 	// relative change of the window's mean of F + λ·penalty at most Tol in two windows
 	// running, and (auglag) largest consistency violation at most ConsTol.
 	// MaxSteps caps the run.
-	MaxSteps int
-	Window   int
-	Tol      float64
-	ConsTol  float64
+	MaxSteps int     `json:"max_steps" help:"Cap on the optimisation steps of a call (per model)."`
+	Window   int     `json:"window" help:"Steps per window: the convergence test and the learning-rate rule run once per window."`
+	Tol      float64 `json:"tol" help:"Converged when the window's mean of F + lambda*penalty changed by at most tol (relative) in two windows running ..."`
+	ConsTol  float64 `json:"cons_tol" help:"... and no child belief differs from a parent's marginal by more than cons-tol (auglag only). Else the run stops at the step cap, not converged."`
 	// WarmSteps caps the steps of a call that warm-starts from the previous
 	// call's network (learning's min-max: a few inference steps per parameter
 	// update); 0 means MaxSteps.
-	WarmSteps int
-	Seed      int64 // seed of the network's initialisation
+	WarmSteps int   `json:"warm_steps" help:"Step cap of a call that warm-starts from the previous call's network (learning); 0 means the same cap as --max-steps."`
+	Seed      int64 `json:"seed" help:"Seed of the network's initialisation."`
 
 	// Progress, if set, is called at the end of every window with the step
 	// count and the window's mean loss.
-	Progress func(step int, loss float64) `json:"-"`
+	Progress func(step int, loss float64) `json:"-" kong:"-"`
 }
 
 // DefaultOptions returns the defaults (see the package comment for how they
@@ -113,51 +117,61 @@ func DefaultOptions() Options {
 		MultiplierEvery: 20, LR: 3e-3, MaxSteps: 5000, Window: 50, Tol: 1e-6, ConsTol: 1e-3, Seed: 1}
 }
 
+// LearningOptions returns the defaults for learning, where every parameter
+// update warm-starts the network: a shorter first run, 20 steps per update
+// (the min-max of the paper's eq. 6) and convergence checked every 20 steps.
+func LearningOptions() Options {
+	o := DefaultOptions()
+	o.MaxSteps, o.WarmSteps, o.Window = 1000, 20, 20
+	return o
+}
+
 // adamBeta2 replaces Adam's usual 0.999: with a memory of a thousand steps
 // the second-moment estimate lags behind the shrinking gradients near the
 // minimum, and when the learning rate grows again the steps overshoot. A
 // memory of a hundred steps measured faster and without those spikes.
 const adamBeta2 = 0.99
 
-// Check reports whether o, with defaults filled in, is valid.
-func (o Options) Check() error { return o.fill() }
-
-func (o *Options) fill() error {
-	d := DefaultOptions()
-	o.Name = cmp.Or(o.Name, d.Name)
-	o.Net = cmp.Or(o.Net, d.Net)
-	o.Dim = cmp.Or(o.Dim, d.Dim)
-	o.Heads = cmp.Or(o.Heads, d.Heads)
-	o.BlockDepth = cmp.Or(o.BlockDepth, d.BlockDepth)
-	o.Lambda = cmp.Or(o.Lambda, d.Lambda)
-	o.Constraint = cmp.Or(o.Constraint, d.Constraint)
-	o.MultiplierEvery = cmp.Or(o.MultiplierEvery, d.MultiplierEvery)
-	o.LR = cmp.Or(o.LR, d.LR)
-	o.MaxSteps = cmp.Or(o.MaxSteps, d.MaxSteps)
-	o.Window = cmp.Or(o.Window, d.Window)
-	o.Tol = cmp.Or(o.Tol, d.Tol)
-	o.ConsTol = cmp.Or(o.ConsTol, d.ConsTol)
+// Check reports whether o is valid; the error names the option.
+func (o Options) Check() error {
 	switch {
+	case o.Name == "":
+		return errors.New("renn: empty method name")
 	case o.Constraint != "auglag" && o.Constraint != "penalty":
-		return fmt.Errorf("unknown constraint handling %q (want auglag or penalty)", o.Constraint)
+		return fmt.Errorf("constraint: unknown constraint handling %q (want auglag or penalty)", o.Constraint)
 	case o.Net != "attention" && o.Net != "direct":
-		return fmt.Errorf("unknown network %q (want attention or direct)", o.Net)
-	case !(o.Lambda > 0) || math.IsInf(o.Lambda, 1):
-		return fmt.Errorf("lambda must be a positive number, got %v", o.Lambda)
+		return fmt.Errorf("net: unknown network %q (want attention or direct)", o.Net)
+	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 1):
+		return fmt.Errorf("lambda: %v, want a number >= 0", o.Lambda)
+	case o.Lambda == 0 && o.Constraint == "auglag":
+		return errors.New("lambda: 0 with constraint auglag, whose multipliers move by 2*lambda*mismatch and would never move; use constraint penalty to train without the consistency term")
 	case !(o.LR > 0) || math.IsInf(o.LR, 1):
-		return fmt.Errorf("learning rate must be a positive number, got %v", o.LR)
-	case !(o.Tol > 0) || !(o.ConsTol > 0):
-		return fmt.Errorf("tolerances must be positive, got tol %v and cons tol %v", o.Tol, o.ConsTol)
-	case o.MaxSteps < 1 || o.Window < 1 || o.MultiplierEvery < 1 || o.WarmSteps < 0:
-		return fmt.Errorf("max steps (%d), window (%d) and multiplier interval (%d) must be >= 1, warm steps (%d) >= 0",
-			o.MaxSteps, o.Window, o.MultiplierEvery, o.WarmSteps)
-	case o.Dim < 1 || o.Heads < 1 || o.Dim%o.Heads != 0:
-		return fmt.Errorf("width %d must be >= 1 and divisible by the number of heads %d", o.Dim, o.Heads)
+		return fmt.Errorf("lr: %v, want a positive number", o.LR)
+	case !(o.Tol > 0) || math.IsInf(o.Tol, 1):
+		return fmt.Errorf("tol: %v, want a positive number", o.Tol)
+	case !(o.ConsTol > 0) || math.IsInf(o.ConsTol, 1):
+		return fmt.Errorf("cons-tol: %v, want a positive number", o.ConsTol)
+	case o.MaxSteps < 1:
+		return fmt.Errorf("max-steps: %d, want >= 1", o.MaxSteps)
+	case o.Window < 1:
+		return fmt.Errorf("window: %d, want >= 1", o.Window)
+	case o.MultiplierEvery < 1:
+		return fmt.Errorf("multiplier-every: %d, want >= 1", o.MultiplierEvery)
+	case o.WarmSteps < 0:
+		return fmt.Errorf("warm-steps: %d, want >= 0 (0: the same cap as max-steps)", o.WarmSteps)
+	case o.Dim < 1 || o.Dim > maxDim:
+		return fmt.Errorf("dim: %d, want 1..%d", o.Dim, maxDim)
+	case o.Heads < 1 || o.Dim%o.Heads != 0:
+		return fmt.Errorf("heads: %d, want >= 1 and dividing dim %d", o.Heads, o.Dim)
 	case o.BlockDepth != 1 && o.BlockDepth != 2:
-		return fmt.Errorf("block depth must be 1 or 2, got %d", o.BlockDepth)
+		return fmt.Errorf("block-depth: %d, want 1 or 2", o.BlockDepth)
 	}
 	return nil
 }
+
+// maxDim bounds the network width: a layer holds dim² weights, and 8192²
+// float64 (512 MiB, times Adam's three copies) is already past any use.
+const maxDim = 8192
 
 // RENN is an inference method on one region graph. It keeps its network
 // between calls and warm-starts from it when the model keeps its structure.
@@ -202,7 +216,7 @@ func New(g *region.Graph, opts Options) (*RENN, error) {
 	if g == nil {
 		return nil, errors.New("renn needs a region graph")
 	}
-	if err := opts.fill(); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
 	return &RENN{g: g, opts: opts}, nil
@@ -211,7 +225,7 @@ func New(g *region.Graph, opts Options) (*RENN, error) {
 // Name returns the method name ("renn" or "infnet").
 func (r *RENN) Name() string { return r.opts.Name }
 
-// Options returns the options in use, defaults filled in.
+// Options returns the options in use.
 func (r *RENN) Options() Options { return r.opts }
 
 // Reset drops the network so the next call starts afresh.

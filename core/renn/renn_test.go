@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/renn-go/renn/core/gbp"
@@ -92,7 +93,7 @@ func TestLossGradient(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := build(t, tt.m, tt.graph, tt.scheme)
-			r, err := New(g, Options{Net: tt.net, Dim: 4, BlockDepth: tt.depth, Lambda: 3, Seed: 5})
+			r, err := New(g, opt(func(o *Options) { o.Net = tt.net; o.Dim = 4; o.BlockDepth = tt.depth; o.Lambda = 3; o.Seed = 5 }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +182,7 @@ func TestTreeIsExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := build(t, tc.m, "uai", tc.scheme)
-			r, err := New(g, Options{Name: tc.method, Net: tc.net})
+			r, err := New(g, opt(func(o *Options) { o.Name = tc.method; o.Net = tc.net }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestMultipliersRemoveInconsistency(t *testing.T) {
 	g := build(t, m, "grid", "faces")
 	viol := map[string]float64{}
 	for _, c := range []string{"penalty", "auglag"} {
-		r, err := New(g, Options{Constraint: c})
+		r, err := New(g, opt(func(o *Options) { o.Constraint = c }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +246,7 @@ func TestGridCloseToGBP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := New(g, Options{})
+		r, err := New(g, DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +280,7 @@ func meanAbsDiff(a, b [][]float64) float64 {
 func TestWarmStart(t *testing.T) {
 	m := grid(t, 3, 1, 4)
 	g := build(t, m, "grid", "faces")
-	r, err := New(g, Options{})
+	r, err := New(g, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestWarmStart(t *testing.T) {
 	}
 
 	// WarmSteps caps a warm call.
-	r2, err := New(g, Options{WarmSteps: 10})
+	r2, err := New(g, opt(func(o *Options) { o.WarmSteps = 10 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +337,7 @@ func TestZeroPotentials(t *testing.T) {
 	}
 	for _, scheme := range []string{"faces", "bethe"} {
 		g := build(t, m, "grid", scheme)
-		r, err := New(g, Options{})
+		r, err := New(g, DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +357,7 @@ func TestZeroPotentials(t *testing.T) {
 	// A root with zero potential everywhere: Z = 0.
 	dead := grid(t, 3, 1, 6)
 	dead.Factors = append(dead.Factors, mrf.Factor{Vars: []int{4}, LogTable: []float64{math.Inf(-1), math.Inf(-1)}})
-	r, err := New(build(t, dead, "grid", "faces"), Options{})
+	r, err := New(build(t, dead, "grid", "faces"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,26 +366,66 @@ func TestZeroPotentials(t *testing.T) {
 	}
 }
 
+// opt returns DefaultOptions changed by set.
+func opt(set func(o *Options)) Options {
+	o := DefaultOptions()
+	set(&o)
+	return o
+}
+
 func TestBadOptions(t *testing.T) {
 	g := &region.Graph{}
-	for _, o := range []Options{{Net: "cnn"}, {Constraint: "barrier"}, {Lambda: -1}, {Lambda: math.NaN()},
-		{LR: -1}, {LR: math.Inf(1)}, {Dim: 6, Heads: 4}, {WarmSteps: -1}, {MaxSteps: -5}, {Window: -1},
-		{MultiplierEvery: -2}, {Tol: -1}, {ConsTol: math.NaN()}, {BlockDepth: 3}} {
+	for _, tt := range []struct {
+		set  func(o *Options)
+		want string // in the error: the option's name
+	}{
+		{func(o *Options) { o.Net = "cnn" }, "net"},
+		{func(o *Options) { o.Constraint = "barrier" }, "constraint"},
+		{func(o *Options) { o.Lambda = -1 }, "lambda"},
+		{func(o *Options) { o.Lambda = math.NaN() }, "lambda"},
+		{func(o *Options) { o.Lambda = 0 }, "lambda"}, // with auglag
+		{func(o *Options) { o.LR = -1 }, "lr"},
+		{func(o *Options) { o.LR = 0 }, "lr"},
+		{func(o *Options) { o.LR = math.Inf(1) }, "lr"},
+		{func(o *Options) { o.Dim = 6; o.Heads = 4 }, "heads"},
+		{func(o *Options) { o.Dim = 0 }, "dim"},
+		{func(o *Options) { o.Heads = 0 }, "heads"},
+		{func(o *Options) { o.WarmSteps = -1 }, "warm-steps"},
+		{func(o *Options) { o.MaxSteps = -5 }, "max-steps"},
+		{func(o *Options) { o.MaxSteps = 0 }, "max-steps"},
+		{func(o *Options) { o.Window = 0 }, "window"},
+		{func(o *Options) { o.MultiplierEvery = 0 }, "multiplier-every"},
+		{func(o *Options) { o.Tol = -1 }, "tol"},
+		{func(o *Options) { o.Tol = 0 }, "tol"},
+		{func(o *Options) { o.ConsTol = math.NaN() }, "cons-tol"},
+		{func(o *Options) { o.BlockDepth = 3 }, "block-depth"},
+		{func(o *Options) { o.BlockDepth = 0 }, "block-depth"},
+		{func(o *Options) { o.Name = "" }, "name"},
+	} {
+		o := opt(tt.set)
 		if _, err := New(g, o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
-		if err := o.Check(); err == nil {
-			t.Errorf("Check accepted %+v", o)
+		if err := o.Check(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Check(%+v) = %v, want an error naming %s", o, err, tt.want)
 		}
 	}
-	if err := (Options{}).Check(); err != nil {
-		t.Errorf("zero options rejected: %v", err)
+	// Zero is never replaced by a default: the zero Options are invalid.
+	if err := (Options{}).Check(); err == nil {
+		t.Error("zero options accepted")
 	}
-	if _, err := New(nil, Options{}); err == nil {
+	for _, o := range []Options{DefaultOptions(), LearningOptions(),
+		opt(func(o *Options) { o.Lambda = 0; o.Constraint = "penalty" }),
+		opt(func(o *Options) { o.WarmSteps = 0; o.Seed = 0 })} {
+		if err := o.Check(); err != nil {
+			t.Errorf("Check(%+v): %v", o, err)
+		}
+	}
+	if _, err := New(nil, DefaultOptions()); err == nil {
 		t.Error("nil region graph accepted")
 	}
 	// A region graph of another model.
-	r, err := New(build(t, grid(t, 3, 1, 1), "grid", "faces"), Options{})
+	r, err := New(build(t, grid(t, 3, 1, 1), "grid", "faces"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +436,7 @@ func TestBadOptions(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	m := grid(t, 3, 1, 1)
-	r, err := New(build(t, m, "grid", "faces"), Options{Dim: 4})
+	r, err := New(build(t, m, "grid", "faces"), opt(func(o *Options) { o.Dim = 4 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +454,7 @@ func TestConvergenceIsHonest(t *testing.T) {
 	m := grid(t, 3, 0.5, 8)
 	g := build(t, m, "grid", "faces")
 	var steps []int
-	for _, o := range []Options{{}, {MaxSteps: 120}, {Tol: 1e-3, ConsTol: 0.5}} {
+	for _, o := range []Options{DefaultOptions(), opt(func(o *Options) { o.MaxSteps = 120 }), opt(func(o *Options) { o.Tol = 1e-3; o.ConsTol = 0.5 })} {
 		r, err := New(g, o)
 		if err != nil {
 			t.Fatal(err)
@@ -432,12 +473,39 @@ func TestConvergenceIsHonest(t *testing.T) {
 		if o.MaxSteps == 120 && (res.Converged || res.Iterations != 120) {
 			t.Errorf("capped run: converged %v after %d steps", res.Converged, res.Iterations)
 		}
-		if o.MaxSteps == 0 && !res.Converged {
+		if o.MaxSteps == DefaultOptions().MaxSteps && !res.Converged {
 			t.Errorf("%+v: not converged after %d steps", o, res.Iterations)
 		}
 		steps = append(steps, res.Iterations)
 	}
 	if steps[2] >= steps[0] {
 		t.Errorf("loose tolerances took %d steps, the defaults %d", steps[2], steps[0])
+	}
+}
+
+// Lambda 0 with the plain penalty trains on the region free energy alone:
+// the loss equals F, and the beliefs differ from those of lambda 5.
+func TestLambdaZeroDropsConsistency(t *testing.T) {
+	m := grid(t, 3, 1, 2)
+	g := build(t, m, "grid", "faces")
+	run := func(lambda float64) *infer.Result {
+		r, err := New(g, opt(func(o *Options) { o.Lambda = lambda; o.Constraint = "penalty"; o.Dim = 8; o.MaxSteps = 300 }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mustInfer(t, r, m)
+	}
+	zero, five := run(0), run(5)
+	if zero.Diagnostics["lambda"] != 0 {
+		t.Errorf("lambda 0 ran with lambda %v", zero.Diagnostics["lambda"])
+	}
+	if d := zero.Diagnostics["loss"] - zero.FreeEnergy; math.Abs(d) > 1e-9*math.Max(1, math.Abs(zero.FreeEnergy)) {
+		t.Errorf("lambda 0: loss %v, F %v: the loss holds more than F", zero.Diagnostics["loss"], zero.FreeEnergy)
+	}
+	if zero.Diagnostics["penalty"] == 0 {
+		t.Error("lambda 0: penalty 0; with no consistency term the beliefs should end inconsistent")
+	}
+	if d := infertest.MaxAbsDiff(zero.VarMarginals, five.VarMarginals); d < 1e-6 {
+		t.Errorf("lambda 0 and lambda 5 gave the same marginals (max diff %g)", d)
 	}
 }

@@ -71,7 +71,7 @@ func TestUAIWithEvidence(t *testing.T) {
 	if len(m.Factors) != 3 || ms[0].Info.Graph != "uai" {
 		t.Fatalf("model %+v info %+v", m, ms[0].Info)
 	}
-	res, err := exact.Solve(m, exact.Options{})
+	res, err := exact.Solve(m, exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestDataFrequencies(t *testing.T) {
 	}
 	ms, _, _ := stageio.LoadModels(models)
 	m := ms[0].Model
-	res, err := exact.Solve(m, exact.Options{})
+	res, err := exact.Solve(m, exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

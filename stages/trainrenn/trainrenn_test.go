@@ -134,7 +134,7 @@ func TestRun(t *testing.T) {
 // energy that Inference Net minimises.
 func reference(m *mrf.Model, bethe bool) (*infer.Result, error) {
 	if !bethe {
-		ex, err := exact.Solve(m, exact.Options{})
+		ex, err := exact.Solve(m, exact.DefaultOptions())
 		if err != nil {
 			return nil, err
 		}

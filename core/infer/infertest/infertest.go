@@ -265,3 +265,10 @@ func MaxAbsDiff(a, b [][]float64) float64 {
 	}
 	return d
 }
+
+// With returns o changed by set: how tests vary one option of a method's
+// DefaultOptions, since no constructor fills in a zero option.
+func With[O any](o O, set func(*O)) O {
+	set(&o)
+	return o
+}
