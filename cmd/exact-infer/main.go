@@ -5,21 +5,27 @@ package main
 import (
 	"os"
 
+	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/exactinfer"
 )
 
 func main() {
-	cli.Main("exact-infer", "Exact inference (variable elimination / junction tree in log space).", &root{})
+	cli.Main("exact-infer", "Exact inference (variable elimination / junction tree in log space).",
+		&root{Options: exact.DefaultOptions()})
 }
 
+// The solver's flags are the fields of exact.Options (embedded), with
+// exact.DefaultOptions as their defaults.
 type root struct {
-	Models   string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
-	MaxTable int64  `default:"268435456" help:"Largest table (entries) exact inference may build; larger models stop with an error."`
-	Seed     int64  `default:"1" help:"Seed of the randomised elimination-order search."`
-	Out      string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
+	Models        string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	exact.Options `embed:""`
+	Out           string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
 }
+
+// Validate makes option values below one usage errors (exit 2).
+func (r *root) Validate() error { return r.Options.Check() }
 
 func (r *root) Run() error {
-	return exactinfer.Run(exactinfer.Params{Models: r.Models, MaxTable: r.MaxTable, Seed: r.Seed}, r.Out, os.Stdout)
+	return exactinfer.Run(exactinfer.Params{Models: r.Models, Options: r.Options}, r.Out, os.Stdout)
 }

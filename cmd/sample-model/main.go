@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/samplemodel"
 )
@@ -36,8 +37,16 @@ type dataCmd struct {
 	Train    int    `default:"4000" help:"Training samples per model."`
 	Test     int    `default:"1000" help:"Test samples per model."`
 	Seed     int64  `default:"1" help:"Base seed; model k uses a seed derived from it and k."`
-	MaxTable int64  `default:"268435456" help:"Largest table (entries) exact sampling may build."`
+	MaxTable int64  `default:"268435456" help:"Largest table (entries) exact sampling may build; >= 1."`
 	Out      string `required:"" type:"path" help:"Output directory: samples.parquet."`
+}
+
+// Validate makes a table bound below one a usage error (exit 2).
+func (c *dataCmd) Validate() error {
+	if c.MaxTable < 1 {
+		return fmt.Errorf("--max-table %d, want >= 1", c.MaxTable)
+	}
+	return nil
 }
 
 func (c *dataCmd) Run() error {

@@ -32,16 +32,16 @@ import (
 type Options struct {
 	// Tol stops the run when no variable belief entry changed by more than
 	// Tol in a sweep. Default 1e-9.
-	Tol float64
+	Tol float64 `json:"tol" help:"Converged when no entry of any variable's belief changed by more than tol in a sweep."`
 	// MaxIter caps the number of sweeps. Default 1000.
-	MaxIter int
+	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged."`
 	// Damping d in [0, 1) mixes every new factor-to-variable log message with
 	// the old one: (1-d)·new + d·old, then normalised. 0 is plain BP; damped
 	// BP ("dbp") uses 0.5.
-	Damping float64
+	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old."`
 	// Name overrides the method name; by default it is "bp" without damping
 	// and "dbp" with it.
-	Name string
+	Name string `json:"-"`
 }
 
 // DefaultOptions returns the options of plain loopy BP.
@@ -75,9 +75,13 @@ type BP struct {
 	degenerate int // messages with no mass anywhere in the last sweep
 }
 
-// New returns a BP method with opts (zero Tol and MaxIter filled in).
+// Check reports whether o is valid; the error names the option.
+func (o Options) Check() error { return infer.CheckIterative("bp", o.Tol, o.MaxIter, o.Damping) }
+
+// New returns a BP method with opts (start from DefaultOptions or
+// DampedOptions).
 func New(opts Options) (*BP, error) {
-	if err := infer.CheckIterative("bp", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
 	if opts.Name == "" {
@@ -92,7 +96,7 @@ func New(opts Options) (*BP, error) {
 // Name returns "bp", "dbp" or Options.Name.
 func (b *BP) Name() string { return b.opts.Name }
 
-// Options returns the options in use, defaults filled in.
+// Options returns the options in use.
 func (b *BP) Options() Options { return b.opts }
 
 // Reset forgets the messages, so the next Infer starts from uniform ones.

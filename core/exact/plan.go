@@ -52,6 +52,12 @@ func DefaultOptions() Options {
 	return Options{MaxTable: DefaultMaxTable, Tries: DefaultTries, Seed: 1, Memory: DefaultMemory}
 }
 
+// Check reports whether o is valid; the error names the option.
+func (o Options) Check() error {
+	_, err := o.resolve()
+	return err
+}
+
 func (o Options) resolve() (Options, error) {
 	switch {
 	case o.MaxTable < 1:

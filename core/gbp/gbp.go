@@ -71,15 +71,15 @@ import (
 type Options struct {
 	// Tol stops the run when no entry of any region belief changed by more
 	// than Tol in a sweep. Default 1e-9.
-	Tol float64
+	Tol float64 `json:"tol" help:"Converged when no entry of any region belief changed by more than tol in a sweep."`
 	// MaxIter caps the number of sweeps. Default 2000.
-	MaxIter int
+	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged."`
 	// Damping α in [0, 1) mixes every driven (root-edge) message update with
 	// the old message in the log domain: (1-α)·new + α·old. Default 0: on ten
 	// 10x10 Ising grids (γ = 1, faces) the undamped schedule converged on all
 	// in 16.7 sweeps on average, with α = 0.2 in 33.6, and with α = 0.5 only
 	// four of ten converged within 1000 sweeps.
-	Damping float64
+	Damping float64 `json:"damping" help:"Damping in [0, 1) of the root messages in the log domain (0: undamped, measured to converge best on grids)."`
 }
 
 // DefaultOptions returns the documented defaults.
@@ -109,15 +109,18 @@ type GBP struct {
 	degenerateBeliefs int
 }
 
-// New returns a GBP method on region graph g with opts (zero fields take their
-// defaults). g is kept, not copied, and must not change afterwards; every
+// Check reports whether o is valid; the error names the option.
+func (o Options) Check() error { return infer.CheckIterative("gbp", o.Tol, o.MaxIter, o.Damping) }
+
+// New returns a GBP method on region graph g with opts (start from
+// DefaultOptions). g is kept, not copied, and must not change afterwards; every
 // model passed to Infer must fit it (the model g was built from, or one with
 // the same structure).
 func New(g *region.Graph, opts Options) (*GBP, error) {
 	if g == nil || len(g.Regions) == 0 {
 		return nil, errors.New("gbp: empty region graph")
 	}
-	if err := infer.CheckIterative("gbp", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
 	return &GBP{opts: opts, g: g}, nil
@@ -126,7 +129,7 @@ func New(g *region.Graph, opts Options) (*GBP, error) {
 // Name returns "gbp".
 func (gb *GBP) Name() string { return "gbp" }
 
-// Options returns the options in use, defaults filled in.
+// Options returns the options in use.
 func (gb *GBP) Options() Options { return gb.opts }
 
 // Graph returns the region graph the method runs on.

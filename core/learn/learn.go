@@ -100,8 +100,11 @@ func DefaultOptions() Options {
 		Exact: exact.DefaultOptions()}
 }
 
-// check reports whether o is valid; nothing is replaced by a default.
-func (o *Options) check() error {
+// Check reports whether o is valid; nothing is replaced by a default.
+func (o Options) Check() error {
+	if err := o.Exact.Check(); err != nil {
+		return fmt.Errorf("learn: test NLL: %w", err)
+	}
 	switch {
 	case o.Epochs < 1:
 		return fmt.Errorf("learn: epochs %d, want >= 1", o.Epochs)
@@ -186,7 +189,7 @@ func New(method infer.Method, p Param, theta []float64, train *Data, opts Option
 	if method == nil || p == nil {
 		return nil, errors.New("learn: nil method or parameterisation")
 	}
-	if err := opts.check(); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
 	if len(theta) != p.Len() {

@@ -35,15 +35,15 @@ import (
 type Options struct {
 	// Tol stops the run when no entry of any q_i changed by more than Tol in
 	// a sweep. Default 1e-9.
-	Tol float64
+	Tol float64 `json:"tol" help:"Converged when no entry of any variable's belief changed by more than tol in a sweep."`
 	// MaxIter caps the number of sweeps. Default 1000.
-	MaxIter int
+	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged."`
 	// Seed seeds the random visiting order; every Infer call restarts the
-	// generator, so a call is reproducible.
-	Seed int64
+	// generator, so a call is reproducible. Default 1.
+	Seed int64 `json:"seed" help:"Seed of the random order in which a sweep visits the variables."`
 	// Damping d in [0, 1) sets q_i to (1-d)·update + d·old (renormalised,
 	// and never on states the update rules out). Default 0.
-	Damping float64
+	Damping float64 `json:"damping" help:"Damping d in [0, 1): each belief becomes (1-d)*update + d*old."`
 }
 
 // DefaultOptions returns the documented defaults.
@@ -64,9 +64,12 @@ type MF struct {
 	viol   []float64 // scratch: mass the other q's put on zero potentials
 }
 
-// New returns a mean-field method with opts (zero Tol and MaxIter filled in).
+// Check reports whether o is valid; the error names the option.
+func (o Options) Check() error { return infer.CheckIterative("mf", o.Tol, o.MaxIter, o.Damping) }
+
+// New returns a mean-field method with opts (start from DefaultOptions).
 func New(opts Options) (*MF, error) {
-	if err := infer.CheckIterative("mf", opts.Tol, opts.MaxIter, opts.Damping); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
 	return &MF{opts: opts}, nil
@@ -75,7 +78,7 @@ func New(opts Options) (*MF, error) {
 // Name returns "mf".
 func (mf *MF) Name() string { return "mf" }
 
-// Options returns the options in use, defaults filled in.
+// Options returns the options in use.
 func (mf *MF) Options() Options { return mf.opts }
 
 // Reset forgets q, so the next Infer starts from uniform q's.

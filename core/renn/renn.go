@@ -68,7 +68,7 @@ import (
 // (json) and document it on the command line (help).
 type Options struct {
 	// Name is the method name reported ("renn", "infnet", "renn-direct").
-	Name string `json:"name" kong:"-"`
+	Name string `json:"name" kong:"-" help:"Method name written to the outputs."`
 	Net  string `json:"net" help:"attention (the paper's network) or direct (free logits per root region: an ablation without a network)."`
 
 	// The attention network (ignored by the direct net).

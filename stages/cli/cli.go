@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
+	"strconv"
 
 	"github.com/alecthomas/kong"
 )
 
 // Main parses os.Args into grammar (a kong struct whose commands have
-// Run() error methods, or which has one itself) and runs it.
+// Run() error methods, or which has one itself) and runs it. A flag without a
+// default tag takes the value its field holds in grammar as its default, so
+// a command can embed a method's options struct filled with its
+// DefaultOptions: the options and their defaults are written once.
 func Main(name, description string, grammar any) {
 	os.Exit(run(name, description, grammar, os.Args[1:]))
 }
@@ -19,7 +24,7 @@ func Main(name, description string, grammar any) {
 func run(name, description string, grammar any, args []string) int {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	parser, err := kong.New(grammar, kong.Name(name), kong.Description(description),
-		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}))
+		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.PostBuild(defaultsFromValues))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 2
@@ -35,4 +40,32 @@ func run(name, description string, grammar any, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// defaultsFromValues gives every scalar flag without a default tag the value
+// its field holds now (before parsing resets the fields) as its default.
+func defaultsFromValues(k *kong.Kong) error {
+	for _, group := range k.Model.AllFlags(true) {
+		for _, f := range group {
+			if f.HasDefault || f.Required || !f.Target.IsValid() {
+				continue
+			}
+			v := f.Target
+			switch v.Kind() {
+			case reflect.Float64, reflect.Float32:
+				f.Default = strconv.FormatFloat(v.Float(), 'g', -1, 64)
+			case reflect.Int, reflect.Int64, reflect.Int32:
+				f.Default = strconv.FormatInt(v.Int(), 10)
+			case reflect.String:
+				if v.String() == "" {
+					continue
+				}
+				f.Default = v.String()
+			default:
+				continue
+			}
+			f.HasDefault = true
+		}
+	}
+	return nil
 }

@@ -1,9 +1,10 @@
 // Package exactinfer is the exact-infer stage: ground-truth log partition
-// functions and marginals of every model of a directory.
+// functions and marginals of every model of a directory, by the registered
+// method "exact".
 package exactinfer
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,20 +13,32 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
 )
 
 // Params are the exact-infer parameters.
 type Params struct {
-	Models   string `json:"models"`
-	MaxTable int64  `json:"max_table"`
-	Seed     int64  `json:"seed"`
+	Models  string        `json:"models"`
+	Options exact.Options `json:"options"`
 }
 
 // Run solves every model of p.Models exactly, writes marginals.parquet and
 // estimates.parquet into out, and prints a short table to w.
 func Run(p Params, out string, w io.Writer) error {
+	entry, err := methods.Lookup("exact")
+	if err != nil {
+		return err
+	}
+	opts, err := entry.With(p.Options)
+	if err != nil {
+		return err
+	}
+	method, err := entry.New(opts, nil)
+	if err != nil {
+		return err
+	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
 		return err
@@ -36,20 +49,17 @@ func Run(p Params, out string, w io.Writer) error {
 	var est []formats.EstimateRow
 	for _, e := range models {
 		start := time.Now()
-		res, err := exact.Solve(e.Model, exact.Options{MaxTable: p.MaxTable, Seed: p.Seed})
+		res, err := method.Infer(context.Background(), e.Model)
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
 		}
 		secs := time.Since(start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, "exact", e.Model, res.VarMarginals, res.FactorMarginals)...)
-		params, _ := json.Marshal(map[string]any{"heuristic": res.Plan.Heuristic, "largest_table": res.Plan.LargestTable,
-			"total_cost": res.Plan.TotalCost})
-		est = append(est, formats.EstimateRow{ModelID: e.ID, Method: "exact", LogZ: res.LogZ, FreeEnergy: -res.LogZ,
-			Converged: true, Seconds: secs, Params: string(params)})
-		fmt.Fprintf(tw, "%d\t%s\t%.6f\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, res.LogZ, secs, math.Log2(float64(res.Plan.LargestTable)))
+		marg = append(marg, stageio.MarginalRows(e.ID, entry.Name, e.Model, res.VarMarginals, res.FactorMarginals)...)
+		est = append(est, stageio.EstimateRow(e.ID, entry.Name, res, secs, opts, ""))
+		fmt.Fprintf(tw, "%d\t%s\t%.6f\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, res.LogZ, secs, math.Log2(res.Diagnostics["largest_table"]))
 		slog.Debug("solved", "model", e.ID, "seconds", secs)
 	}
-	prov, err := stageio.Provenance("exact-infer", p, p.Seed, inputs)
+	prov, err := stageio.Provenance("exact-infer", p, p.Options.Seed, inputs)
 	if err != nil {
 		return err
 	}

@@ -12,26 +12,18 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/renn-go/renn/core/bp"
 	"github.com/renn-go/renn/core/exact"
-	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/learn"
-	"github.com/renn-go/renn/core/meanfield"
+	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/region"
-	"github.com/renn-go/renn/core/renn"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
 )
 
-// Methods are the inference methods learn-mrf knows.
-var Methods = []string{"exact", "mf", "bp", "dbp", "gbp", "infnet", "renn"}
-
-// Params are the learn-mrf parameters. Zero values of the learning and
-// method options take their packages' defaults.
+// Params are the learn-mrf parameters.
 type Params struct {
 	Samples string  `json:"samples"`
 	Models  string  `json:"models"`
@@ -50,75 +42,59 @@ type Params struct {
 	Seed      int64   `json:"seed"`
 
 	// Starting point: fields ~ N(0, FieldStd²) (0: the model's gamma when
-	// it has one, else 1), couplings ~ N(0, CouplingStd²) (0: 1).
+	// it has one, else 1), couplings ~ N(0, CouplingStd²).
 	FieldStd    float64 `json:"field_std"`
 	CouplingStd float64 `json:"coupling_std"`
 
-	MaxTable int64 `json:"max_table"` // exact inference (test NLL, method exact)
+	MaxTable int64 `json:"max_table"` // exact inference of the test NLL
 
-	// Message passing (mf, bp, dbp, gbp).
-	InferTol   float64 `json:"infer_tol"`
-	MaxIter    int     `json:"max_iter"`
-	Damping    float64 `json:"damping"`     // dbp
-	GBPDamping float64 `json:"gbp_damping"` // gbp
-
-	// Region graph of gbp and renn ("auto": faces on grids, star on
-	// complete graphs, cycles otherwise); infnet always uses bethe.
+	// Region graph of region methods (gbp, renn): "auto" is faces on grids,
+	// star on complete graphs, cycles otherwise; infnet always uses bethe.
 	Scheme string `json:"scheme"`
 
-	// RENN and Inference Net.
-	RENN RENNParams `json:"renn"`
+	// Set holds the method's options as NAME=VALUE, over its learning
+	// defaults (see methods.Resolve).
+	Set []string `json:"set,omitempty"`
 }
 
-// RENNParams are the options of renn and infnet that learn-mrf sets; zero
-// values keep renn.DefaultOptions.
-type RENNParams struct {
-	Dim        int     `json:"dim"`
-	Lambda     float64 `json:"lambda"`
-	Constraint string  `json:"constraint"`
-	LR         float64 `json:"lr"`
-	MaxSteps   int     `json:"max_steps"`  // the first, cold call
-	WarmSteps  int     `json:"warm_steps"` // every later call
-	Window     int     `json:"window"`
-	Seed       int64   `json:"seed"`
+// MethodOptions resolves the method's options: its learning defaults with
+// p.Set applied, checked.
+func (p Params) MethodOptions() (*methods.Options, error) {
+	opts, err := methods.Resolve([]string{p.Method}, p.Set, true)
+	if err != nil {
+		return nil, err
+	}
+	return opts[p.Method], nil
 }
 
-// options returns renn.DefaultOptions with q's non-zero fields.
-func (q RENNParams) options(name string) renn.Options {
-	o := renn.DefaultOptions()
-	o.Name = name
-	if q.Dim != 0 {
-		o.Dim = q.Dim
+// LearnOptions returns the learning options of p for a model's seed.
+func (p Params) LearnOptions(seed int64) learn.Options {
+	ex := exact.DefaultOptions()
+	ex.MaxTable, ex.Seed = p.MaxTable, p.Seed
+	return learn.Options{Epochs: p.Epochs, Batch: p.Batch, LR: p.LR, Optimizer: p.Optimizer, Decay: p.Decay,
+		Seed: seed, Tol: p.Tol, Patience: p.Patience, Guard: p.Guard, Exact: ex}
+}
+
+// Check validates p's options before any file is read.
+func (p Params) Check() error {
+	if _, err := p.MethodOptions(); err != nil {
+		return err
 	}
-	if q.Lambda != 0 {
-		o.Lambda = q.Lambda
+	if !(p.CouplingStd > 0) || !(p.FieldStd >= 0) {
+		return fmt.Errorf("coupling-std %v must be > 0 and field-std %v >= 0", p.CouplingStd, p.FieldStd)
 	}
-	if q.Constraint != "" {
-		o.Constraint = q.Constraint
-	}
-	if q.LR != 0 {
-		o.LR = q.LR
-	}
-	if q.MaxSteps != 0 {
-		o.MaxSteps = q.MaxSteps
-	}
-	if q.WarmSteps != 0 {
-		o.WarmSteps = q.WarmSteps
-	}
-	if q.Window != 0 {
-		o.Window = q.Window
-	}
-	if q.Seed != 0 {
-		o.Seed = q.Seed
-	}
-	return o
+	return p.LearnOptions(0).Check()
 }
 
 // Run learns every selected model, writes models.parquet, model_info.parquet
 // and curves.parquet into out, and prints one line per epoch to w.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
-	if !slices.Contains(Methods, p.Method) {
-		return fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods, ", "))
+	mopts, err := p.MethodOptions()
+	if err != nil {
+		return err
+	}
+	if err := p.Check(); err != nil {
+		return err
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
@@ -143,7 +119,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	var curves []formats.CurveRow
 	var resolved any
 	for _, e := range models {
-		m, rows, opts, err := learnOne(ctx, p, e, sets[e.ID], w)
+		m, rows, opts, err := learnOne(ctx, p, mopts, e, sets[e.ID], w)
 		if err != nil {
 			return fmt.Errorf("model %d (%s): %s: %w", e.ID, e.Info.Name, p.Method, err)
 		}
@@ -236,7 +212,7 @@ func loadSamples(path string, models []stageio.Model) (map[int32]*sampleSet, err
 
 // learnOne learns model e and returns the learned model, its curve rows and
 // the method's resolved options.
-func learnOne(ctx context.Context, p Params, e stageio.Model, s *sampleSet, w io.Writer) (stageio.Model, []formats.CurveRow, any, error) {
+func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.Model, s *sampleSet, w io.Writer) (stageio.Model, []formats.CurveRow, any, error) {
 	fail := func(err error) (stageio.Model, []formats.CurveRow, any, error) { return stageio.Model{}, nil, nil, err }
 	param, err := learn.NewParam(p.Param, e.Model)
 	if err != nil {
@@ -250,9 +226,6 @@ func learnOne(ctx context.Context, p Params, e stageio.Model, s *sampleSet, w io
 			fieldStd = e.Info.Gamma
 		}
 	}
-	if couplingStd == 0 {
-		couplingStd = 1
-	}
 	theta := param.Random(mrf.NewRand(seed), fieldStd, couplingStd)
 	start := param.Model(theta)
 	train, err := learn.NewData(start, s.train)
@@ -265,14 +238,11 @@ func learnOne(ctx context.Context, p Params, e stageio.Model, s *sampleSet, w io
 			return fail(fmt.Errorf("test split: %w", err))
 		}
 	}
-	method, mopts, err := newMethod(p, e.Info.Graph, start)
+	method, resolved, err := newMethod(p, mopts, e.Info.Graph, start)
 	if err != nil {
 		return fail(err)
 	}
-	opts := learn.Options{Epochs: p.Epochs, Batch: p.Batch, LR: p.LR, Optimizer: p.Optimizer, Decay: p.Decay,
-		Seed: mrf.DeriveSeed(seed, 1), Tol: p.Tol, Patience: p.Patience, Guard: p.Guard,
-		Exact: exact.Options{MaxTable: p.MaxTable, Seed: p.Seed}}
-	l, err := learn.New(method, param, theta, train, opts)
+	l, err := learn.New(method, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
 	if err != nil {
 		return fail(err)
 	}
@@ -296,85 +266,40 @@ func learnOne(ctx context.Context, p Params, e stageio.Model, s *sampleSet, w io
 	info.Name = fmt.Sprintf("%s-learned-%s", e.Info.Name, p.Method)
 	info.Seed = seed
 	info.Source = fmt.Sprintf("learn-mrf %s %s", p.Method, param.Name())
-	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, mopts, nil
+	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, resolved, nil
 }
 
 // newMethod builds the inference method for models with start's structure
-// and returns it with its resolved options.
-func newMethod(p Params, graph string, start *mrf.Model) (infer.Method, any, error) {
-	switch p.Method {
-	case "exact":
-		o := exact.Options{MaxTable: p.MaxTable, Seed: p.Seed}
-		return learn.NewExact(o), o, nil
-	case "mf":
-		o := meanfield.DefaultOptions()
-		setCommon(&o.Tol, &o.MaxIter, p)
-		o.Seed = p.Seed
-		m, err := meanfield.New(o)
-		return m, o, err
-	case "bp", "dbp":
-		o := bp.DefaultOptions()
-		if p.Method == "dbp" {
-			o = bp.DampedOptions()
-			if p.Damping != 0 {
-				o.Damping = p.Damping
-			}
-		}
-		setCommon(&o.Tol, &o.MaxIter, p)
-		m, err := bp.New(o)
-		if err != nil {
-			return nil, nil, err
-		}
-		return m, m.Options(), nil
-	case "gbp":
-		g, err := buildRegions(start, graph, p.Scheme)
-		if err != nil {
-			return nil, nil, err
-		}
-		o := gbp.DefaultOptions()
-		setCommon(&o.Tol, &o.MaxIter, p)
-		if p.GBPDamping != 0 {
-			o.Damping = p.GBPDamping
-		}
-		m, err := gbp.New(g, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		return m, map[string]any{"options": m.Options(), "scheme": g.Scheme}, nil
-	case "renn", "infnet":
-		scheme := p.Scheme
-		if p.Method == "infnet" {
-			scheme = region.Bethe
-		}
-		g, err := buildRegions(start, graph, scheme)
-		if err != nil {
-			return nil, nil, err
-		}
-		m, err := renn.New(g, p.RENN.options(p.Method))
-		if err != nil {
-			return nil, nil, err
-		}
-		return m, map[string]any{"options": m.Options(), "scheme": g.Scheme}, nil
+// and returns it with its options and region scheme, as recorded.
+func newMethod(p Params, opts *methods.Options, graph string, start *mrf.Model) (infer.Method, any, error) {
+	entry, err := methods.Lookup(p.Method)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, nil, fmt.Errorf("unknown method %q", p.Method)
+	var g *region.Graph
+	switch entry.Regions {
+	case methods.AnyRegions:
+		g, err = buildRegions(start, graph, p.Scheme)
+	case methods.BetheRegions:
+		g, err = buildRegions(start, graph, region.Bethe)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := entry.New(opts, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if g == nil {
+		return m, opts, nil
+	}
+	return m, map[string]any{"options": opts, "scheme": g.Scheme}, nil
 }
 
 func buildRegions(m *mrf.Model, graph, scheme string) (*region.Graph, error) {
-	if scheme == "" {
-		scheme = region.Auto
-	}
 	g, err := region.Build(m, graph, scheme)
 	if err != nil {
 		return nil, fmt.Errorf("region graph: %w", err)
 	}
 	return g, nil
-}
-
-func setCommon(tol *float64, maxIter *int, p Params) {
-	if p.InferTol != 0 {
-		*tol = p.InferTol
-	}
-	if p.MaxIter != 0 {
-		*maxIter = p.MaxIter
-	}
 }

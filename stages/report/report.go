@@ -15,6 +15,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/renn-go/renn/core/methods"
 	"math"
 	"os"
 	"path/filepath"
@@ -193,19 +194,8 @@ func figures(paper *Paper, sums map[string]*summaryData, learn *learnData) ([]fi
 	return out, nil
 }
 
-// methodOrder is the order of the methods in the learning curves.
-var methodOrder = []string{"exact", "mf", "bp", "dbp", "gbp", "infnet", "renn"}
-
-func methodLess(a, b string) bool {
-	ia, ib := slices.Index(methodOrder, a), slices.Index(methodOrder, b)
-	switch {
-	case ia >= 0 && ib >= 0:
-		return ia < ib
-	case ia >= 0 || ib >= 0:
-		return ia >= 0
-	}
-	return a < b
-}
+// methodLess orders the methods of the learning curves as the registry does.
+func methodLess(a, b string) bool { return methods.Compare(a, b) < 0 }
 
 // learningFigure draws the mean test NLL per epoch of every method, a
 // panel per setting.

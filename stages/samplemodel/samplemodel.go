@@ -133,7 +133,7 @@ func Data(p DataParams, out string) error {
 	for _, e := range models {
 		start := time.Now()
 		rng := mrf.NewRand(mrf.DeriveSeed(p.Seed, int(e.ID)))
-		xs, logp, err := exact.Sample(e.Model, p.Train+p.Test, rng, exact.Options{MaxTable: p.MaxTable, Seed: p.Seed})
+		xs, logp, err := exact.Sample(e.Model, p.Train+p.Test, rng, p.exactOptions())
 		if err != nil {
 			return fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, err)
 		}
@@ -155,4 +155,12 @@ func Data(p DataParams, out string) error {
 		return err
 	}
 	return stageio.Commit(out, stageio.Output{Name: formats.SamplesFile, Write: func(path string) error { return formats.WriteSamples(path, rows, prov) }})
+}
+
+// exactOptions are exact sampling's options: its defaults with the table
+// bound and seed of p.
+func (p DataParams) exactOptions() exact.Options {
+	o := exact.DefaultOptions()
+	o.MaxTable, o.Seed = p.MaxTable, p.Seed
+	return o
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/renn-go/renn/core/methods"
 	"image/color"
 	"io"
 	"math"
@@ -201,8 +202,7 @@ func metricLabel(metric string) string {
 
 // palette is the Okabe-Ito set: distinguishable with the common colour
 // vision deficiencies.
-// The first seven go to the paper's methods in methodRank order, so RENN is
-// black.
+// Registered methods take them in registry order, so RENN is black.
 var palette = []color.RGBA{
 	{0, 114, 178, 255},   // blue
 	{230, 159, 0, 255},   // orange
@@ -252,15 +252,15 @@ func (f Figure) EncodePNG(w io.Writer) error {
 	var others []string
 	for _, p := range f.Panels {
 		for _, s := range p.Series {
-			if _, known := methodRank[s.Name]; !known && !slices.Contains(others, s.Name) {
+			if _, known := methods.Rank(s.Name); !known && !slices.Contains(others, s.Name) {
 				others = append(others, s.Name)
 			}
 		}
 	}
 	style := func(name string) (color.Color, draw.GlyphDrawer) {
-		k, known := methodRank[name]
+		k, known := methods.Rank(name)
 		if !known {
-			k = len(methodRank) + slices.Index(others, name)
+			k = len(methods.Names()) + slices.Index(others, name)
 		}
 		return palette[k%len(palette)], glyphs[k%len(glyphs)]
 	}

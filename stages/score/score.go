@@ -11,6 +11,7 @@ package score
 
 import (
 	"fmt"
+	"github.com/renn-go/renn/core/methods"
 	"io"
 	"math"
 	"path/filepath"
@@ -537,21 +538,9 @@ func (g group) less(h group) bool {
 	return false
 }
 
-// methodRank orders the paper's methods as its tables do; others follow
-// alphabetically.
-var methodRank = map[string]int{"exact": 0, "mf": 1, "bp": 2, "dbp": 3, "gbp": 4, "infnet": 5, "renn": 6}
-
-func methodLess(a, b string) bool {
-	ra, oka := methodRank[a]
-	rb, okb := methodRank[b]
-	switch {
-	case oka && okb:
-		return ra < rb
-	case oka != okb:
-		return oka
-	}
-	return a < b
-}
+// methodLess orders methods as the registry does (the paper's tables, then
+// the methods beyond it); unregistered names follow alphabetically.
+func methodLess(a, b string) bool { return methods.Compare(a, b) < 0 }
 
 func metricRank(m string) int {
 	if k := slices.Index(Metrics, m); k >= 0 {

@@ -2,6 +2,7 @@ package score
 
 import (
 	"fmt"
+	"github.com/renn-go/renn/core/methods"
 	"math"
 	"os"
 	"path/filepath"
@@ -259,8 +260,6 @@ func (t table) markdown() string {
 
 // Paper names of the methods, metrics and group columns in LaTeX.
 var (
-	latexMethods = map[string]string{"exact": "Exact", "mf": "Mean Field", "bp": "Loopy BP", "dbp": "Damped BP",
-		"gbp": "GBP", "infnet": "Inference Net", "renn": "RENN"}
 	latexMetrics = map[string]string{metrics.L1: `$\ell_1$ error`, metrics.Corr: `Correlation $\rho$`, metrics.LogZErr: `$\log Z$ error`,
 		metrics.VarMeanAbs: `mean $|\Delta p(x_i)|$`, metrics.VarMaxAbs: `max $|\Delta p(x_i)|$`,
 		metrics.FactorMeanAbs: `mean $|\Delta p(x_a)|$`, metrics.FactorMaxAbs: `max $|\Delta p(x_a)|$`,
@@ -285,7 +284,7 @@ func latexEscape(s string) string { return latexEscaper.Replace(s) }
 // latex renders the table as a booktabs tabular (needs \usepackage{booktabs})
 // with the notes in a paragraph below it.
 func (t table) latex() string {
-	head, blocks := t.grid(lookup(latexColumns), lookup(latexMetrics), lookup(latexMethods), ` $\pm$ `, "--", latexEscape)
+	head, blocks := t.grid(lookup(latexColumns), lookup(latexMetrics), methods.Title, ` $\pm$ `, "--", latexEscape)
 	var b strings.Builder
 	b.WriteString("% written by the score stage; needs \\usepackage{booktabs}\n")
 	b.WriteString(`\begin{tabular}{` + strings.Repeat("l", 1+len(t.groupCols)) + "r" + strings.Repeat("c", len(t.methods)) + "}\n")

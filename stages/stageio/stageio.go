@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"sort"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 )
@@ -184,4 +185,31 @@ func MarginalRows(id int32, method string, m *mrf.Model, vars, factors [][]float
 		rows = append(rows, formats.MarginalRow{ModelID: id, Method: method, Kind: "factor", Index: int32(a), Vars: vs, Probs: p})
 	}
 	return rows
+}
+
+// EstimateRow records one method's result on one model. Its params are the
+// same JSON object for every method: {"method", "options", "regions" (the
+// region graph's scheme, for region methods), "diagnostics"}.
+func EstimateRow(id int32, method string, res *infer.Result, secs float64, opts any, scheme string) formats.EstimateRow {
+	js, _ := json.Marshal(struct {
+		Method      string         `json:"method"`
+		Options     any            `json:"options"`
+		Regions     string         `json:"regions,omitempty"`
+		Diagnostics map[string]any `json:"diagnostics"`
+	}{method, opts, scheme, finite(res.Diagnostics)})
+	return formats.EstimateRow{ModelID: id, Method: method, LogZ: res.LogZ, FreeEnergy: res.FreeEnergy,
+		Iterations: int32(res.Iterations), Converged: res.Converged, Seconds: secs, Params: string(js)}
+}
+
+// finite drops values JSON cannot hold (NaN, ±Inf) and says so in their place.
+func finite(d map[string]float64) map[string]any {
+	out := make(map[string]any, len(d))
+	for k, v := range d {
+		if v != v || v > 1e308 || v < -1e308 {
+			out[k] = fmt.Sprint(v)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
 }

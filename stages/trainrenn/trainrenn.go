@@ -14,44 +14,28 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
+	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/region"
 	"github.com/renn-go/renn/core/renn"
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/baselines"
 	"github.com/renn-go/renn/stages/stageio"
 )
 
-// Params are the train-renn parameters. Zero numeric fields and empty
-// strings take renn.DefaultOptions.
+// Params are the train-renn parameters.
 type Params struct {
 	Models  string  `json:"models"`
 	IDs     []int32 `json:"ids,omitempty"` // models to run; all when empty
 	Regions string  `json:"regions,omitempty"`
 	// Scheme names the region graph RENN builds in-process when Regions is
-	// empty ("auto" by default).
+	// empty.
 	Scheme string `json:"scheme,omitempty"`
 	Method string `json:"method"` // "renn" or "infnet"
-	// Name is the method name written to the output files; empty means
-	// Method, with "-direct" appended for the direct net, so an ablation
-	// never mixes with the real method in score's tables.
-	Name       string  `json:"name,omitempty"`
-	Net        string  `json:"net"`
-	Dim        int     `json:"dim"`
-	Heads      int     `json:"heads"`
-	Scale      bool    `json:"scale"`
-	BlockDepth int     `json:"block_depth"`
-	Lambda     float64 `json:"lambda"`
-	Constraint string  `json:"constraint"`
-	// MultiplierEvery is the number of steps between multiplier updates.
-	MultiplierEvery int     `json:"multiplier_every"`
-	LR              float64 `json:"lr"`
-	MaxSteps        int     `json:"max_steps"`
-	Window          int     `json:"window"`
-	Tol             float64 `json:"tol"`
-	ConsTol         float64 `json:"cons_tol"`
-	Seed            int64   `json:"seed"`
+	// Options are the network's options; Options.Name is the method name
+	// written to the output files (see DefaultName).
+	Options renn.Options `json:"options"`
 }
 
 // Methods are the method names train-renn knows.
@@ -61,39 +45,53 @@ var Methods = []string{"renn", "infnet"}
 // trains.
 const ProgressEvery = 5 * time.Second
 
-// Options returns the renn options of p, checked.
-func (p Params) Options() (renn.Options, error) {
-	if p.Method != "renn" && p.Method != "infnet" {
-		return renn.Options{}, fmt.Errorf("unknown method %q (want renn or infnet)", p.Method)
+// DefaultName is the method name written for method with network net:
+// the method, with "-direct" appended for the direct net, so an ablation
+// never mixes with the real method in score's tables.
+func DefaultName(method, net string) string {
+	if net == "direct" {
+		return method + "-direct"
 	}
-	o := renn.Options{Name: p.Name, Net: p.Net, Dim: p.Dim, Heads: p.Heads, Scale: p.Scale, BlockDepth: p.BlockDepth,
-		Lambda: p.Lambda, Constraint: p.Constraint, MultiplierEvery: p.MultiplierEvery, LR: p.LR, MaxSteps: p.MaxSteps, Window: p.Window, Tol: p.Tol,
-		ConsTol: p.ConsTol, Seed: p.Seed}
-	if o.Name == "" {
-		o.Name = p.Method
-		if p.Net == "direct" {
-			o.Name += "-direct"
-		}
+	return method
+}
+
+// entry returns the registry entry of p.Method and its options.
+func (p Params) entry() (*methods.Entry, *methods.Options, error) {
+	if !slices.Contains(Methods, p.Method) {
+		return nil, nil, fmt.Errorf("unknown method %q (want renn or infnet)", p.Method)
 	}
-	return o, o.Check()
+	e, err := methods.Lookup(p.Method)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := e.With(p.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, o, o.Check()
+}
+
+// Check validates p's options before any file is read.
+func (p Params) Check() error {
+	_, _, err := p.entry()
+	return err
 }
 
 // Run trains a network on every model and writes marginals.parquet and
 // estimates.parquet into out. The estimate's log Z is -F without the penalty;
 // its params hold the options and the final penalty, loss and steps.
 func Run(ctx context.Context, p Params, out string) error {
-	opts, err := p.Options()
+	entry, _, err := p.entry()
 	if err != nil {
 		return err
 	}
-	if p.Method == "infnet" && p.Regions != "" {
-		return fmt.Errorf("infnet builds the bethe region graph itself and takes no --regions (got %s)", p.Regions)
+	opts := p.Options
+	if entry.Regions == methods.BetheRegions && p.Regions != "" {
+		return fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
 	}
 	scheme := p.Scheme
-	if p.Method == "infnet" {
+	if entry.Regions == methods.BetheRegions {
 		scheme = region.Bethe
-	} else if scheme == "" {
-		scheme = region.Auto
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
@@ -128,7 +126,11 @@ func Run(ctx context.Context, p Params, out string) error {
 				slog.Info("training", "model", e.ID, "method", opts.Name, "step", step, "loss", loss)
 			}
 		}
-		r, err := renn.New(g, o)
+		mo, err := entry.With(o)
+		if err != nil {
+			return err
+		}
+		r, err := entry.New(mo, g)
 		if err != nil {
 			return err
 		}
@@ -139,12 +141,12 @@ func Run(ctx context.Context, p Params, out string) error {
 		}
 		secs := time.Since(start).Seconds()
 		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.VarMarginals, res.FactorMarginals)...)
-		est = append(est, baselines.EstimateRow(e.ID, opts.Name, res, secs, r.Options()))
+		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
 		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", res.Iterations,
 			"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
 			"seconds", fmt.Sprintf("%.3f", secs))
 	}
-	prov, err := stageio.Provenance("train-renn", p, p.Seed, inputs)
+	prov, err := stageio.Provenance("train-renn", p, p.Options.Seed, inputs)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,54 @@
+package methods
+
+import (
+	"github.com/renn-go/renn/core/bp"
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/gbp"
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/learn"
+	"github.com/renn-go/renn/core/meanfield"
+	"github.com/renn-go/renn/core/region"
+	"github.com/renn-go/renn/core/renn"
+)
+
+// registry holds every method, in display order. A new method is one line
+// here (and its own package).
+var registry = []*Entry{
+	define("exact", "Exact", "exact inference (junction tree in log space)", NoRegions, exact.DefaultOptions, nil, newExact),
+	define("mf", "Mean Field", "naive mean field", NoRegions, meanfield.DefaultOptions, nil, newMF),
+	define("bp", "Loopy BP", "loopy belief propagation", NoRegions, bp.DefaultOptions, nil, newBP("bp")),
+	define("dbp", "Damped BP", "damped loopy BP (damping 0.5)", NoRegions, bp.DampedOptions, nil, newBP("dbp")),
+	define("gbp", "GBP", "parent-to-child generalized BP on the region graph", AnyRegions, gbp.DefaultOptions, nil, newGBP),
+	define("infnet", "Inference Net", "Inference Net: the RENN network on the Bethe region graph", BetheRegions, rennDefaults("infnet", "attention", false), rennDefaults("infnet", "attention", true), newRENN),
+	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),
+	define("renn-direct", "RENN (direct)", "RENN with free logits per root region (an ablation without a network)", AnyRegions, rennDefaults("renn-direct", "direct", false), rennDefaults("renn-direct", "direct", true), newRENN),
+}
+
+func newExact(o exact.Options, _ *region.Graph) (infer.Method, error) { return learn.NewExact(o), nil }
+
+func newMF(o meanfield.Options, _ *region.Graph) (infer.Method, error) { return meanfield.New(o) }
+
+// newBP names the method after its entry, whatever its damping.
+func newBP(name string) func(bp.Options, *region.Graph) (infer.Method, error) {
+	return func(o bp.Options, _ *region.Graph) (infer.Method, error) {
+		o.Name = name
+		return bp.New(o)
+	}
+}
+
+func newGBP(o gbp.Options, g *region.Graph) (infer.Method, error) { return gbp.New(g, o) }
+
+func newRENN(o renn.Options, g *region.Graph) (infer.Method, error) { return renn.New(g, o) }
+
+// rennDefaults returns RENN's defaults (or its learning defaults) under
+// another name and network.
+func rennDefaults(name, net string, learning bool) func() renn.Options {
+	return func() renn.Options {
+		o := renn.DefaultOptions()
+		if learning {
+			o = renn.LearningOptions()
+		}
+		o.Name, o.Net = name, net
+		return o
+	}
+}
