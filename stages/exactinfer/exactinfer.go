@@ -41,7 +41,7 @@ func Run(p Params, out string, w io.Writer) error {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
 		}
 		secs := time.Since(start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, "exact", e.Model, res.VarMarginals, res.FactorMarginals)...)
+		marg = append(marg, stageio.MarginalRows(e.ID, "exact", e.Model, res.Marginals)...)
 		params, _ := json.Marshal(map[string]any{"heuristic": res.Plan.Heuristic, "largest_table": res.Plan.LargestTable,
 			"total_cost": res.Plan.TotalCost})
 		est = append(est, formats.EstimateRow{ModelID: e.ID, Method: "exact", LogZ: res.LogZ, FreeEnergy: -res.LogZ,

@@ -58,9 +58,9 @@ func TestRunMatchesBruteForce(t *testing.T) {
 			if r.ModelID != e.ID {
 				continue
 			}
-			want := bf.VarMarginals
+			want := bf.Marginals.Vars
 			if r.Kind == "factor" {
-				want = bf.FactorMarginals
+				want = bf.Marginals.Factors
 			}
 			for x, p := range r.Probs {
 				if math.Abs(p-want[r.Index][x]) > 1e-9 {

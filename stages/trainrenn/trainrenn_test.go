@@ -91,9 +91,9 @@ func TestRun(t *testing.T) {
 					var want []float64
 					switch r.Kind {
 					case "var":
-						want = ex.VarMarginals[r.Index]
+						want = ex.Marginals.Vars[r.Index]
 					case "factor":
-						want = ex.FactorMarginals[r.Index]
+						want = ex.Marginals.Factors[r.Index]
 					default:
 						t.Fatalf("row kind %q", r.Kind)
 					}
@@ -138,7 +138,7 @@ func reference(m *mrf.Model, bethe bool) (*infer.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &infer.Result{VarMarginals: ex.VarMarginals, FactorMarginals: ex.FactorMarginals}, nil
+		return &infer.Result{Marginals: ex.Marginals}, nil
 	}
 	b, err := bp.New(bp.DampedOptions())
 	if err != nil {
