@@ -14,27 +14,28 @@ import (
 	"github.com/renn-go/renn/stages/stageio"
 )
 
+// The flags' defaults are learnmrf.DefaultParams (see main).
 type root struct {
 	Samples string   `required:"" type:"existingdir" help:"Directory with samples.parquet (sample-model data): the train split is learned from, the test split scored."`
 	Models  string   `required:"" type:"existingdir" help:"Directory with the true models (models.parquet, model_info.parquet): their structure is learned; their parameters are never read."`
 	IDs     []string `name:"ids" help:"Model ids to learn, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`
-	Method  string   `default:"exact" help:"Inference method supplying ln Z and its gradient (see the list below): exact, mf, bp, dbp, gbp, infnet, renn, renn-direct."`
-	Param   string   `enum:"auto,ising,table" default:"auto" help:"Parameterisation: ising (one field per node, one coupling per edge; binary pairwise models), table (every log-potential entry), auto (ising when possible)."`
+	Method  string   ` help:"Inference method supplying ln Z and its gradient (see the list below): exact, mf, bp, dbp, gbp, infnet, renn, renn-direct."`
+	Param   string   `help:"Parameterisation: ising (one field per node, one coupling per edge; binary pairwise models), table (every log-potential entry), auto (ising when possible)."`
 
-	Epochs    int     `default:"100" help:"Maximum number of epochs (passes over the training set)."`
-	Batch     int     `default:"500" help:"Samples per parameter update; each update runs the method once, warm-started."`
-	LR        float64 `name:"lr" default:"0.1" help:"Step size of the parameter updates (Adam's learning rate)."`
-	Optimizer string  `enum:"adam,sgd" default:"adam" help:"adam, or sgd (plain gradient ascent)."`
-	Decay     float64 `default:"0.05" help:"Step size decay: epoch e uses lr / (1 + decay*(e-1))."`
-	Tol       float64 `default:"1e-3" help:"Plateau rule: stop when the training NLL (per sample) changed by less than this in each of the last --patience epochs; negative: never stop early."`
-	Patience  int     `default:"3" help:"Epochs of the plateau rule."`
-	Guard     float64 `default:"0.01" help:"Breakdown check of warm-started methods: when the ln Z estimate falls below what the previous beliefs give on the new parameters, or below the log-sum-exp of the distinct training samples' scores (a lower bound on ln Z), by more than guard*max(1,|ln Z|), reset the method and rerun it. Negative: off."`
-	Seed      int64   `default:"1" help:"Seed of the starting model and of the sample order (model k uses a seed derived from it and k)."`
+	Epochs    int     ` help:"Maximum number of epochs (passes over the training set)."`
+	Batch     int     ` help:"Samples per parameter update; each update runs the method once, warm-started."`
+	LR        float64 `name:"lr" help:"Step size of the parameter updates (Adam's learning rate)."`
+	Optimizer string  `help:"adam, or sgd (plain gradient ascent)."`
+	Decay     float64 ` help:"Step size decay: epoch e uses lr / (1 + decay*(e-1))."`
+	Tol       float64 ` help:"Plateau rule: stop when the training NLL (per sample) changed by less than this in each of the last --patience epochs; negative: never stop early."`
+	Patience  int     ` help:"Epochs of the plateau rule."`
+	Guard     float64 ` help:"Breakdown check of warm-started methods: when the ln Z estimate falls below what the previous beliefs give on the new parameters, or below the log-sum-exp of the distinct training samples' scores (a lower bound on ln Z), by more than guard*max(1,|ln Z|), reset the method and rerun it. Negative: off."`
+	Seed      int64   ` help:"Seed of the starting model and of the sample order (model k uses a seed derived from it and k)."`
 
-	FieldStd    float64  `name:"field-std" default:"0" help:"Starting fields ~ N(0, field-std^2); 0 means the true model's gamma (1 when it has none)."`
-	CouplingStd float64  `name:"coupling-std" default:"1" help:"Starting couplings (and higher-order table entries) ~ N(0, coupling-std^2); > 0."`
-	MaxTable    int64    `default:"268435456" help:"Largest table (entries) the exact inference of the test NLL may build; >= 1 (method exact has its own max_table option)."`
-	Scheme      string   `default:"auto" help:"Region graph of region methods (gbp, renn): auto (faces on grids, star on complete graphs, cycles otherwise), faces, faces+outer, star, cycles, bethe. infnet always uses bethe."`
+	FieldStd    float64  `name:"field-std" help:"Starting fields ~ N(0, field-std^2); 0 means the true model's gamma (1 when it has none)."`
+	CouplingStd float64  `name:"coupling-std" help:"Starting couplings (and higher-order table entries) ~ N(0, coupling-std^2); > 0."`
+	MaxTable    int64    ` help:"Largest table (entries) the exact inference of the test NLL may build; >= 1 (method exact has its own max_table option)."`
+	Scheme      string   ` help:"Region graph of region methods (gbp, renn): auto (faces on grids, star on complete graphs, cycles otherwise), faces, faces+outer, star, cycles, bethe. infnet always uses bethe."`
 	Set         []string `name:"set" placeholder:"NAME=VALUE" help:"Set an option of the method (repeatable), over its learning defaults listed below. Every value is honoured or rejected."`
 
 	Out string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet (the learned models) and curves.parquet."`
@@ -70,5 +71,13 @@ func (r *root) Run() error {
 
 func main() {
 	cli.Main("learn-mrf", "Learn MRF parameters from samples with an inference method in the loop.\n\n"+
-		"Methods and their options inside learning (NAME=DEFAULT), set with --set:\n\n"+methods.Usage(true), &root{})
+		"Methods and their options inside learning (NAME=DEFAULT), set with --set:\n\n"+methods.Usage(true), newRoot())
+}
+
+// newRoot holds learnmrf.DefaultParams: the flags take them as defaults.
+func newRoot() *root {
+	d := learnmrf.DefaultParams()
+	return &root{Method: d.Method, Param: d.Param, Epochs: d.Epochs, Batch: d.Batch, LR: d.LR, Optimizer: d.Optimizer,
+		Decay: d.Decay, Tol: d.Tol, Patience: d.Patience, Guard: d.Guard, Seed: d.Seed, FieldStd: d.FieldStd,
+		CouplingStd: d.CouplingStd, MaxTable: d.MaxTable, Scheme: d.Scheme}
 }

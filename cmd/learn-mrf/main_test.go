@@ -23,7 +23,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"help", "--help", 0, ""},
 		{"missing flags", "--out " + out, 2, "missing flags"},
-		{"bad method", dirs + " --method lbp", 2, "--method"},
+		{"bad method", dirs + " --method lbp", 2, "unknown method"},
 		{"bad ids", dirs + " --ids 1,x", 2, `"x" is not a model id`},
 		{"no models file", dirs, 1, "model_info.parquet"},
 	}

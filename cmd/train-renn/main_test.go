@@ -1,44 +1,71 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/alecthomas/kong"
-
-	"github.com/renn-go/renn/core/renn"
+	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/cli/clitest"
+	"github.com/renn-go/renn/stages/samplemodel"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m, "train-renn", main) }
 
-// The flag defaults are written out in the struct tags for --help; they must
-// be renn's documented defaults.
-func TestDefaultsMatchRENN(t *testing.T) {
+// Every network option given as a flag reaches the method: a run with a
+// non-default value for each records exactly those values in its
+// estimates, zero included. A new option without a value here fails.
+func TestFlagsReachTheMethod(t *testing.T) {
 	dir := t.TempDir()
-	var r root
-	parser, err := kong.New(&r)
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, models); err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{
+		"net": "direct", "dim": "34", "heads": "2", "scale": "true", "block_depth": "2", "lambda": "0",
+		"constraint": "penalty", "multiplier_every": "21", "lr": "0.006", "max_steps": "7", "window": "3",
+		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2",
+	}
+	e, _ := methods.Lookup("renn")
+	out := filepath.Join(dir, "out")
+	args := []string{"--models", models, "--scheme", "faces", "--out", out}
+	for _, d := range e.Options(false).Describe() {
+		if d.Name == "name" {
+			continue // the --name flag of the command
+		}
+		v, ok := values[d.Name]
+		if !ok {
+			t.Fatalf("option %s has no test value", d.Name)
+		}
+		if v == d.Default {
+			t.Fatalf("option %s: test value %s is its default", d.Name, v)
+		}
+		args = append(args, fmt.Sprintf("--%s=%s", strings.ReplaceAll(d.Name, "_", "-"), v))
+	}
+	if code, stderr := clitest.Run(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := parser.Parse([]string{"--models", dir, "--out", filepath.Join(dir, "out")}); err != nil {
+	var params struct {
+		Method  string         `json:"method"`
+		Options map[string]any `json:"options"`
+	}
+	if err := json.Unmarshal([]byte(est[0].Params), &params); err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.params()
-	if err != nil {
-		t.Fatal(err)
+	if est[0].Method != "renn-direct" || params.Method != "renn-direct" {
+		t.Errorf("method %q / %q, want renn-direct", est[0].Method, params.Method)
 	}
-	d := renn.DefaultOptions()
-	got := renn.Options{Name: d.Name, Net: p.Net, Dim: p.Dim, Heads: p.Heads, Scale: p.Scale, BlockDepth: p.BlockDepth,
-		Lambda: p.Lambda, Constraint: p.Constraint, MultiplierEvery: p.MultiplierEvery, LR: p.LR, MaxSteps: p.MaxSteps,
-		Window: p.Window, Tol: p.Tol, ConsTol: p.ConsTol, WarmSteps: d.WarmSteps, Seed: p.Seed}
-	if !reflect.DeepEqual(got, d) {
-		t.Errorf("flag defaults %+v\nrenn defaults %+v", got, d)
-	}
-	if p.Method != "renn" || p.Scheme != "auto" || p.Regions != "" || p.Name != "" {
-		t.Errorf("method %q scheme %q regions %q name %q", p.Method, p.Scheme, p.Regions, p.Name)
+	for name, want := range values {
+		if got := fmt.Sprint(params.Options[name]); got != want {
+			t.Errorf("option %s: recorded %s, flag gave %s", name, got, want)
+		}
 	}
 }
 
@@ -54,9 +81,13 @@ func TestExitCodes(t *testing.T) {
 		{"help", "--help", 0, ""},
 		{"missing flags", "--out " + out, 2, "missing flags"},
 		{"bad method", "--models " + dir + " --out " + out + " --method gbp", 2, "--method"},
-		{"bad net", "--models " + dir + " --out " + out + " --net cnn", 2, "--net"},
+		{"bad net", "--models " + dir + " --out " + out + " --net cnn", 2, "net"},
 		{"bad lambda", "--models " + dir + " --out " + out + " --lambda=-1", 2, "lambda"},
-		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "divisible"},
+		{"lambda 0 with auglag", "--models " + dir + " --out " + out + " --lambda=0", 2, "lambda"},
+		{"zero steps", "--models " + dir + " --out " + out + " --max-steps=0", 2, "max-steps"},
+		{"zero window", "--models " + dir + " --out " + out + " --window=0", 2, "window"},
+		{"zero dim", "--models " + dir + " --out " + out + " --dim=0", 2, "dim"},
+		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "heads"},
 		{"bad ids", "--models " + dir + " --out " + out + " --ids 4-2", 2, "range ends before it starts"},
 		{"no models file", "--models " + dir + " --out " + out, 1, "model_info.parquet"},
 		{"infnet with regions", "--models " + dir + " --regions " + dir + " --method infnet --out " + out, 1, "takes no --regions"},

@@ -265,8 +265,8 @@ func (b *BP) beliefs(dst []float64) float64 {
 func (b *BP) finish(m *mrf.Model, res *infer.Result) int {
 	degenerate := 0
 	g := b.g
-	res.VarMarginals = make([][]float64, g.NumVars())
-	res.FactorMarginals = make([][]float64, g.NumFactors())
+	res.Marginals.Vars = make([][]float64, g.NumVars())
+	res.Marginals.Factors = make([][]float64, g.NumFactors())
 	F := 0.0
 	for a := range m.Factors {
 		f := &m.Factors[a]
@@ -290,7 +290,7 @@ func (b *BP) finish(m *mrf.Model, res *infer.Result) int {
 			F += p * (l - f.LogTable[t]) // +Inf only if a degenerate belief covers a zero
 			logba[t] = p
 		}
-		res.FactorMarginals[a] = logba
+		res.Marginals.Factors[a] = logba
 	}
 	logb := b.out
 	for i, c := range g.Cards {
@@ -304,9 +304,9 @@ func (b *BP) finish(m *mrf.Model, res *infer.Result) int {
 		if math.IsInf(infer.LogSumExp(logb[:c]), -1) {
 			degenerate++
 		}
-		res.VarMarginals[i] = append([]float64(nil), b.belief[lo:lo+c]...)
+		res.Marginals.Vars[i] = append([]float64(nil), b.belief[lo:lo+c]...)
 		negH := 0.0
-		for _, p := range res.VarMarginals[i] {
+		for _, p := range res.Marginals.Vars[i] {
 			negH += infer.XLogX(p)
 		}
 		F -= float64(g.Degree(i)-1) * negH

@@ -30,10 +30,10 @@ func compare(t *testing.T, name string, m *mrf.Model, res, exact *infer.Result, 
 	if err := infertest.CheckResult(m, res); err != nil {
 		t.Fatalf("%s: malformed result: %v", name, err)
 	}
-	if d := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); d > tol {
+	if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > tol {
 		t.Errorf("%s: variable marginals off by %g", name, d)
 	}
-	if d := infertest.MaxAbsDiff(res.FactorMarginals, exact.FactorMarginals); d > tol {
+	if d := infertest.MaxAbsDiff(res.Marginals.Factors, exact.Marginals.Factors); d > tol {
 		t.Errorf("%s: factor marginals off by %g", name, d)
 	}
 	if d := math.Abs(res.LogZ - exact.LogZ); d > tol {
@@ -128,7 +128,7 @@ func TestReversedScope(t *testing.T) {
 	}
 	for x0 := 0; x0 < c0; x0++ {
 		for x1 := 0; x1 < c1; x1++ {
-			if d := math.Abs(rr.FactorMarginals[a][x1*c0+x0] - rf.FactorMarginals[a][x0*c1+x1]); d > 1e-12 {
+			if d := math.Abs(rr.Marginals.Factors[a][x1*c0+x0] - rf.Marginals.Factors[a][x0*c1+x1]); d > 1e-12 {
 				t.Fatalf("reversed marginal at (%d,%d) differs by %g", x0, x1, d)
 			}
 		}
@@ -342,10 +342,10 @@ func TestCompleteGraphs(t *testing.T) {
 			t.Fatalf("%s: not converged", name)
 		}
 		vb, fb, F := naiveBP(m, 300)
-		if d := infertest.MaxAbsDiff(res.VarMarginals, vb); d > 1e-9 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Vars, vb); d > 1e-9 {
 			t.Errorf("%s: variable beliefs differ from naive BP by %g", name, d)
 		}
-		if d := infertest.MaxAbsDiff(res.FactorMarginals, fb); d > 1e-9 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Factors, fb); d > 1e-9 {
 			t.Errorf("%s: factor beliefs differ from naive BP by %g", name, d)
 		}
 		if d := math.Abs(res.FreeEnergy - F); d > 1e-9 {
@@ -355,9 +355,9 @@ func TestCompleteGraphs(t *testing.T) {
 		for a, f := range m.Factors {
 			for p, v := range f.Vars {
 				marg := make([]float64, m.Cards[v])
-				infer.SumAlong(res.FactorMarginals[a], g.Axes[a][p], marg)
+				infer.SumAlong(res.Marginals.Factors[a], g.Axes[a][p], marg)
 				for x := range marg {
-					if d := math.Abs(marg[x] - res.VarMarginals[v][x]); d > 1e-9 {
+					if d := math.Abs(marg[x] - res.Marginals.Vars[v][x]); d > 1e-9 {
 						t.Fatalf("%s: factor %d marginal on variable %d off by %g", name, a, v, d)
 					}
 				}
@@ -386,8 +386,8 @@ func TestHardConstraintsAndCards(t *testing.T) {
 			}
 			for a, f := range m.Factors { // beliefs never cover a zero potential
 				for k, l := range f.LogTable {
-					if math.IsInf(l, -1) && res.FactorMarginals[a][k] != 0 {
-						t.Errorf("seed %d: factor %d has mass %v on a zero", seed, a, res.FactorMarginals[a][k])
+					if math.IsInf(l, -1) && res.Marginals.Factors[a][k] != 0 {
+						t.Errorf("seed %d: factor %d has mass %v on a zero", seed, a, res.Marginals.Factors[a][k])
 					}
 				}
 			}
@@ -442,7 +442,7 @@ func TestWarmStart(t *testing.T) {
 	if !warm.Converged || warm.Iterations != 1 || cold.Iterations <= 1 {
 		t.Errorf("cold %d sweeps, warm %d sweeps (converged %v); want warm = 1", cold.Iterations, warm.Iterations, warm.Converged)
 	}
-	if d := infertest.MaxAbsDiff(warm.VarMarginals, cold.VarMarginals); d > 1e-10 {
+	if d := infertest.MaxAbsDiff(warm.Marginals.Vars, cold.Marginals.Vars); d > 1e-10 {
 		t.Errorf("warm start moved beliefs by %g", d)
 	}
 	// Changed tables, same structure: warm start must still reach the new
@@ -453,7 +453,7 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := infertest.MaxAbsDiff(again.VarMarginals, fresh.VarMarginals); d > 1e-9 {
+	if d := infertest.MaxAbsDiff(again.Marginals.Vars, fresh.Marginals.Vars); d > 1e-9 {
 		t.Errorf("warm start on new tables off by %g", d)
 	}
 	// A different structure rebuilds; Reset forgets.
@@ -571,6 +571,6 @@ func ExampleBP() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s: converged %v, p(x0=+1) = %.3f, lnZ = %.3f\n", method.Name(), res.Converged, res.VarMarginals[0][1], res.LogZ)
+	fmt.Printf("%s: converged %v, p(x0=+1) = %.3f, lnZ = %.3f\n", method.Name(), res.Converged, res.Marginals.Vars[0][1], res.LogZ)
 	// Output: bp: converged true, p(x0=+1) = 0.731, lnZ = 1.797
 }

@@ -16,9 +16,9 @@ func ExampleSolve() {
 		return
 	}
 	fmt.Printf("log Z = %.4f\n", res.LogZ)
-	fmt.Printf("p(x0 = +1) = %.4f\n", res.VarMarginals[0][1])
+	fmt.Printf("p(x0 = +1) = %.4f\n", res.Marginals.Vars[0][1])
 	// Factor 9 is the first edge, (0, 1): states (-1,-1) and (+1,+1) agree.
-	fmt.Printf("p(x0 = x1) = %.4f\n", res.FactorMarginals[9][0]+res.FactorMarginals[9][3])
+	fmt.Printf("p(x0 = x1) = %.4f\n", res.Marginals.Factors[9][0]+res.Marginals.Factors[9][3])
 	// Output:
 	// log Z = 13.7939
 	// p(x0 = +1) = 0.0619

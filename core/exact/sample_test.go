@@ -40,7 +40,7 @@ func TestSampleMatchesMarginals(t *testing.T) {
 			for _, x := range xs {
 				count += x[v]
 			}
-			within("p(x"+itoa(v)+"=1)", count, exact.VarMarginals[v][1])
+			within("p(x"+itoa(v)+"=1)", count, exact.Marginals.Vars[v][1])
 		}
 		for a := 9; a < len(m.Factors); a++ {
 			f := &m.Factors[a]
@@ -49,7 +49,7 @@ func TestSampleMatchesMarginals(t *testing.T) {
 				counts[f.Index(m.Cards, x)]++
 			}
 			for s, c := range counts {
-				within("factor "+itoa(a)+" state "+itoa(s), c, exact.FactorMarginals[a][s])
+				within("factor "+itoa(a)+" state "+itoa(s), c, exact.Marginals.Factors[a][s])
 			}
 		}
 		for i, x := range xs[:1000] {

@@ -10,10 +10,9 @@ import (
 
 // Result holds the exact quantities of a model.
 type Result struct {
-	LogZ            float64
-	VarMarginals    [][]float64 // per variable, length Cards[i]
-	FactorMarginals [][]float64 // per factor, row-major over the factor's Vars (the LogTable layout)
-	Plan            *Plan
+	LogZ      float64
+	Marginals mrf.Marginals // every variable's and every factor's marginal
+	Plan      *Plan
 }
 
 // Solve computes log Z, every variable marginal and every factor marginal of
@@ -41,10 +40,9 @@ func solve(m *mrf.Model, opt Options) (*Result, *engine, error) {
 		return nil, nil, err
 	}
 	res := &Result{
-		VarMarginals:    make([][]float64, len(m.Cards)),
-		FactorMarginals: make([][]float64, len(m.Factors)),
-		Plan:            plan,
-		LogZ:            t.constant,
+		Marginals: mrf.Marginals{Vars: make([][]float64, len(m.Cards)), Factors: make([][]float64, len(m.Factors))},
+		Plan:      plan,
+		LogZ:      t.constant,
 	}
 	root := &table{vals: []float64{1}}
 	e.visit = func(k int) error {
@@ -100,7 +98,7 @@ func solve(m *mrf.Model, opt Options) (*Result, *engine, error) {
 	}
 	for a, sc := range t.scopes {
 		if len(sc) == 0 {
-			res.FactorMarginals[a] = []float64{1}
+			res.Marginals.Factors[a] = []float64{1}
 		}
 	}
 	return res, e, nil
@@ -115,7 +113,7 @@ func (t *tree) marginals(k int, belief []float64, res *Result) {
 	vst[slices.Index(s.scope, s.v)] = 1
 	vm := make([]float64, t.cards[s.v])
 	odometer(t.cards, s.scope, vst, func(i, off int) { vm[off] += belief[i] })
-	res.VarMarginals[s.v] = vm
+	res.Marginals.Vars[s.v] = vm
 	for _, a := range s.factors {
 		// Strides of the factor's table in its own variable order (the
 		// dropped cardinality-1 variables do not change them), on scope.
@@ -128,6 +126,6 @@ func (t *tree) marginals(k int, belief []float64, res *Result) {
 		}
 		fm := make([]float64, stride)
 		odometer(t.cards, s.scope, st, func(i, off int) { fm[off] += belief[i] })
-		res.FactorMarginals[a] = fm
+		res.Marginals.Factors[a] = fm
 	}
 }

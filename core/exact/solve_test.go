@@ -120,18 +120,18 @@ func compare(t *testing.T, name string, got *Result, want brute, tol float64) {
 	}
 	for v := range want.vars {
 		for s := range want.vars[v] {
-			if math.Abs(got.VarMarginals[v][s]-want.vars[v][s]) > tol {
-				t.Errorf("%s: p(x%d=%d) = %.15g, brute force %.15g", name, v, s, got.VarMarginals[v][s], want.vars[v][s])
+			if math.Abs(got.Marginals.Vars[v][s]-want.vars[v][s]) > tol {
+				t.Errorf("%s: p(x%d=%d) = %.15g, brute force %.15g", name, v, s, got.Marginals.Vars[v][s], want.vars[v][s])
 			}
 		}
 	}
 	for a := range want.facs {
-		if len(got.FactorMarginals[a]) != len(want.facs[a]) {
-			t.Fatalf("%s: factor %d marginal has %d entries, want %d", name, a, len(got.FactorMarginals[a]), len(want.facs[a]))
+		if len(got.Marginals.Factors[a]) != len(want.facs[a]) {
+			t.Fatalf("%s: factor %d marginal has %d entries, want %d", name, a, len(got.Marginals.Factors[a]), len(want.facs[a]))
 		}
 		for i := range want.facs[a] {
-			if math.Abs(got.FactorMarginals[a][i]-want.facs[a][i]) > tol {
-				t.Errorf("%s: factor %d marginal[%d] = %.15g, brute force %.15g", name, a, i, got.FactorMarginals[a][i], want.facs[a][i])
+			if math.Abs(got.Marginals.Factors[a][i]-want.facs[a][i]) > tol {
+				t.Errorf("%s: factor %d marginal[%d] = %.15g, brute force %.15g", name, a, i, got.Marginals.Factors[a][i], want.facs[a][i])
 			}
 		}
 	}
@@ -345,16 +345,16 @@ func TestSolveCheckpoints(t *testing.T) {
 		if tight.LogZ != full.LogZ {
 			t.Errorf("memory %d: log Z %v, unlimited %v", mem, tight.LogZ, full.LogZ)
 		}
-		for v := range full.VarMarginals {
-			for s := range full.VarMarginals[v] {
-				if tight.VarMarginals[v][s] != full.VarMarginals[v][s] {
+		for v := range full.Marginals.Vars {
+			for s := range full.Marginals.Vars[v] {
+				if tight.Marginals.Vars[v][s] != full.Marginals.Vars[v][s] {
 					t.Fatalf("memory %d: marginal of %d differs", mem, v)
 				}
 			}
 		}
-		for a := range full.FactorMarginals {
-			for i := range full.FactorMarginals[a] {
-				if tight.FactorMarginals[a][i] != full.FactorMarginals[a][i] {
+		for a := range full.Marginals.Factors {
+			for i := range full.Marginals.Factors[a] {
+				if tight.Marginals.Factors[a][i] != full.Marginals.Factors[a][i] {
 					t.Fatalf("memory %d: factor %d marginal differs", mem, a)
 				}
 			}
@@ -364,12 +364,12 @@ func TestSolveCheckpoints(t *testing.T) {
 	// marginal sums to the marginals of its two variables.
 	for a := 49; a < len(m.Factors); a++ {
 		f := m.Factors[a]
-		fm := full.FactorMarginals[a]
+		fm := full.Marginals.Factors[a]
 		for s := range 2 {
-			if d := fm[2*s] + fm[2*s+1] - full.VarMarginals[f.Vars[0]][s]; math.Abs(d) > 1e-12 {
+			if d := fm[2*s] + fm[2*s+1] - full.Marginals.Vars[f.Vars[0]][s]; math.Abs(d) > 1e-12 {
 				t.Errorf("factor %d row %d off by %g", a, s, d)
 			}
-			if d := fm[s] + fm[2+s] - full.VarMarginals[f.Vars[1]][s]; math.Abs(d) > 1e-12 {
+			if d := fm[s] + fm[2+s] - full.Marginals.Vars[f.Vars[1]][s]; math.Abs(d) > 1e-12 {
 				t.Errorf("factor %d column %d off by %g", a, s, d)
 			}
 		}

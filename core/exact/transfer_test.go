@@ -99,8 +99,8 @@ func TestSolveGridTransferMatrix(t *testing.T) {
 			clamp[v] = 1
 			p := math.Exp(transferLogZ(m, L, clamp) - logZ)
 			clamp[v] = -1
-			if math.Abs(got.VarMarginals[v][1]-p) > 1e-10 || math.Abs(got.VarMarginals[v][0]-(1-p)) > 1e-10 {
-				t.Errorf("memory %d: p(x%d) = %v, transfer matrix p(1) = %v", mem, v, got.VarMarginals[v], p)
+			if math.Abs(got.Marginals.Vars[v][1]-p) > 1e-10 || math.Abs(got.Marginals.Vars[v][0]-(1-p)) > 1e-10 {
+				t.Errorf("memory %d: p(x%d) = %v, transfer matrix p(1) = %v", mem, v, got.Marginals.Vars[v], p)
 			}
 		}
 		for a := L * L; a < len(m.Factors); a += 7 {
@@ -108,8 +108,8 @@ func TestSolveGridTransferMatrix(t *testing.T) {
 			for s := 0; s < 4; s++ {
 				clamp[f.Vars[0]], clamp[f.Vars[1]] = s/2, s%2
 				p := math.Exp(transferLogZ(m, L, clamp) - logZ)
-				if math.Abs(got.FactorMarginals[a][s]-p) > 1e-10 {
-					t.Errorf("memory %d: factor %d marginal[%d] = %v, transfer matrix %v", mem, a, s, got.FactorMarginals[a][s], p)
+				if math.Abs(got.Marginals.Factors[a][s]-p) > 1e-10 {
+					t.Errorf("memory %d: factor %d marginal[%d] = %v, transfer matrix %v", mem, a, s, got.Marginals.Factors[a][s], p)
 				}
 			}
 			clamp[f.Vars[0]], clamp[f.Vars[1]] = -1, -1

@@ -375,8 +375,8 @@ func (gb *GBP) finish(m *mrf.Model, res *infer.Result) {
 			E[r][x] = -l
 		}
 	}
-	res.VarMarginals = gb.g.VarMarginals(m, b)
-	res.FactorMarginals = gb.g.FactorMarginals(m, b)
+	res.Marginals.Vars = gb.g.VarMarginals(m, b)
+	res.Marginals.Factors = gb.g.FactorMarginals(m, b)
 	F := gb.g.FreeEnergy(m, E, b)
 	if math.IsNaN(F) {
 		// Only degenerate beliefs that cover zero potentials, in regions of

@@ -144,10 +144,10 @@ func TestBetheMatchesBP(t *testing.T) {
 		if !res.Converged || !want.Converged {
 			t.Fatalf("%s: gbp converged %v, bp converged %v", name, res.Converged, want.Converged)
 		}
-		if d := infertest.MaxAbsDiff(res.VarMarginals, want.VarMarginals); d > 1e-7 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Vars, want.Marginals.Vars); d > 1e-7 {
 			t.Errorf("%s: variable marginals differ from BP by %g", name, d)
 		}
-		if d := infertest.MaxAbsDiff(res.FactorMarginals, want.FactorMarginals); d > 1e-7 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Factors, want.Marginals.Factors); d > 1e-7 {
 			t.Errorf("%s: factor marginals differ from BP by %g", name, d)
 		}
 		if d := math.Abs(res.FreeEnergy - want.FreeEnergy); d > 1e-7 {
@@ -186,10 +186,10 @@ func TestTreesExact(t *testing.T) {
 		if !res.Converged {
 			t.Errorf("%s: not converged after %d sweeps", name, res.Iterations)
 		}
-		if d := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); d > 1e-7 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > 1e-7 {
 			t.Errorf("%s: variable marginals off by %g", name, d)
 		}
-		if d := infertest.MaxAbsDiff(res.FactorMarginals, exact.FactorMarginals); d > 1e-7 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Factors, exact.Marginals.Factors); d > 1e-7 {
 			t.Errorf("%s: factor marginals off by %g", name, d)
 		}
 		if d := math.Abs(res.LogZ - exact.LogZ); d > 1e-7 {
@@ -255,7 +255,7 @@ func TestFacesBeatBP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				eg, eb := meanAbsErr(res.VarMarginals, exact.VarMarginals), meanAbsErr(ref.VarMarginals, exact.VarMarginals)
+				eg, eb := meanAbsErr(res.Marginals.Vars, exact.Marginals.Vars), meanAbsErr(ref.Marginals.Vars, exact.Marginals.Vars)
 				if !res.Converged || !(eg < eb) {
 					t.Errorf("%dx%d gamma %v seed %d: gbp (converged %v) mean error %.2e, bp %.2e", L, L, gamma, seed, res.Converged, eg, eb)
 				}
@@ -275,7 +275,7 @@ func TestGrid10Accuracy(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, res := run(t, m, "grid", "faces", gbp.DefaultOptions())
-		e := meanAbsErr(res.VarMarginals, exact)
+		e := meanAbsErr(res.Marginals.Vars, exact)
 		if !res.Converged || e > 2e-3 {
 			t.Errorf("seed %d: converged %v after %d sweeps, mean |ΔP| %.2e", seed, res.Converged, res.Iterations, e)
 		}
@@ -308,7 +308,7 @@ func TestGridExact(t *testing.T) {
 		if d := math.Abs(logZ - want.LogZ); d > 1e-10 {
 			t.Errorf("%dx%d: lnZ %v, brute force %v", L, L, logZ, want.LogZ)
 		}
-		if d := infertest.MaxAbsDiff(marg, want.VarMarginals); d > 1e-10 {
+		if d := infertest.MaxAbsDiff(marg, want.Marginals.Vars); d > 1e-10 {
 			t.Errorf("%dx%d: marginals off by %g", L, L, d)
 		}
 	}
@@ -372,15 +372,15 @@ func TestZeroPotentials(t *testing.T) {
 		_, res := run(t, c.m, c.graph, c.scheme, gbp.DefaultOptions())
 		for a, f := range c.m.Factors {
 			for k, l := range f.LogTable {
-				if math.IsInf(l, -1) && res.FactorMarginals[a][k] != 0 {
-					t.Errorf("%s: factor %d entry %d is a zero potential but has probability %g", name, a, k, res.FactorMarginals[a][k])
+				if math.IsInf(l, -1) && res.Marginals.Factors[a][k] != 0 {
+					t.Errorf("%s: factor %d entry %d is a zero potential but has probability %g", name, a, k, res.Marginals.Factors[a][k])
 				}
 			}
 		}
 		if math.IsInf(res.FreeEnergy, 0) {
 			t.Errorf("%s: free energy %v", name, res.FreeEnergy)
 		}
-		if d := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); name == "evidence" && d > 1e-7 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); name == "evidence" && d > 1e-7 {
 			// One triangle is the whole model: the region graph is exact.
 			t.Errorf("%s: marginals off by %g", name, d)
 		}
@@ -440,7 +440,7 @@ func TestWarmStart(t *testing.T) {
 	if !again.Converged || again.Iterations != 1 {
 		t.Errorf("warm start on the same model: converged %v after %d sweeps, want 1", again.Converged, again.Iterations)
 	}
-	if d := infertest.MaxAbsDiff(first.VarMarginals, again.VarMarginals); d > 1e-8 {
+	if d := infertest.MaxAbsDiff(first.Marginals.Vars, again.Marginals.Vars); d > 1e-8 {
 		t.Errorf("warm start moved the marginals by %g", d)
 	}
 
@@ -461,7 +461,7 @@ func TestWarmStart(t *testing.T) {
 	if !warm.Converged || warm.Iterations >= fresh.Iterations {
 		t.Errorf("warm start took %d sweeps (converged %v), fresh %d", warm.Iterations, warm.Converged, fresh.Iterations)
 	}
-	if d := infertest.MaxAbsDiff(warm.VarMarginals, fresh.VarMarginals); d > 1e-7 {
+	if d := infertest.MaxAbsDiff(warm.Marginals.Vars, fresh.Marginals.Vars); d > 1e-7 {
 		t.Errorf("warm and fresh marginals differ by %g", d)
 	}
 
@@ -473,7 +473,7 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reset.Iterations != fresh.Iterations || infertest.MaxAbsDiff(reset.VarMarginals, fresh.VarMarginals) != 0 {
+	if reset.Iterations != fresh.Iterations || infertest.MaxAbsDiff(reset.Marginals.Vars, fresh.Marginals.Vars) != 0 {
 		t.Errorf("after Reset: %d sweeps, fresh %d", reset.Iterations, fresh.Iterations)
 	}
 }

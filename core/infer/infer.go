@@ -18,13 +18,10 @@ import (
 
 // Result is what a method returns for one model.
 type Result struct {
-	// VarMarginals[i] is the estimated marginal of variable i, of length
-	// Cards[i], summing to one.
-	VarMarginals [][]float64
-	// FactorMarginals[a] is the estimated marginal of factor a's scope,
-	// row-major over the factor's own Vars order (last variable fastest),
-	// exactly like its LogTable.
-	FactorMarginals [][]float64
+	// Marginals are the estimated marginals of every variable and every
+	// factor, each summing to one, in the layout mrf.Marginals documents
+	// (a factor's marginal is laid out exactly like its LogTable).
+	Marginals mrf.Marginals
 	// LogZ is the method's estimate of ln Z; -FreeEnergy for free-energy
 	// methods.
 	LogZ       float64

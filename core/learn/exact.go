@@ -35,12 +35,11 @@ func (e *Exact) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 		return nil, fmt.Errorf("exact: %w", err)
 	}
 	return &infer.Result{
-		VarMarginals:    res.VarMarginals,
-		FactorMarginals: res.FactorMarginals,
-		LogZ:            res.LogZ,
-		FreeEnergy:      -res.LogZ,
-		Iterations:      1,
-		Converged:       true,
-		Diagnostics:     map[string]float64{"largest_table": float64(res.Plan.LargestTable)},
+		Marginals:   res.Marginals,
+		LogZ:        res.LogZ,
+		FreeEnergy:  -res.LogZ,
+		Iterations:  1,
+		Converged:   true,
+		Diagnostics: map[string]float64{"largest_table": float64(res.Plan.LargestTable)},
 	}, nil
 }

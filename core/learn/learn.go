@@ -288,7 +288,7 @@ func (l *Learner) Epoch(ctx context.Context) (EpochStats, error) {
 		if !res.Converged {
 			st.Unconverged++
 		}
-		score := gradient(l.param, l.model, l.train, rows, res.FactorMarginals, l.tg, l.up)
+		score := gradient(l.param, l.model, l.train, rows, res.Marginals.Factors, l.tg, l.up)
 		nll += float64(len(rows)) * (res.LogZ - score)
 		l.step()
 		st.Updates++
@@ -354,7 +354,7 @@ func (l *Learner) infer(ctx context.Context) (res *infer.Result, reset, below bo
 	}
 	l.havePrev, l.prevLogZ = true, res.LogZ
 	for a, f := range l.model.Factors {
-		copy(l.prevB[a], res.FactorMarginals[a])
+		copy(l.prevB[a], res.Marginals.Factors[a])
 		copy(l.prevTable[a], f.LogTable)
 	}
 	return res, reset, res.LogZ < bound, nil
@@ -380,10 +380,10 @@ func (l *Learner) check(res *infer.Result) error {
 	if math.IsNaN(res.LogZ) || math.IsInf(res.LogZ, 0) {
 		return fmt.Errorf("ln Z estimate is %v", res.LogZ)
 	}
-	if len(res.FactorMarginals) != len(l.model.Factors) {
-		return fmt.Errorf("%d factor marginals for %d factors", len(res.FactorMarginals), len(l.model.Factors))
+	if len(res.Marginals.Factors) != len(l.model.Factors) {
+		return fmt.Errorf("%d factor marginals for %d factors", len(res.Marginals.Factors), len(l.model.Factors))
 	}
-	for a, b := range res.FactorMarginals {
+	for a, b := range res.Marginals.Factors {
 		if len(b) != len(l.tg[a]) {
 			return fmt.Errorf("factor %d: marginal of %d entries, table of %d", a, len(b), len(l.tg[a]))
 		}

@@ -146,7 +146,7 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			grad := make([]float64, p.Len())
-			score := Gradient(p, m, d, nil, res.FactorMarginals, grad)
+			score := Gradient(p, m, d, nil, res.Marginals.Factors, grad)
 			if ll := bruteLogLik(t, m, c.xs); math.Abs(score-res.LogZ-ll) > 1e-12 {
 				t.Errorf("mean score - ln Z = %v, log-likelihood %v", score-res.LogZ, ll)
 			}
@@ -474,7 +474,7 @@ func TestBadInputs(t *testing.T) {
 		t.Errorf("NaN ln Z: %v", err)
 	}
 	short := *res
-	short.FactorMarginals = res.FactorMarginals[:2]
+	short.Marginals.Factors = res.Marginals.Factors[:2]
 	l, _ = New(failing{res: &short}, p, theta, good, DefaultOptions())
 	if _, err := l.Epoch(context.Background()); err == nil || !strings.Contains(err.Error(), "factor marginals") {
 		t.Errorf("missing marginals: %v", err)

@@ -234,13 +234,13 @@ func (mf *MF) update(m *mrf.Model, i int) float64 {
 // finish fills in res's marginals and the mean-field free energy from q.
 func (mf *MF) finish(m *mrf.Model, res *infer.Result) {
 	g := mf.g
-	res.VarMarginals = make([][]float64, g.NumVars())
-	res.FactorMarginals = make([][]float64, g.NumFactors())
+	res.Marginals.Vars = make([][]float64, g.NumVars())
+	res.Marginals.Factors = make([][]float64, g.NumFactors())
 	F := 0.0
 	violation := 0.0
 	for i := range g.Cards {
-		res.VarMarginals[i] = append([]float64(nil), mf.qOf(i)...)
-		for _, p := range res.VarMarginals[i] {
+		res.Marginals.Vars[i] = append([]float64(nil), mf.qOf(i)...)
+		for _, p := range res.Marginals.Vars[i] {
 			F += infer.XLogX(p)
 		}
 	}
@@ -262,7 +262,7 @@ func (mf *MF) finish(m *mrf.Model, res *infer.Result) {
 				F -= w[t] * l
 			}
 		}
-		res.FactorMarginals[a] = w
+		res.Marginals.Factors[a] = w
 	}
 	if violation > 0 {
 		F = math.Inf(1)

@@ -94,7 +94,7 @@ func TestLowerBound(t *testing.T) {
 		if res.FreeEnergy < -exact.LogZ-1e-10 {
 			t.Errorf("seed %d: F = %v below -lnZ = %v", seed, res.FreeEnergy, -exact.LogZ)
 		}
-		if d := math.Abs(res.FreeEnergy - naiveFreeEnergy(m, res.VarMarginals)); d > 1e-9 {
+		if d := math.Abs(res.FreeEnergy - naiveFreeEnergy(m, res.Marginals.Vars)); d > 1e-9 {
 			t.Errorf("seed %d: F differs from the enumerated F(q) by %g", seed, d)
 		}
 	}
@@ -114,10 +114,10 @@ func TestUnaryOnlyExact(t *testing.T) {
 	}
 	for _, d := range []float64{0, 0.5} {
 		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = d; o.Tol = 1e-13 }), m)
-		if dv := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); dv > 1e-12 {
+		if dv := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); dv > 1e-12 {
 			t.Errorf("damping %v: marginals off by %g", d, dv)
 		}
-		if df := infertest.MaxAbsDiff(res.FactorMarginals, exact.FactorMarginals); df > 1e-12 {
+		if df := infertest.MaxAbsDiff(res.Marginals.Factors, exact.Marginals.Factors); df > 1e-12 {
 			t.Errorf("damping %v: factor marginals off by %g", d, df)
 		}
 		if dz := math.Abs(res.LogZ - exact.LogZ); dz > 1e-12 {
@@ -141,7 +141,7 @@ func TestCompleteGraphFixedPoint(t *testing.T) {
 		if !res.Converged {
 			t.Fatalf("%s: not converged", name)
 		}
-		q := res.VarMarginals
+		q := res.Marginals.Vars
 		for i := range m.Cards {
 			logit := make([]float64, m.Cards[i])
 			forEachState(m, func(x []int) {
@@ -168,9 +168,9 @@ func TestFactorMarginalOrder(t *testing.T) {
 		for a, f := range m.Factors {
 			want := 1.0
 			for _, v := range f.Vars {
-				want *= res.VarMarginals[v][x[v]]
+				want *= res.Marginals.Vars[v][x[v]]
 			}
-			if got := res.FactorMarginals[a][f.Index(m.Cards, x)]; math.Abs(got-want) > 1e-15 {
+			if got := res.Marginals.Factors[a][f.Index(m.Cards, x)]; math.Abs(got-want) > 1e-15 {
 				t.Fatalf("factor %d at %v: %v, want %v", a, x, got, want)
 			}
 		}
@@ -199,7 +199,7 @@ func TestHardConstraints(t *testing.T) {
 				}
 				for a, f := range m.Factors {
 					for k, l := range f.LogTable {
-						if math.IsInf(l, -1) && res.FactorMarginals[a][k] != 0 {
+						if math.IsInf(l, -1) && res.Marginals.Factors[a][k] != 0 {
 							t.Errorf("seed %d: mass on a zero of factor %d", seed, a)
 						}
 					}
@@ -235,8 +235,8 @@ func TestEvidenceAndContradiction(t *testing.T) {
 	exact, _ := infertest.BruteForce(m)
 	for seed := int64(0); seed < 6; seed++ {
 		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = seed }), m)
-		if res.VarMarginals[0][2] != 1 || res.VarMarginals[1][2] != 0 {
-			t.Errorf("seed %d: q0 = %v, q1 = %v", seed, res.VarMarginals[0], res.VarMarginals[1])
+		if res.Marginals.Vars[0][2] != 1 || res.Marginals.Vars[1][2] != 0 {
+			t.Errorf("seed %d: q0 = %v, q1 = %v", seed, res.Marginals.Vars[0], res.Marginals.Vars[1])
 		}
 		if res.Diagnostics["violation"] != 0 || !(res.FreeEnergy >= -exact.LogZ-1e-12) || math.IsInf(res.FreeEnergy, 0) {
 			t.Errorf("seed %d: violation %v, F %v, -lnZ %v", seed, res.Diagnostics["violation"], res.FreeEnergy, -exact.LogZ)
@@ -257,7 +257,7 @@ func TestDeterministicAndWarmStart(t *testing.T) {
 	m := mrf.RandomIsing(16, grid, 1, 2)
 	a := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 9; o.Tol = 1e-12 }), m)
 	b := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 9; o.Tol = 1e-12 }), m)
-	if infertest.MaxAbsDiff(a.VarMarginals, b.VarMarginals) != 0 || a.LogZ != b.LogZ || a.Iterations != b.Iterations {
+	if infertest.MaxAbsDiff(a.Marginals.Vars, b.Marginals.Vars) != 0 || a.LogZ != b.LogZ || a.Iterations != b.Iterations {
 		t.Error("same seed, different results")
 	}
 	method := mustNew(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = 9; o.Tol = 1e-12 }))
@@ -266,7 +266,7 @@ func TestDeterministicAndWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if warm.Iterations != 1 || !warm.Converged || infertest.MaxAbsDiff(warm.VarMarginals, a.VarMarginals) > 1e-11 {
+	if warm.Iterations != 1 || !warm.Converged || infertest.MaxAbsDiff(warm.Marginals.Vars, a.Marginals.Vars) > 1e-11 {
 		t.Errorf("warm start: %d sweeps, converged %v", warm.Iterations, warm.Converged)
 	}
 	method.Reset()
@@ -276,7 +276,7 @@ func TestDeterministicAndWarmStart(t *testing.T) {
 	}
 	// A different structure rebuilds.
 	other := mrf.RandomIsing(3, mrf.CompleteEdges(3), 1, 1)
-	if res, err := method.Infer(context.Background(), other); err != nil || len(res.VarMarginals) != 3 {
+	if res, err := method.Infer(context.Background(), other); err != nil || len(res.Marginals.Vars) != 3 {
 		t.Errorf("structure change: %v", err)
 	}
 }
@@ -366,6 +366,6 @@ func ExampleMF() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("converged %v, p(x0=+1) = %.3f, lnZ >= %.3f\n", res.Converged, res.VarMarginals[0][1], res.LogZ)
+	fmt.Printf("converged %v, p(x0=+1) = %.3f, lnZ >= %.3f\n", res.Converged, res.Marginals.Vars[0][1], res.LogZ)
 	// Output: converged true, p(x0=+1) = 0.863, lnZ >= 1.616
 }

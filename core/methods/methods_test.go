@@ -51,7 +51,7 @@ func TestEveryMethodRuns(t *testing.T) {
 			if e.Name == "mf" {
 				tol = 0.35 // mean field is far off on loopy models
 			}
-			if d := infertest.MaxAbsDiff(res.VarMarginals, ex.VarMarginals); d > tol {
+			if d := infertest.MaxAbsDiff(res.Marginals.Vars, ex.Marginals.Vars); d > tol {
 				t.Errorf("marginals off by %.3g", d)
 			}
 		})

@@ -10,11 +10,11 @@ import (
 func ExampleComparePaper() {
 	// Two binary variables joined by one pairwise factor.
 	m := &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: []float64{1, 0, 0, 1}}}}
-	exact := metrics.Marginals{
+	exact := mrf.Marginals{
 		Vars:    [][]float64{{0.5, 0.5}, {0.5, 0.5}},
 		Factors: [][]float64{{0.36, 0.14, 0.14, 0.36}},
 	}
-	est := metrics.Marginals{
+	est := mrf.Marginals{
 		Vars:    [][]float64{{0.4, 0.6}, {0.5, 0.5}},
 		Factors: [][]float64{{0.25, 0.25, 0.25, 0.25}},
 	}

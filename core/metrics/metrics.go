@@ -9,6 +9,9 @@
 // mean absolute difference (l1) and its Pearson correlation (corr). The
 // generic scores apply to any model: the mean and largest absolute error over
 // all entries of all variable marginals, and the same over factor marginals.
+//
+// Marginals come as mrf.Marginals, the type exact inference (exact.Result)
+// and every method (infer.Result) return them in.
 package metrics
 
 import (
@@ -30,36 +33,6 @@ const (
 	FactorMaxAbs  = "factor_max_abs"  // largest |error| over factor marginal entries
 )
 
-// Marginals are the variable and factor marginals of one model, laid out as
-// the model's tables: Vars[i] has Cards[i] entries, and Factors[a] is
-// row-major over the scope of factor a with its last variable fastest.
-type Marginals struct {
-	Vars    [][]float64
-	Factors [][]float64
-}
-
-// Check reports whether mg has the shape m requires: one marginal per
-// variable and per factor, each of the right length.
-func (mg Marginals) Check(m *mrf.Model) error {
-	if len(mg.Vars) != len(m.Cards) {
-		return fmt.Errorf("%d variable marginals for %d variables", len(mg.Vars), len(m.Cards))
-	}
-	if len(mg.Factors) != len(m.Factors) {
-		return fmt.Errorf("%d factor marginals for %d factors", len(mg.Factors), len(m.Factors))
-	}
-	for i, p := range mg.Vars {
-		if len(p) != m.Cards[i] {
-			return fmt.Errorf("variable %d: marginal has %d entries, cardinality is %d", i, len(p), m.Cards[i])
-		}
-	}
-	for a, p := range mg.Factors {
-		if n := mrf.TableSize(m.Cards, m.Factors[a].Vars); len(p) != n {
-			return fmt.Errorf("factor %d: marginal has %d entries, scope %v needs %d", a, len(p), m.Factors[a].Vars, n)
-		}
-	}
-	return nil
-}
-
 // IsBinary reports whether every variable of m has two states, the case the
 // paper's vector is defined for.
 func IsBinary(m *mrf.Model) bool {
@@ -75,7 +48,7 @@ func IsBinary(m *mrf.Model) bool {
 // every variable (entry 1 of its marginal), then p(x_i = +1, x_j = +1) for
 // every factor of arity 2 in factor order (entry 3 of its marginal, whatever
 // the scope order). Factors of other arities do not enter the vector.
-func PaperVector(m *mrf.Model, mg Marginals) ([]float64, error) {
+func PaperVector(m *mrf.Model, mg mrf.Marginals) ([]float64, error) {
 	if !IsBinary(m) {
 		return nil, errors.New("the paper's vector is defined for binary models only")
 	}
@@ -141,7 +114,7 @@ type Paper struct {
 
 // ComparePaper computes the paper's scores of est against exact on the binary
 // model m.
-func ComparePaper(m *mrf.Model, exact, est Marginals) (Paper, error) {
+func ComparePaper(m *mrf.Model, exact, est mrf.Marginals) (Paper, error) {
 	ve, err := PaperVector(m, exact)
 	if err != nil {
 		return Paper{}, fmt.Errorf("exact marginals: %w", err)
@@ -172,7 +145,7 @@ type Errors struct {
 }
 
 // CompareMarginals computes the generic scores of est against exact on m.
-func CompareMarginals(m *mrf.Model, exact, est Marginals) (Errors, error) {
+func CompareMarginals(m *mrf.Model, exact, est mrf.Marginals) (Errors, error) {
 	if err := exact.Check(m); err != nil {
 		return Errors{}, fmt.Errorf("exact marginals: %w", err)
 	}

@@ -21,11 +21,11 @@ func threeVars() *mrf.Model {
 // Hand-made marginals; consistency between them does not matter to the
 // scores, only the entries do.
 var (
-	exactMarg = Marginals{
+	exactMarg = mrf.Marginals{
 		Vars:    [][]float64{{0.4, 0.6}, {0.5, 0.5}, {0.8, 0.2}},
 		Factors: [][]float64{{0.4, 0.6}, {0.1, 0.3, 0.4, 0.2}, {0.6, 0.2, 0.1, 0.1}},
 	}
-	estMarg = Marginals{
+	estMarg = mrf.Marginals{
 		Vars:    [][]float64{{0.5, 0.5}, {0.3, 0.7}, {0.8, 0.2}},
 		Factors: [][]float64{{0.5, 0.5}, {0.2, 0.3, 0.2, 0.3}, {0.5, 0.2, 0.1, 0.2}},
 	}
@@ -88,7 +88,7 @@ func TestCompareMarginals(t *testing.T) {
 
 	// A model with no factors has no factor scores.
 	lone := &mrf.Model{Cards: []int{3}}
-	e, err = CompareMarginals(lone, Marginals{Vars: [][]float64{{0.2, 0.3, 0.5}}}, Marginals{Vars: [][]float64{{0.3, 0.3, 0.4}}})
+	e, err = CompareMarginals(lone, mrf.Marginals{Vars: [][]float64{{0.2, 0.3, 0.5}}}, mrf.Marginals{Vars: [][]float64{{0.3, 0.3, 0.4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestCompareMarginals(t *testing.T) {
 	}
 
 	// A NaN in the estimate shows in both the mean and the max.
-	bad := Marginals{Vars: [][]float64{{math.NaN(), 0.5}, {0.3, 0.7}, {0.8, 0.2}}, Factors: estMarg.Factors}
+	bad := mrf.Marginals{Vars: [][]float64{{math.NaN(), 0.5}, {0.3, 0.7}, {0.8, 0.2}}, Factors: estMarg.Factors}
 	e, err = CompareMarginals(threeVars(), exactMarg, bad)
 	if err != nil {
 		t.Fatal(err)
@@ -109,12 +109,12 @@ func TestCompareMarginals(t *testing.T) {
 
 func TestShapeErrors(t *testing.T) {
 	m := threeVars()
-	short := Marginals{Vars: exactMarg.Vars[:2], Factors: exactMarg.Factors}
-	wrongVar := Marginals{Vars: [][]float64{{1}, {0.5, 0.5}, {0.8, 0.2}}, Factors: exactMarg.Factors}
-	wrongFactor := Marginals{Vars: exactMarg.Vars, Factors: [][]float64{{0.4, 0.6}, {1, 0, 0}, {0.6, 0.2, 0.1, 0.1}}}
-	fewFactors := Marginals{Vars: exactMarg.Vars, Factors: exactMarg.Factors[:1]}
+	short := mrf.Marginals{Vars: exactMarg.Vars[:2], Factors: exactMarg.Factors}
+	wrongVar := mrf.Marginals{Vars: [][]float64{{1}, {0.5, 0.5}, {0.8, 0.2}}, Factors: exactMarg.Factors}
+	wrongFactor := mrf.Marginals{Vars: exactMarg.Vars, Factors: [][]float64{{0.4, 0.6}, {1, 0, 0}, {0.6, 0.2, 0.1, 0.1}}}
+	fewFactors := mrf.Marginals{Vars: exactMarg.Vars, Factors: exactMarg.Factors[:1]}
 	ternary := &mrf.Model{Cards: []int{2, 3}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: make([]float64, 6)}}}
-	ternaryMarg := Marginals{Vars: [][]float64{{0.5, 0.5}, {0.2, 0.3, 0.5}}, Factors: [][]float64{{0.1, 0.1, 0.2, 0.1, 0.2, 0.3}}}
+	ternaryMarg := mrf.Marginals{Vars: [][]float64{{0.5, 0.5}, {0.2, 0.3, 0.5}}, Factors: [][]float64{{0.1, 0.1, 0.2, 0.1, 0.2, 0.3}}}
 	tests := []struct {
 		name string
 		run  func() error

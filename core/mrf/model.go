@@ -4,6 +4,9 @@
 // A Model has variables 0..n-1 with cardinalities Cards and a list of factors.
 // Each factor's LogTable is row-major over its Vars: the LAST variable changes
 // fastest (the UAI convention), and -Inf marks a zero potential.
+//
+// Marginals are a model's variable and factor marginals in the same layout:
+// the one type exact inference, every inference method and the metrics share.
 package mrf
 
 import (

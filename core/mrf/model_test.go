@@ -136,3 +136,35 @@ func TestObserve(t *testing.T) {
 		t.Fatal("out-of-range evidence accepted")
 	}
 }
+
+func TestMarginalsCheck(t *testing.T) {
+	m := &Model{Cards: []int{2, 3}, Factors: []Factor{{Vars: []int{1, 0}, LogTable: make([]float64, 6)}}}
+	good := func() Marginals {
+		return Marginals{Vars: [][]float64{make([]float64, 2), make([]float64, 3)}, Factors: [][]float64{make([]float64, 6)}}
+	}
+	tests := []struct {
+		name   string
+		mutate func(mg *Marginals)
+		want   string
+	}{
+		{"ok", func(mg *Marginals) {}, ""},
+		{"few vars", func(mg *Marginals) { mg.Vars = mg.Vars[:1] }, "1 variable marginals for 2 variables"},
+		{"few factors", func(mg *Marginals) { mg.Factors = nil }, "0 factor marginals for 1 factors"},
+		{"var length", func(mg *Marginals) { mg.Vars[1] = mg.Vars[1][:2] }, "variable 1: marginal has 2 entries, cardinality is 3"},
+		{"factor length", func(mg *Marginals) { mg.Factors[0] = mg.Factors[0][:5] }, "factor 0: marginal has 5 entries, scope [1 0] needs 6"},
+	}
+	for _, tt := range tests {
+		mg := good()
+		tt.mutate(&mg)
+		err := mg.Check(m)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: unexpected error %v", tt.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func exactRegionBeliefs(t *testing.T, m *mrf.Model, g *region.Graph) ([][]float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.FactorMarginals[len(m.Factors):], res.LogZ
+	return res.Marginals.Factors[len(m.Factors):], res.LogZ
 }
 
 // With the exact marginals as beliefs, the region free energy of grid

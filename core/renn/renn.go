@@ -513,12 +513,11 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	F, pen, lin = r.step(m, E, false)
 	viol = r.maxViolation()
 	return &infer.Result{
-		VarMarginals:    r.g.VarMarginals(m, r.b),
-		FactorMarginals: r.g.FactorMarginals(m, r.b),
-		FreeEnergy:      F,
-		LogZ:            -F,
-		Iterations:      steps,
-		Converged:       converged,
+		Marginals:  mrf.Marginals{Vars: r.g.VarMarginals(m, r.b), Factors: r.g.FactorMarginals(m, r.b)},
+		FreeEnergy: F,
+		LogZ:       -F,
+		Iterations: steps,
+		Converged:  converged,
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + o.Lambda*pen + lin,
 			"max_violation": viol, "lambda": o.Lambda, "final_lr": r.adam.LR, "steps": float64(steps)},
 	}, nil

@@ -190,10 +190,10 @@ func TestTreeIsExact(t *testing.T) {
 			if !res.Converged {
 				t.Errorf("not converged after %d steps", res.Iterations)
 			}
-			if d := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); d > 1e-3 {
+			if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > 1e-3 {
 				t.Errorf("variable marginals off by %.3g after %d steps", d, res.Iterations)
 			}
-			if d := infertest.MaxAbsDiff(res.FactorMarginals, exact.FactorMarginals); d > 1e-3 {
+			if d := infertest.MaxAbsDiff(res.Marginals.Factors, exact.Marginals.Factors); d > 1e-3 {
 				t.Errorf("factor marginals off by %.3g", d)
 			}
 			if d := math.Abs(res.LogZ - exact.LogZ); d > 1e-3 {
@@ -251,8 +251,8 @@ func TestGridCloseToGBP(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustInfer(t, r, m)
-		rerr := meanAbsDiff(res.VarMarginals, exact.VarMarginals)
-		gerr := meanAbsDiff(gres.VarMarginals, exact.VarMarginals)
+		rerr := meanAbsDiff(res.Marginals.Vars, exact.Marginals.Vars)
+		gerr := meanAbsDiff(gres.Marginals.Vars, exact.Marginals.Vars)
 		t.Logf("seed %d: mean |ΔP| renn %.3g (%d steps), gbp %.3g", seed, rerr, res.Iterations, gerr)
 		// The bound: twice GBP's error, or the accuracy the convergence
 		// test aims at when GBP is nearly exact.
@@ -291,7 +291,7 @@ func TestWarmStart(t *testing.T) {
 		t.Errorf("warm start: %d steps (converged %v) after %d, same network %v", again.Iterations, again.Converged,
 			first.Iterations, r.net == net)
 	}
-	if d := infertest.MaxAbsDiff(again.VarMarginals, first.VarMarginals); d > 1e-3 {
+	if d := infertest.MaxAbsDiff(again.Marginals.Vars, first.Marginals.Vars); d > 1e-3 {
 		t.Errorf("warm start moved the marginals by %.3g", d)
 	}
 
@@ -309,7 +309,7 @@ func TestWarmStart(t *testing.T) {
 	if r.net == net || cold.Iterations <= again.Iterations {
 		t.Errorf("changed structure: %d steps, same network %v", cold.Iterations, r.net == net)
 	}
-	if d := infertest.MaxAbsDiff(cold.VarMarginals, first.VarMarginals); d > 2e-3 {
+	if d := infertest.MaxAbsDiff(cold.Marginals.Vars, first.Marginals.Vars); d > 2e-3 {
 		t.Errorf("the flipped model has the same marginals, got them off by %.3g", d)
 	}
 
@@ -342,14 +342,14 @@ func TestZeroPotentials(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustInfer(t, r, m)
-		if p := res.VarMarginals[4][0]; p != 0 {
+		if p := res.Marginals.Vars[4][0]; p != 0 {
 			t.Errorf("%s: p(x4 = 0) = %g, want 0", scheme, p)
 		}
 		last := len(m.Factors) - 1
-		if p := res.FactorMarginals[last][1]; p != 0 {
+		if p := res.Marginals.Factors[last][1]; p != 0 {
 			t.Errorf("%s: p(x0 = 0, x1 = 1) = %g, want 0", scheme, p)
 		}
-		if d := infertest.MaxAbsDiff(res.VarMarginals, exact.VarMarginals); d > 0.05 {
+		if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > 0.05 {
 			t.Errorf("%s: variable marginals off by %.3g", scheme, d)
 		}
 	}
@@ -505,7 +505,7 @@ func TestLambdaZeroDropsConsistency(t *testing.T) {
 	if zero.Diagnostics["penalty"] == 0 {
 		t.Error("lambda 0: penalty 0; with no consistency term the beliefs should end inconsistent")
 	}
-	if d := infertest.MaxAbsDiff(zero.VarMarginals, five.VarMarginals); d < 1e-6 {
+	if d := infertest.MaxAbsDiff(zero.Marginals.Vars, five.Marginals.Vars); d < 1e-6 {
 		t.Errorf("lambda 0 and lambda 5 gave the same marginals (max diff %g)", d)
 	}
 }

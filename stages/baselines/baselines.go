@@ -70,7 +70,7 @@ func Run(ctx context.Context, p Params, out string) error {
 				return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
 			}
 			secs := time.Since(start).Seconds()
-			marg = append(marg, stageio.MarginalRows(e.ID, name, e.Model, res.VarMarginals, res.FactorMarginals)...)
+			marg = append(marg, stageio.MarginalRows(e.ID, name, e.Model, res.Marginals)...)
 			est = append(est, stageio.EstimateRow(e.ID, name, res, secs, opts[name], scheme(g)))
 			slog.Info("inferred", "model", e.ID, "method", name, "iterations", res.Iterations, "converged", res.Converged,
 				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))

@@ -54,7 +54,7 @@ func Run(p Params, out string, w io.Writer) error {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
 		}
 		secs := time.Since(start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, entry.Name, e.Model, res.VarMarginals, res.FactorMarginals)...)
+		marg = append(marg, stageio.MarginalRows(e.ID, entry.Name, e.Model, res.Marginals)...)
 		est = append(est, stageio.EstimateRow(e.ID, entry.Name, res, secs, opts, ""))
 		fmt.Fprintf(tw, "%d\t%s\t%.6f\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, res.LogZ, secs, math.Log2(res.Diagnostics["largest_table"]))
 		slog.Debug("solved", "model", e.ID, "seconds", secs)

@@ -2,6 +2,7 @@ package exactinfer
 
 import (
 	"bytes"
+	"github.com/renn-go/renn/core/exact"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestRunMatchesBruteForce(t *testing.T) {
 	}
 	out := filepath.Join(dir, "exact")
 	var buf bytes.Buffer
-	if err := Run(Params{Models: models}, out, &buf); err != nil {
+	if err := Run(Params{Models: models, Options: exact.DefaultOptions()}, out, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "ln Z") {
@@ -58,9 +59,9 @@ func TestRunMatchesBruteForce(t *testing.T) {
 			if r.ModelID != e.ID {
 				continue
 			}
-			want := bf.VarMarginals
+			want := bf.Marginals.Vars
 			if r.Kind == "factor" {
-				want = bf.FactorMarginals
+				want = bf.Marginals.Factors
 			}
 			for x, p := range r.Probs {
 				if math.Abs(p-want[r.Index][x]) > 1e-9 {
@@ -130,7 +131,11 @@ func TestBadInputs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tt.prepare(t)
 			out := filepath.Join(t.TempDir(), "exact")
-			err := Run(Params{Models: dir, MaxTable: tt.maxTable}, out, &bytes.Buffer{})
+			opts := exact.DefaultOptions()
+			if tt.maxTable > 0 {
+				opts.MaxTable = tt.maxTable
+			}
+			err := Run(Params{Models: dir, Options: opts}, out, &bytes.Buffer{})
 			if err == nil {
 				t.Fatal("no error")
 			}

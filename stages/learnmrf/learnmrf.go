@@ -57,6 +57,17 @@ type Params struct {
 	Set []string `json:"set,omitempty"`
 }
 
+// DefaultParams returns learn-mrf's defaults (the command line starts from
+// them): method exact, learn.DefaultOptions, a unit coupling spread, the
+// field spread of the true model's gamma, the default table bound of exact
+// inference and the auto region scheme.
+func DefaultParams() Params {
+	l := learn.DefaultOptions()
+	return Params{Method: "exact", Param: "auto", Epochs: l.Epochs, Batch: l.Batch, LR: l.LR, Optimizer: l.Optimizer,
+		Decay: l.Decay, Tol: l.Tol, Patience: l.Patience, Guard: l.Guard, Seed: 1, CouplingStd: 1,
+		MaxTable: exact.DefaultMaxTable, Scheme: region.Auto}
+}
+
 // MethodOptions resolves the method's options: its learning defaults with
 // p.Set applied, checked.
 func (p Params) MethodOptions() (*methods.Options, error) {
@@ -79,6 +90,9 @@ func (p Params) LearnOptions(seed int64) learn.Options {
 func (p Params) Check() error {
 	if _, err := p.MethodOptions(); err != nil {
 		return err
+	}
+	if p.Param != "auto" && p.Param != "ising" && p.Param != "table" {
+		return fmt.Errorf("param: unknown parameterisation %q (want auto, ising or table)", p.Param)
 	}
 	if !(p.CouplingStd > 0) || !(p.FieldStd >= 0) {
 		return fmt.Errorf("coupling-std %v must be > 0 and field-std %v >= 0", p.CouplingStd, p.FieldStd)

@@ -3,6 +3,7 @@ package learnmrf
 import (
 	"bytes"
 	"context"
+	"github.com/renn-go/renn/core/exact"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func fixture(t *testing.T) (models, samples string) {
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 4}, models); err != nil {
 		t.Fatal(err)
 	}
-	if err := samplemodel.Data(samplemodel.DataParams{Models: models, Train: 600, Test: 200, Seed: 5}, samples); err != nil {
+	if err := samplemodel.Data(samplemodel.DataParams{Models: models, Train: 600, Test: 200, Seed: 5, MaxTable: exact.DefaultMaxTable}, samples); err != nil {
 		t.Fatal(err)
 	}
 	return models, samples
@@ -35,7 +36,16 @@ func TestRunWritesModelsAndCurves(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "learn")
 			var log bytes.Buffer
-			p := Params{Samples: samples, Models: models, Method: method, Epochs: 6, Batch: 200, LR: 0.1, Tol: -1, Seed: 3}
+			p := withParams(func(o *Params) {
+				o.Samples = samples
+				o.Models = models
+				o.Method = method
+				o.Epochs = 6
+				o.Batch = 200
+				o.LR = 0.1
+				o.Tol = -1
+				o.Seed = 3
+			})
 			if err := Run(context.Background(), p, out, &log); err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +111,16 @@ func TestRunDeterministic(t *testing.T) {
 	var runs [2][]formats.CurveRow
 	for k := range runs {
 		out := filepath.Join(t.TempDir(), "learn")
-		p := Params{Samples: samples, Models: models, Method: "mf", IDs: []int32{1}, Epochs: 3, Batch: 100, Tol: -1, Seed: 2}
+		p := withParams(func(o *Params) {
+			o.Samples = samples
+			o.Models = models
+			o.Method = "mf"
+			o.IDs = []int32{1}
+			o.Epochs = 3
+			o.Batch = 100
+			o.Tol = -1
+			o.Seed = 2
+		})
 		if err := Run(context.Background(), p, out, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
@@ -166,19 +185,19 @@ func TestRunBadInputs(t *testing.T) {
 		p    Params
 		want []string
 	}{
-		{"sample length", Params{Samples: short, Models: models, Method: "exact"}, []string{formats.SamplesFile, "row 7", "5 values", "9 variables"}},
-		{"state out of range", Params{Samples: badState, Models: models, Method: "exact"}, []string{formats.SamplesFile, "row 3", "state 2"}},
-		{"model without samples", Params{Samples: onlyModel0, Models: models, Method: "exact"}, []string{formats.SamplesFile, "no train samples for model 1"}},
-		{"samples of an unknown model", Params{Samples: stranger, Models: models, Method: "exact"}, []string{formats.SamplesFile, "model_id [9]"}},
-		{"unknown split", Params{Samples: badSplit, Models: models, Method: "exact"}, []string{formats.SamplesFile, "valid"}},
-		{"missing samples file", Params{Samples: empty, Models: models, Method: "exact"}, []string{formats.SamplesFile}},
-		{"missing models", Params{Samples: samples, Models: empty, Method: "exact"}, []string{formats.ModelInfoFile}},
-		{"unknown id", Params{Samples: samples, Models: models, Method: "exact", IDs: []int32{4}}, []string{formats.ModelInfoFile, "model_id 4"}},
-		{"id twice", Params{Samples: samples, Models: models, Method: "exact", IDs: []int32{1, 1}}, []string{"model id 1 selected twice"}},
-		{"unknown method", Params{Samples: samples, Models: models, Method: "trbp"}, []string{"unknown method", "trbp"}},
-		{"unknown parameterisation", Params{Samples: samples, Models: models, Method: "exact", Param: "spline"}, []string{"spline"}},
-		{"bad learning rate", Params{Samples: samples, Models: models, Method: "exact", LR: -1}, []string{"learning rate"}},
-		{"bad scheme", Params{Samples: samples, Models: models, Method: "gbp", Scheme: "hexagons"}, []string{"hexagons"}},
+		{"sample length", withParams(func(o *Params) { o.Samples = short; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "row 7", "5 values", "9 variables"}},
+		{"state out of range", withParams(func(o *Params) { o.Samples = badState; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "row 3", "state 2"}},
+		{"model without samples", withParams(func(o *Params) { o.Samples = onlyModel0; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "no train samples for model 1"}},
+		{"samples of an unknown model", withParams(func(o *Params) { o.Samples = stranger; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "model_id [9]"}},
+		{"unknown split", withParams(func(o *Params) { o.Samples = badSplit; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "valid"}},
+		{"missing samples file", withParams(func(o *Params) { o.Samples = empty; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile}},
+		{"missing models", withParams(func(o *Params) { o.Samples = samples; o.Models = empty; o.Method = "exact" }), []string{formats.ModelInfoFile}},
+		{"unknown id", withParams(func(o *Params) { o.Samples = samples; o.Models = models; o.Method = "exact"; o.IDs = []int32{4} }), []string{formats.ModelInfoFile, "model_id 4"}},
+		{"id twice", withParams(func(o *Params) { o.Samples = samples; o.Models = models; o.Method = "exact"; o.IDs = []int32{1, 1} }), []string{"model id 1 selected twice"}},
+		{"unknown method", withParams(func(o *Params) { o.Samples = samples; o.Models = models; o.Method = "trbp" }), []string{"unknown method", "trbp"}},
+		{"unknown parameterisation", withParams(func(o *Params) { o.Samples = samples; o.Models = models; o.Method = "exact"; o.Param = "spline" }), []string{"spline"}},
+		{"bad learning rate", withParams(func(o *Params) { o.Samples = samples; o.Models = models; o.Method = "exact"; o.LR = -1 }), []string{"learning rate"}},
+		{"bad scheme", withParams(func(o *Params) { o.Samples = samples; o.Models = models; o.Method = "gbp"; o.Scheme = "hexagons" }), []string{"hexagons"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -204,7 +223,16 @@ func TestRunBadInputs(t *testing.T) {
 func TestRunTableParam(t *testing.T) {
 	models, samples := fixture(t)
 	out := filepath.Join(t.TempDir(), "learn")
-	p := Params{Samples: samples, Models: models, Method: "exact", Param: "table", Epochs: 5, Batch: 100, Tol: -1, Seed: 1}
+	p := withParams(func(o *Params) {
+		o.Samples = samples
+		o.Models = models
+		o.Method = "exact"
+		o.Param = "table"
+		o.Epochs = 5
+		o.Batch = 100
+		o.Tol = -1
+		o.Seed = 1
+	})
 	if err := Run(context.Background(), p, out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
@@ -228,4 +256,11 @@ func TestRunTableParam(t *testing.T) {
 			t.Errorf("source %q does not name the parameterisation", learned[k].Info.Source)
 		}
 	}
+}
+
+// withParams returns DefaultParams changed by set.
+func withParams(set func(p *Params)) Params {
+	p := DefaultParams()
+	set(&p)
+	return p
 }

@@ -75,7 +75,7 @@ func TestUAIWithEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := res.VarMarginals[1]; p[2] != 1 {
+	if p := res.Marginals.Vars[1]; p[2] != 1 {
 		t.Errorf("observed variable 1 has marginal %v, want a point mass on state 2", p)
 	}
 	// Bad evidence: the error names the file, and nothing is written.
@@ -101,7 +101,7 @@ func TestDataFrequencies(t *testing.T) {
 	}
 	const n = 100000
 	out := filepath.Join(dir, "data")
-	if err := Data(DataParams{Models: models, Train: n - 1000, Test: 1000, Seed: 3}, out); err != nil {
+	if err := Data(DataParams{Models: models, Train: n - 1000, Test: 1000, Seed: 3, MaxTable: exact.DefaultMaxTable}, out); err != nil {
 		t.Fatal(err)
 	}
 	rows, _, err := formats.ReadSamples(filepath.Join(out, formats.SamplesFile))
@@ -135,7 +135,7 @@ func TestDataFrequencies(t *testing.T) {
 	}
 	for a := range m.Factors {
 		for s, c := range counts[a] {
-			p := res.FactorMarginals[a][s]
+			p := res.Marginals.Factors[a][s]
 			se := math.Sqrt(p * (1 - p) / n)
 			if d := math.Abs(c/n - p); d > 5*se+1e-4 {
 				t.Errorf("factor %d state %d: frequency %.4f, exact %.4f (%.1f standard errors)", a, s, c/n, p, d/se)

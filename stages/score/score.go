@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
 )
@@ -244,7 +245,7 @@ type run struct {
 	shard    *shard
 	model    *stageio.Model
 	method   string
-	marg     metrics.Marginals
+	marg     mrf.Marginals
 	margFile string // file the marginals came from
 	est      *formats.EstimateRow
 	estFile  string
@@ -275,7 +276,7 @@ func (c *collection) get(s *shard, id int32, method, dir, path string) (*run, er
 		return nil, fmt.Errorf("%s: model %d is not in %s", path, id, s.dir)
 	}
 	r = &run{shard: s, model: m, method: method, dir: dir,
-		marg: metrics.Marginals{Vars: make([][]float64, len(m.Model.Cards)), Factors: make([][]float64, len(m.Model.Factors))}}
+		marg: mrf.Marginals{Vars: make([][]float64, len(m.Model.Cards)), Factors: make([][]float64, len(m.Model.Factors))}}
 	c.runs[k] = r
 	return r, nil
 }

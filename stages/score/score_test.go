@@ -93,7 +93,7 @@ func perturbed(e stageio.Model, method string, delta, pair float64) []formats.Ma
 			factors[a] = moved(mrf.TableSize(m.Cards, f.Vars), delta)
 		}
 	}
-	return stageio.MarginalRows(e.ID, method, m, vars, factors)
+	return stageio.MarginalRows(e.ID, method, m, mrf.Marginals{Vars: vars, Factors: factors})
 }
 
 func moved(n int, delta float64) []float64 {

@@ -170,14 +170,15 @@ func Commit(dir string, outs ...Output) error {
 	return nil
 }
 
-// MarginalRows turns a method's variable and factor marginals into rows of
-// marginals.parquet.
-func MarginalRows(id int32, method string, m *mrf.Model, vars, factors [][]float64) []formats.MarginalRow {
-	rows := make([]formats.MarginalRow, 0, len(vars)+len(factors))
-	for i, p := range vars {
+// MarginalRows turns the marginals of model m (its exact ones or a method's
+// estimates) into rows of marginals.parquet: one "var" row per variable, then
+// one "factor" row per factor, each holding its table of probabilities.
+func MarginalRows(id int32, method string, m *mrf.Model, mg mrf.Marginals) []formats.MarginalRow {
+	rows := make([]formats.MarginalRow, 0, len(mg.Vars)+len(mg.Factors))
+	for i, p := range mg.Vars {
 		rows = append(rows, formats.MarginalRow{ModelID: id, Method: method, Kind: "var", Index: int32(i), Vars: []int32{int32(i)}, Probs: p})
 	}
-	for a, p := range factors {
+	for a, p := range mg.Factors {
 		vs := make([]int32, len(m.Factors[a].Vars))
 		for i, v := range m.Factors[a].Vars {
 			vs[i] = int32(v)

@@ -140,7 +140,7 @@ func Run(ctx context.Context, p Params, out string) error {
 			return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, opts.Name, err)
 		}
 		secs := time.Since(start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.VarMarginals, res.FactorMarginals)...)
+		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
 		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
 		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", res.Iterations,
 			"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,

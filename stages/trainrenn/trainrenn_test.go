@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/renn-go/renn/core/renn"
 	"io"
 	"math"
 	"os"
@@ -51,11 +52,14 @@ func TestRun(t *testing.T) {
 		{"renn from regions", Params{Regions: regions, Method: "renn"}, "renn", false},
 		{"renn in-process bethe", Params{Scheme: "bethe", Method: "renn"}, "renn", true},
 		{"infnet", Params{Method: "infnet"}, "infnet", true},
-		{"direct net", Params{Regions: regions, Method: "renn", Net: "direct"}, "renn-direct", false},
+		{"direct net", Params{Regions: regions, Method: "renn", Options: opts("renn-direct", func(o *renn.Options) { o.Net = "direct" })}, "renn-direct", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.p
 			p.Models = models
+			if p.Options.Name == "" {
+				p.Options = opts(p.Method, nil)
+			}
 			out := filepath.Join(t.TempDir(), "out")
 			if err := Run(context.Background(), p, out); err != nil {
 				t.Fatal(err)
@@ -91,9 +95,9 @@ func TestRun(t *testing.T) {
 					var want []float64
 					switch r.Kind {
 					case "var":
-						want = ex.VarMarginals[r.Index]
+						want = ex.Marginals.Vars[r.Index]
 					case "factor":
-						want = ex.FactorMarginals[r.Index]
+						want = ex.Marginals.Factors[r.Index]
 					default:
 						t.Fatalf("row kind %q", r.Kind)
 					}
@@ -118,7 +122,7 @@ func TestRun(t *testing.T) {
 				if err := json.Unmarshal([]byte(r.Params), &params); err != nil {
 					t.Fatalf("params %q: %v", r.Params, err)
 				}
-				if params.Diagnostics["steps"] != float64(r.Iterations) || params.Options["Lambda"] != 5.0 {
+				if params.Diagnostics["steps"] != float64(r.Iterations) || params.Options["lambda"] != 5.0 {
 					t.Errorf("params %s", r.Params)
 				}
 				if _, ok := params.Diagnostics["penalty"]; !ok {
@@ -138,7 +142,7 @@ func reference(m *mrf.Model, bethe bool) (*infer.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &infer.Result{VarMarginals: ex.VarMarginals, FactorMarginals: ex.FactorMarginals}, nil
+		return &infer.Result{Marginals: ex.Marginals}, nil
 	}
 	b, err := bp.New(bp.DampedOptions())
 	if err != nil {
@@ -155,7 +159,7 @@ func reference(m *mrf.Model, bethe bool) (*infer.Result, error) {
 func TestRunIDs(t *testing.T) {
 	models, regions := fixture(t)
 	out := filepath.Join(t.TempDir(), "out")
-	if err := Run(context.Background(), Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{1}}, out); err != nil {
+	if err := Run(context.Background(), Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{1}, Options: opts("renn", nil)}, out); err != nil {
 		t.Fatal(err)
 	}
 	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
@@ -175,13 +179,14 @@ func TestRunErrors(t *testing.T) {
 		p    Params
 		want string
 	}{
-		{"unknown method", Params{Models: models, Method: "gbp"}, `unknown method "gbp"`},
-		{"infnet with regions", Params{Models: models, Regions: regions, Method: "infnet"}, "takes no --regions"},
-		{"bad option", Params{Models: models, Method: "renn", Lambda: -1}, "lambda"},
-		{"bad scheme", Params{Models: models, Method: "renn", Scheme: "hexagons"}, "hexagons"},
-		{"no models", Params{Models: t.TempDir(), Method: "renn"}, formats.ModelInfoFile},
-		{"no regions", Params{Models: models, Regions: models, Method: "renn"}, formats.RegionsFile},
-		{"unknown id", Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{7}}, "no model with model_id 7"},
+		{"unknown method", Params{Models: models, Method: "gbp", Options: opts("renn", nil)}, `unknown method "gbp"`},
+		{"infnet with regions", Params{Models: models, Regions: regions, Method: "infnet", Options: opts("infnet", nil)}, "takes no --regions"},
+		{"bad option", Params{Models: models, Method: "renn", Options: opts("renn", func(o *renn.Options) { o.Lambda = -1 })}, "lambda"},
+		{"zero options", Params{Models: models, Method: "renn"}, "name"},
+		{"bad scheme", Params{Models: models, Method: "renn", Scheme: "hexagons", Options: opts("renn", nil)}, "hexagons"},
+		{"no models", Params{Models: t.TempDir(), Method: "renn", Options: opts("renn", nil)}, formats.ModelInfoFile},
+		{"no regions", Params{Models: models, Regions: models, Method: "renn", Options: opts("renn", nil)}, formats.RegionsFile},
+		{"unknown id", Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{7}, Options: opts("renn", nil)}, "no model with model_id 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Run(context.Background(), tc.p, out)
@@ -193,4 +198,14 @@ func TestRunErrors(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("failed runs left %s behind (stat: %v)", out, err)
 	}
+}
+
+// opts returns renn's defaults under name, changed by set.
+func opts(name string, set func(o *renn.Options)) renn.Options {
+	o := renn.DefaultOptions()
+	o.Name = name
+	if set != nil {
+		set(&o)
+	}
+	return o
 }

@@ -41,27 +41,26 @@ func BruteForce(m *mrf.Model) (*infer.Result, error) {
 		return nil, errors.New("brute force: every joint state has zero probability")
 	}
 	res := &infer.Result{
-		VarMarginals:    make([][]float64, len(m.Cards)),
-		FactorMarginals: make([][]float64, len(m.Factors)),
-		LogZ:            logZ,
-		FreeEnergy:      -logZ,
-		Converged:       true,
+		Marginals:  mrf.Marginals{Vars: make([][]float64, len(m.Cards)), Factors: make([][]float64, len(m.Factors))},
+		LogZ:       logZ,
+		FreeEnergy: -logZ,
+		Converged:  true,
 	}
 	for i, c := range m.Cards {
-		res.VarMarginals[i] = make([]float64, c)
+		res.Marginals.Vars[i] = make([]float64, c)
 	}
 	for a, f := range m.Factors {
-		res.FactorMarginals[a] = make([]float64, len(f.LogTable))
+		res.Marginals.Factors[a] = make([]float64, len(f.LogTable))
 	}
 	clear(x)
 	for s := range scores {
 		p := math.Exp(scores[s] - logZ)
 		for i, xi := range x {
-			res.VarMarginals[i][xi] += p
+			res.Marginals.Vars[i][xi] += p
 		}
 		for a := range m.Factors {
 			f := &m.Factors[a]
-			res.FactorMarginals[a][f.Index(m.Cards, x)] += p
+			res.Marginals.Factors[a][f.Index(m.Cards, x)] += p
 		}
 		next(x, m.Cards)
 	}
@@ -206,18 +205,18 @@ func CheckResult(m *mrf.Model, res *infer.Result) error {
 	if res == nil {
 		return errors.New("nil result")
 	}
-	if len(res.VarMarginals) != len(m.Cards) {
-		return fmt.Errorf("%d variable marginals, want %d", len(res.VarMarginals), len(m.Cards))
+	if len(res.Marginals.Vars) != len(m.Cards) {
+		return fmt.Errorf("%d variable marginals, want %d", len(res.Marginals.Vars), len(m.Cards))
 	}
-	if len(res.FactorMarginals) != len(m.Factors) {
-		return fmt.Errorf("%d factor marginals, want %d", len(res.FactorMarginals), len(m.Factors))
+	if len(res.Marginals.Factors) != len(m.Factors) {
+		return fmt.Errorf("%d factor marginals, want %d", len(res.Marginals.Factors), len(m.Factors))
 	}
-	for i, p := range res.VarMarginals {
+	for i, p := range res.Marginals.Vars {
 		if err := checkDist(p, m.Cards[i]); err != nil {
 			return fmt.Errorf("variable %d: %w", i, err)
 		}
 	}
-	for a, p := range res.FactorMarginals {
+	for a, p := range res.Marginals.Factors {
 		if err := checkDist(p, len(m.Factors[a].LogTable)); err != nil {
 			return fmt.Errorf("factor %d: %w", a, err)
 		}

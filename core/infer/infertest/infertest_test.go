@@ -25,13 +25,15 @@ func TestBruteForceTwoVars(t *testing.T) {
 	}
 	z := 12.0
 	want := infer.Result{
-		LogZ:            math.Log(z),
-		VarMarginals:    [][]float64{{4 / z, 8 / z}, {9 / z, 3 / z}},
-		FactorMarginals: [][]float64{{1 / z, 8 / z, 3 / z, 0}, {4 / z, 8 / z}},
+		LogZ: math.Log(z),
+		Marginals: mrf.Marginals{
+			Vars:    [][]float64{{4 / z, 8 / z}, {9 / z, 3 / z}},
+			Factors: [][]float64{{1 / z, 8 / z, 3 / z, 0}, {4 / z, 8 / z}},
+		},
 	}
 	if math.Abs(res.LogZ-want.LogZ) > 1e-12 ||
-		infertest.MaxAbsDiff(res.VarMarginals, want.VarMarginals) > 1e-12 ||
-		infertest.MaxAbsDiff(res.FactorMarginals, want.FactorMarginals) > 1e-12 {
+		infertest.MaxAbsDiff(res.Marginals.Vars, want.Marginals.Vars) > 1e-12 ||
+		infertest.MaxAbsDiff(res.Marginals.Factors, want.Marginals.Factors) > 1e-12 {
 		t.Errorf("got %+v, want %+v", res, want)
 	}
 	if err := infertest.CheckResult(m, res); err != nil {
@@ -84,18 +86,18 @@ func TestGenerators(t *testing.T) {
 func TestCheckResultRejects(t *testing.T) {
 	m := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, 0}}}}
 	good := func() *infer.Result {
-		return &infer.Result{VarMarginals: [][]float64{{0.5, 0.5}}, FactorMarginals: [][]float64{{0.5, 0.5}}, LogZ: math.Ln2, FreeEnergy: -math.Ln2}
+		return &infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{0.5, 0.5}}, Factors: [][]float64{{0.5, 0.5}}}, LogZ: math.Ln2, FreeEnergy: -math.Ln2}
 	}
 	if err := infertest.CheckResult(m, good()); err != nil {
 		t.Fatalf("good result rejected: %v", err)
 	}
 	for name, spoil := range map[string]func(*infer.Result){
-		"nan":       func(r *infer.Result) { r.VarMarginals[0][0] = math.NaN() },
-		"unnormed":  func(r *infer.Result) { r.FactorMarginals[0][0] = 0.7 },
-		"short":     func(r *infer.Result) { r.VarMarginals[0] = r.VarMarginals[0][:1] },
+		"nan":       func(r *infer.Result) { r.Marginals.Vars[0][0] = math.NaN() },
+		"unnormed":  func(r *infer.Result) { r.Marginals.Factors[0][0] = 0.7 },
+		"short":     func(r *infer.Result) { r.Marginals.Vars[0] = r.Marginals.Vars[0][:1] },
 		"logz":      func(r *infer.Result) { r.LogZ = 0 },
 		"nan logz":  func(r *infer.Result) { r.LogZ, r.FreeEnergy = math.NaN(), math.NaN() },
-		"no factor": func(r *infer.Result) { r.FactorMarginals = nil },
+		"no factor": func(r *infer.Result) { r.Marginals.Factors = nil },
 	} {
 		r := good()
 		spoil(r)
