@@ -4,6 +4,13 @@
 //	pipeline run [--config pipeline.toml] [--only NAME...] [--force] [--jobs N] [--dry-run]
 //	             [--executor slurm [--partition P] [--account A] [--slurm-opt OPT]... [--no-wait]]
 //	pipeline status [--config pipeline.toml]
+//	pipeline verify [--config pipeline.toml] [--sample K] [--cover KEY]... [--only NAME]... [--jobs N] [--dry-run]
+//
+// verify adopts cached outputs after a code change that changes no
+// result: it reruns a sample of each stage whose instances are stale only
+// because their binary changed, compares the outputs with the cached ones,
+// and re-stamps the whole stage when they match (see
+// pipeline.Runner.Verify). Exit code 1 if a stage changed its results.
 //
 // With --executor slurm every out-of-date stage instance becomes an sbatch
 // job (a job array per fanned-out stage) depending on the jobs that make
@@ -70,6 +77,7 @@ type jobCmd struct {
 type cli struct {
 	Run    runCmd    `cmd:"" help:"Build the stage binaries and run every stage that is out of date."`
 	Status statusCmd `cmd:"" help:"List every stage instance as up to date, stale (and why) or missing, with its last Slurm job if it was submitted to Slurm."`
+	Verify verifyCmd `cmd:"" help:"After a code change, rerun a sample of each stage that is stale only because its binary changed, and adopt the stage's cached outputs if the sample's results are unchanged."`
 	Job    jobCmd    `cmd:"" hidden:"" help:"Run one instance inside a Slurm job (used by --executor slurm)."`
 }
 
@@ -126,6 +134,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = c.Run.run(ctx, stdout, stderr)
 		case "status":
 			err = c.Status.run(ctx, stdout)
+		case "verify":
+			err = c.Verify.run(ctx, stdout, stderr)
 		case "job <instance>":
 			code = c.Job.run(ctx, stderr)
 			return

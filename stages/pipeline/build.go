@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 // ModuleRoot walks up from dir to the directory holding go.mod.
@@ -38,16 +39,22 @@ func ModuleRoot(dir string) (string, error) {
 // with -buildvcs=false and -trimpath so that they depend on the source code
 // and the Go version only: with VCS stamping every commit (even one touching
 // only README) would change every binary, and so rerun every stage; without
-// -trimpath a clone in another directory would.
+// -trimpath a clone in another directory would. A cold build takes minutes:
+// every 20 seconds, and at the end, it writes how many packages it compiled.
 func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=false", "-trimpath", "-o", binDir+string(filepath.Separator), "./cmd/...")
+	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-buildvcs=false", "-trimpath", "-o", binDir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = modRoot
-	cmd.Stdout = w
-	cmd.Stderr = w
-	if err := cmd.Run(); err != nil {
+	prog := &buildProgress{w: w, start: time.Now()}
+	cmd.Stdout = prog
+	cmd.Stderr = prog
+	stop := prog.every(buildProgressEvery)
+	err := cmd.Run()
+	stop()
+	prog.close()
+	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("build: %w", context.Cause(ctx))
 		}

@@ -71,6 +71,29 @@
 // stops the running subprocesses. Runner.DryRun prints the plan and
 // Plan.Status says, for every instance, up to date, stale (why) or missing.
 //
+// # Verifying
+//
+// A change to a binary's code makes every instance of its stages stale,
+// even a refactor that changes no number. Runner.PlanVerify and
+// Runner.Verify adopt the cached outputs after such a change instead of
+// rerunning them all. Eligible are the instances stale only because the
+// binary changed: flags, input files and outputs are as their stamps
+// recorded (missing instances and other reasons are left to Run). Of each
+// stage with eligible instances, a sample is rerun with the new binary and
+// the same arguments, its output in <data>/.verify/<instance>: the
+// Verify.Sample instances whose cached runs were the shortest, and for
+// each Verify.Cover shard key the shortest of every value of the key, as
+// one binary serves several code paths. CompareOutputs compares each
+// sample's outputs with the cached ones: the same files, Parquet tables
+// equal value for value (floats to the bit) but for the columns
+// IgnoredColumns (timing, and a JSON record of options a refactor may
+// reshape) and the key/value metadata (provenance), other files byte for
+// byte. If every sample of a stage matches, every eligible instance of it
+// is re-stamped for the new binary, keeping the stamp's run times and
+// recording the Adoption; otherwise the stage stays stale and the first
+// Difference says where the numbers changed. Each stage is judged on the
+// cached outputs of its upstream, whatever becomes of that.
+//
 // # Slurm
 //
 // With Runner.Slurm set, Run submits every out-of-date instance to Slurm at

@@ -37,6 +37,10 @@ type Stamp struct {
 	Started      time.Time    `json:"started"`
 	Finished     time.Time    `json:"finished"`
 	Seconds      float64      `json:"seconds"`
+	// Adopted lists the times the stamp was carried over to a new binary
+	// by Runner.Verify instead of being rewritten by a run; Started,
+	// Finished and Seconds stay those of the run that made the outputs.
+	Adopted []Adoption `json:"adopted,omitempty"`
 }
 
 // StampInput lists the files of one input directory as they were when the
@@ -251,7 +255,7 @@ func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) 
 		return fmt.Sprintf("stamp format %d, want %d", st.Version, stampVersion), nil
 	}
 	if st.BinarySHA256 != fp.binarySum {
-		reasons = append(reasons, "binary changed")
+		reasons = append(reasons, binaryChange(p, fp.binary))
 	}
 	if r := argsChange(argsKey(st.Args), fp.args); r != "" {
 		reasons = append(reasons, r)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/renn-go/renn/stages/pipeline"
+)
+
+type verifyCmd struct {
+	configFlag
+	Sample  int      `default:"1" placeholder:"K" help:"Rerun the K eligible instances of each stage whose cached runs were the shortest."`
+	Cover   []string `sep:"none" placeholder:"KEY" help:"Also rerun, for every value of this shard key (such as method), the cheapest eligible instance with that value: one binary serves several code paths. Repeat for several keys."`
+	Only    []string `sep:"none" placeholder:"NAME" help:"Verify only this stage (or instance). Repeat for several."`
+	Jobs    int      `short:"j" default:"0" help:"Samples run at once (0: number of CPUs)."`
+	DryRun  bool     `name:"dry-run" short:"n" help:"Build the binaries, then print which instances are eligible and which would be rerun; run nothing."`
+	Bin     string   `type:"path" placeholder:"DIR" help:"Use the prebuilt stage binaries in DIR instead of building them."`
+	NoBuild bool     `name:"no-build" help:"Do not build: use the binaries already in bin/ of the module."`
+}
+
+func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if v.Sample < 1 {
+		return usageError{errors.New("--sample must be at least 1: a stage is adopted only on the evidence of a rerun")}
+	}
+	plan, root, err := load(v.Config)
+	if err != nil {
+		return err
+	}
+	binDir, err := defaultBin(v.Bin, root)
+	if err != nil {
+		return err
+	}
+	runner := &pipeline.Runner{BinDir: binDir, Jobs: v.Jobs, Only: v.Only}
+	opts := pipeline.Verify{Sample: v.Sample, Cover: v.Cover}
+	if err := runner.CheckVerify(plan, opts); err != nil {
+		if errors.Is(err, pipeline.ErrUnknownShardKey) {
+			return usageError{err}
+		}
+		return err
+	}
+	logOut := stderr
+	if f, ok := stderr.(*os.File); ok && pipeline.IsTerminal(f) && !v.DryRun {
+		runner.Bar = pipeline.NewBar(f, 0)
+		logOut = runner.Bar
+	}
+	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
+	// Unlike run --dry-run, a dry run builds: which instances are stale
+	// only because of their binary depends on the new binaries.
+	if v.Bin == "" && !v.NoBuild {
+		if err := plan.CheckBinaries(binDir, root); err != nil {
+			return err
+		}
+		runner.Logger.Info("building binaries", "into", binDir)
+		if err := pipeline.Build(ctx, root, binDir, logOut); err != nil {
+			return err
+		}
+	} else if err := plan.CheckBinaries(binDir, ""); err != nil {
+		return err
+	}
+	vp, err := runner.PlanVerify(plan, opts)
+	if err != nil {
+		return err
+	}
+	if v.DryRun {
+		vp.WritePlan(stdout)
+		fmt.Fprintln(stdout, "dry run: nothing ran")
+		return nil
+	}
+	err = runner.Verify(ctx, vp)
+	vp.WriteSummary(stdout)
+	return err
+}

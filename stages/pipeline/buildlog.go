@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"sync"
+	"time"
+)
+
+// buildProgressEvery is how often Build reports its progress.
+var buildProgressEvery = 20 * time.Second
+
+// importPath matches the lines go build -v writes: one import path per
+// package it compiles. Its other lines (errors, "go: downloading ...")
+// have spaces.
+var importPath = regexp.MustCompile(`^[A-Za-z0-9_.~+-]+(/[A-Za-z0-9_.~+-]+)*$`)
+
+// buildProgress digests the output of go build -v: a cold build of the
+// module compiles hundreds of packages over minutes, too many to list and
+// too long to leave silent. It counts the packages and, when asked,
+// writes one line naming the count and the last package; anything else
+// the go command writes goes through at once.
+type buildProgress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	start   time.Time
+	partial []byte
+	n       int
+	last    string
+}
+
+func (b *buildProgress) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.partial = append(b.partial, p...)
+	for {
+		i := bytes.IndexByte(b.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		b.line(b.partial[:i+1])
+		b.partial = b.partial[i+1:]
+	}
+}
+
+// line takes one line, with its newline; b.mu is held.
+func (b *buildProgress) line(l []byte) {
+	if path := bytes.TrimRight(l, "\r\n"); importPath.Match(path) {
+		b.n++
+		b.last = string(path)
+		return
+	}
+	b.w.Write(l)
+}
+
+// report writes a progress line if a package was compiled.
+func (b *buildProgress) report() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == 0 {
+		return
+	}
+	pkgs := "packages"
+	if b.n == 1 {
+		pkgs = "package"
+	}
+	fmt.Fprintf(b.w, "building: %d %s compiled in %s, the last %s\n", b.n, pkgs, time.Since(b.start).Round(time.Second), b.last)
+}
+
+// close passes on an unfinished last line and reports the total.
+func (b *buildProgress) close() {
+	b.mu.Lock()
+	if len(b.partial) > 0 {
+		b.line(append(b.partial, '\n'))
+		b.partial = nil
+	}
+	b.mu.Unlock()
+	b.report()
+}
+
+// every reports progress every d until the returned stop is called.
+func (b *buildProgress) every(d time.Duration) (stop func()) {
+	t := time.NewTicker(d)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-t.C:
+				b.report()
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		t.Stop()
+		close(quit)
+		<-done
+	}
+}

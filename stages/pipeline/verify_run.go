@@ -1,0 +1,347 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Verify reruns the samples of vp with the current binaries, each with its
+// own arguments but for --out, which points into <data>/.verify, up to Jobs
+// at once, and compares their outputs with the cached ones (CompareOutputs).
+// A stage whose samples all match has every eligible instance re-stamped
+// for its new binary: the stamp then holds the binary's sum, the flags and
+// input files as they are and the current output sums, keeps the times of
+// the run that made the outputs, and records the Adoption. A stage with a
+// difference or a failed sample is left stale; its samples not yet started
+// are skipped.
+//
+// Each sample's directory is removed once compared, and <data>/.verify at
+// the end, also after a failure or cancellation, and at the start (what a
+// killed run left). The error wraps ErrChanged if some stage changed its
+// results, ErrFailed if a sample failed or a stage could not be adopted,
+// and context.Canceled if ctx was cancelled (then nothing is adopted).
+func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
+	if r.Slurm != nil {
+		return errors.New("verify runs its samples locally, not through Slurm")
+	}
+	p := vp.Plan
+	root := verifyDir(p)
+	if _, err := os.Stat(root); err == nil {
+		r.logger().Info("removing what an interrupted verify left", "dir", p.Config.rel(root))
+	}
+	if err := os.RemoveAll(root); err != nil {
+		return fmt.Errorf("verify: remove %s: %w", root, err)
+	}
+	defer os.RemoveAll(root)
+	r.runSamples(ctx, vp)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", context.Cause(ctx))
+	}
+	now := time.Now().UTC()
+	for _, sc := range vp.Stages {
+		if sc.same() {
+			r.adopt(vp, sc, now)
+		}
+	}
+	return vp.err()
+}
+
+// runSamples runs every sample of vp, up to r.Jobs at once, cheapest of
+// each stage first.
+func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) {
+	var queue []*Sample
+	for _, sc := range vp.Stages {
+		queue = append(queue, sc.Samples...)
+	}
+	jobs := r.Jobs
+	if jobs < 1 {
+		jobs = runtime.NumCPU()
+	}
+	ex := r.Executor
+	if ex == nil {
+		ex = Local{}
+	}
+	log := r.logger()
+	tr := &tracker{total: len(queue), running: map[*Instance]time.Time{}, bar: r.Bar}
+	defer tr.clear()
+	beat := r.Heartbeat
+	if beat <= 0 {
+		beat = 10 * time.Second
+	}
+	if r.Bar != nil {
+		beat = time.Second
+	}
+	ticker := time.NewTicker(beat)
+	defer ticker.Stop()
+
+	done := make(chan *Sample)
+	bad := map[*Stage]bool{} // stages with a sample that differed or failed
+	running := 0
+	for {
+		for ctx.Err() == nil && running < jobs && len(queue) > 0 {
+			s := queue[0]
+			queue = queue[1:]
+			if bad[s.Instance.Stage] {
+				s.Result = &Result{Instance: s.Instance, Outcome: Skipped, Reason: "its stage already changed or failed"}
+				tr.finish(s.Instance)
+				continue
+			}
+			running++
+			log.Info("verify", "stage", s.Instance.ID, "why", s.Why, "cached", seconds(s.Recorded))
+			go func() { r.runSample(ctx, vp.Plan, s, ex, tr); done <- s }()
+		}
+		if running == 0 {
+			break
+		}
+		select {
+		case s := <-done:
+			running--
+			tr.finish(s.Instance)
+			if s.Result.Outcome != Ran || s.Diff != nil {
+				bad[s.Instance.Stage] = true
+			}
+			logSample(log, s)
+		case <-ticker.C:
+			if r.Bar == nil {
+				if l := tr.runningList(); l != "" {
+					log.Info("running", "stages", l)
+				}
+			}
+			tr.draw()
+		}
+	}
+	for _, s := range queue {
+		s.Result = &Result{Instance: s.Instance, Outcome: Cancelled, Reason: "not started"}
+	}
+}
+
+// runSample runs one sample into its temporary directory, compares its
+// outputs with the cached ones, and removes the directory.
+func (r *Runner) runSample(ctx context.Context, p *Plan, s *Sample, ex Executor, tr *tracker) {
+	inst := s.Instance
+	res := &Result{Instance: inst, Reason: s.Why}
+	s.Result = res
+	out := sampleDir(p, inst)
+	defer os.RemoveAll(out)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		res.Outcome, res.Err = Failed, fmt.Errorf("%s: %w", inst.ID, err)
+		return
+	}
+	job := &Job{
+		ID:     inst.ID,
+		Path:   BinaryPath(r.BinDir, inst.Stage),
+		Args:   sampleArgs(p, inst, out),
+		Dir:    p.Config.Dir,
+		LogDir: filepath.Join(out, ".logs"),
+	}
+	started := time.Now()
+	tr.start(inst, started)
+	err := ex.Run(ctx, job)
+	res.Elapsed = time.Since(started)
+	if err == nil {
+		s.Diff, err = CompareOutputs(inst.OutDir, out)
+	}
+	switch {
+	case ctx.Err() != nil:
+		res.Outcome, res.Err = Cancelled, context.Cause(ctx)
+	case err != nil:
+		res.Outcome, res.Err = Failed, err
+	default:
+		res.Outcome = Ran
+	}
+}
+
+func logSample(log *slog.Logger, s *Sample) {
+	id, el := s.Instance.ID, s.Result.Elapsed.Round(time.Millisecond)
+	switch {
+	case s.Result.Outcome == Cancelled:
+		log.Warn("interrupted", "stage", id, "elapsed", el)
+	case s.Result.Outcome != Ran:
+		log.Error("failed", "stage", id, "elapsed", el, "err", s.Result.Err)
+	case s.Diff != nil:
+		log.Warn("changed", "stage", id, "elapsed", el, "first difference", s.Diff.String())
+	default:
+		log.Info("same results", "stage", id, "elapsed", el)
+	}
+}
+
+// same reports whether every sample of sc ran and matched its cached outputs.
+func (sc *StageCheck) same() bool {
+	return len(sc.Samples) > 0 && !slices.ContainsFunc(sc.Samples, func(s *Sample) bool {
+		return s.Result == nil || s.Result.Outcome != Ran || s.Diff != nil
+	})
+}
+
+// Changed returns the first sample of sc whose results differ, or nil.
+func (sc *StageCheck) Changed() *Sample {
+	for _, s := range sc.Samples {
+		if s.Diff != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// Failed returns the first sample of sc that failed, or nil.
+func (sc *StageCheck) Failed() *Sample {
+	for _, s := range sc.Samples {
+		if s.Result != nil && s.Result.Outcome == Failed {
+			return s
+		}
+	}
+	return nil
+}
+
+// adopt re-stamps every eligible instance of sc for the current binary.
+func (r *Runner) adopt(vp *VerifyPlan, sc *StageCheck, at time.Time) {
+	h := newHasher()
+	var ids []string
+	for _, s := range sc.Samples {
+		ids = append(ids, s.Instance.ID)
+	}
+	for _, inst := range sc.Eligible {
+		if err := adoptOne(h, vp.Plan, inst, vp.cands[inst], Adoption{At: at, Sampled: ids}); err != nil {
+			sc.Err = errors.Join(sc.Err, err)
+			continue
+		}
+		sc.Adopted++
+	}
+	r.logger().Info("adopted", "stage", sc.Stage.Name, "instances", sc.Adopted, "of", len(sc.Eligible))
+}
+
+// adoptOne re-stamps inst after judging it again: the binary must be the
+// one the samples ran, and only it may have changed since inst's run.
+func adoptOne(h *hasher, p *Plan, inst *Instance, c candidate, a Adoption) error {
+	stamp, err := ReadStamp(inst.OutDir)
+	if err != nil {
+		return fmt.Errorf("adopt %s: %w", inst.ID, err)
+	}
+	fp, err := h.fingerprint(p, inst, c.fp.binary)
+	if err != nil {
+		return fmt.Errorf("adopt %s: %w", inst.ID, err)
+	}
+	if fp.binarySum != c.fp.binarySum {
+		return fmt.Errorf("adopt %s: %s changed while verifying", inst.ID, p.Config.rel(fp.binary))
+	}
+	ok, err := h.binaryOnly(p, inst, stamp, fp)
+	if err == nil && !ok {
+		err = errors.New("its stamp, flags, inputs or outputs changed while verifying")
+	}
+	if err != nil {
+		return fmt.Errorf("adopt %s: %w", inst.ID, err)
+	}
+	outs, err := h.dir(inst.OutDir)
+	if err != nil {
+		return fmt.Errorf("adopt %s: %w", inst.ID, err)
+	}
+	ns := *stamp // keeps Started, Finished and Seconds: the outputs' run
+	ns.ID, ns.Fingerprint = inst.ID, fp.sum
+	ns.Binary, ns.BinarySHA256 = p.Config.rel(fp.binary), fp.binarySum
+	ns.Args, ns.Inputs, ns.Outputs = inst.Args, fp.inputs, outs
+	a.PreviousBinary = stamp.BinarySHA256
+	ns.Adopted = append(slices.Clone(stamp.Adopted), a)
+	return writeStamp(inst.OutDir, &ns)
+}
+
+// err sums up a finished verification as Verify's error.
+func (vp *VerifyPlan) err() error {
+	var changed, failed []string
+	for _, sc := range vp.Stages {
+		switch {
+		case sc.Changed() != nil:
+			changed = append(changed, sc.Stage.Name)
+		case sc.Failed() != nil || sc.Err != nil:
+			failed = append(failed, sc.Stage.Name)
+		}
+	}
+	var errs []error
+	if len(changed) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %s", ErrChanged, strings.Join(changed, ", ")))
+	}
+	if len(failed) > 0 {
+		errs = append(errs, fmt.Errorf("could not verify %s: %w", strings.Join(failed, ", "), ErrFailed))
+	}
+	return errors.Join(errs...)
+}
+
+// WriteSummary writes, per stage, the samples rerun, the time they took
+// and what became of the stage, then the instances verify could not adopt.
+func (vp *VerifyPlan) WriteSummary(w io.Writer) {
+	adopted, insts := 0, 0
+	for _, sc := range vp.Stages {
+		if sc.Adopted > 0 {
+			adopted++
+			insts += sc.Adopted
+		}
+	}
+	fmt.Fprintf(w, "verify: %d %s with eligible instances, %d adopted (%d %s)\n",
+		len(vp.Stages), plural(len(vp.Stages), "stage"), adopted, insts, plural(insts, "instance"))
+	width := 0
+	for _, sc := range vp.Stages {
+		width = max(width, len(sc.Stage.Name))
+	}
+	for _, sc := range vp.Stages {
+		var spent time.Duration
+		var ids []string
+		for _, s := range sc.Samples {
+			if s.Result != nil {
+				spent += s.Result.Elapsed
+			}
+			ids = append(ids, s.Instance.ID)
+		}
+		fmt.Fprintf(w, "  %-*s  sampled %s, %s: %s\n", width, sc.Stage.Name,
+			strings.Join(ids, " "), seconds(spent.Seconds()), sc.verdict())
+		if f := sc.Failed(); f != nil && sc.Changed() == nil {
+			var ee *ExitError
+			if errors.As(f.Result.Err, &ee) {
+				for _, l := range ee.Tail {
+					fmt.Fprintf(w, "      | %s\n", l)
+				}
+			}
+		}
+	}
+	vp.writeIneligible(w)
+	if vp.UpToDate > 0 {
+		fmt.Fprintf(w, "%d instances were already up to date\n", vp.UpToDate)
+	}
+}
+
+// verdict says what became of sc.
+func (sc *StageCheck) verdict() string {
+	if s := sc.Changed(); s != nil {
+		return fmt.Sprintf("changed: %s: %s (left stale: pipeline run reruns the stage)", s.Instance.ID, s.Diff)
+	}
+	if s := sc.Failed(); s != nil {
+		var ee *ExitError
+		if errors.As(s.Result.Err, &ee) {
+			return fmt.Sprintf("FAILED: %s exited with code %d; last lines of its stderr:", s.Instance.ID, ee.Code)
+		}
+		return fmt.Sprintf("FAILED: %v", s.Result.Err)
+	}
+	for _, s := range sc.Samples {
+		if s.Result == nil || s.Result.Outcome == Cancelled {
+			return "interrupted; nothing adopted"
+		}
+	}
+	msg := fmt.Sprintf("adopted %d %s", sc.Adopted, plural(sc.Adopted, "instance"))
+	if sc.Adopted < len(sc.Eligible) {
+		msg = fmt.Sprintf("adopted %d of %d instances; FAILED: %v", sc.Adopted, len(sc.Eligible), sc.Err)
+	}
+	return msg
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}

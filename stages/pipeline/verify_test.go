@@ -1,0 +1,573 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	trimmedOnce sync.Once
+	trimmedBin  string
+	trimmedErr  error
+)
+
+// trimmed returns a directory holding fakeparquet built as Build builds,
+// with -trimpath: verify adopts only for such binaries.
+func trimmed(t *testing.T) string {
+	t.Helper()
+	trimmedOnce.Do(func() {
+		trimmedBin = filepath.Join(fakeBin, "trimpath")
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", trimmedBin+string(filepath.Separator), "./testdata/fakeparquet")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			trimmedErr = errors.New(err.Error() + "\n" + string(out))
+		}
+	})
+	if trimmedErr != nil {
+		t.Fatalf("build fakeparquet with -trimpath: %v", trimmedErr)
+	}
+	return trimmedBin
+}
+
+// verifyProject is a project whose binary is a copy of the trimmed
+// fakeparquet, so that a test can change it.
+func verifyProject(t *testing.T, config string) *project {
+	t.Helper()
+	p := newProject(t, config)
+	p.bin = filepath.Join(p.dir, "bin")
+	copyFile(t, filepath.Join(trimmed(t), "fakeparquet"), filepath.Join(p.bin, "fakeparquet"))
+	return p
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(to), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(to, b, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rebuild stands for a change of a binary's code: the binary's bytes
+// change, what it computes does not (unless FAKEPARQUET says otherwise).
+func (p *project) rebuild(t *testing.T, name string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(p.bin, name), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setSeconds rewrites the recorded run times, so that the samples are
+// known in advance.
+func (p *project) setSeconds(t *testing.T, secs map[string]float64) {
+	t.Helper()
+	for id, s := range secs {
+		dir := p.path("data/" + id)
+		st, err := ReadStamp(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Seconds = s
+		if err := writeStamp(dir, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (p *project) states(t *testing.T) map[string]Status {
+	t.Helper()
+	sts, err := p.plan(t).Status(p.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]Status{}
+	for _, st := range sts {
+		m[st.Instance.ID] = st
+	}
+	return m
+}
+
+// assertNoVerifyDir fails unless verify left no temporary files.
+func (p *project) assertNoVerifyDir(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(p.path("data/.verify")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("data/.verify is left behind (stat: %v)", err)
+	}
+}
+
+// estimates: models (2 shards) -> est (3 methods per model shard) -> score
+// (gathers every est shard), all one binary. The run log is given relative
+// to the project, so that the arguments hold in a copy of it.
+const estimates = `
+[stage.models]
+run = ["fakeparquet", "gen"]
+flags = { log = "runs" }
+shard = { size = [3, 5] }
+
+[stage.est]
+run = ["fakeparquet"]
+flags = { log = "runs" }
+inputs = { in = "models" }
+shard = { method = ["bp", "mf", "renn"] }
+
+[stage.score]
+run = ["fakeparquet"]
+flags = { log = "runs" }
+inputs = { in = ["est"] }
+`
+
+// estSeconds are the recorded run times: the cheapest est instance is
+// size=5,method=bp, the cheapest models instance size=3.
+var estSeconds = map[string]float64{
+	"models/size=3": 1, "models/size=5": 2,
+	"est/size=3,method=bp": 5, "est/size=3,method=mf": 2, "est/size=3,method=renn": 30,
+	"est/size=5,method=bp": 1, "est/size=5,method=mf": 3, "est/size=5,method=renn": 20,
+	"score": 4,
+}
+
+var (
+	estOnce sync.Once
+	estRan  string // a project that ran estimates, with estSeconds
+)
+
+// ranAndRebuilt returns a copy of a project that ran the estimates
+// pipeline, with the recorded times estSeconds, and changes its binary.
+func ranAndRebuilt(t *testing.T) *project {
+	t.Helper()
+	estOnce.Do(func() {
+		p := verifyProject(t, estimates)
+		p.run(t, p.runner(), nil)
+		p.ran(t)
+		p.setSeconds(t, estSeconds)
+		dir := filepath.Join(fakeBin, "estimates")
+		if err := os.CopyFS(dir, os.DirFS(p.dir)); err != nil {
+			t.Fatal(err)
+		}
+		estRan = dir
+	})
+	if estRan == "" {
+		t.Fatal("no estimates project to copy")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(estRan)); err != nil {
+		t.Fatal(err)
+	}
+	p := &project{dir: dir, logDir: filepath.Join(dir, "runs"), bin: filepath.Join(dir, "bin")}
+	p.rebuild(t, "fakeparquet")
+	return p
+}
+
+func TestVerify(t *testing.T) {
+	const cheapest = "models/size=3 est/size=5,method=bp score"
+	tests := []struct {
+		name    string
+		env     string // FAKEPARQUET: how the new binary's results differ
+		match   string // FAKEPARQUET_MATCH
+		v       Verify
+		sampled string            // instance IDs, space-separated
+		adopted []string          // stages
+		changed map[string]string // stage -> its first difference
+		failed  []string          // stages
+		wantErr error
+	}{
+		{name: "unchanged", sampled: cheapest, adopted: []string{"models", "est", "score"}},
+		{name: "only seconds, params and metadata differ", env: "reshape", sampled: cheapest,
+			adopted: []string{"models", "est", "score"}},
+		{name: "a value changes", env: "value", sampled: cheapest, wantErr: ErrChanged,
+			changed: map[string]string{
+				"models": "models/size=3: table.parquet: column value, row 2: cached 2.",
+				"est":    "est/size=5,method=bp: table.parquet: column value, row 2: cached 2.",
+				"score":  "score: table.parquet: column value, row 2",
+			}},
+		{name: "a list element changes", env: "probs", sampled: cheapest, wantErr: ErrChanged,
+			changed: map[string]string{
+				"models": "table.parquet: column probs, row 1, element 0: cached 0.75, new 0.74999999",
+				"est":    "column probs, row 1, element 0",
+				"score":  "column probs, row 1, element 0",
+			}},
+		{name: "another file changes", env: "notes", sampled: cheapest, wantErr: ErrChanged,
+			changed: map[string]string{"models": "notes.txt: bytes differ from offset 29 (line 2", "est": "notes.txt", "score": "notes.txt"}},
+		{name: "a new file", env: "extra", sampled: cheapest, wantErr: ErrChanged,
+			changed: map[string]string{"models": "extra.txt: only in the new outputs", "est": "extra.txt", "score": "extra.txt"}},
+		{name: "one method changes, not sampled", env: "value", match: "method=renn",
+			sampled: cheapest, adopted: []string{"models", "est", "score"}},
+		{name: "one method changes, covered", env: "value", match: "method=renn", v: Verify{Cover: []string{"method"}},
+			sampled: cheapest + " est/size=3,method=mf est/size=5,method=renn", wantErr: ErrChanged,
+			adopted: []string{"models", "score"},
+			changed: map[string]string{"est": "est/size=5,method=renn: table.parquet: column value, row 2"}},
+		{name: "a sample fails", env: "fail", match: "size=5", v: Verify{Sample: 2},
+			sampled: "models/size=3 models/size=5 est/size=5,method=bp est/size=3,method=mf score",
+			adopted: []string{"est", "score"}, failed: []string{"models"}, wantErr: ErrFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ranAndRebuilt(t)
+			before := p.stamps(t)
+			t.Setenv("FAKEPARQUET", tt.env)
+			t.Setenv("FAKEPARQUET_MATCH", tt.match)
+			r := p.runner()
+			vp, err := r.PlanVerify(p.plan(t), tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Verify(context.Background(), vp)
+			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
+				t.Errorf("Verify: error %v, want %v", err, tt.wantErr)
+			}
+			var sampled []string
+			for _, sc := range vp.Stages {
+				for _, s := range sc.Samples {
+					sampled = append(sampled, s.Instance.ID)
+				}
+			}
+			assertIDs(t, "sampled", sampled, strings.Fields(tt.sampled))
+			var ran []string
+			for _, id := range strings.Fields(tt.sampled) {
+				ran = append(ran, ".verify/"+id)
+			}
+			assertIDs(t, "ran", p.ran(t), ran)
+			var sum bytes.Buffer
+			vp.WriteSummary(&sum)
+			for _, sc := range vp.Stages {
+				name := sc.Stage.Name
+				want, isChanged := tt.changed[name]
+				switch {
+				case isChanged:
+					if d := sc.Changed(); d == nil || !strings.Contains(d.Instance.ID+": "+d.Diff.String(), want) {
+						t.Errorf("%s: changed %v, want %q", name, d, want)
+					}
+					if !strings.Contains(sum.String(), "changed: ") {
+						t.Errorf("summary does not say %s changed:\n%s", name, sum.String())
+					}
+				case slices.Contains(tt.failed, name):
+					if sc.Failed() == nil || !strings.Contains(sum.String(), "| fake error line 25") {
+						t.Errorf("%s: no failed sample, or its stderr is not in the summary:\n%s", name, sum.String())
+					}
+				case !slices.Contains(tt.adopted, name):
+					t.Errorf("%s: unexpected verdict %s", name, sc.verdict())
+				}
+			}
+			p.assertStates(t, before, tt.adopted)
+			p.assertNoVerifyDir(t)
+		})
+	}
+}
+
+func (p *project) stamps(t *testing.T) map[string]*Stamp {
+	t.Helper()
+	m := map[string]*Stamp{}
+	for _, inst := range p.plan(t).Instances {
+		st, err := ReadStamp(inst.OutDir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		m[inst.ID] = st
+	}
+	return m
+}
+
+// assertStates checks the status after verify: the instances of the
+// adopted stages are up to date (unless an upstream stage was not
+// adopted), their stamps keep the times of the run that made the outputs
+// and record the adoption; the other stages are still stale, their stamps
+// untouched.
+func (p *project) assertStates(t *testing.T, before map[string]*Stamp, adopted []string) {
+	t.Helper()
+	states := p.states(t)
+	current := map[*Instance]bool{} // its stamp and those of all its upstream instances hold
+	for _, inst := range p.plan(t).Instances {
+		id, st := inst.ID, states[inst.ID]
+		stamp, err := ReadStamp(inst.OutDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(adopted, inst.Stage.Name) {
+			if st.State != Stale || stamp.BinarySHA256 != before[id].BinarySHA256 {
+				t.Errorf("%s: %s after verify, want stale and its stamp untouched", id, st.State)
+			}
+			continue
+		}
+		current[inst] = !slices.ContainsFunc(inst.Deps, func(d *Instance) bool { return !current[d] })
+		switch {
+		case !current[inst] && (st.State != Stale || !strings.HasPrefix(st.Reason, "upstream ")):
+			t.Errorf("%s: %s (%s), want stale because of its upstream", id, st.State, st.Reason)
+		case current[inst] && st.State != UpToDate:
+			t.Errorf("%s: %s (%s) after verify, want up to date", id, st.State, st.Reason)
+		}
+		old := before[id]
+		if !stamp.Started.Equal(old.Started) || !stamp.Finished.Equal(old.Finished) || stamp.Seconds != old.Seconds {
+			t.Errorf("%s: adopted stamp ran %v-%v, %gs; want the run's %v-%v, %gs", id,
+				stamp.Started, stamp.Finished, stamp.Seconds, old.Started, old.Finished, old.Seconds)
+		}
+		if len(stamp.Adopted) != 1 || len(stamp.Adopted[0].Sampled) == 0 || stamp.Adopted[0].PreviousBinary != old.BinarySHA256 {
+			t.Errorf("%s: adoption recorded as %+v", id, stamp.Adopted)
+		}
+	}
+}
+
+func TestVerifyIneligible(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, p *project)
+		want    map[string]string // ineligible instance -> its reason
+		adopted []string
+	}{
+		{
+			name: "flags changed",
+			prepare: func(t *testing.T, p *project) {
+				p.write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\ninputs = { in = \"models\" }",
+					"flags = { log = \"runs\", steps = 2 }\ninputs = { in = \"models\" }", 1))
+			},
+			want: map[string]string{
+				"est/size=3,method=bp":   "binary changed; flags changed: added --steps=2",
+				"est/size=3,method=mf":   "flags changed",
+				"est/size=3,method=renn": "flags changed",
+				"est/size=5,method=bp":   "flags changed",
+				"est/size=5,method=mf":   "flags changed",
+				"est/size=5,method=renn": "flags changed",
+			},
+			// score is judged on its own inputs, which are as they were.
+			adopted: []string{"models", "score"},
+		},
+		{
+			name: "no stamp",
+			prepare: func(t *testing.T, p *project) {
+				if err := os.Remove(p.path("data/models/size=5/" + StampName)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want:    map[string]string{"models/size=5": "no stamp"},
+			adopted: []string{"models", "est", "score"},
+		},
+		{
+			name: "output modified",
+			prepare: func(t *testing.T, p *project) {
+				if err := os.WriteFile(p.path("data/est/size=3,method=mf/notes.txt"), []byte("edited"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: map[string]string{
+				"est/size=3,method=mf": "output modified: data/est/size=3,method=mf/notes.txt",
+				"score":                "input changed: data/est/size=3,method=mf/notes.txt",
+			},
+			adopted: []string{"models", "est"},
+		},
+		{
+			name: "binary not built by the pipeline",
+			prepare: func(t *testing.T, p *project) {
+				// Any binary built by a plain go build does.
+				copyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.bin, "fakeparquet"))
+			},
+			want: map[string]string{
+				"models/size=3": "binary changed: " + filepath.Join("bin", "fakeparquet") + " was not built by the pipeline (no -trimpath",
+				"score":         "was not built by the pipeline",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ranAndRebuilt(t)
+			tt.prepare(t, p)
+			r := p.runner()
+			vp, err := r.PlanVerify(p.plan(t), Verify{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, st := range vp.Ineligible {
+				got[st.Instance.ID] = st.Reason
+			}
+			for id, reason := range tt.want {
+				if !strings.Contains(got[id], reason) {
+					t.Errorf("%s: ineligible for %q, want %q", id, got[id], reason)
+				}
+			}
+			if err := r.Verify(context.Background(), vp); err != nil {
+				t.Fatal(err)
+			}
+			var sum bytes.Buffer
+			vp.WriteSummary(&sum)
+			if !strings.Contains(sum.String(), "pipeline run reruns them") {
+				t.Errorf("summary does not say what reruns the ineligible instances:\n%s", sum.String())
+			}
+			var stages []string
+			for _, sc := range vp.Stages {
+				if sc.Adopted > 0 {
+					stages = append(stages, sc.Stage.Name)
+				}
+			}
+			assertIDs(t, "adopted stages", stages, tt.adopted)
+			for id, st := range p.states(t) {
+				if _, ok := tt.want[id]; ok && st.State == UpToDate {
+					t.Errorf("%s: ineligible, yet up to date after verify", id)
+				}
+			}
+		})
+	}
+}
+
+func TestVerifySamples(t *testing.T) {
+	p := ranAndRebuilt(t)
+	tests := []struct {
+		name string
+		v    Verify
+		want map[string]string // stage -> sampled instances (why), cheapest first
+	}{
+		{"cheapest", Verify{}, map[string]string{
+			"models": "models/size=3 (cheapest)",
+			"est":    "est/size=5,method=bp (cheapest)",
+			"score":  "score (cheapest)",
+		}},
+		{"two cheapest", Verify{Sample: 2}, map[string]string{
+			"models": "models/size=3 (cheapest) models/size=5 (cheapest)",
+			"est":    "est/size=5,method=bp (cheapest) est/size=3,method=mf (cheapest)",
+			"score":  "score (cheapest)",
+		}},
+		{"one per method", Verify{Cover: []string{"method"}}, map[string]string{
+			"models": "models/size=3 (cheapest)",
+			"est":    "est/size=5,method=bp (cheapest, method=bp) est/size=3,method=mf (method=mf) est/size=5,method=renn (method=renn)",
+			"score":  "score (cheapest)",
+		}},
+		{"one per method and size", Verify{Cover: []string{"method", "size"}}, map[string]string{
+			"models": "models/size=3 (cheapest, size=3) models/size=5 (size=5)",
+			"est":    "est/size=5,method=bp (cheapest, method=bp, size=5) est/size=3,method=mf (method=mf, size=3) est/size=5,method=renn (method=renn)",
+			"score":  "score (cheapest)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vp, err := p.runner().PlanVerify(p.plan(t), tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, sc := range vp.Stages {
+				var parts []string
+				for _, s := range sc.Samples {
+					parts = append(parts, s.Instance.ID+" ("+s.Why+")")
+				}
+				got[sc.Stage.Name] = strings.Join(parts, " ")
+			}
+			for stage, want := range tt.want {
+				if got[stage] != want {
+					t.Errorf("%s: sampled %s, want %s", stage, got[stage], want)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("stages with samples: %v", got)
+			}
+		})
+	}
+
+	_, err := p.runner().PlanVerify(p.plan(t), Verify{Cover: []string{"methd"}})
+	if !errors.Is(err, ErrUnknownShardKey) || !strings.Contains(err.Error(), "methd") {
+		t.Errorf("unknown cover key: error %v, want ErrUnknownShardKey naming it", err)
+	}
+
+	// The plan of a dry run names each sample, why, and its command line.
+	vp, err := p.runner().PlanVerify(p.plan(t), Verify{Cover: []string{"method"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	vp.WritePlan(&out)
+	for _, want := range []string{
+		"verify plan: 9 instances: 9 eligible in 3 stages, 0 not eligible, 0 up to date\n",
+		"reruns 5 samples, which took 28s when cached, each with its own arguments but --out=" + filepath.FromSlash("data/.verify/<instance>\n"),
+		"est: 6 eligible, 3 sampled\n",
+		"  est/size=5,method=renn  (method=renn; cached run 20s)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("plan lacks %q:\n%s", want, out.String())
+		}
+	}
+	assertIDs(t, "ran for the plans", p.ran(t), nil)
+}
+
+func TestVerifyRemovesTemporaryFiles(t *testing.T) {
+	p := ranAndRebuilt(t)
+	// What a killed verify left.
+	leftover := p.path("data/.verify/est/size=3,method=bp/table.parquet")
+	if err := os.MkdirAll(filepath.Dir(leftover), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(leftover, []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st := p.states(t)["models/size=3"]; st.State != Stale || st.Reason != "binary changed" {
+		t.Errorf("before verify: %s (%s), want stale: binary changed", st.State, st.Reason)
+	}
+
+	// Interrupted as soon as a sample has started: nothing adopted, nothing left.
+	t.Setenv("FAKEPARQUET", "sleep")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if entries, _ := os.ReadDir(p.logDir); len(entries) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	r := p.runner()
+	vp, err := r.PlanVerify(p.plan(t), Verify{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := p.stamps(t)
+	if err := r.Verify(ctx, vp); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted verify: error %v, want context.Canceled", err)
+	}
+	p.assertNoVerifyDir(t)
+	p.assertStates(t, before, nil)
+	var sum bytes.Buffer
+	vp.WriteSummary(&sum)
+	if !strings.Contains(sum.String(), "interrupted; nothing adopted") {
+		t.Errorf("summary of an interrupted verify:\n%s", sum.String())
+	}
+
+	// Run again, to the end.
+	t.Setenv("FAKEPARQUET", "")
+	vp, err = r.PlanVerify(p.plan(t), Verify{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Verify(context.Background(), vp); err != nil {
+		t.Fatal(err)
+	}
+	p.assertNoVerifyDir(t)
+	p.assertStates(t, before, []string{"models", "est", "score"})
+	// Nothing but the stamps changed in the output directories.
+	err = filepath.WalkDir(p.path("data"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
