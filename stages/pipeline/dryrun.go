@@ -89,3 +89,36 @@ func (r *Runner) DryRun(p *Plan, w io.Writer) error {
 	}
 	return nil
 }
+
+// dryRunSlurm writes the sbatch calls a run would make.
+func (r *Runner) dryRunSlurm(p *Plan, steps []step, w io.Writer) error {
+	var runs []*Instance
+	for _, s := range steps {
+		if s.action != "skip" {
+			runs = append(runs, s.inst)
+		}
+	}
+	_, forced, err := r.targets(p)
+	if err != nil {
+		return err
+	}
+	subs := planSubmissions(p, runs, forced)
+	calls := "calls"
+	if len(subs) == 1 {
+		calls = "call"
+	}
+	fmt.Fprintf(w, "slurm: %d sbatch %s (job IDs shown as $1, $2, ...; each job runs its instance only if still out of date when it starts):\n", len(subs), calls)
+	ids := make([]string, len(subs))
+	for i := range ids {
+		ids[i] = fmt.Sprintf("$%d", i+1)
+	}
+	for i, s := range subs {
+		fmt.Fprintf(w, "%3s  sbatch %s\n", ids[i], strings.Join(r.Slurm.sbatchArgs(p.Config, s, ids), " "))
+		for k, inst := range s.insts {
+			if s.tasks != nil {
+				fmt.Fprintf(w, "       task %d: %s\n", s.tasks[k], inst.ID)
+			}
+		}
+	}
+	return nil
+}
