@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -89,14 +90,24 @@ func (sp *stageParser) claim(flag string, where []string) bool {
 	return true
 }
 
+// claimed yields the keys of one of the stage's tables of flags (flags,
+// shard or inputs) in file order, each claimed as it comes, skipping those
+// that cannot be.
+func (sp *stageParser) claimed(table string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, f := range keysUnder(sp.md, sp.key(table)...) {
+			if sp.claim(f, sp.key(table, f)) && !yield(f) {
+				return
+			}
+		}
+	}
+}
+
 // flags reads the flags table, in file order.
 func (sp *stageParser) flags(raw map[string]any) []Param {
 	var flags []Param
-	for _, f := range keysUnder(sp.md, sp.key("flags")...) {
+	for f := range sp.claimed("flags") {
 		k := sp.key("flags", f)
-		if !sp.claim(f, k) {
-			continue
-		}
 		p, err := param(f, raw[f])
 		if err != nil {
 			sp.fail(k, "%v", err)
@@ -110,11 +121,8 @@ func (sp *stageParser) flags(raw map[string]any) []Param {
 // shard reads the shard table, in file order.
 func (sp *stageParser) shard(raw map[string]any) []ShardAxis {
 	var axes []ShardAxis
-	for _, f := range keysUnder(sp.md, sp.key("shard")...) {
+	for f := range sp.claimed("shard") {
 		k := sp.key("shard", f)
-		if !sp.claim(f, k) {
-			continue
-		}
 		list, ok := raw[f].([]any)
 		if !ok || len(list) == 0 {
 			sp.fail(k, "want a non-empty list of values to fan out over, found %s", tomlType(raw[f]))
@@ -151,11 +159,8 @@ func (sp *stageParser) shardAxis(k []string, flag string, list []any) ShardAxis 
 // inputs reads the inputs table, in file order.
 func (sp *stageParser) inputs(raw map[string]any) []Input {
 	var inputs []Input
-	for _, f := range keysUnder(sp.md, sp.key("inputs")...) {
+	for f := range sp.claimed("inputs") {
 		k := sp.key("inputs", f)
-		if !sp.claim(f, k) {
-			continue
-		}
 		if in := sp.input(k, f, raw[f]); in.From != nil {
 			inputs = append(inputs, in)
 		}

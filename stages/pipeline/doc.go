@@ -96,6 +96,7 @@ package pipeline
 // the Slurm one (slurm_run.go, slurm_follow.go) submits all of them at
 // once and polls their jobs. The rest: the config (config*.go, keylines.go
 // for the line of every key, resources.go), the plan (plan.go,
-// slurm_plan.go for the sbatch calls), up-to-date judgement (status.go,
-// fingerprint.go, hash.go, stamp.go), one instance (instance.go, exec.go),
-// and the node side of a Slurm job (slurm_job.go, slurm_status.go).
+// slurm_plan.go for the sbatch calls), the binaries (build.go,
+// binaries.go), up-to-date judgement (status.go, fingerprint.go, hash.go,
+// stamp.go), one instance (instance.go, exec.go, tail.go), and the node
+// side of a Slurm job (slurm_job.go, slurm_status.go, slurm_cmd.go).

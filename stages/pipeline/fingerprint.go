@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -56,100 +54,4 @@ func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerpri
 	}
 	fp.sum = hex.EncodeToString(d.Sum(nil))
 	return fp, nil
-}
-
-// staleness compares a stamp with the current fingerprint and output files.
-// It returns "" if the instance is up to date, else why it is not.
-func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) (string, error) {
-	var reasons []string
-	if st.Version != stampVersion {
-		return fmt.Sprintf("stamp format %d, want %d", st.Version, stampVersion), nil
-	}
-	if st.BinarySHA256 != fp.binarySum {
-		reasons = append(reasons, "binary changed")
-	}
-	if r := argsChange(argsKey(st.Args), fp.args); r != "" {
-		reasons = append(reasons, r)
-	}
-	if r := inputsChange(st.Inputs, fp.inputs); r != "" {
-		reasons = append(reasons, r)
-	}
-	outs, err := h.dir(inst.OutDir)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", inst.ID, err)
-	}
-	for _, want := range st.Outputs {
-		i := slices.IndexFunc(outs, func(f FileSum) bool { return f.Name == want.Name })
-		path := p.Config.rel(filepath.Join(inst.OutDir, want.Name))
-		if i < 0 {
-			reasons = append(reasons, "output deleted: "+path)
-			break
-		}
-		if outs[i].SHA256 != want.SHA256 {
-			reasons = append(reasons, "output modified: "+path)
-			break
-		}
-	}
-	if len(reasons) == 0 && st.Fingerprint != fp.sum {
-		reasons = append(reasons, "fingerprint changed")
-	}
-	return strings.Join(reasons, "; "), nil
-}
-
-func argsChange(old, cur []string) string {
-	if slices.Equal(old, cur) {
-		return ""
-	}
-	var removed, added []string
-	for _, a := range old {
-		if !slices.Contains(cur, a) {
-			removed = append(removed, a)
-		}
-	}
-	for _, a := range cur {
-		if !slices.Contains(old, a) {
-			added = append(added, a)
-		}
-	}
-	switch {
-	case len(removed) == 1 && len(added) == 1:
-		return fmt.Sprintf("flags changed: %s -> %s", removed[0], added[0])
-	case len(removed) == 0 && len(added) == 0:
-		return "flags reordered"
-	}
-	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "added "+strings.Join(added, " "))
-	}
-	if len(removed) > 0 {
-		parts = append(parts, "removed "+strings.Join(removed, " "))
-	}
-	return "flags changed: " + strings.Join(parts, ", ")
-}
-
-func inputsChange(old, cur []StampInput) string {
-	if len(old) != len(cur) {
-		return "inputs changed"
-	}
-	for i := range cur {
-		o, c := old[i], cur[i]
-		if o.Flag != c.Flag || o.Dir != c.Dir {
-			return fmt.Sprintf("input --%s now %s", c.Flag, c.Dir)
-		}
-		for _, f := range c.Files {
-			j := slices.IndexFunc(o.Files, func(g FileSum) bool { return g.Name == f.Name })
-			switch {
-			case j < 0:
-				return "input added: " + filepath.Join(c.Dir, f.Name)
-			case o.Files[j].SHA256 != f.SHA256:
-				return "input changed: " + filepath.Join(c.Dir, f.Name)
-			}
-		}
-		for _, f := range o.Files {
-			if !slices.ContainsFunc(c.Files, func(g FileSum) bool { return g.Name == f.Name }) {
-				return "input removed: " + filepath.Join(c.Dir, f.Name)
-			}
-		}
-	}
-	return ""
 }

@@ -87,9 +87,9 @@ func (r *Runner) targets(p *Plan) (targets, forced map[*Instance]bool, err error
 	return p.withAncestors(named), forced, nil
 }
 
-// heartbeat is how often the scheduler logs what is still going on (or,
+// beat is how often the scheduler logs what is still going on (or,
 // with a Bar, redraws it).
-func (r *Runner) heartbeat() time.Duration {
+func (r *Runner) beat() time.Duration {
 	switch {
 	case r.Bar != nil:
 		return time.Second // redraw elapsed times

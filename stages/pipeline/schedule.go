@@ -68,8 +68,8 @@ func newScheduler(r *Runner, p *Plan, ex instanceExecutor, tr *tracker, targets 
 // until no instance handed over is still open; those never handed over
 // are then Cancelled. The error is the executor's failure to start.
 func (s *scheduler) run(ctx context.Context) error {
-	beat := s.r.heartbeat()
-	next := time.Now().Add(beat)
+	beat := s.r.beat()
+	nextBeat := time.Now().Add(beat)
 	for {
 		if ctx.Err() == nil {
 			if err := s.schedule(ctx); err != nil {
@@ -79,9 +79,9 @@ func (s *scheduler) run(ctx context.Context) error {
 		if len(s.open) == 0 {
 			break
 		}
-		s.follow(s.ex.wait(ctx, time.Until(next)))
-		if !time.Now().Before(next) {
-			next = time.Now().Add(beat)
+		s.follow(s.ex.wait(ctx, time.Until(nextBeat)))
+		if !time.Now().Before(nextBeat) {
+			nextBeat = time.Now().Add(beat)
 			s.heartbeat()
 		}
 	}

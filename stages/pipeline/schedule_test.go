@@ -101,14 +101,7 @@ func sortedInsts(set map[*Instance]bool) []*Instance {
 }
 
 func TestScheduler(t *testing.T) {
-	cfg, err := ParseConfig("p.toml", "/p", []byte(chain))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := NewPlan(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, plan := parsePlan(t, chain)
 	tests := []struct {
 		name      string
 		ex        *fakeExecutor
