@@ -259,6 +259,7 @@ flags = { a = 1, "quoted.key" = { deep = true }, b = [1,
 inputs.models = "m"
 [[list]]
 x = 1
+"esc\u0041ped" . 'lit.eral' = 2
 `
 	ix := indexKeys(src)
 	tests := []struct {
@@ -279,6 +280,7 @@ x = 1
 		{[]string{"stage", "one", "inputs", "other"}, 15}, // nearest defined ancestor
 		{[]string{"stage", "one", "nosuch"}, 11},
 		{[]string{"list", "x"}, 17},
+		{[]string{"list", "escAped", "lit.eral"}, 18}, // escapes read as the decoder reads them
 	}
 	for _, tt := range tests {
 		if got := ix.line(tt.key...); got != tt.line {

@@ -106,3 +106,20 @@
 // accounting is on) and reports as for a local run; AttachJobs adds each
 // instance's last job to Plan.Status. See Slurm for the details.
 package pipeline
+
+// How the package is built (for its maintainers; not part of the package
+// documentation).
+//
+// A run, local or on Slurm, is one loop (the scheduler, schedule.go): it
+// hands each instance whose turn has come to an executor, blocks the
+// dependants of a failure, keeps the results and logs them, and builds
+// the one Report. The two executors differ only in how an instance is
+// started, followed and cancelled: the local one (local.go) judges, runs
+// and stamps an instance in a goroutine once its upstream has finished;
+// the Slurm one (slurm_run.go, slurm_follow.go) submits all of them at
+// once and polls their jobs. The rest: the config (config*.go, keylines.go
+// for the line of every key, resources.go), the plan (plan.go,
+// slurm_plan.go for the sbatch calls), the binaries (build.go,
+// binaries.go), up-to-date judgement (status.go, fingerprint.go, hash.go,
+// stamp.go), one instance (instance.go, exec.go, tail.go), and the node
+// side of a Slurm job (slurm_job.go, slurm_status.go, slurm_cmd.go).

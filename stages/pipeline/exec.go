@@ -1,15 +1,12 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 )
 
@@ -23,11 +20,13 @@ type Job struct {
 	Deps   []string // IDs of the jobs it needs; already finished when Run is called
 }
 
-// Executor runs jobs. The runner decides what runs and when, and calls Run
+// Executor runs the command of one instance of a local run, and of a Slurm
+// job on its node. The runner decides what runs and when, and calls Run
 // for a job only once its Deps have finished, so an executor need not track
 // dependencies. Run blocks until the job has finished and returns nil only
-// if it exited 0; when ctx is cancelled it must stop the job. (Slurm, which
-// is handed the whole graph at once, is not an Executor: see Runner.Slurm.)
+// if it exited 0; when ctx is cancelled it must stop the job. (Runner.Slurm
+// instead hands the whole graph to Slurm at once; the runner follows either
+// with the same loop.)
 type Executor interface {
 	Run(ctx context.Context, job *Job) error
 }
@@ -108,58 +107,4 @@ func (l Local) Run(ctx context.Context, job *Job) error {
 		return &ExitError{ID: job.ID, Code: ee.ExitCode(), Tail: tail.lines(), LogDir: job.LogDir}
 	}
 	return fmt.Errorf("%s: %w", job.ID, err)
-}
-
-// teeWriter writes to a file and keeps a tail; a failing file write does not
-// stop the tail.
-type teeWriter struct {
-	file *os.File
-	tail *tailWriter
-}
-
-func (t *teeWriter) Write(p []byte) (int, error) {
-	t.tail.Write(p)
-	return t.file.Write(p)
-}
-
-// tailWriter keeps the last max lines written to it.
-type tailWriter struct {
-	mu      sync.Mutex
-	max     int
-	partial []byte
-	done    []string
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.partial = append(t.partial, p...)
-	for {
-		i := bytes.IndexByte(t.partial, '\n')
-		if i < 0 {
-			break
-		}
-		t.done = append(t.done, strings.TrimRight(string(t.partial[:i]), "\r"))
-		t.partial = t.partial[i+1:]
-		if len(t.done) > t.max {
-			t.done = t.done[len(t.done)-t.max:]
-		}
-	}
-	if len(t.partial) > 64<<10 { // a runaway line: keep its end
-		t.partial = t.partial[len(t.partial)-64<<10:]
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) lines() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := append([]string(nil), t.done...)
-	if len(t.partial) > 0 {
-		out = append(out, string(t.partial))
-	}
-	if len(out) > t.max {
-		out = out[len(out)-t.max:]
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 )
@@ -68,8 +69,30 @@ type combo struct {
 	picks map[string]*Instance // single-valued input flag -> upstream instance
 }
 
+// expand makes the instances of stage s, given those of the stages before it.
 func (p *Plan) expand(s *Stage, byStage map[string][]*Instance) ([]*Instance, error) {
-	c := p.Config
+	combos, err := p.inputCombos(s, byStage)
+	if err != nil {
+		return nil, err
+	}
+	combos, err = p.shardCombos(s, combos)
+	if err != nil {
+		return nil, err
+	}
+	insts := make([]*Instance, 0, len(combos))
+	for _, cb := range combos {
+		inst, err := p.newInstance(s, cb, byStage)
+		if err != nil {
+			return nil, err
+		}
+		insts = append(insts, inst)
+	}
+	return insts, nil
+}
+
+// inputCombos pairs the shards of the single-valued inputs of s: one combo
+// per upstream shard, matched on the parameters they share.
+func (p *Plan) inputCombos(s *Stage, byStage map[string][]*Instance) ([]combo, error) {
 	combos := []combo{{picks: map[string]*Instance{}}}
 	for _, in := range s.Inputs {
 		if in.List {
@@ -82,24 +105,26 @@ func (p *Plan) expand(s *Stage, byStage map[string][]*Instance) ([]*Instance, er
 				if !ok {
 					continue
 				}
-				picks := make(map[string]*Instance, len(cb.picks)+1)
-				for k, v := range cb.picks {
-					picks[k] = v
-				}
+				picks := maps.Clone(cb.picks)
 				picks[in.Flag] = u
 				next = append(next, combo{shard: merged, picks: picks})
 			}
 		}
 		if len(next) == 0 {
-			return nil, c.errorf([]string{"stage", s.Name, "inputs", in.Flag},
+			return nil, p.Config.errorf([]string{"stage", s.Name, "inputs", in.Flag},
 				"no shard of stage %q matches the shards of the other inputs", in.From[0])
 		}
 		combos = next
 	}
+	return combos, nil
+}
+
+// shardCombos fans each combo out over the shard lists of s.
+func (p *Plan) shardCombos(s *Stage, combos []combo) ([]combo, error) {
 	for _, axis := range s.Shard {
 		for _, sp := range combos[0].shard {
 			if sp.Name == axis.Name {
-				return nil, c.errorf([]string{"stage", s.Name, "shard", axis.Name},
+				return nil, p.Config.errorf([]string{"stage", s.Name, "shard", axis.Name},
 					"%s is already a shard parameter of an upstream stage", axis.Name)
 			}
 		}
@@ -115,56 +140,67 @@ func (p *Plan) expand(s *Stage, byStage map[string][]*Instance) ([]*Instance, er
 		}
 		combos = next
 	}
+	return combos, nil
+}
 
-	insts := make([]*Instance, 0, len(combos))
-	for _, cb := range combos {
-		inst := &Instance{Stage: s, Shard: cb.shard, ID: s.Name}
-		inst.OutDir = filepath.Join(c.DataDir, s.Name)
-		if len(cb.shard) > 0 {
-			name := shardName(cb.shard)
-			inst.ID += "/" + name
-			inst.OutDir = filepath.Join(inst.OutDir, name)
-		}
-		inst.Args = append(inst.Args, s.Run[1:]...)
-		for _, f := range s.Flags {
-			inst.Args = append(inst.Args, f.Arg())
-		}
-		for _, f := range cb.own {
-			inst.Args = append(inst.Args, f.Arg())
-		}
-		for _, in := range s.Inputs {
-			var from []*Instance
-			if in.List {
-				for _, name := range in.From {
-					for _, u := range byStage[name] {
-						if _, ok := mergeShard(cb.shard, u.Shard); ok {
-							from = append(from, u)
-						}
-					}
-				}
-				if len(from) == 0 {
-					return nil, c.errorf([]string{"stage", s.Name, "inputs", in.Flag},
-						"no instance of %s matches shard %s", strings.Join(in.From, ", "), shardName(cb.shard))
-				}
-			} else {
-				from = []*Instance{cb.picks[in.Flag]}
-			}
-			for _, u := range from {
-				inst.Inputs = append(inst.Inputs, InputDir{Flag: in.Flag, From: u})
-				inst.Args = append(inst.Args, "--"+in.Flag+"="+c.rel(u.OutDir))
-			}
-		}
-		inst.Args = append(inst.Args, "--out="+c.rel(inst.OutDir))
-		seen := make(map[*Instance]bool)
-		for _, in := range inst.Inputs {
-			if !seen[in.From] {
-				seen[in.From] = true
-				inst.Deps = append(inst.Deps, in.From)
-			}
-		}
-		insts = append(insts, inst)
+// newInstance makes the instance of s for one combo: its ID, output
+// directory, arguments and upstream instances.
+func (p *Plan) newInstance(s *Stage, cb combo, byStage map[string][]*Instance) (*Instance, error) {
+	c := p.Config
+	inst := &Instance{Stage: s, Shard: cb.shard, ID: s.Name}
+	inst.OutDir = filepath.Join(c.DataDir, s.Name)
+	if len(cb.shard) > 0 {
+		name := shardName(cb.shard)
+		inst.ID += "/" + name
+		inst.OutDir = filepath.Join(inst.OutDir, name)
 	}
-	return insts, nil
+	inst.Args = append(inst.Args, s.Run[1:]...)
+	for _, f := range s.Flags {
+		inst.Args = append(inst.Args, f.Arg())
+	}
+	for _, f := range cb.own {
+		inst.Args = append(inst.Args, f.Arg())
+	}
+	for _, in := range s.Inputs {
+		from, err := p.inputsOf(s, in, cb, byStage)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range from {
+			inst.Inputs = append(inst.Inputs, InputDir{Flag: in.Flag, From: u})
+			inst.Args = append(inst.Args, "--"+in.Flag+"="+c.rel(u.OutDir))
+		}
+	}
+	inst.Args = append(inst.Args, "--out="+c.rel(inst.OutDir))
+	seen := make(map[*Instance]bool)
+	for _, in := range inst.Inputs {
+		if !seen[in.From] {
+			seen[in.From] = true
+			inst.Deps = append(inst.Deps, in.From)
+		}
+	}
+	return inst, nil
+}
+
+// inputsOf returns the upstream instances input in of s gets in combo cb:
+// the one picked for a single-valued input, every matching shard for a list.
+func (p *Plan) inputsOf(s *Stage, in Input, cb combo, byStage map[string][]*Instance) ([]*Instance, error) {
+	if !in.List {
+		return []*Instance{cb.picks[in.Flag]}, nil
+	}
+	var from []*Instance
+	for _, name := range in.From {
+		for _, u := range byStage[name] {
+			if _, ok := mergeShard(cb.shard, u.Shard); ok {
+				from = append(from, u)
+			}
+		}
+	}
+	if len(from) == 0 {
+		return nil, p.Config.errorf([]string{"stage", s.Name, "inputs", in.Flag},
+			"no instance of %s matches shard %s", strings.Join(in.From, ", "), shardName(cb.shard))
+	}
+	return from, nil
 }
 
 func cloneParams(ps []Param) []Param { return append([]Param(nil), ps...) }

@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Bar is a live status line on a terminal, redrawn in place with \r. Log
@@ -60,4 +64,86 @@ func (b *Bar) Write(p []byte) (int, error) {
 		io.WriteString(b.w, b.line)
 	}
 	return n, err
+}
+
+// tracker holds what the progress display shows: how many instances of
+// the run have settled, and which are running since when. It is safe for
+// concurrent use.
+type tracker struct {
+	mu       sync.Mutex
+	bar      *Bar // nil: nothing is drawn
+	total    int
+	finished int
+	running  map[*Instance]time.Time
+}
+
+func newTracker(bar *Bar) *tracker {
+	return &tracker{bar: bar, running: map[*Instance]time.Time{}}
+}
+
+// add counts n more instances (n < 0: fewer) in the run.
+func (t *tracker) add(n int) {
+	t.mu.Lock()
+	t.total += n
+	t.mu.Unlock()
+}
+
+func (t *tracker) start(inst *Instance, at time.Time) {
+	t.mu.Lock()
+	t.running[inst] = at
+	t.mu.Unlock()
+	t.draw()
+}
+
+func (t *tracker) finish(inst *Instance) {
+	t.mu.Lock()
+	delete(t.running, inst)
+	t.finished++
+	t.mu.Unlock()
+	t.draw()
+}
+
+// runningList names the running instances with their elapsed times, oldest first.
+func (t *tracker) runningList() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	type item struct {
+		id string
+		at time.Time
+	}
+	var items []item
+	for inst, at := range t.running {
+		items = append(items, item{inst.ID, at})
+	}
+	slices.SortFunc(items, func(a, b item) int { return a.at.Compare(b.at) })
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = fmt.Sprintf("%s (%s)", it.id, time.Since(it.at).Round(time.Second))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (t *tracker) draw() {
+	if t.bar == nil {
+		return
+	}
+	t.mu.Lock()
+	done, total := t.finished, t.total
+	t.mu.Unlock()
+	const width = 20
+	filled := 0
+	if total > 0 {
+		filled = done * width / total
+	}
+	line := fmt.Sprintf("[%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat("-", width-filled), done, total)
+	if s := t.runningList(); s != "" {
+		line += "  running: " + s
+	}
+	t.bar.Set(line)
+}
+
+func (t *tracker) clear() {
+	if t.bar != nil {
+		t.bar.Set("")
+	}
 }

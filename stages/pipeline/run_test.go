@@ -81,6 +81,21 @@ func (p *project) plan(t *testing.T) *Plan {
 	return plan
 }
 
+// parsePlan parses a config said to be /p/p.toml and expands it, failing
+// the test on an error.
+func parsePlan(t *testing.T, src string) (*Config, *Plan) {
+	t.Helper()
+	cfg, err := ParseConfig("p.toml", "/p", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, plan
+}
+
 func (p *project) runner() *Runner { return &Runner{BinDir: p.bin, Jobs: 2} }
 
 // run runs the pipeline and returns its report, failing the test on an

@@ -499,14 +499,7 @@ run = ["x"]
 [stage.alone.resources]
 cpus = 4
 `
-	cfg, err := ParseConfig("p.toml", "/p", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := NewPlan(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, plan := parsePlan(t, src)
 	tests := []struct {
 		name string
 		runs []string
@@ -584,14 +577,7 @@ cpus = 4
 // TestScriptPicksTaskInstance runs a job script with echo standing in for
 // the pipeline binary.
 func TestScriptPicksTaskInstance(t *testing.T) {
-	cfg, err := ParseConfig("p.toml", "/p", []byte("[stage.m]\nrun = [\"x\"]\nshard = { v = [\"it's\", \"b\", \"c\"] }\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := NewPlan(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, plan := parsePlan(t, "[stage.m]\nrun = [\"x\"]\nshard = { v = [\"it's\", \"b\", \"c\"] }\n")
 	subs := planSubmissions(plan, []*Instance{plan.Instances[0], plan.Instances[2]}, nil)
 	echo, err := exec.LookPath("echo")
 	if err != nil {

@@ -1,18 +1,14 @@
 package pipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -109,142 +105,6 @@ func removeStamp(dir string) error {
 		return fmt.Errorf("remove stamp: %w", err)
 	}
 	return nil
-}
-
-// hasher computes sha256 sums of files, remembering them by path, size and
-// modification time so one run hashes each file at most once.
-type hasher struct {
-	mu    sync.Mutex
-	cache map[string]FileSum
-}
-
-func newHasher() *hasher { return &hasher{cache: make(map[string]FileSum)} }
-
-// file returns the sum of path. If trusted holds a sum with the same size
-// and modification time (from the stamp of the producing stage), it is used
-// without reading the file.
-func (h *hasher) file(path string, trusted []FileSum) (FileSum, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return FileSum{}, err
-	}
-	sum := FileSum{Name: filepath.Base(path), Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
-	for _, t := range trusted {
-		if t.Name == sum.Name && t.Size == sum.Size && t.ModTime == sum.ModTime && t.SHA256 != "" {
-			return t, nil
-		}
-	}
-	h.mu.Lock()
-	c, ok := h.cache[path]
-	h.mu.Unlock()
-	if ok && c.Size == sum.Size && c.ModTime == sum.ModTime {
-		return c, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return FileSum{}, err
-	}
-	defer f.Close()
-	d := sha256.New()
-	if _, err := io.Copy(d, f); err != nil {
-		return FileSum{}, fmt.Errorf("hash %s: %w", path, err)
-	}
-	sum.SHA256 = hex.EncodeToString(d.Sum(nil))
-	h.mu.Lock()
-	h.cache[path] = sum
-	h.mu.Unlock()
-	return sum, nil
-}
-
-// forget drops the remembered sums of the files in dir, which a stage has
-// just rewritten: on a file system with coarse modification times a
-// rewritten file could otherwise match its old size and time.
-func (h *hasher) forget(dir string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for path := range h.cache {
-		if filepath.Dir(path) == dir {
-			delete(h.cache, path)
-		}
-	}
-}
-
-// dir sums the files of an output directory: its regular files, not its
-// subdirectories, and not files whose names begin with "." (the stamp, the
-// logs, temporary files of a stage still writing).
-func (h *hasher) dir(dir string) ([]FileSum, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var trusted []FileSum
-	if st, err := ReadStamp(dir); err == nil {
-		trusted = st.Outputs
-	}
-	var sums []FileSum
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
-			continue
-		}
-		s, err := h.file(filepath.Join(dir, e.Name()), trusted)
-		if err != nil {
-			return nil, err
-		}
-		sums = append(sums, s)
-	}
-	return sums, nil
-}
-
-// fingerprint is what decides whether an instance must rerun.
-type fingerprint struct {
-	binary    string // path
-	binarySum string
-	args      []string // without --out
-	inputs    []StampInput
-	sum       string
-}
-
-// argsKey drops the output directory from args: where the output goes is
-// not part of what it is.
-func argsKey(args []string) []string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		if !strings.HasPrefix(a, "--out=") {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerprint, error) {
-	bs, err := h.file(binary, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: binary: %w", inst.ID, err)
-	}
-	fp := &fingerprint{binary: binary, binarySum: bs.SHA256, args: argsKey(inst.Args)}
-	for _, in := range inst.Inputs {
-		files, err := h.dir(in.From.OutDir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: input --%s: %w", inst.ID, in.Flag, err)
-		}
-		fp.inputs = append(fp.inputs, StampInput{Flag: in.Flag, Dir: p.Config.rel(in.From.OutDir), Files: files})
-	}
-	d := sha256.New()
-	fmt.Fprintf(d, "pipeline fingerprint v%d\nbinary %s\n", stampVersion, fp.binarySum)
-	for _, a := range fp.args {
-		fmt.Fprintf(d, "arg %d %s\n", len(a), a)
-	}
-	for _, in := range fp.inputs {
-		fmt.Fprintf(d, "input %s %d %s\n", in.Flag, len(in.Dir), in.Dir)
-		for _, f := range in.Files {
-			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)
-		}
-	}
-	fp.sum = hex.EncodeToString(d.Sum(nil))
-	return fp, nil
 }
 
 // staleness compares a stamp with the current fingerprint and output files.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
-	"runtime"
 )
 
 // State says whether an instance's output directory is complete and current.
@@ -36,15 +34,6 @@ type Status struct {
 	State    State
 	Reason   string
 	Job      *JobInfo // its last Slurm job, if it was submitted to Slurm (see AttachJobs)
-}
-
-// BinaryPath returns where the binary of stage s lives in binDir.
-func BinaryPath(binDir string, s *Stage) string {
-	name := s.Run[0]
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	return filepath.Join(binDir, name)
 }
 
 // assess judges one instance on the files as they are now. fp is nil when

@@ -1,0 +1,41 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// BinaryPath returns where the binary of stage s lives in binDir.
+func BinaryPath(binDir string, s *Stage) string {
+	name := s.Run[0]
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join(binDir, name)
+}
+
+// CheckBinaries reports, as a *ConfigError at the run key, every stage of
+// the plan whose binary is neither in binDir nor (if modRoot is not empty)
+// buildable from modRoot/cmd/<binary>.
+func (p *Plan) CheckBinaries(binDir, modRoot string) error {
+	var errs []error
+	for _, s := range p.Config.Stages {
+		if _, err := os.Stat(BinaryPath(binDir, s)); err == nil {
+			continue
+		}
+		if modRoot != "" {
+			if fi, err := os.Stat(filepath.Join(modRoot, "cmd", s.Run[0])); err == nil && fi.IsDir() {
+				continue
+			}
+		}
+		msg := fmt.Sprintf("unknown binary %q: not in %s", s.Run[0], p.Config.rel(binDir))
+		if modRoot != "" {
+			msg += fmt.Sprintf(" and no cmd/%s in %s", s.Run[0], modRoot)
+		}
+		errs = append(errs, &ConfigError{File: p.Config.File, Line: s.RunLine, Key: "stage." + s.Name + ".run", Msg: msg})
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// fingerprint is what decides whether an instance must rerun.
+type fingerprint struct {
+	binary    string // path
+	binarySum string
+	args      []string // without --out
+	inputs    []StampInput
+	sum       string
+}
+
+// argsKey drops the output directory from args: where the output goes is
+// not part of what it is.
+func argsKey(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		if !strings.HasPrefix(a, "--out=") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerprint, error) {
+	bs, err := h.file(binary, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: binary: %w", inst.ID, err)
+	}
+	fp := &fingerprint{binary: binary, binarySum: bs.SHA256, args: argsKey(inst.Args)}
+	for _, in := range inst.Inputs {
+		files, err := h.dir(in.From.OutDir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: input --%s: %w", inst.ID, in.Flag, err)
+		}
+		fp.inputs = append(fp.inputs, StampInput{Flag: in.Flag, Dir: p.Config.rel(in.From.OutDir), Files: files})
+	}
+	d := sha256.New()
+	fmt.Fprintf(d, "pipeline fingerprint v%d\nbinary %s\n", stampVersion, fp.binarySum)
+	for _, a := range fp.args {
+		fmt.Fprintf(d, "arg %d %s\n", len(a), a)
+	}
+	for _, in := range fp.inputs {
+		fmt.Fprintf(d, "input %s %d %s\n", in.Flag, len(in.Dir), in.Dir)
+		for _, f := range in.Files {
+			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)
+		}
+	}
+	fp.sum = hex.EncodeToString(d.Sum(nil))
+	return fp, nil
+}

@@ -1,0 +1,76 @@
+package pipeline
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+// localExecutor runs instances in this process, each through runOne
+// (judge, run the binary with an Executor, stamp) in a goroutine of its
+// own, up to jobs at once and each only once its upstream has finished.
+type localExecutor struct {
+	r      *Runner
+	plan   *Plan
+	h      *hasher
+	ex     Executor
+	forced map[*Instance]bool
+	tr     *tracker
+
+	jobs    int // instances run at once
+	running int // instances started and not yet reported
+	done    chan *Result
+}
+
+func (r *Runner) newLocalExecutor(p *Plan, forced map[*Instance]bool, tr *tracker) *localExecutor {
+	jobs := r.Jobs
+	if jobs < 1 {
+		jobs = runtime.NumCPU()
+	}
+	ex := r.Executor
+	if ex == nil {
+		ex = Local{}
+	}
+	return &localExecutor{r: r, plan: p, h: newHasher(), ex: ex, forced: forced, tr: tr,
+		jobs: jobs, done: make(chan *Result)}
+}
+
+// early is false: an instance is judged on its inputs, which its upstream
+// must have finished writing.
+func (x *localExecutor) early() bool { return false }
+
+func (x *localExecutor) slots() int { return x.jobs - x.running }
+
+func (x *localExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
+	for _, inst := range insts {
+		x.running++
+		go func() { x.done <- x.r.runOne(ctx, x.plan, x.h, inst, x.forced[inst], x.ex, x.tr) }()
+	}
+	return nil, nil
+}
+
+func (x *localExecutor) wait(ctx context.Context, d time.Duration) []*Result {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case res := <-x.done:
+		x.running--
+		return []*Result{res}
+	case <-t.C:
+		return nil
+	}
+}
+
+// cancel has nothing to stop: an instance is started only once its
+// upstream has settled, so none is open when its upstream fails. (An
+// interrupt stops the subprocesses through the context.)
+func (x *localExecutor) cancel([]*Instance) {}
+
+func (x *localExecutor) job(*Instance) string { return "" }
+
+func (x *localExecutor) heartbeat() (string, []any) {
+	if s := x.tr.runningList(); s != "" {
+		return "running", []any{"stages", s}
+	}
+	return "", nil
+}

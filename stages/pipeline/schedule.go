@@ -1,0 +1,209 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// An instanceExecutor carries out the instances of a run for the
+// scheduler, which decides what is handed over when, blocks the dependants
+// of a failure, keeps the results and logs them. The executors differ in
+// how an instance is started, followed and cancelled: localExecutor runs
+// each as a subprocess once its upstream has finished; slurmExecutor
+// submits all of them at once as Slurm jobs that wait for each other.
+// Only the scheduler's goroutine calls an executor.
+type instanceExecutor interface {
+	// early reports whether instances are handed over before their
+	// upstream has finished, the executor making them wait.
+	early() bool
+	// slots says how many more instances start takes now.
+	slots() int
+	// start takes over insts, given in plan order. It returns the results
+	// of those it settles at once without running them (up to date, or
+	// only submitted); the others are open until wait reports them. An
+	// error leaves nothing running.
+	start(ctx context.Context, insts []*Instance) ([]*Result, error)
+	// wait returns the results of the open instances that have ended,
+	// waiting at most d. Once ctx is cancelled every open instance stops,
+	// and wait reports them as they end.
+	wait(ctx context.Context, d time.Duration) []*Result
+	// cancel stops following open instances whose upstream failed, and
+	// stops whatever of them still waits or runs.
+	cancel(insts []*Instance)
+	// job names the batch job of an instance, for its result; "" if none.
+	job(inst *Instance) string
+	// heartbeat says what is still going on, for a log line; "" if nothing.
+	heartbeat() (msg string, attrs []any)
+}
+
+// scheduler is the one loop of a run, whatever the executor: it hands the
+// executor each instance whose turn has come, settles what the executor
+// reports, blocks the dependants of a failure and shows the progress.
+type scheduler struct {
+	r    *Runner
+	plan *Plan
+	ex   instanceExecutor
+	log  *slog.Logger
+	tr   *tracker
+
+	pending []*Instance        // not handed over yet, in plan order
+	open    map[*Instance]bool // handed over, not settled
+	results map[*Instance]*Result
+}
+
+func newScheduler(r *Runner, p *Plan, ex instanceExecutor, tr *tracker, targets map[*Instance]bool) *scheduler {
+	s := &scheduler{r: r, plan: p, ex: ex, log: r.logger(), tr: tr,
+		open: map[*Instance]bool{}, results: map[*Instance]*Result{}}
+	for _, inst := range p.Instances {
+		if targets[inst] {
+			s.pending = append(s.pending, inst)
+		}
+	}
+	tr.add(len(s.pending))
+	return s
+}
+
+// run goes on until every instance is settled or, once ctx is cancelled,
+// until no instance handed over is still open; those never handed over
+// are then Cancelled. The error is the executor's failure to start.
+func (s *scheduler) run(ctx context.Context) error {
+	beat := s.r.beat()
+	nextBeat := time.Now().Add(beat)
+	for {
+		if ctx.Err() == nil {
+			if err := s.schedule(ctx); err != nil {
+				return err
+			}
+		}
+		if len(s.open) == 0 {
+			break
+		}
+		s.follow(s.ex.wait(ctx, time.Until(nextBeat)))
+		if !time.Now().Before(nextBeat) {
+			nextBeat = time.Now().Add(beat)
+			s.heartbeat()
+		}
+	}
+	for _, inst := range s.pending {
+		s.results[inst] = &Result{Instance: inst, Outcome: Cancelled, Reason: "not started"}
+	}
+	return nil
+}
+
+// schedule walks the pending instances in plan order. One whose upstream
+// has settled with a failure is blocked, which blocks its own dependants
+// later in the same walk. The others are handed to the executor as its
+// slots allow: once their upstream has settled, or at once if it takes
+// them early.
+func (s *scheduler) schedule(ctx context.Context) error {
+	free, early := s.ex.slots(), s.ex.early()
+	var batch []*Instance
+	rest := s.pending[:0]
+	for _, inst := range s.pending {
+		settled, blocker := s.upstream(inst)
+		switch {
+		case settled && blocker != nil:
+			s.block(inst, blocker)
+		case (settled || early) && free > 0:
+			batch = append(batch, inst)
+			free--
+		default:
+			rest = append(rest, inst)
+		}
+	}
+	s.pending = rest
+	if len(batch) == 0 {
+		return nil
+	}
+	now, err := s.ex.start(ctx, batch)
+	if err != nil {
+		return err
+	}
+	for _, inst := range batch {
+		s.open[inst] = true
+	}
+	for _, res := range now {
+		// Settled before it was followed: not part of the progress.
+		delete(s.open, res.Instance)
+		s.results[res.Instance] = res
+		s.tr.add(-1)
+	}
+	return nil
+}
+
+// follow settles the results the executor reported. It walks the open
+// instances in plan order so that a failure blocks the dependants that
+// were handed over early before their own results count; the executor
+// then cancels those.
+func (s *scheduler) follow(results []*Result) {
+	got := make(map[*Instance]*Result, len(results))
+	for _, res := range results {
+		got[res.Instance] = res
+	}
+	var blocked []*Instance
+	for _, inst := range s.plan.Instances {
+		if !s.open[inst] {
+			continue
+		}
+		_, blocker := s.upstream(inst)
+		switch res := got[inst]; {
+		case blocker != nil:
+			s.block(inst, blocker)
+			blocked = append(blocked, inst)
+		case res != nil:
+			s.settle(res)
+		default:
+			continue
+		}
+		delete(s.open, inst)
+	}
+	if len(blocked) > 0 {
+		s.ex.cancel(blocked)
+	}
+}
+
+// upstream reports whether every upstream instance of inst has settled,
+// and the first, in Deps order, that failed or was blocked.
+func (s *scheduler) upstream(inst *Instance) (settled bool, blocker *Instance) {
+	settled = true
+	for _, d := range inst.Deps {
+		res, ok := s.results[d]
+		switch {
+		case !ok:
+			settled = false
+		case blocker == nil && (res.Outcome == Failed || res.Outcome == Blocked):
+			blocker = d
+		}
+	}
+	return settled, blocker
+}
+
+func (s *scheduler) block(inst, blocker *Instance) {
+	res := &Result{Instance: inst, Outcome: Blocked, Job: s.ex.job(inst),
+		Reason: "upstream " + blocker.ID + " " + s.results[blocker].Outcome.String()}
+	s.results[inst] = res
+	s.tr.finish(inst)
+	attrs := []any{"stage", inst.ID}
+	if res.Job != "" {
+		attrs = append(attrs, "job", res.Job)
+	}
+	s.log.Warn("blocked", append(attrs, "by", blocker.ID)...)
+}
+
+func (s *scheduler) settle(res *Result) {
+	s.results[res.Instance] = res
+	s.tr.finish(res.Instance)
+	s.r.logResult(s.log, s.plan, res)
+}
+
+// heartbeat logs what is still going on, unless a Bar shows it, and
+// redraws the Bar.
+func (s *scheduler) heartbeat() {
+	if s.r.Bar == nil {
+		if msg, attrs := s.ex.heartbeat(); msg != "" {
+			s.log.Info(msg, attrs...)
+		}
+	}
+	s.tr.draw()
+}

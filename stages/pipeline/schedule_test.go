@@ -1,0 +1,181 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeExecutor settles instances as scripted: those in skip at start, the
+// others, once started, in the first wait after every upstream instance it
+// started has ended well; those in fail fail.
+type fakeExecutor struct {
+	isEarly    bool
+	free       int // slots; 0: any number
+	skip, fail []string
+
+	batches   [][]string // what start was given
+	cancelled []string
+	running   map[*Instance]bool
+	ended     map[*Instance]Outcome
+}
+
+func (f *fakeExecutor) early() bool { return f.isEarly }
+
+func (f *fakeExecutor) slots() int {
+	if f.free == 0 {
+		return 1 << 20
+	}
+	return f.free - len(f.running)
+}
+
+func (f *fakeExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
+	var ids []string
+	var settled []*Result
+	for _, inst := range insts {
+		ids = append(ids, inst.ID)
+		if slices.Contains(f.skip, inst.ID) {
+			settled = append(settled, &Result{Instance: inst, Outcome: Skipped})
+			f.ended[inst] = Skipped
+			continue
+		}
+		f.running[inst] = true
+	}
+	f.batches = append(f.batches, ids)
+	return settled, nil
+}
+
+func (f *fakeExecutor) wait(ctx context.Context, d time.Duration) []*Result {
+	var out []*Result
+	for _, inst := range sortedInsts(f.running) {
+		ready := true
+		for _, dep := range inst.Deps {
+			if o, ok := f.ended[dep]; f.running[dep] || ok && o != Ran && o != Skipped {
+				ready = false
+			}
+		}
+		if !ready {
+			continue
+		}
+		res := &Result{Instance: inst, Outcome: Ran, Job: f.job(inst)}
+		if slices.Contains(f.fail, inst.ID) {
+			res.Outcome = Failed
+		}
+		out = append(out, res)
+	}
+	for _, res := range out {
+		delete(f.running, res.Instance)
+		f.ended[res.Instance] = res.Outcome
+	}
+	return out
+}
+
+func (f *fakeExecutor) cancel(insts []*Instance) {
+	for _, inst := range insts {
+		f.cancelled = append(f.cancelled, inst.ID)
+		delete(f.running, inst)
+		f.ended[inst] = Cancelled
+	}
+}
+
+func (f *fakeExecutor) job(inst *Instance) string {
+	if f.isEarly {
+		return "job-" + inst.ID
+	}
+	return ""
+}
+
+func (f *fakeExecutor) heartbeat() (string, []any) { return "", nil }
+
+// sortedInsts lists a set of instances by ID, so that the fake reports
+// them in a fixed order (the scheduler must not depend on it).
+func sortedInsts(set map[*Instance]bool) []*Instance {
+	var out []*Instance
+	for inst := range set {
+		out = append(out, inst)
+	}
+	slices.SortFunc(out, func(a, b *Instance) int { return strings.Compare(b.ID, a.ID) })
+	return out
+}
+
+func TestScheduler(t *testing.T) {
+	_, plan := parsePlan(t, chain)
+	tests := []struct {
+		name      string
+		ex        *fakeExecutor
+		cancelled bool     // the run's context is cancelled before it starts
+		batches   []string // the instances given to each start call
+		results   []string // ID: outcome (reason) [job], in plan order
+		total     int      // instances in the progress display
+		stopped   []string // the instances the executor was told to cancel
+	}{
+		{"after upstream, with slots", &fakeExecutor{free: 2}, false,
+			[]string{"a e", "b d", "c"},
+			[]string{"a: ran", "b: ran", "c: ran", "d: ran", "e: ran"}, 5, nil},
+		{"one slot", &fakeExecutor{free: 1}, false,
+			[]string{"a", "b", "c", "d", "e"},
+			[]string{"a: ran", "b: ran", "c: ran", "d: ran", "e: ran"}, 5, nil},
+		{"failure blocks dependants before they start", &fakeExecutor{fail: []string{"a"}}, false,
+			[]string{"a e"},
+			[]string{"a: failed", "b: blocked (upstream a failed)", "c: blocked (upstream b blocked)",
+				"d: blocked (upstream a failed)", "e: ran"}, 5, nil},
+		{"early: all at once", &fakeExecutor{isEarly: true}, false,
+			[]string{"a b c d e"},
+			[]string{"a: ran [job-a]", "b: ran [job-b]", "c: ran [job-c]", "d: ran [job-d]", "e: ran [job-e]"}, 5, nil},
+		{"early: failure blocks and cancels dependants", &fakeExecutor{isEarly: true, fail: []string{"a"}}, false,
+			[]string{"a b c d e"},
+			[]string{"a: failed [job-a]", "b: blocked (upstream a failed) [job-b]", "c: blocked (upstream b blocked) [job-c]",
+				"d: blocked (upstream a failed) [job-d]", "e: ran [job-e]"}, 5, []string{"b", "c", "d"}},
+		{"early: settled at start", &fakeExecutor{isEarly: true, skip: []string{"a", "e"}}, false,
+			[]string{"a b c d e"},
+			[]string{"a: up to date", "b: ran [job-b]", "c: ran [job-c]", "d: ran [job-d]", "e: up to date"}, 3, nil},
+		{"interrupted before it starts", &fakeExecutor{}, true,
+			nil,
+			[]string{"a: cancelled (not started)", "b: cancelled (not started)", "c: cancelled (not started)",
+				"d: cancelled (not started)", "e: cancelled (not started)"}, 5, nil},
+	}
+	all := map[*Instance]bool{}
+	for _, inst := range plan.Instances {
+		all[inst] = true
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancelled {
+				cancel()
+			}
+			f := tt.ex
+			f.running, f.ended = map[*Instance]bool{}, map[*Instance]Outcome{}
+			tr := newTracker(nil)
+			s := newScheduler(&Runner{Heartbeat: time.Hour}, plan, f, tr, all)
+			if err := s.run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var batches []string
+			for _, b := range f.batches {
+				batches = append(batches, strings.Join(b, " "))
+			}
+			assertLines(t, "batches", batches, tt.batches)
+			var results []string
+			for _, inst := range plan.Instances {
+				res := s.results[inst]
+				line := inst.ID + ": " + res.Outcome.String()
+				if res.Outcome == Blocked || res.Outcome == Cancelled {
+					line += " (" + res.Reason + ")"
+				}
+				if res.Job != "" {
+					line += " [" + res.Job + "]"
+				}
+				results = append(results, line)
+			}
+			assertLines(t, "results", results, tt.results)
+			if tr.total != tt.total || tr.finished != tt.total && !tt.cancelled {
+				t.Errorf("progress: %d of %d finished, want %d of %d", tr.finished, tr.total, tt.total, tt.total)
+			}
+			assertLines(t, "cancelled", f.cancelled, tt.stopped)
+		})
+	}
+}
