@@ -49,8 +49,8 @@
 //
 // Results: variable and factor marginals are read out as the mean of the
 // marginals of every region containing the variable or factor scope
-// (region.Graph.VarMarginals, FactorMarginals); FreeEnergy is the region free
-// energy F_R of the beliefs (region.Graph.FreeEnergy) and LogZ = -F.
+// (region.Binding.VarMarginals, FactorMarginals); FreeEnergy is the region
+// free energy F_R of the beliefs (region.Binding.FreeEnergy) and LogZ = -F.
 // Diagnostics: "max_delta" (last sweep's largest belief change),
 // "max_consistency" (largest |b_C - Σ_{P\C} b_P| over all edges and states),
 // "damping", "degenerate_messages" and "degenerate_beliefs".
@@ -93,8 +93,8 @@ type GBP struct {
 	opts Options
 	g    *region.Graph
 
-	fg *infer.FactorGraph // structure of the last model; nil before the first Infer or after Reset
-	st *structure         // precomputed for fg's structure
+	rb *region.Binding // g bound to the last model's structure; nil before the first Infer or after Reset
+	st *structure      // precomputed for rb
 
 	msg    []float64 // log messages, edge e at msg[st.msgOff[e]:st.msgOff[e+1]], max entry 0
 	psiE   []float64 // per edge, over parent states: Σ_{a ∈ F_P \ F_C} log ψ_a
@@ -136,7 +136,7 @@ func (gb *GBP) Options() Options { return gb.opts }
 func (gb *GBP) Graph() *region.Graph { return gb.g }
 
 // Reset forgets the messages, so the next Infer starts from uniform ones.
-func (gb *GBP) Reset() { gb.fg, gb.st = nil, nil }
+func (gb *GBP) Reset() { gb.rb, gb.st = nil, nil }
 
 // Beliefs returns a copy of the region beliefs of the last Infer call, one
 // table per region of Graph (row-major over Region.Vars, last variable
@@ -158,23 +158,17 @@ func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if m == nil {
 		return nil, errors.New("gbp: nil model")
 	}
-	if gb.fg.SameStructure(m) {
+	if gb.rb.SameStructure(m) {
+		// The graph was checked when it was bound; the tables are new.
 		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("gbp: %w", err)
+			return nil, fmt.Errorf("gbp: invalid model: %w", err)
 		}
 	} else {
-		fg, err := infer.NewFactorGraph(m)
+		rb, err := gb.g.Bind(m)
 		if err != nil {
 			return nil, fmt.Errorf("gbp: %w", err)
 		}
-		if err := gb.g.Validate(m); err != nil {
-			return nil, fmt.Errorf("gbp: region graph does not fit the model: %w", err)
-		}
-		st, err := newStructure(gb.g, m)
-		if err != nil {
-			return nil, fmt.Errorf("gbp: %w", err)
-		}
-		gb.fg, gb.st = fg, st
+		gb.rb, gb.st = rb, newStructure(rb, m)
 		gb.alloc()
 	}
 	gb.potentials(m)
@@ -195,7 +189,7 @@ func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 			break
 		}
 	}
-	gb.finish(m, res)
+	gb.finish(res)
 	res.Diagnostics["max_delta"] = delta
 	res.Diagnostics["degenerate_messages"] = float64(gb.degenerateMsgs)
 	res.Diagnostics["degenerate_beliefs"] = float64(gb.degenerateBeliefs)
@@ -362,7 +356,7 @@ func (gb *GBP) beliefs(dst []float64) float64 {
 
 // finish fills in res's marginals, free energy and consistency from the
 // current beliefs.
-func (gb *GBP) finish(m *mrf.Model, res *infer.Result) {
+func (gb *GBP) finish(res *infer.Result) {
 	st := gb.st
 	n := len(st.size)
 	b := make([][]float64, n)
@@ -375,9 +369,9 @@ func (gb *GBP) finish(m *mrf.Model, res *infer.Result) {
 			E[r][x] = -l
 		}
 	}
-	res.Marginals.Vars = gb.g.VarMarginals(m, b)
-	res.Marginals.Factors = gb.g.FactorMarginals(m, b)
-	F := gb.g.FreeEnergy(m, E, b)
+	res.Marginals.Vars = gb.rb.VarMarginals(b)
+	res.Marginals.Factors = gb.rb.FactorMarginals(b)
+	F := gb.rb.FreeEnergy(E, b)
 	if math.IsNaN(F) {
 		// Only degenerate beliefs that cover zero potentials, in regions of
 		// both signs, give +Inf - Inf: the beliefs are infeasible.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/renn-go/renn/core/bp"
@@ -478,35 +479,58 @@ func TestWarmStart(t *testing.T) {
 	}
 }
 
-// TestBadModels: models that do not fit the region graph, or are invalid,
-// give errors, on a fresh method and after a warm start.
+// TestBadModels: a model that does not fit the region graph, is invalid, or
+// is too large for it gives an error that says so, on a fresh method and
+// after a warm start, which it leaves intact.
 func TestBadModels(t *testing.T) {
 	m := grid(t, 3, 1, 0)
-	g := build(t, m, "grid", "faces")
-	method := mustNew(t, g, gbp.DefaultOptions())
-	if _, err := method.Infer(context.Background(), nil); err == nil {
-		t.Error("nil model: no error")
-	}
-	other := grid(t, 4, 1, 0)
-	if _, err := method.Infer(context.Background(), other); err == nil {
-		t.Error("model of another size: no error")
-	}
 	extra := m.Clone()
 	extra.Factors = append(extra.Factors, mrf.Factor{Vars: []int{0, 8}, LogTable: []float64{0, 1, 1, 0}})
-	if _, err := method.Infer(context.Background(), extra); err == nil {
-		t.Error("factor outside every region: no error")
+	nan := m.Clone()
+	nan.Factors[0].LogTable[0] = math.NaN()
+	invalid := build(t, m, "grid", "faces")
+	invalid.Regions[len(invalid.Regions)-1].Counting = 2
+	big := grid(t, 10, 1, 0)
+	tests := []struct {
+		name string
+		g    *region.Graph
+		m    *mrf.Model
+		want string
+	}{
+		{"nil model", nil, nil, "gbp: nil model"},
+		{"model of another size", nil, grid(t, 4, 1, 0), "gbp: region graph does not fit the model"},
+		{"factor outside every region", nil, extra, "gbp: region graph does not fit the model: region graph not valid: factor 21"},
+		{"NaN table", nil, nan, "gbp: invalid model: factor 0: table entry 0 is NaN"},
+		{"invalid region graph", invalid, m, "gbp: region graph does not fit the model: region graph not valid: variable 4"},
+		{"region over MaxStates", build(t, big, "grid", "faces+outer"), big, "has more than 4194304 joint states"},
 	}
-	if _, err := method.Infer(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
-	bad := m.Clone()
-	bad.Factors[0].LogTable[0] = math.NaN()
-	if _, err := method.Infer(context.Background(), bad); err == nil {
-		t.Error("NaN table on warm start: no error")
-	}
-	method.Reset()
-	if _, err := method.Infer(context.Background(), bad); err == nil {
-		t.Error("NaN table on a fresh start: no error")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.g
+			if g == nil {
+				g = build(t, m, "grid", "faces")
+			}
+			method := mustNew(t, g, gbp.DefaultOptions())
+			if _, err := method.Infer(context.Background(), tc.m); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("fresh: got %v, want an error containing %q", err, tc.want)
+			}
+			if tc.g != nil {
+				return // the graph does not fit m either
+			}
+			if _, err := method.Infer(context.Background(), m); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := method.Infer(context.Background(), tc.m); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("after a warm start: got %v, want an error containing %q", err, tc.want)
+			}
+			res, err := method.Infer(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Iterations != 1 {
+				t.Errorf("back on the first model: %d sweeps, want 1 (a warm start)", res.Iterations)
+			}
+		})
 	}
 }
 
@@ -583,3 +607,30 @@ func BenchmarkGBPGrid20(b *testing.B) { benchGrid(b, 20) }
 
 // BenchmarkGBPGrid10 is the same on a 10x10 grid.
 func BenchmarkGBPGrid10(b *testing.B) { benchGrid(b, 10) }
+
+// BenchmarkGBPWarmGrid10 runs GBP as learning does: every call warm-starts on
+// a model of the same structure with slightly changed tables (10x10 grid,
+// faces), so the per-call work (structure check, potentials, read-out) shows
+// beside the few sweeps.
+func BenchmarkGBPWarmGrid10(b *testing.B) {
+	m := grid(b, 10, 1, 1)
+	m2 := m.Clone()
+	for _, f := range m2.Factors {
+		for i := range f.LogTable {
+			f.LogTable[i] *= 1.001
+		}
+	}
+	method := mustNew(b, build(b, m, "grid", "faces"), gbp.DefaultOptions())
+	if _, err := method.Infer(context.Background(), m); err != nil {
+		b.Fatal(err)
+	}
+	models := []*mrf.Model{m2, m}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := method.Infer(context.Background(), models[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -37,13 +37,14 @@ type structure struct {
 }
 
 // newStructure precomputes the schedule, the message lists N(P,C), D(P,C)
-// and the belief lists of g under m's cardinalities. g must fit m.
-func newStructure(g *region.Graph, m *mrf.Model) (*structure, error) {
-	sizes, err := g.StateCounts(m)
-	if err != nil {
-		return nil, err
-	}
+// and the belief lists of the region graph bd binds, for m of bd's structure.
+func newStructure(bd *region.Binding, m *mrf.Model) *structure {
+	g := bd.Graph()
 	n := len(g.Regions)
+	sizes := make([]int, n)
+	for r := range sizes {
+		sizes[r] = bd.NumStates(r)
+	}
 	st := &structure{size: sizes, regOff: make([]int, n+1), in: make([][]ref, n), factorMaps: make([][][]int32, n)}
 	for r, s := range sizes {
 		st.regOff[r+1] = st.regOff[r] + s
@@ -163,7 +164,7 @@ func newStructure(g *region.Graph, m *mrf.Model) (*structure, error) {
 			st.factorMaps[r][k] = stateMap(m.Cards, R.Vars, m.Factors[a].Vars)
 		}
 	}
-	return st, nil
+	return st
 }
 
 // difference returns the positions in sorted a of the entries not in sorted b.

@@ -40,10 +40,40 @@ func BenchmarkFreeEnergyGradGrid20Faces(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	E := g.Energies(m)
-	bel := randomBeliefs(mrf.NewRand(2), g, m)
-	grad := g.NewBeliefs(m)
+	bd := bind(b, g, m)
+	E := energies(b, bd, m)
+	bel := randomBeliefs(mrf.NewRand(2), bd)
+	grad := bd.NewBeliefs()
 	for b.Loop() {
-		g.FreeEnergyGrad(m, E, bel, grad)
+		bd.FreeEnergyGrad(E, bel, grad)
+	}
+}
+
+func BenchmarkEnergiesGrid20Faces(b *testing.B) {
+	m := gridModel(b, 20, false, 1)
+	g, err := Build(m, "grid", Faces)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bd := bind(b, g, m)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := bd.Energies(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkVarMarginalsGrid20Faces(b *testing.B) {
+	m := gridModel(b, 20, false, 1)
+	g, err := Build(m, "grid", Faces)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bd := bind(b, g, m)
+	bel := randomBeliefs(mrf.NewRand(2), bd)
+	b.ReportAllocs()
+	for b.Loop() {
+		bd.VarMarginals(bel)
 	}
 }

@@ -45,13 +45,15 @@
 //
 // # Free energy
 //
+// Region tables live on a Binding: Graph.Bind checks a region graph against
+// the structure of a model (cardinalities and factor scopes) once, and counts
+// every region's joint states, refusing regions over MaxStates (faces+outer
+// on a large grid, cycles on large graphs). Its methods then allocate and
+// evaluate tables for every model of that structure without checking the
+// graph again.
+//
 // Beliefs are one table per region, row-major over Region.Vars with the last
 // variable fastest (the layout of mrf.Factor tables). FreeEnergy computes
 // F_R(B) = Σ_R c_R Σ_x b_R(x) (E_R(x) + ln b_R(x)); Penalty computes the RENN
 // consistency term Σ_{R ∉ R0} Σ_{P ∈ parents(R)} ||b_R - Σ_{P\R} b_P||².
-//
-// Functions that allocate region tables (Energies, Edges, NewBeliefs) need
-// every region to have at most MaxStates joint states; call StateCounts first
-// when that is not known (faces+outer on a large grid, cycles on large
-// graphs).
 package region

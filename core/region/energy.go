@@ -1,7 +1,6 @@
 package region
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -46,20 +45,10 @@ func subIndex(cards, vars, sub []int) []int32 {
 	return out
 }
 
-func (g *Graph) mustFit(m *mrf.Model) []int {
-	sizes, err := g.StateCounts(m)
-	if err != nil {
-		panic(fmt.Sprintf("region: %v (call StateCounts before allocating region tables)", err))
-	}
-	return sizes
-}
-
-// NewBeliefs returns uniform beliefs, one table per region. It panics if a
-// region has more than MaxStates states (see StateCounts).
-func (g *Graph) NewBeliefs(m *mrf.Model) [][]float64 {
-	sizes := g.mustFit(m)
-	b := make([][]float64, len(sizes))
-	for r, n := range sizes {
+// NewBeliefs returns uniform beliefs, one table per region.
+func (bd *Binding) NewBeliefs() [][]float64 {
+	b := make([][]float64, len(bd.states))
+	for r, n := range bd.states {
 		b[r] = make([]float64, n)
 		for x := range b[r] {
 			b[r][x] = 1 / float64(n)
@@ -68,34 +57,36 @@ func (g *Graph) NewBeliefs(m *mrf.Model) [][]float64 {
 	return b
 }
 
-// Energies returns the region energies E_R(x) = -Σ_{a ∈ R.Factors}
+// Energies returns the region energies of m, E_R(x) = -Σ_{a ∈ R.Factors}
 // LogTable_a(x_a), one table per region (+Inf where a factor is zero). It
-// panics if a region has more than MaxStates states (see StateCounts).
-func (g *Graph) Energies(m *mrf.Model) [][]float64 {
-	sizes := g.mustFit(m)
-	E := make([][]float64, len(g.Regions))
-	for r := range g.Regions {
-		R := &g.Regions[r]
-		e := make([]float64, sizes[r])
+// fails if m does not have the structure bd was bound to or a table has the
+// wrong length.
+func (bd *Binding) Energies(m *mrf.Model) ([][]float64, error) {
+	if err := bd.checkTables(m); err != nil {
+		return nil, err
+	}
+	E := make([][]float64, len(bd.g.Regions))
+	for r := range bd.g.Regions {
+		R := &bd.g.Regions[r]
+		e := make([]float64, bd.states[r])
 		for _, a := range R.Factors {
-			f := &m.Factors[a]
-			mp := subIndex(m.Cards, R.Vars, f.Vars)
-			for x, i := range mp {
-				e[x] -= f.LogTable[i]
+			t := m.Factors[a].LogTable
+			for x, i := range subIndex(bd.cards, R.Vars, bd.scopes[a]) {
+				e[x] -= t[i]
 			}
 		}
 		E[r] = e
 	}
-	return E
+	return E, nil
 }
 
 // FreeEnergy returns F = Σ_R c_R Σ_x b_R(x) (E_R(x) + ln b_R(x)) with
 // 0·ln 0 = 0 and 0·Inf = 0. Beliefs need not be normalised but must be
 // non-negative; E and b have the shapes of Energies.
-func (g *Graph) FreeEnergy(m *mrf.Model, E, b [][]float64) float64 {
+func (bd *Binding) FreeEnergy(E, b [][]float64) float64 {
 	F := 0.0
-	for r := range g.Regions {
-		c := g.Regions[r].Counting
+	for r := range bd.g.Regions {
+		c := bd.g.Regions[r].Counting
 		if c == 0 {
 			continue
 		}
@@ -112,10 +103,10 @@ func (g *Graph) FreeEnergy(m *mrf.Model, E, b [][]float64) float64 {
 
 // FreeEnergyGrad returns F as FreeEnergy does and overwrites grad (shaped as
 // b) with dF/db_R(x) = c_R (E_R(x) + ln max(b_R(x), BeliefFloor) + 1).
-func (g *Graph) FreeEnergyGrad(m *mrf.Model, E, b [][]float64, grad [][]float64) float64 {
+func (bd *Binding) FreeEnergyGrad(E, b [][]float64, grad [][]float64) float64 {
 	F := 0.0
-	for r := range g.Regions {
-		c := g.Regions[r].Counting
+	for r := range bd.g.Regions {
+		c := bd.g.Regions[r].Counting
 		gr := grad[r]
 		if c == 0 {
 			clear(gr)
@@ -142,14 +133,13 @@ type Edge struct {
 	Map           []int32
 }
 
-// Edges returns every parent→child edge, by child then parent. It panics if
-// a region has more than MaxStates states (see StateCounts).
-func (g *Graph) Edges(m *mrf.Model) []Edge {
-	g.mustFit(m)
+// Edges returns every parent→child edge, by child then parent.
+func (bd *Binding) Edges() []Edge {
+	g := bd.g
 	var es []Edge
 	for c := range g.Regions {
 		for _, p := range g.Regions[c].Parents {
-			es = append(es, Edge{Parent: p, Child: c, Map: subIndex(m.Cards, g.Regions[p].Vars, g.Regions[c].Vars)})
+			es = append(es, Edge{Parent: p, Child: c, Map: subIndex(bd.cards, g.Regions[p].Vars, g.Regions[c].Vars)})
 		}
 	}
 	return es
@@ -166,7 +156,7 @@ func Marginalize(parentBelief []float64, mp []int32, out []float64) {
 
 // Penalty returns Σ_{R ∉ R0} Σ_{P ∈ parents(R)} ||b_R − Σ_{P\R} b_P||², the
 // squared L2 mismatch summed over the edges (from Edges).
-func (g *Graph) Penalty(m *mrf.Model, edges []Edge, b [][]float64) float64 {
+func (bd *Binding) Penalty(edges []Edge, b [][]float64) float64 {
 	var buf []float64
 	s := 0.0
 	for _, e := range edges {
@@ -183,7 +173,7 @@ func (g *Graph) Penalty(m *mrf.Model, edges []Edge, b [][]float64) float64 {
 
 // PenaltyGrad returns Penalty and adds its gradient to grad (shaped as b):
 // 2d to the child and -2d[mp[x]] to parent state x, d = b_R − Σ_{P\R} b_P.
-func (g *Graph) PenaltyGrad(m *mrf.Model, edges []Edge, b [][]float64, grad [][]float64) float64 {
+func (bd *Binding) PenaltyGrad(edges []Edge, b [][]float64, grad [][]float64) float64 {
 	var buf []float64
 	s := 0.0
 	for _, e := range edges {

@@ -34,12 +34,12 @@ func TestFreeEnergyGrad(t *testing.T) {
 	rng := mrf.NewRand(12)
 	for _, tc := range gradCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			g, m := tc.g, tc.m
-			E := g.Energies(m)
-			b := randomBeliefs(rng, g, m)
-			grad := g.NewBeliefs(m)
-			F := g.FreeEnergyGrad(m, E, b, grad)
-			if F0 := g.FreeEnergy(m, E, b); math.Abs(F-F0) > 1e-12*(1+math.Abs(F0)) {
+			bd := bind(t, tc.g, tc.m)
+			E := energies(t, bd, tc.m)
+			b := randomBeliefs(rng, bd)
+			grad := bd.NewBeliefs()
+			F := bd.FreeEnergyGrad(E, b, grad)
+			if F0 := bd.FreeEnergy(E, b); math.Abs(F-F0) > 1e-12*(1+math.Abs(F0)) {
 				t.Fatalf("FreeEnergyGrad returned %v, FreeEnergy %v", F, F0)
 			}
 			const h = 1e-6
@@ -47,9 +47,9 @@ func TestFreeEnergyGrad(t *testing.T) {
 				for x := range b[r] {
 					v := b[r][x]
 					b[r][x] = v + h
-					Fp := g.FreeEnergy(m, E, b)
+					Fp := bd.FreeEnergy(E, b)
 					b[r][x] = v - h
-					Fm := g.FreeEnergy(m, E, b)
+					Fm := bd.FreeEnergy(E, b)
 					b[r][x] = v
 					fd := (Fp - Fm) / (2 * h)
 					if math.Abs(fd-grad[r][x]) > 1e-6*(1+math.Abs(fd)) {
@@ -65,17 +65,17 @@ func TestPenaltyGrad(t *testing.T) {
 	rng := mrf.NewRand(13)
 	for _, tc := range gradCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			g, m := tc.g, tc.m
-			edges := g.Edges(m)
-			b := randomBeliefs(rng, g, m)
+			bd := bind(t, tc.g, tc.m)
+			edges := bd.Edges()
+			b := randomBeliefs(rng, bd)
 			// PenaltyGrad adds to grad: start from a known offset.
-			grad := randomBeliefs(rng, g, m)
+			grad := randomBeliefs(rng, bd)
 			offset := make([][]float64, len(grad))
 			for r := range grad {
 				offset[r] = append([]float64(nil), grad[r]...)
 			}
-			P := g.PenaltyGrad(m, edges, b, grad)
-			if P0 := g.Penalty(m, edges, b); math.Abs(P-P0) > 1e-12*(1+P0) {
+			P := bd.PenaltyGrad(edges, b, grad)
+			if P0 := bd.Penalty(edges, b); math.Abs(P-P0) > 1e-12*(1+P0) {
 				t.Fatalf("PenaltyGrad returned %v, Penalty %v", P, P0)
 			}
 			if len(edges) > 0 && P <= 0 {
@@ -86,9 +86,9 @@ func TestPenaltyGrad(t *testing.T) {
 				for x := range b[r] {
 					v := b[r][x]
 					b[r][x] = v + h
-					Pp := g.Penalty(m, edges, b)
+					Pp := bd.Penalty(edges, b)
 					b[r][x] = v - h
-					Pm := g.Penalty(m, edges, b)
+					Pm := bd.Penalty(edges, b)
 					b[r][x] = v
 					fd := (Pp - Pm) / (2 * h)
 					if got := grad[r][x] - offset[r][x]; math.Abs(fd-got) > 1e-7*(1+math.Abs(fd)) {
@@ -110,21 +110,22 @@ func TestFreeEnergyZeros(t *testing.T) {
 	if len(g.Regions) != 1 {
 		t.Fatalf("%d regions, want 1", len(g.Regions))
 	}
-	E := g.Energies(m)
+	bd := bind(t, g, m)
+	E := energies(t, bd, m)
 	if !math.IsInf(E[0][1], 1) {
 		t.Fatalf("E = %v, want +Inf at state 1", E[0])
 	}
 	b := [][]float64{{0.25, 0, 0.5, 0.25}}
 	want := 0.25*math.Log(0.25) + 0.5*(-0.5+math.Log(0.5)) + 0.25*math.Log(0.25)
 	grad := [][]float64{make([]float64, 4)}
-	if F := g.FreeEnergyGrad(m, E, b, grad); math.Abs(F-want) > 1e-15 {
+	if F := bd.FreeEnergyGrad(E, b, grad); math.Abs(F-want) > 1e-15 {
 		t.Errorf("F = %v, want %v", F, want)
 	}
 	if !math.IsInf(grad[0][1], 1) {
 		t.Errorf("gradient at a zero potential = %v, want +Inf", grad[0][1])
 	}
 	E[0][1] = 0
-	g.FreeEnergyGrad(m, E, b, grad)
+	bd.FreeEnergyGrad(E, b, grad)
 	if want := math.Log(BeliefFloor) + 1; grad[0][1] != want {
 		t.Errorf("gradient at b = 0: %v, want %v", grad[0][1], want)
 	}
@@ -134,11 +135,12 @@ func TestFreeEnergyZeros(t *testing.T) {
 func exactFreeEnergy(t *testing.T, m *mrf.Model, g *Graph) (float64, float64) {
 	t.Helper()
 	joint, logZ := bruteJoint(t, m)
-	b, err := g.BeliefsFromJoint(m, joint)
+	bd := bind(t, g, m)
+	b, err := bd.BeliefsFromJoint(joint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g.FreeEnergy(m, g.Energies(m), b), logZ
+	return bd.FreeEnergy(energies(t, bd, m), b), logZ
 }
 
 func TestExactOnTrees(t *testing.T) {
@@ -210,8 +212,8 @@ func TestBetheMatchesEquation2(t *testing.T) {
 	mixed.Factors = append(mixed.Factors, mrf.Factor{Vars: []int{3}, LogTable: randomTable(rng, mixed.Cards, []int{3})})
 	models := []*mrf.Model{gridModel(t, 3, false, 5), mixed, completeModel(5, 6)}
 	for k, m := range models {
-		g := build(t, m, "uai", Bethe)
-		E := g.Energies(m)
+		bd := bind(t, build(t, m, "uai", Bethe), m)
+		E := energies(t, bd, m)
 		// Any consistent beliefs: the marginals of a random joint.
 		size := mrf.TableSize(m.Cards, seq(len(m.Cards)))
 		for trial := range 3 {
@@ -227,11 +229,11 @@ func TestBetheMatchesEquation2(t *testing.T) {
 			if trial == 2 {
 				joint, _ = bruteJoint(t, m) // and the exact ones
 			}
-			b, err := g.BeliefsFromJoint(m, joint)
+			b, err := bd.BeliefsFromJoint(joint)
 			if err != nil {
 				t.Fatal(err)
 			}
-			F, want := g.FreeEnergy(m, E, b), betheEq2(m, joint)
+			F, want := bd.FreeEnergy(E, b), betheEq2(m, joint)
 			if math.Abs(F-want) > 1e-9*(1+math.Abs(want)) {
 				t.Errorf("model %d trial %d: region F = %.12f, eq. (2) = %.12f", k, trial, F, want)
 			}
@@ -263,19 +265,19 @@ func TestExactBeliefGap(t *testing.T) {
 func TestPenaltyConsistency(t *testing.T) {
 	for _, tc := range gradCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			g, m := tc.g, tc.m
-			joint, _ := bruteJoint(t, m)
-			b, err := g.BeliefsFromJoint(m, joint)
+			bd := bind(t, tc.g, tc.m)
+			joint, _ := bruteJoint(t, tc.m)
+			b, err := bd.BeliefsFromJoint(joint)
 			if err != nil {
 				t.Fatal(err)
 			}
-			edges := g.Edges(m)
-			if P := g.Penalty(m, edges, b); P > 1e-28 {
+			edges := bd.Edges()
+			if P := bd.Penalty(edges, b); P > 1e-28 {
 				t.Errorf("penalty of exact beliefs = %v, want 0", P)
 			}
 			for _, r := range []int{0, len(b) - 1} {
 				b[r][0] += 1e-3
-				if P := g.Penalty(m, edges, b); len(edges) > 0 && P < 1e-7 {
+				if P := bd.Penalty(edges, b); len(edges) > 0 && P < 1e-7 {
 					t.Errorf("penalty after perturbing region %d = %v, want > 0", r, P)
 				}
 				b[r][0] -= 1e-3
@@ -288,7 +290,7 @@ func TestEdgeMaps(t *testing.T) {
 	rng := mrf.NewRand(41)
 	m := factorModel(rng, []int{2, 3, 2, 3}, nil, []mrf.Edge{{I: 0, J: 1}, {I: 1, J: 2}, {I: 2, J: 3}, {I: 0, J: 3}, {I: 1, J: 3}}, nil)
 	g := build(t, m, "uai", Bethe)
-	for _, e := range g.Edges(m) {
+	for _, e := range bind(t, g, m).Edges() {
 		P, C := g.Regions[e.Parent].Vars, g.Regions[e.Child].Vars
 		if !isSubset(C, P) || len(C) >= len(P) {
 			t.Fatalf("edge %d -> %d: %v is not a strict subset of %v", e.Parent, e.Child, C, P)

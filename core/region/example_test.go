@@ -35,7 +35,7 @@ func ExampleBuild() {
 	// level 2 vars [4] c=1 parents [4 5 6 7]
 }
 
-func ExampleGraph_FreeEnergy() {
+func ExampleBinding_FreeEnergy() {
 	// A chain 0 - 1 - 2 is a tree, so the Bethe free energy at the exact
 	// marginals is -ln Z. Here every factor is uniform: Z = 2^3.
 	m := &mrf.Model{Cards: []int{2, 2, 2}, Factors: []mrf.Factor{
@@ -46,9 +46,17 @@ func ExampleGraph_FreeEnergy() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b := g.NewBeliefs(m) // uniform: the exact marginals of this model
-	F := g.FreeEnergy(m, g.Energies(m), b)
-	fmt.Printf("F = %.6f, -ln Z = %.6f, penalty = %g\n", F, -3*0.6931471805599453, g.Penalty(m, g.Edges(m), b))
+	bd, err := g.Bind(m) // checks g against m and sizes its regions, once
+	if err != nil {
+		log.Fatal(err)
+	}
+	E, err := bd.Energies(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := bd.NewBeliefs() // uniform: the exact marginals of this model
+	F := bd.FreeEnergy(E, b)
+	fmt.Printf("F = %.6f, -ln Z = %.6f, penalty = %g\n", F, -3*0.6931471805599453, bd.Penalty(bd.Edges(), b))
 	// Output:
 	// F = -2.079442, -ln Z = -2.079442, penalty = 0
 }

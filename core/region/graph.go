@@ -10,9 +10,9 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// MaxStates is the largest number of joint states a region may have for the
-// functions that allocate region tables (2^22 entries: 32 MiB per float64
-// table).
+// MaxStates is the largest number of joint states a region may have: Bind
+// refuses a graph with a larger region, whose tables (2^22 entries: 32 MiB
+// per float64 table) could not be allocated in reasonable memory.
 const MaxStates = 1 << 22
 
 // Region is a cluster of variables with the factors whose scope it contains.
@@ -52,28 +52,6 @@ func (g *Graph) NumLevels() int {
 	return n
 }
 
-// StateCounts returns the number of joint states of every region under m's
-// cardinalities. It fails if a region has more than MaxStates states, in
-// which case its tables cannot be allocated.
-func (g *Graph) StateCounts(m *mrf.Model) ([]int, error) {
-	out := make([]int, len(g.Regions))
-	for r := range g.Regions {
-		n := 1
-		for _, v := range g.Regions[r].Vars {
-			if v < 0 || v >= len(m.Cards) {
-				return nil, fmt.Errorf("region %d: variable %d out of range [0,%d)", r, v, len(m.Cards))
-			}
-			c := m.Cards[v]
-			if c > 0 && n > MaxStates/c {
-				return nil, fmt.Errorf("region %d over %d variables has more than %d joint states", r, len(g.Regions[r].Vars), MaxStates)
-			}
-			n *= c
-		}
-		out[r] = n
-	}
-	return out, nil
-}
-
 // FromRoots completes the root variable sets into a region graph by the
 // cluster variation method (see the package comment), attaches to each
 // region every factor whose scope it contains, computes the counting numbers
@@ -94,7 +72,7 @@ func FromRoots(m *mrf.Model, scheme string, roots [][]int) (*Graph, error) {
 	g := cvm(len(m.Cards), sets)
 	g.Scheme = scheme
 	attachFactors(g, m)
-	if err := g.Validate(m); err != nil {
+	if err := g.validate(m); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -413,11 +391,19 @@ const validityTol = 1e-9
 // for every factor a, where a ∈ R iff its scope ⊆ R.Vars. Structure checked:
 // sorted in-range variables, Factors exactly the contained factors, parents
 // strict supersets on a lower level, children mirroring parents, roots at
-// level 0 without parents.
+// level 0 without parents. m itself is checked first (as Bind does).
 func (g *Graph) Validate(m *mrf.Model) error {
-	if m == nil {
-		return errors.New("nil model")
+	if g == nil {
+		return errors.New("nil region graph")
 	}
+	if err := checkModel(m); err != nil {
+		return err
+	}
+	return g.validate(m)
+}
+
+// validate is Validate for a model that passed checkModel.
+func (g *Graph) validate(m *mrf.Model) error {
 	if len(g.Regions) == 0 {
 		return errors.New("region graph has no regions")
 	}

@@ -555,21 +555,115 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func TestStateCounts(t *testing.T) {
-	m := gridModel(t, 10, false, 1)
-	g := build(t, m, "grid", FacesOuter)
-	if _, err := g.StateCounts(m); err == nil || !strings.Contains(err.Error(), "more than 4194304 joint states") {
-		t.Errorf("faces+outer on 10x10: StateCounts error %v, want one about too many states", err)
+func TestBind(t *testing.T) {
+	m := gridModel(t, 3, false, 1)
+	g := build(t, m, "grid", Faces)
+	bd := bind(t, g, m)
+	if bd.Graph() != g {
+		t.Error("Graph does not return the bound graph")
 	}
-	g = build(t, m, "grid", Faces)
-	sizes, err := g.StateCounts(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r, n := range sizes {
-		if want := 1 << len(g.Regions[r].Vars); n != want {
-			t.Errorf("region %d: %d states, want %d", r, n, want)
+	for r := range g.Regions {
+		if got, want := bd.NumStates(r), 1<<len(g.Regions[r].Vars); got != want {
+			t.Errorf("region %d: %d states, want %d", r, got, want)
 		}
+	}
+	// The same structure with other tables shares the binding; another
+	// cardinality, scope order or factor list does not.
+	other := gridModel(t, 3, false, 2)
+	if !bd.SameStructure(other) {
+		t.Error("SameStructure false for a model differing only in its tables")
+	}
+	swapped := m.Clone()
+	v := swapped.Factors[len(swapped.Factors)-1].Vars
+	v[0], v[1] = v[1], v[0]
+	ternary := m.Clone()
+	ternary.Cards[4] = 3
+	for name, o := range map[string]*mrf.Model{"nil": nil, "scope order": swapped, "cardinality": ternary, "4x4 grid": gridModel(t, 4, false, 1)} {
+		if bd.SameStructure(o) {
+			t.Errorf("SameStructure true for a model with another %s", name)
+		}
+	}
+	if (*Binding)(nil).SameStructure(m) {
+		t.Error("SameStructure true for a nil Binding")
+	}
+}
+
+// TestBindErrors checks that Bind and Validate refuse, with an error that says
+// why and without panicking, a model they cannot bind to: an invalid model,
+// one of another structure, a graph that is not valid, and a region over
+// MaxStates.
+func TestBindErrors(t *testing.T) {
+	m := gridModel(t, 3, false, 1)
+	faces := func() *Graph { return build(t, m, "grid", Faces) }
+	withExtra := m.Clone() // a factor over (0,8), in no face
+	withExtra.Factors = append(withExtra.Factors, mrf.Factor{Vars: []int{0, 8}, LogTable: make([]float64, 4)})
+	outOfRange := m.Clone()
+	outOfRange.Factors[0].Vars = []int{9}
+	big := gridModel(t, 10, false, 1)
+	tests := []struct {
+		name string
+		g    *Graph
+		m    *mrf.Model
+		want string
+		// validate is false where the graph is valid for the model and only
+		// Bind refuses it (too large to allocate).
+		validate bool
+	}{
+		{"nil graph", nil, m, "nil region graph", true},
+		{"nil model", faces(), nil, "nil model", true},
+		{"invalid model", faces(), &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{1}}}}, "invalid model: factor 0: table has 1 entries", true},
+		{"factor variable out of range", faces(), outOfRange, "invalid model: factor 0: variable 9 out of range", true},
+		{"constant factor", faces(), &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{LogTable: []float64{0}}}}, "factor 0 has an empty scope", true},
+		{"fewer variables", faces(), gridModel(t, 2, false, 1), "region graph does not fit the model: region 0: variable 4 out of range [0,4)", true},
+		{"more variables", faces(), gridModel(t, 4, false, 1), "region graph does not fit the model: region 0 over [0 1 3 4] lists factors [0 1 3 4 9 10 12 14], want every factor whose scope it contains: [0 1 3 4 16 17]", true},
+		{"factor in no region", faces(), withExtra, "region graph does not fit the model: region graph not valid: factor 21 (scope [0 8]): counting numbers of the 0 regions containing it sum to 0, want 1", true},
+		{"invalid graph", func() *Graph { g := faces(); g.Regions[len(g.Regions)-1].Counting = 2; return g }(), m,
+			"region graph does not fit the model: region graph not valid: variable 4: counting numbers of the 9 regions containing it sum to 2, want 1", true},
+		{"empty graph", &Graph{}, m, "region graph does not fit the model: region graph has no regions", true},
+		{"region over MaxStates", build(t, big, "grid", FacesOuter), big, "region 81 over 36 variables has more than 4194304 joint states", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bd, err := tc.g.Bind(tc.m)
+			if err == nil || bd != nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Bind: got %v, %v; want an error containing %q", bd, err, tc.want)
+			}
+			if tc.validate {
+				if err := tc.g.Validate(tc.m); err == nil {
+					t.Error("Validate accepted it")
+				}
+			}
+		})
+	}
+}
+
+// TestEnergiesErrors checks that a Binding refuses, without panicking, a
+// model that does not have its structure or whose tables are too short.
+func TestEnergiesErrors(t *testing.T) {
+	m := gridModel(t, 3, false, 1)
+	bd := bind(t, build(t, m, "grid", Faces), m)
+	short := m.Clone()
+	last := len(short.Factors) - 1 // a pairwise factor
+	short.Factors[last].LogTable = short.Factors[last].LogTable[:3]
+	extra := m.Clone()
+	extra.Factors = append(extra.Factors, mrf.Factor{Vars: []int{0}, LogTable: []float64{0, 0}})
+	tests := []struct {
+		name string
+		m    *mrf.Model
+		want string
+	}{
+		{"nil model", nil, "does not have the structure"},
+		{"another grid", gridModel(t, 4, false, 1), "does not have the structure"},
+		{"extra factor", extra, "does not have the structure"},
+		{"short table", short, fmt.Sprintf("factor %d: table has 3 entries, scope %v needs 4", last, m.Factors[last].Vars)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			E, err := bd.Energies(tc.m)
+			if err == nil || E != nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Energies: got %v; want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -580,7 +674,7 @@ func TestEnergies(t *testing.T) {
 	m.Factors[3].LogTable[2] = math.Inf(-1)
 	for _, scheme := range []string{Bethe, Cycles} {
 		g := build(t, m, "uai", scheme)
-		E := g.Energies(m)
+		E := energies(t, bind(t, g, m), m)
 		for r, R := range g.Regions {
 			// Decode every region state into a full assignment and sum the
 			// contained factors directly.

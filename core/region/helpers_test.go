@@ -148,9 +148,27 @@ func build(t testing.TB, m *mrf.Model, graph, scheme string) *Graph {
 	return g
 }
 
-// randomBeliefs returns positive random tables shaped like g's regions.
-func randomBeliefs(rng *rand.Rand, g *Graph, m *mrf.Model) [][]float64 {
-	b := g.NewBeliefs(m)
+func bind(t testing.TB, g *Graph, m *mrf.Model) *Binding {
+	t.Helper()
+	bd, err := g.Bind(m)
+	if err != nil {
+		t.Fatalf("Bind: %v", err)
+	}
+	return bd
+}
+
+func energies(t testing.TB, bd *Binding, m *mrf.Model) [][]float64 {
+	t.Helper()
+	E, err := bd.Energies(m)
+	if err != nil {
+		t.Fatalf("Energies: %v", err)
+	}
+	return E
+}
+
+// randomBeliefs returns positive random tables shaped like bd's regions.
+func randomBeliefs(rng *rand.Rand, bd *Binding) [][]float64 {
+	b := bd.NewBeliefs()
 	for _, t := range b {
 		for i := range t {
 			t[i] = 0.05 + rng.Float64()

@@ -31,16 +31,16 @@ func TestReadOutExact(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			g := build(t, tc.m, tc.graph, tc.scheme)
+			bd := bind(t, build(t, tc.m, tc.graph, tc.scheme), tc.m)
 			joint, _ := bruteJoint(t, tc.m)
-			b, err := g.BeliefsFromJoint(tc.m, joint)
+			b, err := bd.BeliefsFromJoint(joint)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for v, got := range g.VarMarginals(tc.m, b) {
+			for v, got := range bd.VarMarginals(b) {
 				assertClose(t, "variable", v, got, marginalOf(tc.m, joint, []int{v}))
 			}
-			for a, got := range g.FactorMarginals(tc.m, b) {
+			for a, got := range bd.FactorMarginals(b) {
 				assertClose(t, "factor", a, got, marginalOf(tc.m, joint, tc.m.Factors[a].Vars))
 			}
 		})
@@ -72,21 +72,22 @@ func TestReadOutMean(t *testing.T) {
 		{0.5, 0.5, 0, 0},     // {1,2}: p(x1) = (1, 0)
 		{0, 0},               // {1}
 	}
-	got := g.VarMarginals(m, b)
+	bd := bind(t, g, m)
+	got := bd.VarMarginals(b)
 	assertClose(t, "variable", 1, got[1], []float64{1.4 / 2, 0.6 / 2})
 	assertClose(t, "variable", 0, got[0], []float64{0.3, 0.7})
 	b[0] = []float64{0, 0, 0, 0}
-	assertClose(t, "variable", 0, g.VarMarginals(m, b)[0], []float64{0.5, 0.5})
+	assertClose(t, "variable", 0, bd.VarMarginals(b)[0], []float64{0.5, 0.5})
 }
 
 func TestBeliefsFromJointErrors(t *testing.T) {
 	m := gridModel(t, 3, false, 1)
-	g := build(t, m, "grid", Faces)
-	if _, err := g.BeliefsFromJoint(m, make([]float64, 10)); err == nil || !strings.Contains(err.Error(), "joint table has 10 entries") {
+	bd := bind(t, build(t, m, "grid", Faces), m)
+	if _, err := bd.BeliefsFromJoint(make([]float64, 10)); err == nil || !strings.Contains(err.Error(), "joint table has 10 entries") {
 		t.Errorf("wrong length: got %v", err)
 	}
 	big := gridModel(t, 5, false, 1)
-	if _, err := build(t, big, "grid", Faces).BeliefsFromJoint(big, nil); err == nil || !strings.Contains(err.Error(), "more than") {
+	if _, err := bind(t, build(t, big, "grid", Faces), big).BeliefsFromJoint(nil); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("25 variables: got %v", err)
 	}
 }

@@ -44,7 +44,10 @@ func benchStepScheme(b *testing.B, L int, scheme string, o Options) {
 	if err := r.setup(m); err != nil {
 		b.Fatal(err)
 	}
-	E := g.Energies(m)
+	E, err := r.rb.Energies(m)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		r.step(m, E, true)
@@ -90,3 +93,33 @@ func BenchmarkStepFace5(b *testing.B) { benchStepScheme(b, 5, "faces+outer", Def
 func BenchmarkConvergeGrid10(b *testing.B)     { benchConverge(b, 10, DefaultOptions()) }
 func BenchmarkConvergeGrid10D200(b *testing.B) { benchConverge(b, 10, paperNet) }
 func BenchmarkConvergeGrid20(b *testing.B)     { benchConverge(b, 20, DefaultOptions()) }
+
+// BenchmarkWarmGrid10 runs RENN as learning does: every call warm-starts on a
+// model of the same structure with slightly changed tables and takes
+// WarmSteps (5) steps, so the per-call work (structure check, energies,
+// read-out) shows beside the steps.
+func BenchmarkWarmGrid10(b *testing.B) {
+	m, g := benchModel(b, 10)
+	m2 := m.Clone()
+	for _, f := range m2.Factors {
+		for i := range f.LogTable {
+			f.LogTable[i] *= 1.001
+		}
+	}
+	r, err := New(g, opt(func(o *Options) { o.MaxSteps = 50; o.WarmSteps = 5 }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.Infer(context.Background(), m); err != nil {
+		b.Fatal(err)
+	}
+	models := []*mrf.Model{m2, m}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := r.Infer(context.Background(), models[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -180,7 +180,7 @@ type RENN struct {
 	g    *region.Graph
 	opts Options
 
-	fg     *infer.FactorGraph // structure of the model the network was built for
+	rb     *region.Binding // g bound to the structure of the model the network was built for
 	net    nn.Net
 	adam   *nn.Adam
 	roots  []int
@@ -229,22 +229,17 @@ func (r *RENN) Name() string { return r.opts.Name }
 func (r *RENN) Options() Options { return r.opts }
 
 // Reset drops the network so the next call starts afresh.
-func (r *RENN) Reset() { r.fg, r.warm = nil, false }
+func (r *RENN) Reset() { r.rb, r.warm = nil, false }
 
 // Beliefs returns the current region beliefs (valid after Infer).
 func (r *RENN) Beliefs() [][]float64 { return r.b }
 
 func (r *RENN) setup(m *mrf.Model) error {
-	if err := r.g.Validate(m); err != nil {
-		return fmt.Errorf("region graph does not fit the model: %w", err)
-	}
-	if _, err := r.g.StateCounts(m); err != nil {
-		return err
-	}
-	fg, err := infer.NewFactorGraph(m)
+	rb, err := r.g.Bind(m)
 	if err != nil {
 		return err
 	}
+	r.rb, r.warm = nil, false // the state is rebuilt below: if that fails, nothing is left to warm-start from
 	r.roots = r.g.Roots()
 	rootVars := make([][]int, len(r.roots))
 	for k, id := range r.roots {
@@ -261,7 +256,7 @@ func (r *RENN) setup(m *mrf.Model) error {
 	}
 	r.adam = nn.NewAdam(r.net.Params(), r.opts.LR)
 	r.adam.Beta2 = adamBeta2
-	r.edges = r.g.Edges(m)
+	r.edges = rb.Edges()
 	r.byKid = make([][]int, len(r.g.Regions))
 	for k, e := range r.edges {
 		r.byKid[e.Child] = append(r.byKid[e.Child], k)
@@ -273,8 +268,8 @@ func (r *RENN) setup(m *mrf.Model) error {
 		}
 	}
 	slices.SortStableFunc(r.order, func(a, b int) int { return r.g.Regions[a].Level - r.g.Regions[b].Level })
-	r.b = r.g.NewBeliefs(m)
-	r.gr = r.g.NewBeliefs(m)
+	r.b = rb.NewBeliefs()
+	r.gr = rb.NewBeliefs()
 	r.mu = make([][]float64, len(r.edges))
 	r.d = make([][]float64, len(r.edges))
 	for k, e := range r.edges {
@@ -286,7 +281,7 @@ func (r *RENN) setup(m *mrf.Model) error {
 	for k, id := range r.roots {
 		r.dlogit[k] = make([]float64, len(r.b[id]))
 	}
-	r.fg, r.warm = fg, false
+	r.rb = rb
 	return nil
 }
 
@@ -355,7 +350,7 @@ func (r *RENN) beliefs() {
 // F + λ·penalty + <μ,d> with respect to every belief, carried back through
 // the parent means onto the roots.
 func (r *RENN) loss(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
-	F = r.g.FreeEnergyGrad(m, E, r.b, r.gr)
+	F = r.rb.FreeEnergyGrad(E, r.b, r.gr)
 	lam := r.opts.Lambda
 	for k := range r.edges {
 		e := &r.edges[k]
@@ -426,12 +421,15 @@ func (r *RENN) maxViolation() float64 {
 // multipliers and the learning rate carry over (a warm start, capped by
 // WarmSteps); otherwise a fresh network is built.
 func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
-	if r.fg == nil || !r.fg.SameStructure(m) {
+	if !r.rb.SameStructure(m) {
 		if err := r.setup(m); err != nil {
 			return nil, err
 		}
 	}
-	E := r.g.Energies(m)
+	E, err := r.rb.Energies(m)
+	if err != nil {
+		return nil, err
+	}
 	if err := r.setMask(E); err != nil {
 		return nil, err
 	}
@@ -513,7 +511,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	F, pen, lin = r.step(m, E, false)
 	viol = r.maxViolation()
 	return &infer.Result{
-		Marginals:  mrf.Marginals{Vars: r.g.VarMarginals(m, r.b), Factors: r.g.FactorMarginals(m, r.b)},
+		Marginals:  mrf.Marginals{Vars: r.rb.VarMarginals(r.b), Factors: r.rb.FactorMarginals(r.b)},
 		FreeEnergy: F,
 		LogZ:       -F,
 		Iterations: steps,

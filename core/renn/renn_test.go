@@ -48,7 +48,7 @@ func mustInfer(t *testing.T, r *RENN, m *mrf.Model) *infer.Result {
 // current weights, independently of the gradient code.
 func totalLoss(r *RENN, m *mrf.Model, E [][]float64) float64 {
 	r.beliefs()
-	L := r.g.FreeEnergy(m, E, r.b) + r.opts.Lambda*r.g.Penalty(m, r.edges, r.b)
+	L := r.rb.FreeEnergy(E, r.b) + r.opts.Lambda*r.rb.Penalty(r.edges, r.b)
 	buf := make([]float64, 0)
 	for k, e := range r.edges {
 		child := r.b[e.Child]
@@ -100,7 +100,10 @@ func TestLossGradient(t *testing.T) {
 			if err := r.setup(tt.m); err != nil {
 				t.Fatal(err)
 			}
-			E := g.Energies(tt.m)
+			E, err := r.rb.Energies(tt.m)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := r.setMask(E); err != nil {
 				t.Fatal(err)
 			}
@@ -414,9 +417,7 @@ func TestBadOptions(t *testing.T) {
 	if err := (Options{}).Check(); err == nil {
 		t.Error("zero options accepted")
 	}
-	for _, o := range []Options{DefaultOptions(), LearningOptions(),
-		opt(func(o *Options) { o.Lambda = 0; o.Constraint = "penalty" }),
-		opt(func(o *Options) { o.WarmSteps = 0; o.Seed = 0 })} {
+	for _, o := range []Options{DefaultOptions(), LearningOptions(), opt(func(o *Options) { o.Lambda = 0; o.Constraint = "penalty" }), opt(func(o *Options) { o.WarmSteps = 0; o.Seed = 0 })} {
 		if err := o.Check(); err != nil {
 			t.Errorf("Check(%+v): %v", o, err)
 		}
@@ -507,5 +508,60 @@ func TestLambdaZeroDropsConsistency(t *testing.T) {
 	}
 	if d := infertest.MaxAbsDiff(zero.Marginals.Vars, five.Marginals.Vars); d < 1e-6 {
 		t.Errorf("lambda 0 and lambda 5 gave the same marginals (max diff %g)", d)
+	}
+}
+
+// TestBadModels: a model that does not fit the region graph, is invalid, or
+// is too large for it gives an error that says so, on a fresh method and
+// after a warm start, which it leaves intact.
+func TestBadModels(t *testing.T) {
+	m := grid(t, 3, 1, 0)
+	extra := m.Clone()
+	extra.Factors = append(extra.Factors, mrf.Factor{Vars: []int{0, 8}, LogTable: []float64{0, 1, 1, 0}})
+	short := m.Clone()
+	last := len(short.Factors) - 1
+	short.Factors[last].LogTable = short.Factors[last].LogTable[:3]
+	invalid := build(t, m, "grid", "faces")
+	invalid.Regions[len(invalid.Regions)-1].Counting = 2
+	big := grid(t, 10, 1, 0)
+	tests := []struct {
+		name string
+		g    *region.Graph // nil: the faces of m
+		m    *mrf.Model
+		want string
+	}{
+		{"nil model", nil, nil, "nil model"},
+		{"model of another size", nil, grid(t, 4, 1, 0), "region graph does not fit the model"},
+		{"factor outside every region", nil, extra, "region graph does not fit the model: region graph not valid: factor 21"},
+		{"short table", nil, short, "table has 3 entries"},
+		{"invalid region graph", invalid, m, "region graph does not fit the model: region graph not valid: variable 4"},
+		{"region over MaxStates", build(t, big, "grid", "faces+outer"), big, "has more than 4194304 joint states"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.g
+			if g == nil {
+				g = build(t, m, "grid", "faces")
+			}
+			r, err := New(g, opt(func(o *Options) { o.Dim = 4; o.MaxSteps = 20; o.Window = 10 }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Infer(context.Background(), tc.m); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("fresh: got %v, want an error containing %q", err, tc.want)
+			}
+			if tc.g != nil {
+				return // the graph does not fit m either
+			}
+			mustInfer(t, r, m)
+			net := r.net
+			if _, err := r.Infer(context.Background(), tc.m); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("after a warm start: got %v, want an error containing %q", err, tc.want)
+			}
+			mustInfer(t, r, m)
+			if r.net != net {
+				t.Error("the error dropped the network")
+			}
+		})
 	}
 }
