@@ -196,16 +196,48 @@ func defaultBin(flag, root string) (string, error) {
 	return filepath.Join(root, "bin"), nil
 }
 
+// loadWithBin loads the config and says where its stage binaries are: in
+// the --bin flag if set, else in bin/ of the module root.
+func loadWithBin(config, bin string) (plan *pipeline.Plan, root, binDir string, err error) {
+	plan, root, err = load(config)
+	if err != nil {
+		return nil, "", "", err
+	}
+	binDir, err = defaultBin(bin, root)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return plan, root, binDir, nil
+}
+
+// setLogger logs runner's progress to stderr, through a Bar if bar is set
+// and stderr is a terminal, and returns where the log goes.
+func setLogger(runner *pipeline.Runner, stderr io.Writer, bar bool) io.Writer {
+	logOut := stderr
+	if f, ok := stderr.(*os.File); ok && bar && pipeline.IsTerminal(f) {
+		runner.Bar = pipeline.NewBar(f, 0)
+		logOut = runner.Bar
+	}
+	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
+	return logOut
+}
+
+// buildBinaries builds the stage binaries of plan from the module at root
+// into binDir, after checking that each is a command of the module.
+func buildBinaries(ctx context.Context, runner *pipeline.Runner, plan *pipeline.Plan, root, binDir string, logOut io.Writer) error {
+	if err := plan.CheckBinaries(binDir, root); err != nil {
+		return err
+	}
+	runner.Logger.Info("building binaries", "into", binDir)
+	return pipeline.Build(ctx, root, binDir, logOut)
+}
+
 func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
-	plan, root, err := load(r.Config)
+	plan, root, binDir, err := loadWithBin(r.Config, r.Bin)
 	if err != nil {
 		return err
 	}
-	binDir, err := defaultBin(r.Bin, root)
-	if err != nil {
-		return err
-	}
-	build := r.Bin == "" && !r.NoBuild
+	buildable := r.Bin == "" && !r.NoBuild
 	runner := &pipeline.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
 	if r.Executor == "slurm" {
 		sc := plan.Config.Slurm
@@ -226,27 +258,18 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
 	}
 	if r.DryRun {
-		buildable := ""
-		if build {
-			buildable = root
+		modRoot := ""
+		if buildable {
+			modRoot = root
 		}
-		if err := plan.CheckBinaries(binDir, buildable); err != nil {
+		if err := plan.CheckBinaries(binDir, modRoot); err != nil {
 			return err
 		}
 		return runner.DryRun(plan, stdout)
 	}
-	logOut := stderr
-	if f, ok := stderr.(*os.File); ok && pipeline.IsTerminal(f) {
-		runner.Bar = pipeline.NewBar(f, 0)
-		logOut = runner.Bar
-	}
-	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
-	if build {
-		if err := plan.CheckBinaries(binDir, root); err != nil {
-			return err
-		}
-		runner.Logger.Info("building binaries", "into", binDir)
-		if err := pipeline.Build(ctx, root, binDir, logOut); err != nil {
+	logOut := setLogger(runner, stderr, true)
+	if buildable {
+		if err := buildBinaries(ctx, runner, plan, root, binDir, logOut); err != nil {
 			return err
 		}
 	}
@@ -261,11 +284,7 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 }
 
 func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
-	plan, root, err := load(s.Config)
-	if err != nil {
-		return err
-	}
-	binDir, err := defaultBin(s.Bin, root)
+	plan, _, binDir, err := loadWithBin(s.Config, s.Bin)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 
 	"github.com/renn-go/renn/stages/pipeline"
 )
@@ -26,11 +24,7 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if v.Sample < 1 {
 		return usageError{errors.New("--sample must be at least 1: a stage is adopted only on the evidence of a rerun")}
 	}
-	plan, root, err := load(v.Config)
-	if err != nil {
-		return err
-	}
-	binDir, err := defaultBin(v.Bin, root)
+	plan, root, binDir, err := loadWithBin(v.Config, v.Bin)
 	if err != nil {
 		return err
 	}
@@ -42,20 +36,11 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	logOut := stderr
-	if f, ok := stderr.(*os.File); ok && pipeline.IsTerminal(f) && !v.DryRun {
-		runner.Bar = pipeline.NewBar(f, 0)
-		logOut = runner.Bar
-	}
-	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
+	logOut := setLogger(runner, stderr, !v.DryRun)
 	// Unlike run --dry-run, a dry run builds: which instances are stale
 	// only because of their binary depends on the new binaries.
 	if v.Bin == "" && !v.NoBuild {
-		if err := plan.CheckBinaries(binDir, root); err != nil {
-			return err
-		}
-		runner.Logger.Info("building binaries", "into", binDir)
-		if err := pipeline.Build(ctx, root, binDir, logOut); err != nil {
+		if err := buildBinaries(ctx, runner, plan, root, binDir, logOut); err != nil {
 			return err
 		}
 	} else if err := plan.CheckBinaries(binDir, ""); err != nil {

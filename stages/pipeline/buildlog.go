@@ -23,26 +23,19 @@ var importPath = regexp.MustCompile(`^[A-Za-z0-9_.~+-]+(/[A-Za-z0-9_.~+-]+)*$`)
 // writes one line naming the count and the last package; anything else
 // the go command writes goes through at once.
 type buildProgress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	start   time.Time
-	partial []byte
-	n       int
-	last    string
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	buf   lineBuffer
+	n     int
+	last  string
 }
 
 func (b *buildProgress) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.partial = append(b.partial, p...)
-	for {
-		i := bytes.IndexByte(b.partial, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		b.line(b.partial[:i+1])
-		b.partial = b.partial[i+1:]
-	}
+	b.buf.add(p, b.line)
+	return len(p), nil
 }
 
 // line takes one line, with its newline; b.mu is held.
@@ -72,9 +65,9 @@ func (b *buildProgress) report() {
 // close passes on an unfinished last line and reports the total.
 func (b *buildProgress) close() {
 	b.mu.Lock()
-	if len(b.partial) > 0 {
-		b.line(append(b.partial, '\n'))
-		b.partial = nil
+	if len(b.buf.partial) > 0 {
+		b.line(append(b.buf.partial, '\n'))
+		b.buf.partial = nil
 	}
 	b.mu.Unlock()
 	b.report()

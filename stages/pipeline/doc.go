@@ -117,9 +117,13 @@ package pipeline
 // started, followed and cancelled: the local one (local.go) judges, runs
 // and stamps an instance in a goroutine once its upstream has finished;
 // the Slurm one (slurm_run.go, slurm_follow.go) submits all of them at
-// once and polls their jobs. The rest: the config (config*.go, keylines.go
-// for the line of every key, resources.go), the plan (plan.go,
-// slurm_plan.go for the sbatch calls), the binaries (build.go,
-// binaries.go), up-to-date judgement (status.go, fingerprint.go, hash.go,
-// stamp.go), one instance (instance.go, exec.go, tail.go), and the node
-// side of a Slurm job (slurm_job.go, slurm_status.go, slurm_cmd.go).
+// once and polls their jobs. Verify's samples go through the same loop
+// and local executor (verify_samples.go), each as an instance of its own
+// with no upstream and its output in .verify, compared instead of
+// stamped. The rest: the config (config*.go, keylines.go for the line of
+// every key, resources.go), the plan (plan.go, slurm_plan.go for the
+// sbatch calls), the binaries (build.go, binaries.go), up-to-date
+// judgement (status.go, fingerprint.go, hash.go, stamp.go), one instance
+// (instance.go, exec.go, tail.go), verify's plan, comparison and adoption
+// (verify.go, compare.go, verify_run.go), and the node side of a Slurm
+// job (slurm_job.go, slurm_status.go, slurm_cmd.go).

@@ -6,23 +6,24 @@ import (
 	"time"
 )
 
-// localExecutor runs instances in this process, each through runOne
-// (judge, run the binary with an Executor, stamp) in a goroutine of its
-// own, up to jobs at once and each only once its upstream has finished.
+// localExecutor runs instances in this process, each through its run func
+// in a goroutine of its own, up to jobs at once and each only once its
+// upstream has finished. A run's instances go through runOne (judge, run
+// the binary with an Executor, stamp); verify's samples through runSample.
 type localExecutor struct {
-	r      *Runner
-	plan   *Plan
-	h      *hasher
-	ex     Executor
-	forced map[*Instance]bool
-	tr     *tracker
+	ex  Executor
+	tr  *tracker
+	run func(ctx context.Context, inst *Instance, ex Executor) *Result
 
 	jobs    int // instances run at once
 	running int // instances started and not yet reported
 	done    chan *Result
 }
 
-func (r *Runner) newLocalExecutor(p *Plan, forced map[*Instance]bool, tr *tracker) *localExecutor {
+// newLocalExecutor returns an executor carrying out each instance with
+// run, through r.Executor (Local{} if nil), up to r.Jobs at once
+// (runtime.NumCPU() if < 1).
+func (r *Runner) newLocalExecutor(tr *tracker, run func(ctx context.Context, inst *Instance, ex Executor) *Result) *localExecutor {
 	jobs := r.Jobs
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
@@ -31,8 +32,7 @@ func (r *Runner) newLocalExecutor(p *Plan, forced map[*Instance]bool, tr *tracke
 	if ex == nil {
 		ex = Local{}
 	}
-	return &localExecutor{r: r, plan: p, h: newHasher(), ex: ex, forced: forced, tr: tr,
-		jobs: jobs, done: make(chan *Result)}
+	return &localExecutor{ex: ex, tr: tr, run: run, jobs: jobs, done: make(chan *Result)}
 }
 
 // early is false: an instance is judged on its inputs, which its upstream
@@ -44,7 +44,7 @@ func (x *localExecutor) slots() int { return x.jobs - x.running }
 func (x *localExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
 	for _, inst := range insts {
 		x.running++
-		go func() { x.done <- x.r.runOne(ctx, x.plan, x.h, inst, x.forced[inst], x.ex, x.tr) }()
+		go func() { x.done <- x.run(ctx, inst, x.ex) }()
 	}
 	return nil, nil
 }

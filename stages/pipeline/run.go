@@ -71,7 +71,10 @@ func (r *Runner) executor(p *Plan, forced map[*Instance]bool, tr *tracker) (inst
 	if r.Slurm != nil {
 		return r.newSlurmExecutor(p, forced, tr)
 	}
-	return r.newLocalExecutor(p, forced, tr), nil
+	h := newHasher()
+	return r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex Executor) *Result {
+		return r.runOne(ctx, p, h, inst, forced[inst], ex, tr)
+	}), nil
 }
 
 // targets returns the instances the run considers and those forced to run.

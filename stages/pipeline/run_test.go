@@ -134,6 +134,69 @@ func (p *project) ran(t *testing.T) []string {
 	return ids
 }
 
+// states returns the status of every instance, by ID.
+func (p *project) states(t *testing.T) map[string]Status {
+	t.Helper()
+	sts, err := p.plan(t).Status(p.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]Status{}
+	for _, st := range sts {
+		m[st.Instance.ID] = st
+	}
+	return m
+}
+
+// rebuild stands for a change of a binary's code: the binary's bytes
+// change, what it computes does not (unless the fake is told otherwise,
+// as fakeparquet is by FAKEPARQUET).
+func (p *project) rebuild(t *testing.T, name string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(p.bin, name), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyFile copies an executable.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(to), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(to, b, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cancelOnStart returns a context cancelled as soon as a stage has
+// recorded its start in the run log.
+func (p *project) cancelOnStart(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		for ctx.Err() == nil {
+			if entries, _ := os.ReadDir(p.logDir); len(entries) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return ctx
+}
+
 func (p *project) path(rel string) string { return filepath.Join(p.dir, filepath.FromSlash(rel)) }
 
 func sorted(ids []string) []string {
@@ -354,32 +417,20 @@ func TestOnlyAndForce(t *testing.T) {
 
 func TestStatus(t *testing.T) {
 	p := newProject(t, chain)
-	states := func() map[string]Status {
-		t.Helper()
-		sts, err := p.plan(t).Status(p.bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]Status{}
-		for _, st := range sts {
-			m[st.Instance.ID] = st
-		}
-		return m
-	}
-	for id, st := range states() {
+	for id, st := range p.states(t) {
 		if st.State != Missing {
 			t.Errorf("fresh %s: %s, want missing", id, st.State)
 		}
 	}
 	p.run(t, p.runner(), nil)
 	p.ran(t)
-	for id, st := range states() {
+	for id, st := range p.states(t) {
 		if st.State != UpToDate {
 			t.Errorf("after run %s: %s (%s), want up to date", id, st.State, st.Reason)
 		}
 	}
 	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
-	m := states()
+	m := p.states(t)
 	if st := m["b"]; st.State != Stale || st.Reason != "flags changed: --value=b -> --value=B" {
 		t.Errorf("b: %s (%s)", st.State, st.Reason)
 	}
@@ -400,14 +451,9 @@ func TestStatus(t *testing.T) {
 	// A rebuilt binary makes every stage stale.
 	p.write(t, chain)
 	p.bin = t.TempDir()
-	b, err := os.ReadFile(filepath.Join(fakeBin, "fakestage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(p.bin, "fakestage"), append(b, 0), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for id, st := range states() {
+	copyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.bin, "fakestage"))
+	p.rebuild(t, "fakestage")
+	for id, st := range p.states(t) {
 		if st.State != Stale || !strings.Contains(st.Reason, "binary changed") {
 			t.Errorf("new binary, %s: %s (%s), want stale: binary changed", id, st.State, st.Reason)
 		}
@@ -495,17 +541,7 @@ func TestInterruptLeavesNoStamp(t *testing.T) {
 	p.ran(t)
 
 	p.write(t, strings.Replace(chain, `value = "b",`, `value = "b", sleep = "1m",`, 1))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { // cancel as soon as b has started
-		for ctx.Err() == nil {
-			if entries, _ := os.ReadDir(p.logDir); len(entries) > 0 {
-				cancel()
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
+	ctx := p.cancelOnStart(t) // as soon as b has started
 	start := time.Now()
 	rep, err := p.runner().Run(ctx, p.plan(t))
 	if !errors.Is(err, context.Canceled) {

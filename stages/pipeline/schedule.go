@@ -20,9 +20,9 @@ type instanceExecutor interface {
 	// slots says how many more instances start takes now.
 	slots() int
 	// start takes over insts, given in plan order. It returns the results
-	// of those it settles at once without running them (up to date, or
-	// only submitted); the others are open until wait reports them. An
-	// error leaves nothing running.
+	// of those it settles at once without running them (up to date, only
+	// submitted, or a verify sample skipped); the others are open until
+	// wait reports them. An error leaves nothing running.
 	start(ctx context.Context, insts []*Instance) ([]*Result, error)
 	// wait returns the results of the open instances that have ended,
 	// waiting at most d. Once ctx is cancelled every open instance stops,
@@ -46,6 +46,10 @@ type scheduler struct {
 	ex   instanceExecutor
 	log  *slog.Logger
 	tr   *tracker
+	// logResult logs how an instance that was followed ended:
+	// Runner.logResult, unless the caller knows better (verify says
+	// whether a sample gave the cached results).
+	logResult func(res *Result)
 
 	pending []*Instance        // not handed over yet, in plan order
 	open    map[*Instance]bool // handed over, not settled
@@ -55,6 +59,7 @@ type scheduler struct {
 func newScheduler(r *Runner, p *Plan, ex instanceExecutor, tr *tracker, targets map[*Instance]bool) *scheduler {
 	s := &scheduler{r: r, plan: p, ex: ex, log: r.logger(), tr: tr,
 		open: map[*Instance]bool{}, results: map[*Instance]*Result{}}
+	s.logResult = func(res *Result) { r.logResult(s.log, p, res) }
 	for _, inst := range p.Instances {
 		if targets[inst] {
 			s.pending = append(s.pending, inst)
@@ -95,8 +100,37 @@ func (s *scheduler) run(ctx context.Context) error {
 // has settled with a failure is blocked, which blocks its own dependants
 // later in the same walk. The others are handed to the executor as its
 // slots allow: once their upstream has settled, or at once if it takes
-// them early.
+// them early. Instances the executor settles at once free their slots and
+// may free their dependants, so the walk is repeated until it hands over
+// nothing more or all it hands over stays open.
 func (s *scheduler) schedule(ctx context.Context) error {
+	for {
+		batch := s.next()
+		if len(batch) == 0 {
+			return nil
+		}
+		now, err := s.ex.start(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for _, inst := range batch {
+			s.open[inst] = true
+		}
+		for _, res := range now {
+			// Settled before it was followed: not part of the progress.
+			delete(s.open, res.Instance)
+			s.results[res.Instance] = res
+			s.tr.add(-1)
+		}
+		if len(now) == 0 {
+			return nil
+		}
+	}
+}
+
+// next takes from the pending instances those to hand over now, and
+// blocks those whose upstream failed.
+func (s *scheduler) next() []*Instance {
 	free, early := s.ex.slots(), s.ex.early()
 	var batch []*Instance
 	rest := s.pending[:0]
@@ -113,23 +147,7 @@ func (s *scheduler) schedule(ctx context.Context) error {
 		}
 	}
 	s.pending = rest
-	if len(batch) == 0 {
-		return nil
-	}
-	now, err := s.ex.start(ctx, batch)
-	if err != nil {
-		return err
-	}
-	for _, inst := range batch {
-		s.open[inst] = true
-	}
-	for _, res := range now {
-		// Settled before it was followed: not part of the progress.
-		delete(s.open, res.Instance)
-		s.results[res.Instance] = res
-		s.tr.add(-1)
-	}
-	return nil
+	return batch
 }
 
 // follow settles the results the executor reported. It walks the open
@@ -194,7 +212,7 @@ func (s *scheduler) block(inst, blocker *Instance) {
 func (s *scheduler) settle(res *Result) {
 	s.results[res.Instance] = res
 	s.tr.finish(res.Instance)
-	s.r.logResult(s.log, s.plan, res)
+	s.logResult(res)
 }
 
 // heartbeat logs what is still going on, unless a Bar shows it, and

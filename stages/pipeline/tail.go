@@ -21,31 +21,46 @@ func (t *teeWriter) Write(p []byte) (int, error) {
 	return t.file.Write(p)
 }
 
+// lineBuffer splits output that arrives in chunks into whole lines, for
+// the writers that digest a subprocess's output line by line (tailWriter,
+// buildProgress). Its user holds whatever lock guards it.
+type lineBuffer struct {
+	partial []byte // the unfinished last line
+}
+
+// add appends p and hands each line it completes, with its newline, to f,
+// which must not keep it.
+func (b *lineBuffer) add(p []byte, f func(line []byte)) {
+	b.partial = append(b.partial, p...)
+	for {
+		i := bytes.IndexByte(b.partial, '\n')
+		if i < 0 {
+			return
+		}
+		f(b.partial[:i+1])
+		b.partial = b.partial[i+1:]
+	}
+}
+
 // tailWriter keeps the last max lines written to it.
 type tailWriter struct {
-	mu      sync.Mutex
-	max     int
-	partial []byte
-	done    []string
+	mu   sync.Mutex
+	max  int
+	buf  lineBuffer
+	done []string
 }
 
 func (t *tailWriter) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.partial = append(t.partial, p...)
-	for {
-		i := bytes.IndexByte(t.partial, '\n')
-		if i < 0 {
-			break
-		}
-		t.done = append(t.done, strings.TrimRight(string(t.partial[:i]), "\r"))
-		t.partial = t.partial[i+1:]
+	t.buf.add(p, func(l []byte) {
+		t.done = append(t.done, strings.TrimRight(string(l), "\r\n"))
 		if len(t.done) > t.max {
 			t.done = t.done[len(t.done)-t.max:]
 		}
-	}
-	if len(t.partial) > 64<<10 { // a runaway line: keep its end
-		t.partial = t.partial[len(t.partial)-64<<10:]
+	})
+	if len(t.buf.partial) > 64<<10 { // a runaway line: keep its end
+		t.buf.partial = t.buf.partial[len(t.buf.partial)-64<<10:]
 	}
 	return len(p), nil
 }
@@ -54,8 +69,8 @@ func (t *tailWriter) lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := append([]string(nil), t.done...)
-	if len(t.partial) > 0 {
-		out = append(out, string(t.partial))
+	if len(t.buf.partial) > 0 {
+		out = append(out, string(t.buf.partial))
 	}
 	if len(out) > t.max {
 		out = out[len(out)-t.max:]

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -42,7 +39,9 @@ func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
 		return fmt.Errorf("verify: remove %s: %w", root, err)
 	}
 	defer os.RemoveAll(root)
-	r.runSamples(ctx, vp)
+	if err := r.runSamples(ctx, vp); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
@@ -53,125 +52,6 @@ func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
 		}
 	}
 	return vp.err()
-}
-
-// runSamples runs every sample of vp, up to r.Jobs at once, cheapest of
-// each stage first.
-func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) {
-	var queue []*Sample
-	for _, sc := range vp.Stages {
-		queue = append(queue, sc.Samples...)
-	}
-	jobs := r.Jobs
-	if jobs < 1 {
-		jobs = runtime.NumCPU()
-	}
-	ex := r.Executor
-	if ex == nil {
-		ex = Local{}
-	}
-	log := r.logger()
-	tr := &tracker{total: len(queue), running: map[*Instance]time.Time{}, bar: r.Bar}
-	defer tr.clear()
-	beat := r.Heartbeat
-	if beat <= 0 {
-		beat = 10 * time.Second
-	}
-	if r.Bar != nil {
-		beat = time.Second
-	}
-	ticker := time.NewTicker(beat)
-	defer ticker.Stop()
-
-	done := make(chan *Sample)
-	bad := map[*Stage]bool{} // stages with a sample that differed or failed
-	running := 0
-	for {
-		for ctx.Err() == nil && running < jobs && len(queue) > 0 {
-			s := queue[0]
-			queue = queue[1:]
-			if bad[s.Instance.Stage] {
-				s.Result = &Result{Instance: s.Instance, Outcome: Skipped, Reason: "its stage already changed or failed"}
-				tr.finish(s.Instance)
-				continue
-			}
-			running++
-			log.Info("verify", "stage", s.Instance.ID, "why", s.Why, "cached", seconds(s.Recorded))
-			go func() { r.runSample(ctx, vp.Plan, s, ex, tr); done <- s }()
-		}
-		if running == 0 {
-			break
-		}
-		select {
-		case s := <-done:
-			running--
-			tr.finish(s.Instance)
-			if s.Result.Outcome != Ran || s.Diff != nil {
-				bad[s.Instance.Stage] = true
-			}
-			logSample(log, s)
-		case <-ticker.C:
-			if r.Bar == nil {
-				if l := tr.runningList(); l != "" {
-					log.Info("running", "stages", l)
-				}
-			}
-			tr.draw()
-		}
-	}
-	for _, s := range queue {
-		s.Result = &Result{Instance: s.Instance, Outcome: Cancelled, Reason: "not started"}
-	}
-}
-
-// runSample runs one sample into its temporary directory, compares its
-// outputs with the cached ones, and removes the directory.
-func (r *Runner) runSample(ctx context.Context, p *Plan, s *Sample, ex Executor, tr *tracker) {
-	inst := s.Instance
-	res := &Result{Instance: inst, Reason: s.Why}
-	s.Result = res
-	out := sampleDir(p, inst)
-	defer os.RemoveAll(out)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		res.Outcome, res.Err = Failed, fmt.Errorf("%s: %w", inst.ID, err)
-		return
-	}
-	job := &Job{
-		ID:     inst.ID,
-		Path:   BinaryPath(r.BinDir, inst.Stage),
-		Args:   sampleArgs(p, inst, out),
-		Dir:    p.Config.Dir,
-		LogDir: filepath.Join(out, ".logs"),
-	}
-	started := time.Now()
-	tr.start(inst, started)
-	err := ex.Run(ctx, job)
-	res.Elapsed = time.Since(started)
-	if err == nil {
-		s.Diff, err = CompareOutputs(inst.OutDir, out)
-	}
-	switch {
-	case ctx.Err() != nil:
-		res.Outcome, res.Err = Cancelled, context.Cause(ctx)
-	case err != nil:
-		res.Outcome, res.Err = Failed, err
-	default:
-		res.Outcome = Ran
-	}
-}
-
-func logSample(log *slog.Logger, s *Sample) {
-	id, el := s.Instance.ID, s.Result.Elapsed.Round(time.Millisecond)
-	switch {
-	case s.Result.Outcome == Cancelled:
-		log.Warn("interrupted", "stage", id, "elapsed", el)
-	case s.Result.Outcome != Ran:
-		log.Error("failed", "stage", id, "elapsed", el, "err", s.Result.Err)
-	case s.Diff != nil:
-		log.Warn("changed", "stage", id, "elapsed", el, "first difference", s.Diff.String())
-	default:
-		log.Info("same results", "stage", id, "elapsed", el)
-	}
 }
 
 // same reports whether every sample of sc ran and matched its cached outputs.

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 var (
@@ -48,36 +47,6 @@ func verifyProject(t *testing.T, config string) *project {
 	return p
 }
 
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(to), 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(to, b, 0o755)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// rebuild stands for a change of a binary's code: the binary's bytes
-// change, what it computes does not (unless FAKEPARQUET says otherwise).
-func (p *project) rebuild(t *testing.T, name string) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(p.bin, name), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write([]byte{0}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // setSeconds rewrites the recorded run times, so that the samples are
 // known in advance.
 func (p *project) setSeconds(t *testing.T, secs map[string]float64) {
@@ -93,19 +62,6 @@ func (p *project) setSeconds(t *testing.T, secs map[string]float64) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func (p *project) states(t *testing.T) map[string]Status {
-	t.Helper()
-	sts, err := p.plan(t).Status(p.bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]Status{}
-	for _, st := range sts {
-		m[st.Instance.ID] = st
-	}
-	return m
 }
 
 // assertNoVerifyDir fails unless verify left no temporary files.
@@ -272,6 +228,43 @@ func TestVerify(t *testing.T) {
 			p.assertNoVerifyDir(t)
 		})
 	}
+}
+
+// TestVerifySkipsChangedStage runs one sample at a time: once a sample of
+// a stage has changed, the stage's other samples are skipped, and those of
+// the next stages still run.
+func TestVerifySkipsChangedStage(t *testing.T) {
+	p := ranAndRebuilt(t)
+	t.Setenv("FAKEPARQUET", "value")
+	r := p.runner()
+	r.Jobs = 1
+	vp, err := r.PlanVerify(p.plan(t), Verify{Sample: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Verify(context.Background(), vp); !errors.Is(err, ErrChanged) {
+		t.Fatalf("Verify: error %v, want ErrChanged", err)
+	}
+	assertIDs(t, "ran", p.ran(t), []string{".verify/models/size=3", ".verify/est/size=5,method=bp", ".verify/score"})
+	var got []string
+	for _, sc := range vp.Stages {
+		for _, s := range sc.Samples {
+			line := s.Instance.ID + ": " + s.Result.Outcome.String()
+			if s.Result.Outcome == Skipped {
+				line += " (" + s.Result.Reason + ")"
+			}
+			got = append(got, line)
+			if s.Result.Instance != s.Instance {
+				t.Errorf("%s: result of instance %p, want the sample's own %p", s.Instance.ID, s.Result.Instance, s.Instance)
+			}
+		}
+	}
+	assertLines(t, "samples", got, []string{
+		"models/size=3: ran", "models/size=5: up to date (its stage already changed or failed)",
+		"est/size=5,method=bp: ran", "est/size=3,method=mf: up to date (its stage already changed or failed)",
+		"score: ran",
+	})
+	p.assertNoVerifyDir(t)
 }
 
 func (p *project) stamps(t *testing.T) map[string]*Stamp {
@@ -521,17 +514,7 @@ func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 
 	// Interrupted as soon as a sample has started: nothing adopted, nothing left.
 	t.Setenv("FAKEPARQUET", "sleep")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		for ctx.Err() == nil {
-			if entries, _ := os.ReadDir(p.logDir); len(entries) > 0 {
-				cancel()
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
+	ctx := p.cancelOnStart(t)
 	r := p.runner()
 	vp, err := r.PlanVerify(p.plan(t), Verify{})
 	if err != nil {
