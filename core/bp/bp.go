@@ -28,7 +28,7 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// Options configures a BP run. Zero Tol and MaxIter take their defaults.
+// Options configures a BP run; start from DefaultOptions or DampedOptions.
 type Options struct {
 	// Tol stops the run when no variable belief entry changed by more than
 	// Tol in a sweep. Default 1e-9.

@@ -67,7 +67,7 @@ import (
 	"github.com/renn-go/renn/core/region"
 )
 
-// Options configures a GBP run. Zero Tol and MaxIter take their defaults.
+// Options configures a GBP run; start from DefaultOptions.
 type Options struct {
 	// Tol stops the run when no entry of any region belief changed by more
 	// than Tol in a sweep. Default 1e-9.

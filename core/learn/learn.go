@@ -60,9 +60,9 @@ import (
 	"github.com/renn-go/renn/core/nn"
 )
 
-// Options configure learning. Zero values of Epochs, Batch, LR, Optimizer,
-// Tol, Patience and Guard take the defaults of DefaultOptions; a zero Decay
-// means no decay (DefaultOptions has 0.05).
+// Options configure learning. Every value means what it says (Check rejects
+// what cannot be honoured; nothing is replaced by a default): start from
+// DefaultOptions.
 type Options struct {
 	// Epochs caps the number of passes over the training set.
 	Epochs int

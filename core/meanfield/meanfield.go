@@ -30,8 +30,8 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// Options configures a mean-field run. Zero Tol and MaxIter take their
-// defaults.
+// Options configures a mean-field run; start from DefaultOptions (Check
+// rejects a zero Tol or MaxIter: nothing is replaced by a default).
 type Options struct {
 	// Tol stops the run when no entry of any q_i changed by more than Tol in
 	// a sweep. Default 1e-9.
