@@ -3,54 +3,14 @@ package gbp_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"testing"
 
 	"github.com/renn-go/renn/core/gbp"
-	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
-	"github.com/renn-go/renn/core/region"
 )
-
-// pinModel is a model with a 3-state variable, a 3-ary factor and a zero
-// potential.
-func pinModel() *mrf.Model {
-	return &mrf.Model{Cards: []int{2, 3, 2, 2}, Factors: []mrf.Factor{
-		{Vars: []int{1, 0}, LogTable: []float64{0.3, -0.2, 0.5, 0.1, math.Inf(-1), 0.7}},
-		{Vars: []int{2, 1, 3}, LogTable: []float64{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9, 1.0, 0.2, 0.3}},
-		{Vars: []int{0, 3}, LogTable: []float64{0.5, -0.5, -0.5, 0.5}},
-		{Vars: []int{2}, LogTable: []float64{0.2, -0.1}},
-	}}
-}
-
-// digest adds to h every bit of a run's output: iterations, convergence,
-// ln Z, F, the region beliefs and the marginals read out of them.
-func digest(t *testing.T, h []byte, g *region.Graph, m *mrf.Model, res *infer.Result, beliefs [][]float64) []byte {
-	t.Helper()
-	bd, err := g.Bind(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conv := int64(0)
-	if res.Converged {
-		conv = 1
-	}
-	h = binary.LittleEndian.AppendUint64(h, uint64(res.Iterations))
-	h = binary.LittleEndian.AppendUint64(h, uint64(conv))
-	h = binary.LittleEndian.AppendUint64(h, math.Float64bits(res.LogZ))
-	h = binary.LittleEndian.AppendUint64(h, math.Float64bits(res.FreeEnergy))
-	for _, tabs := range [][][]float64{beliefs, bd.VarMarginals(beliefs), bd.FactorMarginals(beliefs)} {
-		for _, tab := range tabs {
-			h = binary.LittleEndian.AppendUint64(h, uint64(len(tab)))
-			for _, x := range tab {
-				h = binary.LittleEndian.AppendUint64(h, math.Float64bits(x))
-			}
-		}
-	}
-	return h
-}
 
 // TestPinnedOutputs pins GBP's outputs bit for bit, a cold run and a warm
 // start on a model of the same structure. The paper run's cached outputs are
@@ -72,7 +32,7 @@ func TestPinnedOutputs(t *testing.T) {
 			0x4029c867f9d361fb, "252771ea5955511d64696ec2c4a5f2252e2d441caceb70835aaaee07ace96493"},
 		{"4x4 faces+outer", grid(t, 4, 1, 5), grid(t, 4, 0.5, 6), "grid", "faces+outer",
 			0x4033e62f334bf194, "559b55102a7cc07c8d09f08c34755672a212a47735d24c45ae01184ea2132b88"},
-		{"mixed cycles", pinModel(), pinModel(), "uai", "cycles",
+		{"mixed cycles", infertest.PinModel(), infertest.PinModel(), "uai", "cycles",
 			0x400e09b58810b6e8, "b77e900008c9c1e46048ca20a46bd88e5a323815ba62248ad4fb5aef8c75c6f2"},
 	}
 	for _, tc := range tests {
@@ -92,7 +52,7 @@ func TestPinnedOutputs(t *testing.T) {
 				if k == 0 {
 					logZ = math.Float64bits(res.LogZ)
 				}
-				h = digest(t, h, g, m, res, method.Beliefs())
+				h = infertest.Digest(t, h, g, m, res, method.Beliefs())
 			}
 			sum := sha256.Sum256(h)
 			if got := hex.EncodeToString(sum[:]); logZ != tc.logZ || got != tc.digest {

@@ -161,5 +161,3 @@ func Usage(learning bool, names ...string) string {
 	}
 	return b.String()
 }
-
-func sortNames(names []string) { slices.SortFunc(names, Compare) }

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestApply(t *testing.T) {
 func TestCompare(t *testing.T) {
 	names := []string{"zeta", "renn", "exact", "alpha", "renn-direct", "mf", "gbp"}
 	want := []string{"exact", "mf", "gbp", "renn", "renn-direct", "alpha", "zeta"}
-	sortNames(names)
+	slices.SortFunc(names, Compare)
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("order %v, want %v", names, want)
 	}

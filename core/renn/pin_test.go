@@ -3,12 +3,10 @@ package renn_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"testing"
 
-	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/region"
@@ -22,44 +20,6 @@ func pinGrid(t *testing.T, L int, gamma float64, seed int64) *mrf.Model {
 		t.Fatal(err)
 	}
 	return mrf.RandomIsing(L*L, es, gamma, seed)
-}
-
-// pinModel is a model with a 3-state variable, a 3-ary factor and a zero
-// potential.
-func pinModel() *mrf.Model {
-	return &mrf.Model{Cards: []int{2, 3, 2, 2}, Factors: []mrf.Factor{
-		{Vars: []int{1, 0}, LogTable: []float64{0.3, -0.2, 0.5, 0.1, math.Inf(-1), 0.7}},
-		{Vars: []int{2, 1, 3}, LogTable: []float64{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9, 1.0, 0.2, 0.3}},
-		{Vars: []int{0, 3}, LogTable: []float64{0.5, -0.5, -0.5, 0.5}},
-		{Vars: []int{2}, LogTable: []float64{0.2, -0.1}},
-	}}
-}
-
-// digest adds to h every bit of a run's output: iterations, convergence,
-// ln Z, F, the region beliefs and the marginals read out of them.
-func digest(t *testing.T, h []byte, g *region.Graph, m *mrf.Model, res *infer.Result, beliefs [][]float64) []byte {
-	t.Helper()
-	bd, err := g.Bind(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conv := int64(0)
-	if res.Converged {
-		conv = 1
-	}
-	h = binary.LittleEndian.AppendUint64(h, uint64(res.Iterations))
-	h = binary.LittleEndian.AppendUint64(h, uint64(conv))
-	h = binary.LittleEndian.AppendUint64(h, math.Float64bits(res.LogZ))
-	h = binary.LittleEndian.AppendUint64(h, math.Float64bits(res.FreeEnergy))
-	for _, tabs := range [][][]float64{beliefs, bd.VarMarginals(beliefs), bd.FactorMarginals(beliefs)} {
-		for _, tab := range tabs {
-			h = binary.LittleEndian.AppendUint64(h, uint64(len(tab)))
-			for _, x := range tab {
-				h = binary.LittleEndian.AppendUint64(h, math.Float64bits(x))
-			}
-		}
-	}
-	return h
 }
 
 // TestPinnedOutputs pins RENN's outputs bit for bit: a cold run, a warm start
@@ -83,7 +43,7 @@ func TestPinnedOutputs(t *testing.T) {
 		{"3x3 bethe attention", pinGrid(t, 3, 1, 3), pinGrid(t, 3, 1, 4), "grid", "bethe",
 			infertest.With(renn.DefaultOptions(), func(o *renn.Options) { o.Name = "infnet"; o.MaxSteps = 300; o.WarmSteps = 40; o.Seed = 0 }),
 			0x4029c8570028901a, "6a54251fba45b74512194295582615e40792fb2898cb313c01642196c87d9fc3"},
-		{"mixed cycles direct penalty", pinModel(), pinModel(), "uai", "cycles",
+		{"mixed cycles direct penalty", infertest.PinModel(), infertest.PinModel(), "uai", "cycles",
 			infertest.With(renn.DefaultOptions(), func(o *renn.Options) {
 				o.Net = "direct"
 				o.Constraint = "penalty"
@@ -113,7 +73,7 @@ func TestPinnedOutputs(t *testing.T) {
 				if k == 0 {
 					logZ = math.Float64bits(res.LogZ)
 				}
-				h = digest(t, h, g, m, res, method.Beliefs())
+				h = infertest.Digest(t, h, g, m, res, method.Beliefs())
 			}
 			sum := sha256.Sum256(h)
 			if got := hex.EncodeToString(sum[:]); logZ != tc.logZ || got != tc.digest {

@@ -5,12 +5,15 @@
 package infertest
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"testing"
 
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
 )
 
 // MaxStates bounds the number of joint states BruteForce enumerates.
@@ -270,4 +273,43 @@ func MaxAbsDiff(a, b [][]float64) float64 {
 func With[O any](o O, set func(*O)) O {
 	set(&o)
 	return o
+}
+
+// PinModel is a small awkward model for pinning a method's outputs: a
+// 3-state variable, a 3-ary factor and a zero potential.
+func PinModel() *mrf.Model {
+	return &mrf.Model{Cards: []int{2, 3, 2, 2}, Factors: []mrf.Factor{
+		{Vars: []int{1, 0}, LogTable: []float64{0.3, -0.2, 0.5, 0.1, math.Inf(-1), 0.7}},
+		{Vars: []int{2, 1, 3}, LogTable: []float64{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9, 1.0, 0.2, 0.3}},
+		{Vars: []int{0, 3}, LogTable: []float64{0.5, -0.5, -0.5, 0.5}},
+		{Vars: []int{2}, LogTable: []float64{0.2, -0.1}},
+	}}
+}
+
+// Digest adds to h every bit of a region method's output on m, for tests
+// that pin outputs bit for bit: iterations, convergence, ln Z, F, the region
+// beliefs of g and the marginals read out of them.
+func Digest(t testing.TB, h []byte, g *region.Graph, m *mrf.Model, res *infer.Result, beliefs [][]float64) []byte {
+	t.Helper()
+	bd, err := g.Bind(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := int64(0)
+	if res.Converged {
+		conv = 1
+	}
+	h = binary.LittleEndian.AppendUint64(h, uint64(res.Iterations))
+	h = binary.LittleEndian.AppendUint64(h, uint64(conv))
+	h = binary.LittleEndian.AppendUint64(h, math.Float64bits(res.LogZ))
+	h = binary.LittleEndian.AppendUint64(h, math.Float64bits(res.FreeEnergy))
+	for _, tabs := range [][][]float64{beliefs, bd.VarMarginals(beliefs), bd.FactorMarginals(beliefs)} {
+		for _, tab := range tabs {
+			h = binary.LittleEndian.AppendUint64(h, uint64(len(tab)))
+			for _, x := range tab {
+				h = binary.LittleEndian.AppendUint64(h, math.Float64bits(x))
+			}
+		}
+	}
+	return h
 }
