@@ -21,7 +21,7 @@ type root struct {
 	Regions string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions) for renn. Without it renn builds the --scheme region graph itself; infnet always builds the bethe graph and rejects this flag."`
 	Scheme  string   `default:"auto" enum:"auto,bethe,faces,faces+outer,star,cycles" help:"Region graph renn builds when --regions is not given (see build-regions --help)."`
 	Method  string   `default:"renn" enum:"renn,infnet" help:"renn (region free energy of the region graph) or infnet (Inference Net: the Bethe free energy, roots = factors)."`
-	Name    string   `help:"Method name written to the outputs; default the method, with -direct appended for --net direct."`
+	Name    string   `help:"Method name written to the outputs; default the method, with -direct appended for --net direct and -mp for --net message."`
 
 	renn.Options `embed:""`
 

@@ -5,7 +5,8 @@
 // from it, so a new method is its own package plus one line in registry.go.
 //
 // Aliases are entries of their own: dbp is BP with damping 0.5, infnet is
-// RENN on the Bethe region graph, renn-direct is RENN with free logits.
+// RENN on the Bethe region graph, renn-mp is RENN with the network that
+// reads the model, renn-direct is RENN with free logits.
 package methods
 
 import (

@@ -21,6 +21,7 @@ var registry = []*Entry{
 	define("gbp", "GBP", "parent-to-child generalized BP on the region graph", AnyRegions, gbp.DefaultOptions, nil, newGBP),
 	define("infnet", "Inference Net", "Inference Net: the RENN network on the Bethe region graph", BetheRegions, rennDefaults("infnet", "attention", false), rennDefaults("infnet", "attention", true), newRENN),
 	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),
+	define("renn-mp", "RENN (MP net)", "RENN with the network that reads the model: root energies plus messages, started from parent-to-child message passing", AnyRegions, rennDefaults("renn-mp", "message", false), rennDefaults("renn-mp", "message", true), newRENN),
 	define("renn-direct", "RENN (direct)", "RENN with free logits per root region (an ablation without a network)", AnyRegions, rennDefaults("renn-direct", "direct", false), rennDefaults("renn-direct", "direct", true), newRENN),
 }
 

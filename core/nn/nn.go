@@ -1,7 +1,14 @@
-// Package nn is the hand-written neural network of RENN: a learned embedding
-// per variable, one self-attention block shared by all variables, and one
-// residual MLP head per root-region shape that maps the concatenated
-// embeddings of a root's variables to one logit per joint state.
+// Package nn holds the hand-written networks of RENN. Each maps its
+// parameters to one logit vector per root region:
+//
+//   - the paper's attention network (NewAttentionNet): a learned embedding
+//     per variable, one self-attention block shared by all variables, and
+//     one residual MLP head per root-region shape over the concatenated
+//     embeddings of a root's variables;
+//   - the message network (NewMessageNet), which reads the model: each
+//     root's negative energy plus weighted input features plus free
+//     messages on its children;
+//   - free logits per root state (NewDirectNet), an ablation.
 //
 // There is no automatic differentiation: every layer has a forward and a
 // backward pass written on gonum's blas64, and every derivative is checked

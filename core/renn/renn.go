@@ -10,6 +10,22 @@
 // respect to the beliefs, carried back through the parent means and the
 // softmax into the network's hand-written backward pass.
 //
+// # Networks
+//
+// Net "attention" is the paper's network (package nn): it sees nothing of
+// the model but through the loss. Net "direct" is free logits per root state,
+// an ablation. Net "message" reads the model: each root's logits are its
+// negative energy, plus a learned weight times a feature made by up to Rounds
+// sweeps of parent-to-child message passing on the model (package gbp; the
+// feature is log b_R + E_R of the sweeps' root beliefs, the log of the
+// messages into the root), plus free messages on the root's children. Its
+// first forward pass gives the message-passing beliefs; before training, the
+// Lagrange multipliers are set by least squares (CGLS) so that, when those
+// beliefs are a consistent stationary point of the region free energy, they
+// are a stationary point of the loss, and training keeps them unless the loss
+// can descend from there (a saddle of F, or sweeps stopped by their cap).
+// Its cost per step is linear in the size of the region tables.
+//
 // # Constraints
 //
 // With the paper's plain penalty (Constraint "penalty") the minimiser stays
@@ -69,7 +85,12 @@ import (
 type Options struct {
 	// Name is the method name reported ("renn", "infnet", "renn-direct").
 	Name string `json:"name" kong:"-" help:"Method name written to the outputs."`
-	Net  string `json:"net" help:"attention (the paper's network) or direct (free logits per root region: an ablation without a network)."`
+	Net  string `json:"net" help:"attention (the paper's network), message (a network that reads the model: each root's energy plus messages over its children, started from parent-to-child message passing on the model) or direct (free logits per root region: an ablation without a network)."`
+
+	// Rounds caps the sweeps of parent-to-child message passing the message
+	// network runs on the model to make its input feature; 0 reads the
+	// energies alone.
+	Rounds int `json:"rounds" help:"Cap on the sweeps of parent-to-child message passing the message network (net message) runs on the model to make its input feature; 0: the root energies alone."`
 
 	// The attention network (ignored by the direct net).
 	Dim   int  `json:"dim" help:"Embedding width d of the attention network (the paper's code: 200)."`
@@ -114,7 +135,7 @@ type Options struct {
 // were chosen).
 func DefaultOptions() Options {
 	return Options{Name: "renn", Net: "attention", Dim: 32, Heads: 1, BlockDepth: 1, Lambda: 5, Constraint: "auglag",
-		MultiplierEvery: 20, LR: 3e-3, MaxSteps: 5000, Window: 50, Tol: 1e-6, ConsTol: 1e-3, Seed: 1}
+		MultiplierEvery: 20, LR: 3e-3, MaxSteps: 5000, Window: 50, Tol: 1e-6, ConsTol: 1e-3, Seed: 1, Rounds: 1000}
 }
 
 // LearningOptions returns the defaults for learning, where every parameter
@@ -139,8 +160,8 @@ func (o Options) Check() error {
 		return errors.New("renn: empty method name")
 	case o.Constraint != "auglag" && o.Constraint != "penalty":
 		return fmt.Errorf("constraint: unknown constraint handling %q (want auglag or penalty)", o.Constraint)
-	case o.Net != "attention" && o.Net != "direct":
-		return fmt.Errorf("net: unknown network %q (want attention or direct)", o.Net)
+	case o.Net != "attention" && o.Net != "direct" && o.Net != "message":
+		return fmt.Errorf("net: unknown network %q (want message, attention or direct)", o.Net)
 	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 1):
 		return fmt.Errorf("lambda: %v, want a number >= 0", o.Lambda)
 	case o.Lambda == 0 && o.Constraint == "auglag":
@@ -159,6 +180,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("multiplier-every: %d, want >= 1", o.MultiplierEvery)
 	case o.WarmSteps < 0:
 		return fmt.Errorf("warm-steps: %d, want >= 0 (0: the same cap as max-steps)", o.WarmSteps)
+	case o.Rounds < 0:
+		return fmt.Errorf("rounds: %d, want >= 0", o.Rounds)
 	case o.Dim < 1 || o.Dim > maxDim:
 		return fmt.Errorf("dim: %d, want 1..%d", o.Dim, maxDim)
 	case o.Heads < 1 || o.Dim%o.Heads != 0:
@@ -190,6 +213,7 @@ type RENN struct {
 	b, gr  [][]float64
 	dlogit [][]float64
 	mask   [][]int     // per root: states with zero potential (E = +Inf), held at belief 0
+	rootE  [][]float64 // per root, its energy table (a view of the call's energies; message net)
 	mu     [][]float64 // Lagrange multipliers, one per edge and child state
 	d      [][]float64 // per edge: child belief minus the parent's marginal
 	warm   bool        // the network holds the result of a previous call
@@ -245,9 +269,12 @@ func (r *RENN) setup(m *mrf.Model) error {
 	for k, id := range r.roots {
 		rootVars[k] = r.g.Regions[id].Vars
 	}
-	if r.opts.Net == "direct" {
+	switch r.opts.Net {
+	case "direct":
 		r.net, err = nn.NewDirectNet(rootVars, m.Cards, r.opts.Seed)
-	} else {
+	case "message":
+		r.net, err = r.messageNet(rb)
+	default:
 		r.net, err = nn.NewAttentionNet(len(m.Cards), rootVars, m.Cards, nn.Config{Dim: r.opts.Dim, Heads: r.opts.Heads,
 			Scale: r.opts.Scale, Seed: r.opts.Seed, SingleLayerBlocks: r.opts.BlockDepth == 1})
 	}
@@ -270,6 +297,7 @@ func (r *RENN) setup(m *mrf.Model) error {
 	slices.SortStableFunc(r.order, func(a, b int) int { return r.g.Regions[a].Level - r.g.Regions[b].Level })
 	r.b = rb.NewBeliefs()
 	r.gr = rb.NewBeliefs()
+	r.rootE = make([][]float64, len(r.roots))
 	r.mu = make([][]float64, len(r.edges))
 	r.d = make([][]float64, len(r.edges))
 	for k, e := range r.edges {
@@ -322,9 +350,15 @@ func (r *RENN) beliefs() {
 			}
 		}
 	}
+	r.meansDown(r.b)
+}
+
+// meansDown fills every non-root table of t with the mean of its parents'
+// marginals, top level first.
+func (r *RENN) meansDown(t [][]float64) {
 	var buf []float64
 	for _, id := range r.order {
-		bc := r.b[id]
+		bc := t[id]
 		clear(bc)
 		in := r.byKid[id]
 		for _, k := range in {
@@ -333,7 +367,7 @@ func (r *RENN) beliefs() {
 				buf = make([]float64, len(bc))
 			}
 			buf = buf[:len(bc)]
-			region.Marginalize(r.b[e.Parent], e.Map, buf)
+			region.Marginalize(t[e.Parent], e.Map, buf)
 			for x, v := range buf {
 				bc[x] += v
 			}
@@ -369,7 +403,13 @@ func (r *RENN) loss(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
 			gp[x] -= 2*lam*d[c] + mu[c]
 		}
 	}
-	// Back through b_R = mean_P marg(b_P), deepest level first.
+	r.backMeans()
+	return F, pen, lin
+}
+
+// backMeans carries r.gr back through b_R = mean_P marg(b_P) onto the roots,
+// deepest level first.
+func (r *RENN) backMeans() {
 	for i := len(r.order) - 1; i >= 0; i-- {
 		id := r.order[i]
 		in := r.byKid[id]
@@ -383,25 +423,33 @@ func (r *RENN) loss(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
 			}
 		}
 	}
-	return F, pen, lin
 }
 
 // step does one forward/backward pass and, if update, one Adam step. It
 // returns the loss terms at the beliefs before the update.
 func (r *RENN) step(m *mrf.Model, E [][]float64, update bool) (F, pen, lin float64) {
+	if !update {
+		r.beliefs()
+		return r.loss(m, E)
+	}
+	F, pen, lin = r.gradient(m, E)
+	r.adam.Step()
+	return F, pen, lin
+}
+
+// gradient runs the network, evaluates the loss terms and sets the
+// parameters' gradients of F + λ·penalty + <μ,d>.
+func (r *RENN) gradient(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
 	r.beliefs()
 	F, pen, lin = r.loss(m, E)
-	if update {
-		for k, id := range r.roots {
-			for _, x := range r.mask[k] {
-				r.gr[id][x] = 0 // infinite energy, zero belief: no gradient
-			}
-			nn.SoftmaxBackward(r.b[id], r.gr[id], r.dlogit[k])
+	for k, id := range r.roots {
+		for _, x := range r.mask[k] {
+			r.gr[id][x] = 0 // infinite energy, zero belief: no gradient
 		}
-		r.net.ZeroGrad()
-		r.net.Backward(r.dlogit)
-		r.adam.Step()
+		nn.SoftmaxBackward(r.b[id], r.gr[id], r.dlogit[k])
 	}
+	r.net.ZeroGrad()
+	r.net.Backward(r.dlogit)
 	return F, pen, lin
 }
 
@@ -430,10 +478,15 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	o := &r.opts
 	if err := r.setMask(E); err != nil {
 		return nil, err
 	}
-	o := &r.opts
+	if mn, ok := r.net.(*nn.MessageNet); ok {
+		if err := r.readModel(ctx, mn, m, E); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Name, err)
+		}
+	}
 	limit, prev := o.MaxSteps, math.Inf(1)
 	if r.warm {
 		if o.WarmSteps > 0 {
@@ -519,4 +572,32 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + o.Lambda*pen + lin,
 			"max_violation": viol, "lambda": o.Lambda, "final_lr": r.adam.LR, "steps": float64(steps)},
 	}, nil
+}
+
+// messageNet builds the network that reads the model on rb: one link from
+// every root to each of its children.
+func (r *RENN) messageNet(rb *region.Binding) (nn.Net, error) {
+	slot := make(map[int]int) // child region id -> child index
+	rootIdx := make(map[int]int, len(r.roots))
+	rootStates := make([]int, len(r.roots))
+	for k, id := range r.roots {
+		rootIdx[id] = k
+		rootStates[k] = rb.NumStates(id)
+	}
+	var childStates []int
+	var links []nn.Link
+	for _, e := range rb.Edges() {
+		k, ok := rootIdx[e.Parent]
+		if !ok {
+			continue
+		}
+		c, ok := slot[e.Child]
+		if !ok {
+			c = len(childStates)
+			slot[e.Child] = c
+			childStates = append(childStates, rb.NumStates(e.Child))
+		}
+		links = append(links, nn.Link{Root: k, Child: c, Map: e.Map})
+	}
+	return nn.NewMessageNet(rootStates, childStates, links, nn.MessageConfig{Features: 1})
 }

@@ -46,11 +46,14 @@ var Methods = []string{"renn", "infnet"}
 const ProgressEvery = 5 * time.Second
 
 // DefaultName is the method name written for method with network net:
-// the method, with "-direct" appended for the direct net, so an ablation
-// never mixes with the real method in score's tables.
+// the method, with "-direct" appended for the direct net and "-mp" for the
+// message net, so networks never mix in score's tables.
 func DefaultName(method, net string) string {
-	if net == "direct" {
+	switch net {
+	case "direct":
 		return method + "-direct"
+	case "message":
+		return method + "-mp"
 	}
 	return method
 }

@@ -1,0 +1,213 @@
+package renn
+
+import (
+	"context"
+	"math"
+
+	"github.com/renn-go/renn/core/gbp"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/nn"
+)
+
+// maxCGLS caps the conjugate-gradient iterations of the multiplier solve; on
+// 10x10 and 20x20 grids with couplings U(−5,5) it reached a residual below
+// 1e-8 of the right-hand side well within it.
+const maxCGLS = 200
+
+// logFloor replaces log 0 for a state the model allows but message passing
+// gave no mass.
+const logFloor = -690
+
+// readModel gives the message net its inputs: the root energies and, as the
+// one feature, log b_R + E_R for the root beliefs b_R after Rounds sweeps of
+// parent-to-child message passing on the model (the log of the messages into
+// the root). It then sets the multipliers that make those beliefs stationary
+// for the loss, if they are consistent.
+func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E [][]float64) error {
+	G := make([][]float64, len(r.roots))
+	var b [][]float64
+	if r.opts.Rounds > 0 {
+		o := gbp.DefaultOptions()
+		o.MaxIter = r.opts.Rounds
+		gb, err := gbp.New(r.g, o)
+		if err != nil {
+			return err
+		}
+		if _, err := gb.Infer(ctx, m); err == nil {
+			b = gb.Beliefs()
+		}
+	}
+	for k, id := range r.roots {
+		G[k] = make([]float64, len(E[id]))
+		if b == nil {
+			continue
+		}
+		for x, e := range E[id] {
+			if math.IsInf(e, 1) {
+				continue
+			}
+			v := b[id][x]
+			if !(v > 0) || math.IsNaN(v) {
+				G[k][x] = logFloor
+				continue
+			}
+			G[k][x] = math.Max(math.Log(v), logFloor) + e
+		}
+	}
+	for k, id := range r.roots {
+		r.rootE[k] = E[id]
+	}
+	if err := mn.SetInputs(r.rootE, [][][]float64{G}); err != nil {
+		return err
+	}
+	r.solveMultipliers(m, E)
+	return nil
+}
+
+// solveMultipliers sets μ to the least-squares solution of "the gradient of
+// F + <μ,d> with respect to every root belief is constant over the root's
+// states" at the current beliefs (CGLS), so that a consistent stationary
+// point of the region free energy is a stationary point of the loss.
+func (r *RENN) solveMultipliers(m *mrf.Model, E [][]float64) {
+	for _, mu := range r.mu {
+		clear(mu)
+	}
+	r.beliefs()
+	r.loss(m, E) // r.gr: the gradient of F (+ λ·penalty, 0 at consistency)
+	g := make([][]float64, len(r.roots))
+	for k, id := range r.roots {
+		g[k] = append([]float64(nil), r.gr[id]...)
+		r.center(k, g[k])
+	}
+	mu := newLike(r.mu)
+	res := make([][]float64, len(g)) // b - A μ with b = -P g
+	for k := range g {
+		res[k] = make([]float64, len(g[k]))
+		for x, v := range g[k] {
+			res[k][x] = -v
+		}
+	}
+	sv := newLike(r.mu)
+	r.adjoint(res, sv)
+	p := newLike(r.mu)
+	copyAll(p, sv)
+	gamma := dot(sv, sv)
+	q := newLike(res)
+	for it := 0; it < maxCGLS && gamma > 1e-20; it++ {
+		r.apply(p, q)
+		qq := dot(q, q)
+		if qq == 0 {
+			break
+		}
+		alpha := gamma / qq
+		axpy(mu, alpha, p)
+		axpy(res, -alpha, q)
+		r.adjoint(res, sv)
+		gn := dot(sv, sv)
+		beta := gn / gamma
+		gamma = gn
+		for e := range p {
+			for x := range p[e] {
+				p[e][x] = sv[e][x] + beta*p[e][x]
+			}
+		}
+	}
+	copyAll(r.mu, mu)
+}
+
+
+// center removes the mean over the root's allowed states (masked states are
+// set to 0).
+func (r *RENN) center(k int, v []float64) {
+	for _, x := range r.mask[k] {
+		v[x] = 0
+	}
+	n := len(v) - len(r.mask[k])
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	s /= float64(n)
+	for x := range v {
+		v[x] -= s
+	}
+	for _, x := range r.mask[k] {
+		v[x] = 0
+	}
+}
+
+// apply sets out = P Dᵀ μ: the centred root gradient of <μ,d>.
+func (r *RENN) apply(mu, out [][]float64) {
+	for _, t := range r.gr {
+		clear(t)
+	}
+	for k := range r.edges {
+		e := &r.edges[k]
+		gc, gp := r.gr[e.Child], r.gr[e.Parent]
+		for x, v := range mu[k] {
+			gc[x] += v
+		}
+		for x, c := range e.Map {
+			gp[x] -= mu[k][c]
+		}
+	}
+	r.backMeans()
+	for k, id := range r.roots {
+		copy(out[k], r.gr[id])
+		r.center(k, out[k])
+	}
+}
+
+// adjoint sets out = D P y: the mismatches d of root tables P y carried
+// down through the parent means.
+func (r *RENN) adjoint(y, out [][]float64) {
+	for k, id := range r.roots {
+		copy(r.gr[id], y[k])
+		r.center(k, r.gr[id])
+	}
+	r.meansDown(r.gr)
+	for k := range r.edges {
+		e := &r.edges[k]
+		d := out[k]
+		clear(d)
+		for x, c := range e.Map {
+			d[c] -= r.gr[e.Parent][x]
+		}
+		for x, v := range r.gr[e.Child] {
+			d[x] += v
+		}
+	}
+}
+
+func newLike(t [][]float64) [][]float64 {
+	out := make([][]float64, len(t))
+	for i := range t {
+		out[i] = make([]float64, len(t[i]))
+	}
+	return out
+}
+
+func copyAll(dst, src [][]float64) {
+	for i := range src {
+		copy(dst[i], src[i])
+	}
+}
+
+func dot(a, b [][]float64) float64 {
+	s := 0.0
+	for i := range a {
+		for j, v := range a[i] {
+			s += v * b[i][j]
+		}
+	}
+	return s
+}
+
+func axpy(y [][]float64, a float64, x [][]float64) {
+	for i := range y {
+		for j, v := range x[i] {
+			y[i][j] += a * v
+		}
+	}
+}
+
