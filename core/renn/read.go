@@ -115,7 +115,6 @@ func (r *RENN) solveMultipliers(m *mrf.Model, E [][]float64) {
 	copyAll(r.mu, mu)
 }
 
-
 // center removes the mean over the root's allowed states (masked states are
 // set to 0).
 func (r *RENN) center(k int, v []float64) {
@@ -210,4 +209,3 @@ func axpy(y [][]float64, a float64, x [][]float64) {
 		}
 	}
 }
-
