@@ -41,7 +41,9 @@ func ParseDist(s string) (Dist, error) {
 		return Dist{}, fmt.Errorf("distribution %q: want normal:SIGMA or uniform:F", s)
 	}
 	x, err := strconv.ParseFloat(num, 64)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
+		return Dist{}, fmt.Errorf("distribution %q: scale %q is out of range", s, num)
+	} else if err != nil {
 		return Dist{}, fmt.Errorf("distribution %q: scale %q is not a number", s, num)
 	}
 	d := Dist{Kind: kind, Scale: x}
