@@ -9,16 +9,62 @@ import (
 )
 
 type isingCmd struct {
-	Graph string  `enum:"grid,torus,complete" default:"grid" help:"Graph: grid (L x L, open boundary), torus (L x L, wrapped) or complete (K_n)."`
-	Size  int     `required:"" help:"Grid side L (n = L*L nodes), or the number of nodes n of a complete graph."`
-	Gamma float64 `default:"1" help:"Standard deviation of the fields: h_i ~ N(0, gamma^2). Couplings are J_ij ~ N(0, 1)."`
-	Count int     `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
-	Seed  int64   `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
-	Out   string  `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
+	Graph     string   `enum:"grid,torus,complete,bipartite,regular" default:"grid" help:"Graph: grid (L x L, open boundary), torus (L x L, wrapped), complete (K_n), bipartite (K_{N,M}: every left-right pair coupled, an RBM) or regular (a random d-regular simple graph, drawn anew for every model)."`
+	Size      *int     `help:"Grid or torus side L (n = L*L nodes), or the number of nodes n of a complete or regular graph. Required for every graph but bipartite, which takes --left and --right instead."`
+	Left      *int     `placeholder:"N" help:"Bipartite only, required there: N left nodes, variables 0..N-1."`
+	Right     *int     `placeholder:"M" help:"Bipartite only, required there: M right nodes, variables N..N+M-1."`
+	Degree    *int     `placeholder:"D" help:"Regular only, required there: the degree d of every node (d < n, n*d even)."`
+	Couplings string   `default:"normal:1" placeholder:"DIST" help:"Distribution of the couplings J_ij: normal:SIGMA (N(0, SIGMA^2)) or uniform:F (U(-F, F)), SIGMA and F finite and >= 0. The default normal:1 is the paper's."`
+	Fields    string   `placeholder:"DIST" help:"Distribution of the fields h_i, written as for --couplings. Not given: normal with the standard deviation --gamma. Not together with --gamma."`
+	Gamma     *float64 `placeholder:"G" help:"Standard deviation of the fields: h_i ~ N(0, gamma^2), the same as --fields normal:G. Not given: 1, unless --fields is given."`
+	Count     int      `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
+	Seed      int64    `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
+	Out       string   `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
+}
+
+// Validate makes every flag combination or value that cannot be honoured a
+// usage error (exit 2), naming the flag.
+func (c *isingCmd) Validate() error {
+	bip := c.Graph == "bipartite"
+	switch {
+	case c.Gamma != nil && c.Fields != "":
+		return fmt.Errorf("--fields and --gamma both given: --gamma G means --fields normal:G; give one of them")
+	case bip && c.Size != nil:
+		return fmt.Errorf("--size is not used with --graph bipartite: give --left and --right")
+	case bip && (c.Left == nil || c.Right == nil):
+		return fmt.Errorf("--graph bipartite needs --left and --right")
+	case !bip && (c.Left != nil || c.Right != nil):
+		return fmt.Errorf("--left and --right are only for --graph bipartite")
+	case !bip && c.Size == nil:
+		return fmt.Errorf("--graph %s needs --size", c.Graph)
+	case c.Graph == "regular" && c.Degree == nil:
+		return fmt.Errorf("--graph regular needs --degree")
+	case c.Graph != "regular" && c.Degree != nil:
+		return fmt.Errorf("--degree is only for --graph regular")
+	}
+	return c.params().Check()
+}
+
+func (c *isingCmd) params() samplemodel.IsingParams {
+	deref := func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	p := samplemodel.IsingParams{Graph: c.Graph, Size: deref(c.Size), Left: deref(c.Left), Right: deref(c.Right), Degree: deref(c.Degree),
+		Couplings: c.Couplings, Fields: c.Fields, Count: c.Count, Seed: c.Seed}
+	switch {
+	case c.Gamma != nil:
+		p.Gamma = *c.Gamma
+	case c.Fields == "":
+		p.Gamma = 1
+	}
+	return p
 }
 
 func (c *isingCmd) Run() error {
-	return samplemodel.Ising(samplemodel.IsingParams{Graph: c.Graph, Size: c.Size, Gamma: c.Gamma, Count: c.Count, Seed: c.Seed}, c.Out)
+	return samplemodel.Ising(c.params(), c.Out)
 }
 
 type uaiCmd struct {
@@ -54,7 +100,7 @@ func (c *dataCmd) Run() error {
 }
 
 var grammar struct {
-	Ising isingCmd `cmd:"" help:"Generate Ising models (paper section 5.1)."`
+	Ising isingCmd `cmd:"" help:"Generate Ising models: the paper's (section 5.1) and benchmark families."`
 	UAI   uaiCmd   `cmd:"" name:"uai" help:"Import a UAI model, with optional evidence."`
 	Data  dataCmd  `cmd:"" help:"Draw exact train/test samples from every model of a directory."`
 }

@@ -3,7 +3,6 @@ package mrf
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 )
 
 // NewRand returns the project's documented generator for a seed: math/rand/v2
@@ -33,7 +32,15 @@ func GridEdges(L int, torus bool) ([]Edge, error) {
 	if L < 1 || (torus && L < 3) {
 		return nil, fmt.Errorf("grid side %d too small (need >= 1, or >= 3 for a torus)", L)
 	}
-	var es []Edge
+	g := Graph{Family: GraphGrid, Size: L}
+	if torus {
+		g.Family = GraphTorus
+	}
+	_, ne, err := g.Counts() // refuses sides above the size bounds before allocating
+	if err != nil {
+		return nil, err
+	}
+	es := make([]Edge, 0, ne)
 	add := func(a, b int) {
 		if a > b {
 			a, b = b, a
@@ -55,12 +62,7 @@ func GridEdges(L int, torus bool) ([]Edge, error) {
 			}
 		}
 	}
-	sort.Slice(es, func(a, b int) bool {
-		if es[a].I != es[b].I {
-			return es[a].I < es[b].I
-		}
-		return es[a].J < es[b].J
-	})
+	sortEdges(es)
 	return es, nil
 }
 
@@ -94,16 +96,8 @@ func Ising(n int, edges []Edge, h, J []float64) *Model {
 }
 
 // RandomIsing draws h_i ~ N(0, gamma²) for every node (in node order), then
-// J_ij ~ N(0, 1) for every edge (in edge order), from NewRand(seed).
+// J_ij ~ N(0, 1) for every edge (in edge order), from NewRand(seed): the
+// paper's family, RandomIsingWith(n, edges, Normal(gamma), Normal(1), seed).
 func RandomIsing(n int, edges []Edge, gamma float64, seed int64) *Model {
-	r := NewRand(seed)
-	h := make([]float64, n)
-	for i := range h {
-		h[i] = gamma * r.NormFloat64()
-	}
-	J := make([]float64, len(edges))
-	for e := range J {
-		J[e] = r.NormFloat64()
-	}
-	return Ising(n, edges, h, J)
+	return RandomIsingWith(n, edges, Normal(gamma), Normal(1), seed)
 }

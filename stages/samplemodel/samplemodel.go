@@ -16,52 +16,166 @@ import (
 	"github.com/renn-go/renn/stages/stageio"
 )
 
-// IsingParams are the parameters of an Ising model collection.
+// IsingParams are the parameters of an Ising model collection. The fields
+// after Seed are left out of the provenance when empty, so the paper's
+// collections (grid, torus or complete with Gamma) keep the parameters, the
+// files and the model names they always had.
 type IsingParams struct {
-	Graph string  `json:"graph"` // grid, torus or complete
-	Size  int     `json:"size"`  // grid side L, or number of nodes n of a complete graph
-	Gamma float64 `json:"gamma"` // standard deviation of the fields
+	Graph string  `json:"graph"` // grid, torus, complete, bipartite or regular
+	Size  int     `json:"size"`  // grid side L, or number of nodes n of a complete or regular graph; 0 for bipartite
+	Gamma float64 `json:"gamma"` // fields h_i ~ N(0, Gamma²) when Fields is empty; must be 0 when Fields is set
 	Count int     `json:"count"`
 	Seed  int64   `json:"seed"`
+
+	Left      int    `json:"left,omitempty"`      // bipartite: left nodes 0..Left-1
+	Right     int    `json:"right,omitempty"`     // bipartite: right nodes Left..Left+Right-1
+	Degree    int    `json:"degree,omitempty"`    // regular: the degree d
+	Couplings string `json:"couplings,omitempty"` // J_ij's distribution, "normal:SIGMA" or "uniform:F"; empty means normal:1
+	Fields    string `json:"fields,omitempty"`    // h_i's distribution; empty means normal:Gamma
 }
 
-// Ising writes Count models drawn as the paper's section 5.1 describes:
-// J_ij ~ N(0,1), h_i ~ N(0, Gamma²); model k uses seed mrf.DeriveSeed(Seed, k).
-func Ising(p IsingParams, out string) error {
-	var n int
-	var edges []mrf.Edge
-	switch p.Graph {
-	case "grid", "torus":
-		es, err := mrf.GridEdges(p.Size, p.Graph == "torus")
+// isingPlan is a checked IsingParams: the canonical parameters (what the
+// provenance records), the distributions and the graph.
+type isingPlan struct {
+	p                 IsingParams
+	fields, couplings mrf.Dist
+	graph             mrf.Graph
+	paper             bool // the paper's family: old names and source
+}
+
+// Check reports whether p can be generated; its errors name the flags of
+// 'sample-model ising'.
+func (p IsingParams) Check() error {
+	_, err := p.plan()
+	return err
+}
+
+// plan checks p and puts it in canonical form: couplings normal:1 are the
+// default (Couplings ""), and normal fields are Gamma (Fields ""), so a
+// collection has one set of parameters however it was asked for.
+func (p IsingParams) plan() (isingPlan, error) {
+	pl := isingPlan{couplings: mrf.Normal(1)}
+	if p.Couplings != "" {
+		c, err := mrf.ParseDist(p.Couplings)
 		if err != nil {
-			return err
+			return pl, fmt.Errorf("--couplings: %w", err)
 		}
-		n, edges = p.Size*p.Size, es
-	case "complete":
-		if p.Size < 1 {
-			return fmt.Errorf("complete graph needs --size >= 1, got %d", p.Size)
+		pl.couplings = c
+		p.Couplings = c.String()
+		if c == mrf.Normal(1) {
+			p.Couplings = ""
 		}
-		n, edges = p.Size, mrf.CompleteEdges(p.Size)
-	default:
-		return fmt.Errorf("unknown graph %q (want grid, torus or complete)", p.Graph)
+	}
+	if p.Fields != "" {
+		if p.Gamma != 0 {
+			return pl, fmt.Errorf("--fields %s and --gamma %v both given: --gamma G is the same as --fields normal:G; give one", p.Fields, p.Gamma)
+		}
+		f, err := mrf.ParseDist(p.Fields)
+		if err != nil {
+			return pl, fmt.Errorf("--fields: %w", err)
+		}
+		pl.fields = f
+		p.Fields = f.String()
+		if f.Kind == mrf.DistNormal {
+			p.Gamma, p.Fields = f.Scale, ""
+		}
+	} else {
+		if p.Gamma < 0 || math.IsNaN(p.Gamma) || math.IsInf(p.Gamma, 0) {
+			return pl, fmt.Errorf("--gamma must be a finite number >= 0, got %v", p.Gamma)
+		}
+		pl.fields = mrf.Normal(p.Gamma)
+	}
+	switch {
+	case p.Graph == mrf.GraphBipartite && p.Size != 0:
+		return pl, fmt.Errorf("--size is not used with --graph bipartite (give --left and --right), got --size %d", p.Size)
+	case p.Graph != mrf.GraphBipartite && (p.Left != 0 || p.Right != 0):
+		return pl, fmt.Errorf("--left and --right are only for --graph bipartite, got --graph %s", p.Graph)
+	case p.Graph != mrf.GraphRegular && p.Degree != 0:
+		return pl, fmt.Errorf("--degree is only for --graph regular, got --graph %s", p.Graph)
+	}
+	pl.graph = mrf.Graph{Family: p.Graph, Size: p.Size, Left: p.Left, Right: p.Right, Degree: p.Degree}
+	vars, edges, err := pl.graph.Counts()
+	if err != nil {
+		return pl, fmt.Errorf("--graph %s: %w", p.Graph, err)
 	}
 	if p.Count < 1 {
-		return fmt.Errorf("--count must be >= 1, got %d", p.Count)
+		return pl, fmt.Errorf("--count must be >= 1, got %d", p.Count)
 	}
-	if p.Gamma < 0 || math.IsNaN(p.Gamma) || math.IsInf(p.Gamma, 0) {
-		return fmt.Errorf("--gamma must be a finite number >= 0, got %v", p.Gamma)
+	// The whole collection is held in memory before it is written.
+	if int64(p.Count) > mrf.MaxIsingVars || int64(p.Count)*int64(vars) > mrf.MaxIsingVars || int64(p.Count)*int64(edges) > mrf.MaxIsingEdges {
+		return pl, fmt.Errorf("--count %d models of %d variables and %d edges is too large (limits %d variables, %d edges in all)",
+			p.Count, vars, edges, mrf.MaxIsingVars, mrf.MaxIsingEdges)
 	}
-	models := make([]stageio.Model, p.Count)
-	for k := range models {
-		seed := mrf.DeriveSeed(p.Seed, k)
-		models[k] = stageio.Model{
-			ID:    int32(k),
-			Model: mrf.RandomIsing(n, edges, p.Gamma, seed),
-			Info: mrf.Info{Name: fmt.Sprintf("%s%d-gamma%g-%d", p.Graph, p.Size, p.Gamma, k), Graph: p.Graph,
-				Gamma: p.Gamma, Seed: seed, Source: "sample-model ising"},
+	pl.p = p
+	pl.paper = p.Couplings == "" && p.Fields == "" &&
+		(p.Graph == mrf.GraphGrid || p.Graph == mrf.GraphTorus || p.Graph == mrf.GraphComplete)
+	return pl, nil
+}
+
+// info describes model k with seed seed. The paper's family keeps its old
+// names ("grid10-gamma1-3") and source ("sample-model ising"); every other
+// family is named graph-J<couplings>-h<fields>-k ("grid10-Ju10-hu1-3",
+// "bipartite20x20-Jn1-hn1-0", "regular50d3-Jn1-hn1-0"; n = normal with σ,
+// u = uniform with F) and its source names both distributions
+// ("sample-model ising couplings=uniform:10 fields=uniform:1"). Gamma is the
+// σ of normal fields, 0 for uniform ones.
+func (pl isingPlan) info(k int, seed int64) mrf.Info {
+	p := pl.p
+	in := mrf.Info{Graph: p.Graph, Seed: seed, Source: "sample-model ising"}
+	if pl.fields.Kind == mrf.DistNormal {
+		in.Gamma = pl.fields.Scale
+	}
+	if pl.paper {
+		in.Name = fmt.Sprintf("%s%d-gamma%g-%d", p.Graph, p.Size, p.Gamma, k)
+		return in
+	}
+	graph := fmt.Sprintf("%s%d", p.Graph, p.Size)
+	switch p.Graph {
+	case mrf.GraphBipartite:
+		graph = fmt.Sprintf("bipartite%dx%d", p.Left, p.Right)
+	case mrf.GraphRegular:
+		graph = fmt.Sprintf("regular%dd%d", p.Size, p.Degree)
+	}
+	in.Name = fmt.Sprintf("%s-J%s-h%s-%d", graph, pl.couplings.Short(), pl.fields.Short(), k)
+	in.Source = fmt.Sprintf("sample-model ising couplings=%s fields=%s", pl.couplings, pl.fields)
+	return in
+}
+
+// Ising writes Count models. Model k has seed s_k = mrf.DeriveSeed(Seed, k)
+// and draws, from mrf.NewRand(s_k), h_i from the field distribution for every
+// node in node order, then J_ij from the coupling distribution for every edge
+// in edge order (lexicographic). The paper's section 5.1 is the default:
+// J_ij ~ N(0,1), h_i ~ N(0, Gamma²). A regular graph is random too: model k's
+// graph is drawn first, from its own stream mrf.NewRand(mrf.DeriveSeed(s_k, 0))
+// (mrf.RegularEdges), so every model has its own graph and the fields and
+// couplings use the stream as for the other graphs.
+func Ising(p IsingParams, out string) error {
+	pl, err := p.plan()
+	if err != nil {
+		return err
+	}
+	var n int
+	var edges []mrf.Edge
+	if pl.graph.Family != mrf.GraphRegular {
+		if n, edges, err = pl.graph.Edges(nil); err != nil {
+			return err
 		}
 	}
-	return writeModels(out, "sample-model ising", p, p.Seed, nil, models)
+	models := make([]stageio.Model, pl.p.Count)
+	for k := range models {
+		seed := mrf.DeriveSeed(pl.p.Seed, k)
+		if pl.graph.Family == mrf.GraphRegular {
+			if n, edges, err = pl.graph.Edges(mrf.NewRand(mrf.DeriveSeed(seed, 0))); err != nil {
+				return fmt.Errorf("model %d: %w", k, err)
+			}
+		}
+		models[k] = stageio.Model{
+			ID:    int32(k),
+			Model: mrf.RandomIsingWith(n, edges, pl.fields, pl.couplings, seed),
+			Info:  pl.info(k, seed),
+		}
+	}
+	return writeModels(out, "sample-model ising", pl.p, pl.p.Seed, nil, models)
 }
 
 // UAIParams name a UAI model file and optional evidence.
