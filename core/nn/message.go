@@ -200,7 +200,7 @@ func (n *MessageNet) logits(phi [][]float64) {
 // called.
 func (n *MessageNet) Forward() [][]float64 {
 	if !n.ready {
-		panic("nn: MessageNet.Forward before SetEnergies")
+		panic("nn: MessageNet.Forward before SetInputs")
 	}
 	for l, p := range n.phi {
 		copy(p, n.a.Value[n.aOff[l]:n.aOff[l]+len(p)])

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/nn"
 	"github.com/renn-go/renn/core/region"
 )
 
@@ -47,6 +48,14 @@ func benchStepScheme(b *testing.B, L int, scheme string, o Options) {
 	E, err := r.rb.Energies(m)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if err := r.setMask(E); err != nil {
+		b.Fatal(err)
+	}
+	if mn, ok := r.net.(*nn.MessageNet); ok {
+		if err := r.readModel(context.Background(), mn, m, E); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -93,6 +102,19 @@ func BenchmarkStepFace5(b *testing.B) { benchStepScheme(b, 5, "faces+outer", Def
 func BenchmarkConvergeGrid10(b *testing.B)     { benchConverge(b, 10, DefaultOptions()) }
 func BenchmarkConvergeGrid10D200(b *testing.B) { benchConverge(b, 10, paperNet) }
 func BenchmarkConvergeGrid20(b *testing.B)     { benchConverge(b, 20, DefaultOptions()) }
+
+// The message net (net message): a step, and a whole run including the
+// message passing that reads the model and the multiplier solve.
+func BenchmarkStepGrid10Message(b *testing.B)     { benchStep(b, 10, withNet("message")) }
+func BenchmarkStepGrid20Message(b *testing.B)     { benchStep(b, 20, withNet("message")) }
+func BenchmarkConvergeGrid10Message(b *testing.B) { benchConverge(b, 10, withNet("message")) }
+func BenchmarkConvergeGrid20Message(b *testing.B) { benchConverge(b, 20, withNet("message")) }
+
+func withNet(net string) Options {
+	o := DefaultOptions()
+	o.Net = net
+	return o
+}
 
 // BenchmarkWarmGrid10 runs RENN as learning does: every call warm-starts on a
 // model of the same structure with slightly changed tables and takes
