@@ -27,7 +27,7 @@ func TestFlagsReachTheMethod(t *testing.T) {
 	values := map[string]string{
 		"net": "direct", "dim": "34", "heads": "2", "scale": "true", "block_depth": "2", "lambda": "0",
 		"constraint": "penalty", "multiplier_every": "21", "lr": "0.006", "max_steps": "7", "window": "3",
-		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2", "rounds": "0",
+		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2", "rounds": "0", "dense_lambda": "4",
 	}
 	e, _ := methods.Lookup("renn")
 	out := filepath.Join(dir, "out")
@@ -65,6 +65,52 @@ func TestFlagsReachTheMethod(t *testing.T) {
 	for name, want := range values {
 		if got := fmt.Sprint(params.Options[name]); got != want {
 			t.Errorf("option %s: recorded %s, flag gave %s", name, got, want)
+		}
+	}
+}
+
+// Options not given take the chosen method's defaults: the paper's network
+// for renn, the message net with constraint auto for the default renn-mp;
+// a flag given is kept whatever the method.
+func TestMethodDefaults(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, models); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		name string
+		want map[string]string
+	}{
+		{nil, "renn-mp", map[string]string{"net": "message", "constraint": "auto", "max_steps": "20000"}},
+		{[]string{"--method", "renn"}, "renn", map[string]string{"net": "attention", "constraint": "auglag", "max_steps": "5000"}},
+		{[]string{"--method", "renn", "--max-steps", "40"}, "renn", map[string]string{"net": "attention", "max_steps": "40"}},
+		{[]string{"--method", "renn-direct"}, "renn-direct", map[string]string{"net": "direct", "max_steps": "5000"}},
+		{[]string{"--net", "attention", "--max-steps", "30"}, "renn", map[string]string{"net": "attention", "constraint": "auto", "max_steps": "30"}},
+	} {
+		out := filepath.Join(dir, fmt.Sprint("out", len(tc.args), tc.name))
+		args := append([]string{"--models", models, "--scheme", "faces", "--out", out}, tc.args...)
+		if code, stderr := clitest.Run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var params struct {
+			Options map[string]any `json:"options"`
+		}
+		if err := json.Unmarshal([]byte(est[0].Params), &params); err != nil {
+			t.Fatal(err)
+		}
+		if est[0].Method != tc.name {
+			t.Errorf("%v: method %q, want %q", tc.args, est[0].Method, tc.name)
+		}
+		for k, want := range tc.want {
+			if got := fmt.Sprint(params.Options[k]); got != want {
+				t.Errorf("%v: option %s is %s, want %s", tc.args, k, got, want)
+			}
 		}
 	}
 }

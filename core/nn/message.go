@@ -26,13 +26,13 @@ const maxMessageEntries = 1 << 28
 
 // MessageNet is a network that reads the model. The logits of root R are
 //
-//	logit_R(x_R) = −E_R(x_R) + Σ_k w_k G_k(x_R) + Σ_{C child of R} a_{R→C}(x_C)
+//	logit_R(x_R) = −v·E_R(x_R) + Σ_k w_k G_k(x_R) + Σ_{C child of R} a_{R→C}(x_C)
 //
 // E_R is the root's energy and G_k its input features, both given by
 // SetInputs, so the first forward pass already gives each root a
-// distribution made from the model. The weights w (one per feature, shared
-// by every root; all 1 at the start) and the messages a (one per link and
-// child state; 0 at the start) are the parameters. A message a_{R→C} is a
+// distribution made from the model. The weights v and w (shared by every
+// root; all 1 at the start, see SetWeights) and the messages a (one per link
+// and child state; 0 at the start) are the parameters. A message a_{R→C} is a
 // function of the child's states only, as the messages of generalized belief
 // propagation are, so the net has far fewer parameters than a free logit
 // per root state.
@@ -48,12 +48,14 @@ type MessageNet struct {
 	byRoot      [][]int // links of each root
 	byChild     [][]int // links of each child
 
-	base  [][]float64   // −E_R per root
+	base  [][]float64   // −E_R per root, 0 where E_R = +Inf
+	excl  [][]int       // per root, the states of energy +Inf
 	feat  [][][]float64 // feat[k][r]: feature k of root r
 	phi   [][]float64   // per link, the current message
 	dphi  [][]float64   // per link, d loss/d message of the last Backward
 	a, w  *Param
-	aOff  []int // offset of each link in a
+	v     *Param // the energy weight
+	aOff  []int  // offset of each link in a
 	out   [][]float64
 	ready bool
 }
@@ -104,7 +106,10 @@ func NewMessageNet(rootStates, childStates []int, links []Link, cfg MessageConfi
 	for k := range n.w.Value {
 		n.w.Value[k] = 1
 	}
+	n.v = newParam("energy_weight", 1)
+	n.v.Value[0] = 1
 	n.base = tables(rootStates)
+	n.excl = make([][]int, len(rootStates))
 	n.out = tables(rootStates)
 	n.phi = tables(n.linkSizes())
 	n.dphi = tables(n.linkSizes())
@@ -134,15 +139,23 @@ func (n *MessageNet) SetInputs(E [][]float64, G [][][]float64) error {
 		if len(e) != n.rootStates[r] {
 			return fmt.Errorf("message net: root %d has an energy table of %d entries, want %d", r, len(e), n.rootStates[r])
 		}
-		allInf := true
 		for x, v := range e {
 			if math.IsNaN(v) || math.IsInf(v, -1) {
 				return fmt.Errorf("message net: root %d state %d has energy %v", r, x, v)
 			}
-			n.base[r][x] = -v
-			allInf = allInf && math.IsInf(v, 1)
 		}
-		if allInf {
+	}
+	for r, e := range E {
+		n.excl[r] = n.excl[r][:0]
+		for x, v := range e {
+			if math.IsInf(v, 1) {
+				n.base[r][x] = 0
+				n.excl[r] = append(n.excl[r], x)
+			} else {
+				n.base[r][x] = -v
+			}
+		}
+		if len(n.excl[r]) == len(e) {
 			return fmt.Errorf("message net: root %d has zero potential in every state", r)
 		}
 	}
@@ -176,11 +189,15 @@ func (n *MessageNet) linkSizes() []int {
 	return s
 }
 
-// logits fills n.out with the base plus the given messages.
+// logits fills n.out with the weighted energies and features plus the
+// given messages; excluded states get −Inf.
 func (n *MessageNet) logits(phi [][]float64) {
+	ve := n.v.Value[0]
 	for r, b := range n.base {
 		o := n.out[r]
-		copy(o, b)
+		for x, v := range b {
+			o[x] = ve * v
+		}
 		for k, f := range n.feat {
 			w := n.w.Value[k]
 			for x, v := range f[r] {
@@ -192,6 +209,9 @@ func (n *MessageNet) logits(phi [][]float64) {
 			for x := range o {
 				o[x] += p[mp[x]]
 			}
+		}
+		for _, x := range n.excl[r] {
+			o[x] = math.Inf(-1)
 		}
 	}
 }
@@ -225,18 +245,40 @@ func (n *MessageNet) Backward(dLogits [][]float64) {
 		}
 	}
 	for k, f := range n.feat {
-		s := 0.0
-		for r, d := range dLogits {
-			for x, v := range f[r] {
-				s += v * d[x]
-			}
-		}
-		n.w.Grad[k] += s
+		n.w.Grad[k] += n.dot(f, dLogits)
 	}
+	n.v.Grad[0] += n.dot(n.base, dLogits)
+}
+
+// dot returns Σ_r Σ_x t[r][x]·d[r][x] over the states not excluded.
+func (n *MessageNet) dot(t, d [][]float64) float64 {
+	s := 0.0
+	for r, tr := range t {
+		dr := d[r]
+		for x, v := range tr {
+			s += v * dr[x]
+		}
+		for _, x := range n.excl[r] {
+			s -= tr[x] * dr[x]
+		}
+	}
+	return s
+}
+
+// SetWeights sets the energy weight and the feature weights, the net's
+// starting point: (1, all 1) reads the model as given; (0, all 0) starts
+// from uniform beliefs with the messages alone.
+func (n *MessageNet) SetWeights(energy float64, features []float64) error {
+	if len(features) != len(n.w.Value) {
+		return fmt.Errorf("message net: %d feature weights for %d features", len(features), len(n.w.Value))
+	}
+	n.v.Value[0] = energy
+	copy(n.w.Value, features)
+	return nil
 }
 
 // Params returns the messages and the feature weights.
-func (n *MessageNet) Params() []*Param { return []*Param{n.a, n.w} }
+func (n *MessageNet) Params() []*Param { return []*Param{n.a, n.w, n.v} }
 
 // ZeroGrad sets every gradient to zero.
 func (n *MessageNet) ZeroGrad() { zeroGrad(n.Params()) }

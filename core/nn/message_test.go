@@ -61,8 +61,8 @@ func TestMessageNetFirstPass(t *testing.T) {
 			}
 		}
 	}
-	if got, want := NumParams(net.Params()), 3+3+2; got != want {
-		t.Errorf("%d parameters, want one per link and child state plus one per feature, %d", got, want)
+	if got, want := NumParams(net.Params()), 3+3+2+1; got != want {
+		t.Errorf("%d parameters, want one per link and child state, one per feature and the energy weight, %d", got, want)
 	}
 }
 

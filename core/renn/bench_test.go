@@ -53,7 +53,7 @@ func benchStepScheme(b *testing.B, L int, scheme string, o Options) {
 		b.Fatal(err)
 	}
 	if mn, ok := r.net.(*nn.MessageNet); ok {
-		if err := r.readModel(context.Background(), mn, m, E); err != nil {
+		if _, err := r.readModel(context.Background(), mn, m, E); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -111,8 +111,8 @@ func TestMultipliersMakeFixedPointStationary(t *testing.T) {
 	if err := r.setMask(E); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.readModel(context.Background(), r.net.(*nn.MessageNet), m, E); err != nil {
-		t.Fatal(err)
+	if read, err := r.readModel(context.Background(), r.net.(*nn.MessageNet), m, E); err != nil || !read {
+		t.Fatalf("read a fixed point: %v, error %v", read, err)
 	}
 	norm := func() float64 {
 		r.gradient(m, E)

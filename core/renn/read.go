@@ -18,27 +18,26 @@ const maxCGLS = 200
 // gave no mass.
 const logFloor = -690
 
-// readModel gives the message net its inputs: the root energies and, as the
-// one feature, log b_R + E_R for the root beliefs b_R after Rounds sweeps of
-// parent-to-child message passing on the model (the log of the messages into
-// the root). It then sets the multipliers that make those beliefs stationary
-// for the loss, if they are consistent.
-func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E [][]float64) error {
-	G := make([][]float64, len(r.roots))
-	var b [][]float64
-	if r.opts.Rounds > 0 {
-		o := gbp.DefaultOptions()
-		o.MaxIter = r.opts.Rounds
-		gb, err := gbp.New(r.g, o)
-		if err != nil {
-			return err
-		}
-		if _, err := gb.Infer(ctx, m); err == nil {
-			b = gb.Beliefs()
-		}
+// readModel gives the message net its inputs and its starting point. The
+// inputs are the root energies and, as the one feature, log b_R + E_R for the
+// root beliefs b_R after at most Rounds sweeps of parent-to-child message
+// passing on the model (the log of the messages into the root; the sweeps
+// warm-start from the previous call's messages).
+//
+// If the sweeps converged, the net restarts from their beliefs (messages 0,
+// weights 1) with the multipliers that make them a stationary point of the
+// loss. Otherwise their last iterate is no fixed point and a poor start: a
+// fresh net starts from uniform beliefs (weights 0), as the free logits do,
+// and a warm one keeps its state.
+func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E [][]float64) (read bool, err error) {
+	b, err := r.sweep(ctx, m)
+	if err != nil {
+		return false, err
 	}
+	G := make([][]float64, len(r.roots))
 	for k, id := range r.roots {
 		G[k] = make([]float64, len(E[id]))
+		r.rootE[k] = E[id]
 		if b == nil {
 			continue
 		}
@@ -47,21 +46,77 @@ func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E
 				continue
 			}
 			v := b[id][x]
-			if !(v > 0) || math.IsNaN(v) {
+			if !(v > 0) {
 				G[k][x] = logFloor
 				continue
 			}
 			G[k][x] = math.Max(math.Log(v), logFloor) + e
 		}
 	}
-	for k, id := range r.roots {
-		r.rootE[k] = E[id]
-	}
 	if err := mn.SetInputs(r.rootE, [][][]float64{G}); err != nil {
-		return err
+		return false, err
 	}
-	r.solveMultipliers(m, E)
-	return nil
+	switch {
+	case b != nil:
+		r.restart(mn, 1)
+		if r.auglag {
+			r.solveMultipliers(m, E)
+		}
+	case !r.warm:
+		r.restart(mn, 0)
+	}
+	return b != nil, nil
+}
+
+// sweep runs the message passing and returns its region beliefs, or nil if
+// it did not converge within Rounds sweeps (or Rounds is 0).
+func (r *RENN) sweep(ctx context.Context, m *mrf.Model) ([][]float64, error) {
+	if r.opts.Rounds == 0 {
+		return nil, nil
+	}
+	if r.mp == nil {
+		o := gbp.DefaultOptions()
+		o.MaxIter = r.opts.Rounds
+		gb, err := gbp.New(r.g, o)
+		if err != nil {
+			return nil, err
+		}
+		r.mp = gb
+	}
+	res, err := r.mp.Infer(ctx, m)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		r.mp.Reset()
+		return nil, nil // a failed sweep is no fixed point to start from
+	}
+	if !res.Converged {
+		return nil, nil
+	}
+	b := r.mp.Beliefs()
+	for _, t := range b {
+		for _, v := range t {
+			if math.IsNaN(v) {
+				return nil, nil
+			}
+		}
+	}
+	return b, nil
+}
+
+// restart sets the net's messages to 0 and its weights to w, and forgets
+// the optimiser's moments and the multipliers.
+func (r *RENN) restart(mn *nn.MessageNet, w float64) {
+	for _, p := range mn.Params() {
+		clear(p.Value)
+	}
+	mn.SetWeights(w, []float64{w})
+	r.adam.Reset()
+	r.adam.LR = r.opts.LR
+	for _, mu := range r.mu {
+		clear(mu)
+	}
 }
 
 // solveMultipliers sets μ to the least-squares solution of "the gradient of

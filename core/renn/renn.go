@@ -72,6 +72,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/nn"
@@ -105,7 +106,10 @@ type Options struct {
 	Lambda float64 `json:"lambda" help:"Weight lambda >= 0 of the consistency penalty (the paper: 3, 5, 10 on grids; 1, 3, 5 on complete graphs); 0 trains on the region free energy alone (needs --constraint penalty)."`
 	// Constraint is "auglag" (penalty plus Lagrange multipliers, see the
 	// package comment) or "penalty" (the paper's plain penalty).
-	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent."`
+	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent; auto: penalty with weight dense-lambda on dense region graphs (a variable in more than 8 root regions: complete and complete bipartite graphs), auglag with weight lambda elsewhere."`
+	// DenseLambda is the penalty weight Constraint "auto" uses on dense
+	// region graphs.
+	DenseLambda float64 `json:"dense_lambda" help:"Weight of the plain penalty that constraint auto uses on dense region graphs (measured best: 3 on K16, gamma 1)."`
 	// MultiplierEvery is the number of steps between multiplier updates
 	// (auglag).
 	MultiplierEvery int `json:"multiplier_every" help:"Steps between updates of the Lagrange multipliers (auglag)."`
@@ -134,7 +138,7 @@ type Options struct {
 // DefaultOptions returns the defaults (see the package comment for how they
 // were chosen).
 func DefaultOptions() Options {
-	return Options{Name: "renn", Net: "attention", Dim: 32, Heads: 1, BlockDepth: 1, Lambda: 5, Constraint: "auglag",
+	return Options{Name: "renn", Net: "attention", Dim: 32, Heads: 1, BlockDepth: 1, Lambda: 5, Constraint: "auglag", DenseLambda: 3,
 		MultiplierEvery: 20, LR: 3e-3, MaxSteps: 5000, Window: 50, Tol: 1e-6, ConsTol: 1e-3, Seed: 1, Rounds: 1000}
 }
 
@@ -158,14 +162,16 @@ func (o Options) Check() error {
 	switch {
 	case o.Name == "":
 		return errors.New("renn: empty method name")
-	case o.Constraint != "auglag" && o.Constraint != "penalty":
-		return fmt.Errorf("constraint: unknown constraint handling %q (want auglag or penalty)", o.Constraint)
+	case o.Constraint != "auglag" && o.Constraint != "penalty" && o.Constraint != "auto":
+		return fmt.Errorf("constraint: unknown constraint handling %q (want auglag, penalty or auto)", o.Constraint)
+	case !(o.DenseLambda > 0) || math.IsInf(o.DenseLambda, 1):
+		return fmt.Errorf("dense-lambda: %v, want a positive number", o.DenseLambda)
 	case o.Net != "attention" && o.Net != "direct" && o.Net != "message":
 		return fmt.Errorf("net: unknown network %q (want message, attention or direct)", o.Net)
 	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 1):
 		return fmt.Errorf("lambda: %v, want a number >= 0", o.Lambda)
-	case o.Lambda == 0 && o.Constraint == "auglag":
-		return errors.New("lambda: 0 with constraint auglag, whose multipliers move by 2*lambda*mismatch and would never move; use constraint penalty to train without the consistency term")
+	case o.Lambda == 0 && o.Constraint != "penalty":
+		return fmt.Errorf("lambda: 0 with constraint %s, whose multipliers move by 2*lambda*mismatch and would never move; use constraint penalty to train without the consistency term", o.Constraint)
 	case !(o.LR > 0) || math.IsInf(o.LR, 1):
 		return fmt.Errorf("lr: %v, want a positive number", o.LR)
 	case !(o.Tol > 0) || math.IsInf(o.Tol, 1):
@@ -214,6 +220,9 @@ type RENN struct {
 	dlogit [][]float64
 	mask   [][]int     // per root: states with zero potential (E = +Inf), held at belief 0
 	rootE  [][]float64 // per root, its energy table (a view of the call's energies; message net)
+	mp     *gbp.GBP    // the message passing the message net reads the model with
+	auglag bool        // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
+	lambda float64     // the consistency weight in effect
 	mu     [][]float64 // Lagrange multipliers, one per edge and child state
 	d      [][]float64 // per edge: child belief minus the parent's marginal
 	warm   bool        // the network holds the result of a previous call
@@ -253,7 +262,7 @@ func (r *RENN) Name() string { return r.opts.Name }
 func (r *RENN) Options() Options { return r.opts }
 
 // Reset drops the network so the next call starts afresh.
-func (r *RENN) Reset() { r.rb, r.warm = nil, false }
+func (r *RENN) Reset() { r.rb, r.warm, r.mp = nil, false, nil }
 
 // Beliefs returns the current region beliefs (valid after Infer).
 func (r *RENN) Beliefs() [][]float64 { return r.b }
@@ -263,8 +272,9 @@ func (r *RENN) setup(m *mrf.Model) error {
 	if err != nil {
 		return err
 	}
-	r.rb, r.warm = nil, false // the state is rebuilt below: if that fails, nothing is left to warm-start from
+	r.rb, r.warm, r.mp = nil, false, nil // the state is rebuilt below: if that fails, nothing is left to warm-start from
 	r.roots = r.g.Roots()
+	r.auglag, r.lambda = r.constraint()
 	rootVars := make([][]int, len(r.roots))
 	for k, id := range r.roots {
 		rootVars[k] = r.g.Regions[id].Vars
@@ -385,7 +395,7 @@ func (r *RENN) meansDown(t [][]float64) {
 // the parent means onto the roots.
 func (r *RENN) loss(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
 	F = r.rb.FreeEnergyGrad(E, r.b, r.gr)
-	lam := r.opts.Lambda
+	lam := r.lambda
 	for k := range r.edges {
 		e := &r.edges[k]
 		child, d, mu := r.b[e.Child], r.d[k], r.mu[k]
@@ -482,8 +492,9 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if err := r.setMask(E); err != nil {
 		return nil, err
 	}
+	readFixedPoint := false
 	if mn, ok := r.net.(*nn.MessageNet); ok {
-		if err := r.readModel(ctx, mn, m, E); err != nil {
+		if readFixedPoint, err = r.readModel(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 	}
@@ -496,7 +507,10 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	} else {
 		r.adam.LR = o.LR
 	}
-	auglag := o.Constraint == "auglag"
+	if readFixedPoint {
+		prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
+	}
+	auglag := r.auglag
 	var (
 		steps, ups        int
 		sum               float64 // F + λ·penalty over the window
@@ -511,7 +525,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 		F, pen, lin = r.step(m, E, true)
-		L := F + o.Lambda*pen + lin
+		L := F + r.lambda*pen + lin
 		if math.IsNaN(L) {
 			r.Reset() // the network is spoilt: the next call starts afresh
 			return nil, fmt.Errorf("%s: loss is NaN at step %d", o.Name, steps)
@@ -521,9 +535,9 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		}
 		prevL, fresh = L, false
 		steps++
-		sum += F + o.Lambda*pen
+		sum += F + r.lambda*pen
 		if auglag && steps%o.MultiplierEvery == 0 {
-			step := 2 * o.Lambda // the method of multipliers' step for penalty λ||d||²
+			step := 2 * r.lambda // the method of multipliers' step for penalty λ||d||²
 			for k := range r.mu {
 				for x, dx := range r.d[k] {
 					r.mu[k][x] += step * dx
@@ -569,8 +583,8 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		LogZ:       -F,
 		Iterations: steps,
 		Converged:  converged,
-		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + o.Lambda*pen + lin,
-			"max_violation": viol, "lambda": o.Lambda, "final_lr": r.adam.LR, "steps": float64(steps)},
+		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + r.lambda*pen + lin,
+			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
 	}, nil
 }
 
@@ -600,4 +614,40 @@ func (r *RENN) messageNet(rb *region.Binding) (nn.Net, error) {
 		links = append(links, nn.Link{Root: k, Child: c, Map: e.Map})
 	}
 	return nn.NewMessageNet(rootStates, childStates, links, nn.MessageConfig{Features: 1})
+}
+
+// denseRoots is the number of root regions a variable must exceed for
+// constraint auto to count the region graph as dense.
+const denseRoots = 8
+
+// constraint returns the constraint handling and weight in effect on r's
+// region graph: auto is the plain penalty with weight DenseLambda when some
+// variable is in more than denseRoots roots (the star of a complete graph,
+// the cycles of a complete bipartite one: there the penalty's inconsistent
+// minimiser gave better marginals than the consistent ones, see the package
+// comment), auglag with Lambda elsewhere.
+func (r *RENN) constraint() (auglag bool, lambda float64) {
+	switch r.opts.Constraint {
+	case "auglag":
+		return true, r.opts.Lambda
+	case "penalty":
+		return false, r.opts.Lambda
+	}
+	count := make(map[int]int)
+	for _, id := range r.roots {
+		for _, v := range r.g.Regions[id].Vars {
+			count[v]++
+			if count[v] > denseRoots {
+				return false, r.opts.DenseLambda
+			}
+		}
+	}
+	return true, r.opts.Lambda
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

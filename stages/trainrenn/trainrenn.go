@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/renn-go/renn/core/methods"
@@ -39,29 +40,51 @@ type Params struct {
 }
 
 // Methods are the method names train-renn knows.
-var Methods = []string{"renn", "infnet"}
+var Methods = []string{"renn-mp", "renn", "renn-direct", "infnet"}
+
+// DefaultMethod is the method train-renn runs when none is given: RENN with
+// the network that reads the model.
+const DefaultMethod = "renn-mp"
+
+// MethodDefaults returns the registry's default options of method, one of
+// Methods.
+func MethodDefaults(method string) (renn.Options, error) {
+	if !slices.Contains(Methods, method) {
+		return renn.Options{}, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods, ", "))
+	}
+	e, err := methods.Lookup(method)
+	if err != nil {
+		return renn.Options{}, err
+	}
+	return e.Options(false).Value().(renn.Options), nil
+}
 
 // ProgressEvery is the interval between progress lines while one model
 // trains.
 const ProgressEvery = 5 * time.Second
 
-// DefaultName is the method name written for method with network net:
-// the method, with "-direct" appended for the direct net and "-mp" for the
-// message net, so networks never mix in score's tables.
+// DefaultName is the method name written for method with network net: the
+// family (renn, or infnet for infnet) with "-mp" appended for the message
+// net and "-direct" for the direct net, so networks never mix in score's
+// tables.
 func DefaultName(method, net string) string {
+	family := "renn"
+	if method == "infnet" {
+		family = "infnet"
+	}
 	switch net {
 	case "direct":
-		return method + "-direct"
+		return family + "-direct"
 	case "message":
-		return method + "-mp"
+		return family + "-mp"
 	}
-	return method
+	return family
 }
 
 // entry returns the registry entry of p.Method and its options.
 func (p Params) entry() (*methods.Entry, *methods.Options, error) {
 	if !slices.Contains(Methods, p.Method) {
-		return nil, nil, fmt.Errorf("unknown method %q (want renn or infnet)", p.Method)
+		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods, ", "))
 	}
 	e, err := methods.Lookup(p.Method)
 	if err != nil {
