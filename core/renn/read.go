@@ -59,9 +59,10 @@ func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E
 	switch {
 	case b != nil:
 		r.restart(mn, 1)
-		if r.auglag {
-			r.solveMultipliers(m, E)
-		}
+		// With the plain penalty the multipliers stay at these values: the
+		// loss keeps the fixed point stationary and the penalty lets the
+		// beliefs leave it only as far as F gains (measured best on K16).
+		r.solveMultipliers(m, E)
 	case !r.warm:
 		r.restart(mn, 0)
 	}
