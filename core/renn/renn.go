@@ -599,7 +599,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	r.warm, r.last = true, lastMean
 	F, pen, lin = r.step(m, E, false)
 	viol = r.maxViolation()
-	return &infer.Result{
+	res := &infer.Result{
 		Marginals:  mrf.Marginals{Vars: r.rb.VarMarginals(r.b), Factors: r.rb.FactorMarginals(r.b)},
 		FreeEnergy: F,
 		LogZ:       -F,
@@ -607,7 +607,13 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		Converged:  converged,
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + r.lambda*pen + lin,
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
-	}, nil
+	}
+	if _, ok := r.net.(*nn.MessageNet); ok {
+		// Whether the run started from message passing's fixed point, or
+		// (sweeps not converged) from uniform beliefs or the last call's net.
+		res.Diagnostics["read_fixed_point"] = b2f(readFixedPoint)
+	}
+	return res, nil
 }
 
 // messageNet builds the network that reads the model on rb: one link from
