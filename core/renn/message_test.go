@@ -200,3 +200,26 @@ func TestMessageNetGeneralModel(t *testing.T) {
 		}
 	}
 }
+
+// Under the plain penalty the beliefs stay inconsistent: the message net
+// stops once its loss has settled but does not call that converged.
+func TestMessageNetPenaltyNotConverged(t *testing.T) {
+	m := mrf.RandomIsing(6, mrf.CompleteEdges(6), 1, 3)
+	g := build(t, m, "complete", "star")
+	o := messageOptions()
+	o.Constraint, o.Lambda, o.MaxSteps, o.Rounds = "penalty", 1, 20000, 0 // from uniform beliefs: no multipliers
+	r, err := New(g, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustInfer(t, r, m)
+	if viol := res.Diagnostics["max_violation"]; viol <= o.ConsTol {
+		t.Fatalf("beliefs consistent within %g under the plain penalty: the test needs a model where they are not", viol)
+	}
+	if res.Converged {
+		t.Errorf("converged with beliefs inconsistent by %g", res.Diagnostics["max_violation"])
+	}
+	if res.Iterations >= o.MaxSteps {
+		t.Errorf("ran to the cap (%d steps) instead of stopping once settled", res.Iterations)
+	}
+}

@@ -58,9 +58,12 @@
 // The run has converged when the mean of F + λ·penalty over a window (the
 // loss without the multiplier term, so the multiplier updates do not move
 // it) has changed by at most Tol relative to the window before, in two
-// windows running, and (auglag) no child belief differs from a parent's
-// marginal by more than ConsTol. Otherwise it stops after MaxSteps with
-// Converged false. The paper's code stopped once the marginals changed by
+// windows running, and no child belief differs from a parent's marginal by
+// more than ConsTol (for the attention and direct nets under the plain
+// penalty, whose beliefs stay inconsistent, only the first). Otherwise it
+// stops after MaxSteps with Converged false; the message net under the plain
+// penalty stops once the loss has settled, and reports Converged false when
+// its beliefs are inconsistent. The paper's code stopped once the marginals changed by
 // less than 1e-5 in one step, which at its learning rate happens long before
 // the minimum.
 //
@@ -244,6 +247,7 @@ type RENN struct {
 	rootE  [][]float64 // per root, its energy table (a view of the call's energies; message net)
 	mp     *gbp.GBP    // the message passing the message net reads the model with
 	auglag bool        // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
+	strict bool        // converged needs consistent beliefs under every constraint (the message net)
 	lambda float64     // the consistency weight in effect
 	mu     [][]float64 // Lagrange multipliers, one per edge and child state
 	d      [][]float64 // per edge: child belief minus the parent's marginal
@@ -297,6 +301,10 @@ func (r *RENN) setup(m *mrf.Model) error {
 	r.rb, r.warm, r.mp = nil, false, nil // the state is rebuilt below: if that fails, nothing is left to warm-start from
 	r.roots = r.g.Roots()
 	r.auglag, r.lambda = r.constraint()
+	// converged is a promise of consistent beliefs. The paper's networks
+	// keep its older meaning under the plain penalty (settled loss only)
+	// until every method gets the shared check.
+	r.strict = r.opts.Net == "message"
 	rootVars := make([][]int, len(r.roots))
 	for k, id := range r.roots {
 		rootVars[k] = r.g.Regions[id].Vars
@@ -539,6 +547,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		prevL             = math.Inf(1)
 		fresh             = true // the loss changed by a multiplier update, not a step
 		flat, converged   bool
+		settled           bool // the loss settled (and, auglag, the beliefs are consistent)
 		F, pen, lin, viol float64
 		lastMean          = math.Inf(1)
 	)
@@ -577,9 +586,10 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		viol = r.maxViolation()
 		wasFlat := flat
 		flat = change <= o.Tol
-		converged = flat && wasFlat && (viol <= o.ConsTol || !auglag)
+		settled = flat && wasFlat && (viol <= o.ConsTol || !auglag)
+		converged = settled && (viol <= o.ConsTol || !r.strict)
 		switch {
-		case converged:
+		case settled:
 		case ups > o.Window/4:
 			r.adam.LR /= 2
 		case ups == 0:
@@ -591,7 +601,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		if o.Progress != nil {
 			o.Progress(steps, mean)
 		}
-		if converged {
+		if settled {
 			break
 		}
 		prev, sum, ups = mean, 0, 0
