@@ -2,8 +2,10 @@ package renn
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/nn"
 	"github.com/renn-go/renn/core/region"
@@ -143,5 +145,47 @@ func BenchmarkWarmGrid10(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// BenchmarkSpinGlass times a whole run to convergence of GBP and of RENN with
+// the message net on the same spin glass (fields U(−1,1), couplings U(−f,f),
+// faces), for the speed ratio the issue asks of renn-mp where GBP converges.
+func BenchmarkSpinGlass(b *testing.B) {
+	for _, L := range []int{10, 20} {
+		for _, f := range []float64{2, 5} {
+			es, err := mrf.GridEdges(L, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := mrf.RandomIsingWith(L*L, es, mrf.Uniform(1), mrf.Uniform(f), 3)
+			g, err := region.Build(m, "grid", "faces")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("L=%d/f=%g/gbp", L, f), func(b *testing.B) {
+				for b.Loop() {
+					gb, _ := gbp.New(g, gbp.DefaultOptions())
+					if res, err := gb.Infer(context.Background(), m); err != nil || !res.Converged {
+						b.Fatalf("gbp: %v", err)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("L=%d/f=%g/renn-mp", L, f), func(b *testing.B) {
+				steps := 0
+				for b.Loop() {
+					r, err := New(g, withNet("message"))
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := r.Infer(context.Background(), m)
+					if err != nil || !res.Converged {
+						b.Fatalf("renn-mp: %v", err)
+					}
+					steps += res.Iterations
+				}
+				b.ReportMetric(float64(steps)/float64(b.N), "steps/op")
+			})
+		}
 	}
 }

@@ -10,8 +10,7 @@ import (
 )
 
 // maxCGLS caps the conjugate-gradient iterations of the multiplier solve; on
-// 10x10 and 20x20 grids with couplings U(−5,5) it reached a residual below
-// 1e-8 of the right-hand side well within it.
+// grids with couplings U(−5,5) it met its tolerance in a few iterations.
 const maxCGLS = 200
 
 // logFloor replaces log 0 for a state the model allows but message passing
@@ -149,7 +148,8 @@ func (r *RENN) solveMultipliers(m *mrf.Model, E [][]float64) {
 	copyAll(p, sv)
 	gamma := dot(sv, sv)
 	q := newLike(res)
-	for it := 0; it < maxCGLS && gamma > 1e-20; it++ {
+	stop := 1e-20 * gamma // a relative residual of 1e-10 in the normal equations
+	for it := 0; it < maxCGLS && gamma > stop; it++ {
 		r.apply(p, q)
 		qq := dot(q, q)
 		if qq == 0 {

@@ -539,6 +539,10 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	}
 	if readFixedPoint {
 		prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
+		// Adam moves every weight by about the learning rate whatever the
+		// gradient, so at a stationary point the full rate is pure noise;
+		// the rate grows back by the usual rule while the loss falls.
+		r.adam.LR = o.LR * readLRScale
 	}
 	auglag := r.auglag
 	var (
@@ -653,6 +657,10 @@ func (r *RENN) messageNet(rb *region.Binding) (nn.Net, error) {
 	}
 	return nn.NewMessageNet(rootStates, childStates, links, nn.MessageConfig{Features: 1})
 }
+
+// readLRScale scales the learning rate of a run that starts at message
+// passing's fixed point.
+const readLRScale = 0.1
 
 // denseRoots is the number of root regions a variable must exceed for
 // constraint auto to count the region graph as dense.
