@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/formats"
@@ -53,6 +54,25 @@ type scaleCell struct {
 	shared     bool    // some instance ran other methods as well
 	instances  map[string]bool
 	marginals  []string // the marginals.parquet files holding its models
+	// stepTimes are, for every model whose run logged two progress lines
+	// or more, the seconds per step between its first and last line:
+	// training alone, without what the run does before its first step.
+	stepTimes []float64
+}
+
+// trainingStep is the mean over models of the seconds per step between
+// progress lines; NaN when no run logged two.
+func (c *scaleCell) trainingStep() float64 {
+	if len(c.stepTimes) == 0 {
+		return math.NaN()
+	}
+	return statOf(c.stepTimes).mean
+}
+
+// setup is what a run spent besides its steps: seconds minus steps times
+// the training-only seconds per step; NaN without the latter.
+func (c *scaleCell) setup() float64 {
+	return c.meanSeconds() - c.meanIters()*c.trainingStep()
 }
 
 func (c *scaleCell) meanSeconds() float64 { return c.seconds / float64(c.models) }
@@ -173,6 +193,13 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 				c.noUsage = c.noUsage || stamp.MaxRSSKiB <= 0
 				c.shared = c.shared || len(instMethods) > 1
 				c.marginals = append(c.marginals, filepath.Join(inst.OutDir, formats.MarginalsFile))
+				if isNetwork(r.Method) {
+					steps, err := progressSteps(filepath.Join(inst.OutDir, ".logs", "stderr.log"), r.Method)
+					if err != nil {
+						return nil, err
+					}
+					c.stepTimes = append(c.stepTimes, steps...)
+				}
 			}
 		}
 	}
@@ -222,6 +249,64 @@ func writesEstimates(inst *pipeline.Instance) bool {
 		return true
 	}
 	return false
+}
+
+// progressSteps reads the progress lines train-renn writes to its stderr
+// while it trains ("msg=training model=ID method=M step=N", every few
+// seconds, each with its time) and returns, for every model of method with
+// two lines or more, the seconds per step between its first and its last.
+// A missing log gives none.
+func progressSteps(path, method string) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type point struct {
+		t    time.Time
+		step int
+	}
+	first, last := map[string]point{}, map[string]point{}
+	var models []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := logFields(line)
+		if f["msg"] != "training" || f["method"] != method {
+			continue
+		}
+		t, err1 := time.Parse(time.RFC3339Nano, f["time"])
+		step, err2 := strconv.Atoi(f["step"])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		m := f["model"]
+		if _, ok := first[m]; !ok {
+			first[m] = point{t, step}
+			models = append(models, m)
+		}
+		last[m] = point{t, step}
+	}
+	var out []float64
+	for _, m := range models {
+		a, z := first[m], last[m]
+		if z.step > a.step {
+			out = append(out, z.t.Sub(a.t).Seconds()/float64(z.step-a.step))
+		}
+	}
+	return out, nil
+}
+
+// logFields splits a log/slog text line into its key=value fields; quoted
+// values keep their quotes (none of the fields read here has any).
+func logFields(line string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 type varKey struct {
@@ -459,10 +544,16 @@ func (d *scaleData) markdown(p ScaleParams) string {
 		}
 	}
 	process := func(m string) []scaleColumn {
-		return []scaleColumn{
+		cols := []scaleColumn{
 			{header: m + " wall s", value: func(c *scaleCell) float64 { return c.wall / float64(len(c.instances)) }, fit: true},
 			{header: "CPU s", value: func(c *scaleCell) float64 { return c.cpuSeconds() / float64(len(c.instances)) }, fit: true},
 		}
+		if isNetwork(m) {
+			cols = append(cols,
+				scaleColumn{header: "before step 1 s", value: (*scaleCell).setup, fit: true},
+				scaleColumn{header: "s/step training", value: (*scaleCell).trainingStep, fit: true})
+		}
+		return cols
 	}
 	var compared []string
 	for _, m := range p.Compare {
@@ -552,7 +643,7 @@ func (d *scaleData) markdown(p ScaleParams) string {
 	w("\n")
 	w("Per method: seconds of the inference (`seconds` of estimates.parquet: the method's run, without reading and writing files), its iterations (sweeps; for RENN optimisation steps), seconds per iteration, ")
 	w("the peak resident memory of the stage's process (MiB, `max_rss_kib` of its stamp: the whole process, with the model, the region graph and the outputs), and whether it converged. ")
-	w("The last row is the least-squares slope of log(value) against log N over the %d settings from %s on: cost grows like N^slope.", len(fitted), strings.Join(firstLast(fitted), " to "))
+	w("The last row is the least-squares slope of log(value) against log N over the %d settings from %s on (those where the column has a value): cost grows like N^slope.", len(fitted), strings.Join(firstLast(fitted), " to "))
 	if len(compared) > 0 {
 		w(" The last column compares the variable marginals of %s with %s's (mean and largest |ΔP(x_i)| over every variable).", strings.Join(compared, ", "), p.Reference)
 	}
@@ -562,7 +653,13 @@ func (d *scaleData) markdown(p ScaleParams) string {
 			break
 		}
 	}
-	w("\n\nThe whole stage process (stamps: wall and CPU seconds from start to exit, with loading and writing):\n\n")
+	w("\n\nThe whole stage process (stamps: wall and CPU seconds from start to exit, with loading and writing)")
+	for _, m := range d.methods {
+		if isNetwork(m) {
+			w("; for %s, its seconds split into what the run did before its first step and its seconds per step while training, timed between the first and the last progress line of its log (every %s; \"—\" for runs too short to log two)", m, "5 s")
+		}
+	}
+	w(":\n\n")
 	table(process, false)
 	var notes []string
 	if d.done < d.instances {

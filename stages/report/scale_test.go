@@ -110,13 +110,27 @@ func writeScaleFixture(t *testing.T, unstamped ...string) string {
 			if err := formats.WriteMarginals(filepath.Join(dir, formats.MarginalsFile), marg, prov); err != nil {
 				t.Fatal(err)
 			}
+			if m.method == "renn-mp" && side > 2 {
+				// Progress lines 200 steps apart, at a quarter of the
+				// seconds per 100 steps: setup is a quarter of the run.
+				logs := mkdir(t, filepath.Join(dir, ".logs"))
+				t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+				t1 := t0.Add(time.Duration(m.seconds / 2 * float64(time.Second)))
+				lines := "time=" + t0.Format(time.RFC3339Nano) + " level=INFO msg=training model=0 method=renn-mp step=50 loss=-1\n" +
+					"time=2026-01-02T03:04:06Z level=INFO msg=other model=0 method=renn-mp step=60\n" +
+					"time=" + t1.Format(time.RFC3339Nano) + " level=INFO msg=training model=0 method=renn-mp step=250 loss=-2\n" +
+					"time=" + t1.Format(time.RFC3339Nano) + " level=INFO msg=trained model=0 method=renn-mp steps=300\n"
+				if err := os.WriteFile(filepath.Join(logs, "stderr.log"), []byte(lines), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			id := m.stage + "/" + shard
 			skip := false
 			for _, u := range unstamped {
 				skip = skip || u == id
 			}
 			if !skip {
-				writeScaleStamp(t, dir, m.seconds+0.5, m.seconds+0.25, m.rssKiB)
+				writeScaleStamp(t, dir, 1.25*m.seconds, 1.1*m.seconds, m.rssKiB)
 			}
 		}
 	}
@@ -176,17 +190,24 @@ func TestScaleTable(t *testing.T) {
 		t.Errorf("exponents %q\nwant       %q", e, wantExp)
 	}
 	// The process table: wall and CPU seconds from the stamps.
-	if r := row(t, md, "grid"); len(r) == 0 {
-		t.Fatal("no header")
-	}
 	tables := strings.SplitN(md, "The whole stage process", 2)
 	if len(tables) != 2 {
 		t.Fatalf("no process table in\n%s", md)
 	}
 	pr := row(t, tables[1], "8x8")
-	wantPr := []string{"8x8", "64", "1.14", "0.890", "0.628", "0.378", "51.7", "51.4"}
+	// renn-mp: 51.2 s, 0.128 s per step between its progress lines, so
+	// 51.2 - 300*0.128 = 12.8 s before its first step.
+	wantPr := []string{"8x8", "64", "0.800", "0.704", "0.160", "0.141", "64.0", "56.3", "12.8", "0.128"}
 	if strings.Join(pr, ";") != strings.Join(wantPr, ";") {
 		t.Errorf("process 8x8 %q\nwant        %q", pr, wantPr)
+	}
+	if r := row(t, tables[1], "2x2"); r[8] != "—" || r[9] != "—" {
+		t.Errorf("process 2x2 without progress lines: %q", r)
+	}
+	pe := row(t, tables[1], "exponent (4x4 to 8x8)")
+	wantPe := []string{"exponent (4x4 to 8x8)", "", "1.00", "1.00", "1.00", "1.00", "1.50", "1.50", "1.50", "1.50"}
+	if strings.Join(pe, ";") != strings.Join(wantPe, ";") {
+		t.Errorf("process exponents %q\nwant               %q", pe, wantPe)
 	}
 	for _, s := range []string{"Made by `report --scale X`", "over the 2 settings from 4x4 to 8x8"} {
 		if !strings.Contains(md, s) {
