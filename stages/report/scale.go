@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/formats"
@@ -30,14 +28,23 @@ type ScaleParams struct {
 	// MinFitN is the fewest variables of a setting that enters the fitted
 	// growth exponents (smaller ones are dominated by fixed costs).
 	MinFitN int
+	// Short maps a method to the name of its short run (the same method on
+	// the same models stopped after a few steps, e.g. train-renn
+	// --max-steps 50 --name renn-mp-short). The short run is not a column
+	// of its own: the difference of the two processes' CPU times, divided
+	// by the difference of their steps, is the method's CPU seconds per
+	// step without what it does before its first step.
+	Short map[string]string
 	// Command is how the table was made, printed under it.
 	Command string
 }
 
-// DefaultScaleParams compares renn-mp with GBP and fits the exponents over
-// grids of 20x20 and larger.
+// DefaultScaleParams compares renn-mp with GBP, fits the exponents over
+// grids of 20x20 and larger, and reads renn-mp's short run as renn-mp-short
+// (pipeline.scale.toml's stage renn_short).
 func DefaultScaleParams(config string) ScaleParams {
-	return ScaleParams{Config: config, Reference: "gbp", Compare: []string{"renn-mp"}, MinFitN: 400}
+	return ScaleParams{Config: config, Reference: "gbp", Compare: []string{"renn-mp"}, MinFitN: 400,
+		Short: map[string]string{"renn-mp": "renn-mp-short"}}
 }
 
 // scaleCell is one method on the models of one setting: the means over its
@@ -54,25 +61,9 @@ type scaleCell struct {
 	shared     bool    // some instance ran other methods as well
 	instances  map[string]bool
 	marginals  []string // the marginals.parquet files holding its models
-	// stepTimes are, for every model whose run logged two progress lines
-	// or more, the seconds per step between its first and last line:
-	// training alone, without what the run does before its first step.
-	stepTimes []float64
-}
-
-// trainingStep is the mean over models of the seconds per step between
-// progress lines; NaN when no run logged two.
-func (c *scaleCell) trainingStep() float64 {
-	if len(c.stepTimes) == 0 {
-		return math.NaN()
-	}
-	return statOf(c.stepTimes).mean
-}
-
-// setup is what a run spent besides its steps: seconds minus steps times
-// the training-only seconds per step; NaN without the latter.
-func (c *scaleCell) setup() float64 {
-	return c.meanSeconds() - c.meanIters()*c.trainingStep()
+	// short is the same method's short run on the same models (see
+	// ScaleParams.Short), nil if none.
+	short *scaleCell
 }
 
 func (c *scaleCell) meanSeconds() float64 { return c.seconds / float64(c.models) }
@@ -98,6 +89,44 @@ func (c *scaleCell) cpuSeconds() float64 {
 		return math.NaN()
 	}
 	return c.cpu
+}
+
+// cpuPerModel is the CPU seconds of its processes per model.
+func (c *scaleCell) cpuPerModel() float64 { return c.cpuSeconds() / float64(c.models) }
+
+// cpuPerIteration is the CPU seconds of the whole process per iteration:
+// loading, setting up and writing included.
+func (c *scaleCell) cpuPerIteration() float64 {
+	if c.iterations <= 0 {
+		return math.NaN()
+	}
+	return c.cpuPerModel() / c.meanIters()
+}
+
+// minStepShare is the smallest share of a process's CPU seconds that the
+// difference of a full and a short run must reach to be told from the
+// noise between two runs (a few percent on a busy machine).
+const minStepShare = 0.1
+
+// cpuPerStep is the CPU seconds per step between the end of the short
+// run and the end of the full one; NaN without a short run that took
+// fewer steps, or when the difference is under minStepShare of the full
+// run's CPU seconds.
+func (c *scaleCell) cpuPerStep() float64 {
+	if c.short == nil || c.meanIters() <= c.short.meanIters() {
+		return math.NaN()
+	}
+	diff := c.cpuPerModel() - c.short.cpuPerModel()
+	if diff < minStepShare*c.cpuPerModel() {
+		return math.NaN()
+	}
+	return diff / (c.meanIters() - c.short.meanIters())
+}
+
+// cpuBeforeSteps is the CPU seconds of the process besides its steps:
+// loading the inputs, setting the run up, writing the outputs.
+func (c *scaleCell) cpuBeforeSteps() float64 {
+	return c.cpuPerModel() - c.meanIters()*c.cpuPerStep()
 }
 
 // scaleData is everything the table needs.
@@ -175,7 +204,7 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 			if c == nil {
 				c = &scaleCell{instances: map[string]bool{}}
 				d.cells[s][r.Method] = c
-				if !slices.Contains(d.methods, r.Method) {
+				if !slices.Contains(d.methods, r.Method) && !isShort(p, r.Method) {
 					d.methods = append(d.methods, r.Method)
 				}
 			}
@@ -193,13 +222,6 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 				c.noUsage = c.noUsage || stamp.MaxRSSKiB <= 0
 				c.shared = c.shared || len(instMethods) > 1
 				c.marginals = append(c.marginals, filepath.Join(inst.OutDir, formats.MarginalsFile))
-				if isNetwork(r.Method) {
-					steps, err := progressSteps(filepath.Join(inst.OutDir, ".logs", "stderr.log"), r.Method)
-					if err != nil {
-						return nil, err
-					}
-					c.stepTimes = append(c.stepTimes, steps...)
-				}
 			}
 		}
 	}
@@ -213,6 +235,13 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 		return 0
 	})
 	slices.SortFunc(d.methods, methods.Compare)
+	for _, s := range d.settings {
+		for m, short := range p.Short {
+			if c := d.cells[s][m]; c != nil {
+				c.short = d.cells[s][short]
+			}
+		}
+	}
 	if p.Reference != "" {
 		for _, s := range d.settings {
 			ref := d.cells[s][p.Reference]
@@ -238,6 +267,15 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 	return d, nil
 }
 
+func isShort(p ScaleParams, method string) bool {
+	for _, s := range p.Short {
+		if s == method {
+			return true
+		}
+	}
+	return false
+}
+
 // writesEstimates says whether inst runs a binary that writes
 // estimates.parquet (run-baselines, train-renn, exact-infer).
 func writesEstimates(inst *pipeline.Instance) bool {
@@ -249,64 +287,6 @@ func writesEstimates(inst *pipeline.Instance) bool {
 		return true
 	}
 	return false
-}
-
-// progressSteps reads the progress lines train-renn writes to its stderr
-// while it trains ("msg=training model=ID method=M step=N", every few
-// seconds, each with its time) and returns, for every model of method with
-// two lines or more, the seconds per step between its first and its last.
-// A missing log gives none.
-func progressSteps(path, method string) ([]float64, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	type point struct {
-		t    time.Time
-		step int
-	}
-	first, last := map[string]point{}, map[string]point{}
-	var models []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := logFields(line)
-		if f["msg"] != "training" || f["method"] != method {
-			continue
-		}
-		t, err1 := time.Parse(time.RFC3339Nano, f["time"])
-		step, err2 := strconv.Atoi(f["step"])
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		m := f["model"]
-		if _, ok := first[m]; !ok {
-			first[m] = point{t, step}
-			models = append(models, m)
-		}
-		last[m] = point{t, step}
-	}
-	var out []float64
-	for _, m := range models {
-		a, z := first[m], last[m]
-		if z.step > a.step {
-			out = append(out, z.t.Sub(a.t).Seconds()/float64(z.step-a.step))
-		}
-	}
-	return out, nil
-}
-
-// logFields splits a log/slog text line into its key=value fields; quoted
-// values keep their quotes (none of the fields read here has any).
-func logFields(line string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range strings.Fields(line) {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 type varKey struct {
@@ -415,6 +395,30 @@ func (d *scaleData) settingLabel(s setting) string {
 		label += " γ=" + strconv.FormatFloat(s.gamma, 'g', -1, 64)
 	}
 	return label
+}
+
+// hasShort says whether some setting has a short run of method m.
+func (d *scaleData) hasShort(m string) bool {
+	for _, s := range d.settings {
+		if c := d.cells[s][m]; c != nil && c.short != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// shortSteps lists the steps of m's short runs ("50", or "20-50").
+func (d *scaleData) shortSteps(m string) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range d.settings {
+		if c := d.cells[s][m]; c != nil && c.short != nil {
+			lo, hi = math.Min(lo, c.short.meanIters()), math.Max(hi, c.short.meanIters())
+		}
+	}
+	if lo == hi {
+		return strconv.FormatFloat(lo, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(lo, 'f', -1, 64) + "-" + strconv.FormatFloat(hi, 'f', -1, 64)
 }
 
 // oneGraph is the graph of every setting if they share one, else "".
@@ -547,11 +551,12 @@ func (d *scaleData) markdown(p ScaleParams) string {
 		cols := []scaleColumn{
 			{header: m + " wall s", value: func(c *scaleCell) float64 { return c.wall / float64(len(c.instances)) }, fit: true},
 			{header: "CPU s", value: func(c *scaleCell) float64 { return c.cpuSeconds() / float64(len(c.instances)) }, fit: true},
+			{header: "CPU s/" + strings.TrimSuffix(iterName(m), "s"), value: (*scaleCell).cpuPerIteration, fit: true},
 		}
-		if isNetwork(m) {
+		if d.hasShort(m) {
 			cols = append(cols,
-				scaleColumn{header: "before step 1 s", value: (*scaleCell).setup, fit: true},
-				scaleColumn{header: "s/step training", value: (*scaleCell).trainingStep, fit: true})
+				scaleColumn{header: "CPU s/step, steps only", value: (*scaleCell).cpuPerStep, fit: true},
+				scaleColumn{header: "CPU s besides steps", value: (*scaleCell).cpuBeforeSteps, fit: true})
 		}
 		return cols
 	}
@@ -649,17 +654,18 @@ func (d *scaleData) markdown(p ScaleParams) string {
 	}
 	for _, m := range d.methods {
 		if isNetwork(m) {
-			w(" Seconds per step of %s include what the run does besides its steps (for renn-mp, the message passing that makes its input).", m)
+			w(" Seconds per step of %s include what the run does besides its steps (for renn-mp, the message passing that makes its input); below, its steps alone.", m)
 			break
 		}
 	}
-	w("\n\nThe whole stage process (stamps: wall and CPU seconds from start to exit, with loading and writing)")
+	w("\n\nThe whole stage process, from the stamps: wall and CPU seconds (user + system) from start to exit, loading and writing included, and CPU seconds per iteration")
 	for _, m := range d.methods {
-		if isNetwork(m) {
-			w("; for %s, its seconds split into what the run did before its first step and its seconds per step while training, timed between the first and the last progress line of its log (every %s; \"—\" for runs too short to log two)", m, "5 s")
+		if d.hasShort(m) {
+			w("; for %s, its CPU seconds split into its steps and the rest (loading, setting up, writing) by a second, short run of the same model (%s, stopped after %s steps): CPU s/step = (CPU s − CPU s of the short run) / (steps − steps of the short run), \"—\" where that difference is under %.0f%% of the CPU seconds, too little to tell from the noise between two runs",
+				m, p.Short[m], d.shortSteps(m), 100*minStepShare)
 		}
 	}
-	w(":\n\n")
+	w(". CPU seconds do not count the time the process waited for a core, so they are what the process costs, however busy the machine:\n\n")
 	table(process, false)
 	var notes []string
 	if d.done < d.instances {

@@ -38,6 +38,11 @@ inputs = { models = "models", regions = "regions" }
 [stage.renn]
 run = ["train-renn"]
 inputs = { models = "models", regions = "regions" }
+
+[stage.renn_short]
+run = ["train-renn"]
+flags = { name = "renn-mp-short", max-steps = 50 }
+inputs = { models = "models", regions = "regions" }
 `
 
 // writeScaleStamp writes a stamp with the given usage (0: not recorded).
@@ -57,8 +62,10 @@ func writeScaleStamp(t *testing.T, dir string, seconds, cpu float64, rssKiB int6
 // writeScaleFixture writes grids of side 2, 4 and 8 (4, 16 and 64
 // variables) with bp, gbp and renn-mp outputs whose seconds grow like N
 // (bp, gbp) and N^1.5 (renn-mp), iterations constant, so the exponents are
-// known. renn-mp's marginals differ from gbp's by 0.001 on every variable
-// (0.004 on variable 0). unstamped names stage instances left without a
+// known, and a short run of renn-mp (50 steps) whose CPU time against the
+// full run's gives 0.001 N^1.2 CPU seconds per step and 0.05 N besides.
+// renn-mp's marginals differ from gbp's by 0.001 on every variable
+// (0.004 on variable 0); the short run's by 0.1. unstamped names stage instances left without a
 // stamp (not run).
 func writeScaleFixture(t *testing.T, unstamped ...string) string {
 	t.Helper()
@@ -81,6 +88,9 @@ func writeScaleFixture(t *testing.T, unstamped ...string) string {
 			t.Fatal(err)
 		}
 		N := float64(n)
+		// renn-mp's processes: 0.05 N CPU seconds besides the steps and
+		// 0.001 N^1.2 per step.
+		step, besides := 0.001*math.Pow(N, 1.2), 0.05*N
 		for _, m := range []struct {
 			stage, method string
 			seconds       float64
@@ -88,10 +98,12 @@ func writeScaleFixture(t *testing.T, unstamped ...string) string {
 			converged     bool
 			shift         float64
 			rssKiB        int64
+			cpu           float64 // 0: 1.1 * seconds
 		}{
-			{"bp", "bp", 0.01 * N, 1000, side == 2, 0.02, 1024 * int64(n)},
-			{"gbp", "gbp", 0.002 * N, 20, true, 0, 2048 * int64(n)},
-			{"renn", "renn-mp", 0.1 * math.Pow(N, 1.5), 300, true, 0.001, 4096 * int64(n)},
+			{"bp", "bp", 0.01 * N, 1000, side == 2, 0.02, 1024 * int64(n), 0},
+			{"gbp", "gbp", 0.002 * N, 20, true, 0, 2048 * int64(n), 0},
+			{"renn", "renn-mp", 0.1 * math.Pow(N, 1.5), 300, true, 0.001, 4096 * int64(n), besides + 300*step},
+			{"renn_short", "renn-mp-short", 0.01, 50, false, 0.1, 100, besides + 50*step},
 		} {
 			dir := mkdir(t, filepath.Join(data, m.stage, shard))
 			est := []formats.EstimateRow{{ModelID: 0, Method: m.method, Iterations: m.iters, Converged: m.converged, Seconds: m.seconds}}
@@ -110,27 +122,17 @@ func writeScaleFixture(t *testing.T, unstamped ...string) string {
 			if err := formats.WriteMarginals(filepath.Join(dir, formats.MarginalsFile), marg, prov); err != nil {
 				t.Fatal(err)
 			}
-			if m.method == "renn-mp" && side > 2 {
-				// Progress lines 200 steps apart, at a quarter of the
-				// seconds per 100 steps: setup is a quarter of the run.
-				logs := mkdir(t, filepath.Join(dir, ".logs"))
-				t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-				t1 := t0.Add(time.Duration(m.seconds / 2 * float64(time.Second)))
-				lines := "time=" + t0.Format(time.RFC3339Nano) + " level=INFO msg=training model=0 method=renn-mp step=50 loss=-1\n" +
-					"time=2026-01-02T03:04:06Z level=INFO msg=other model=0 method=renn-mp step=60\n" +
-					"time=" + t1.Format(time.RFC3339Nano) + " level=INFO msg=training model=0 method=renn-mp step=250 loss=-2\n" +
-					"time=" + t1.Format(time.RFC3339Nano) + " level=INFO msg=trained model=0 method=renn-mp steps=300\n"
-				if err := os.WriteFile(filepath.Join(logs, "stderr.log"), []byte(lines), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
 			id := m.stage + "/" + shard
 			skip := false
 			for _, u := range unstamped {
 				skip = skip || u == id
 			}
 			if !skip {
-				writeScaleStamp(t, dir, 1.25*m.seconds, 1.1*m.seconds, m.rssKiB)
+				cpu := m.cpu
+				if cpu == 0 {
+					cpu = 1.1 * m.seconds
+				}
+				writeScaleStamp(t, dir, 1.25*m.seconds, cpu, m.rssKiB)
 			}
 		}
 	}
@@ -195,21 +197,22 @@ func TestScaleTable(t *testing.T) {
 		t.Fatalf("no process table in\n%s", md)
 	}
 	pr := row(t, tables[1], "8x8")
-	// renn-mp: 51.2 s, 0.128 s per step between its progress lines, so
-	// 51.2 - 300*0.128 = 12.8 s before its first step.
-	wantPr := []string{"8x8", "64", "0.800", "0.704", "0.160", "0.141", "64.0", "56.3", "12.8", "0.128"}
+	// renn-mp: CPU 3.2 + 300*0.147 = 47.3 s, so 0.158 s per step over
+	// the whole process, 0.001*64^1.2 = 0.147 s per step alone, 3.20 s
+	// besides.
+	wantPr := []string{"8x8", "64", "0.800", "0.704", "7.04e-04", "0.160", "0.141", "0.00704", "64.0", "47.3", "0.158", "0.147", "3.20"}
 	if strings.Join(pr, ";") != strings.Join(wantPr, ";") {
 		t.Errorf("process 8x8 %q\nwant        %q", pr, wantPr)
 	}
-	if r := row(t, tables[1], "2x2"); r[8] != "—" || r[9] != "—" {
-		t.Errorf("process 2x2 without progress lines: %q", r)
-	}
 	pe := row(t, tables[1], "exponent (4x4 to 8x8)")
-	wantPe := []string{"exponent (4x4 to 8x8)", "", "1.00", "1.00", "1.00", "1.00", "1.50", "1.50", "1.50", "1.50"}
+	wantPe := []string{"exponent (4x4 to 8x8)", "", "1.00", "1.00", "1.00", "1.00", "1.00", "1.00", "1.50", "1.18", "1.18", "1.20", "1.00"}
 	if strings.Join(pe, ";") != strings.Join(wantPe, ";") {
 		t.Errorf("process exponents %q\nwant               %q", pe, wantPe)
 	}
-	for _, s := range []string{"Made by `report --scale X`", "over the 2 settings from 4x4 to 8x8"} {
+	if strings.Contains(md, "renn-mp-short s") {
+		t.Errorf("the short run has columns of its own:\n%s", md)
+	}
+	for _, s := range []string{"Made by `report --scale X`", "over the 2 settings from 4x4 to 8x8", "(renn-mp-short, stopped after 50 steps)"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("no %q in\n%s", s, md)
 		}
@@ -227,7 +230,7 @@ func TestScaleTablePartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"**Partial:** 7 of 9 inference instances", "Some bp stamps do not record"} {
+	for _, s := range []string{"**Partial:** 10 of 12 inference instances", "Some bp stamps do not record"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("no %q in\n%s", s, md)
 		}
@@ -283,5 +286,31 @@ func TestFmtSig(t *testing.T) {
 		if got := fmtSig(tc.x); got != tc.want {
 			t.Errorf("fmtSig(%g) = %q, want %q", tc.x, got, tc.want)
 		}
+	}
+}
+
+func TestCPUPerStep(t *testing.T) {
+	cell := func(cpu, iters float64) *scaleCell {
+		return &scaleCell{models: 1, iterations: iters, cpu: cpu, rssKiB: 1, instances: map[string]bool{"x": true}}
+	}
+	full := cell(10, 300)
+	full.short = cell(5, 50)
+	if got := full.cpuPerStep(); math.Abs(got-0.02) > 1e-12 {
+		t.Errorf("cpuPerStep %g, want 0.02", got)
+	}
+	if got := full.cpuBeforeSteps(); math.Abs(got-4) > 1e-12 {
+		t.Errorf("cpuBeforeSteps %g, want 4", got)
+	}
+	full.short = cell(9.5, 50) // 5% of the run: noise
+	if got := full.cpuPerStep(); !math.IsNaN(got) {
+		t.Errorf("a difference of 5%%: %g, want NaN", got)
+	}
+	full.short = cell(5, 300) // stopped no earlier than the full run
+	if got := full.cpuPerStep(); !math.IsNaN(got) {
+		t.Errorf("no fewer steps: %g, want NaN", got)
+	}
+	full.short = nil
+	if got := full.cpuPerStep(); !math.IsNaN(got) {
+		t.Errorf("no short run: %g, want NaN", got)
 	}
 }
