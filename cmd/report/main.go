@@ -1,6 +1,7 @@
 // Command report writes REPORT.md: every table of the RENN paper with this
 // project's numbers, read from the outputs of the paper pipeline, next to
-// the paper's, with plots, the machine, the run time and a discussion. Run
+// the paper's, with plots, the machine, the run time and a discussion; or,
+// with --scale, the cost-against-size table of the README. Run
 // 'report --help' for the flags.
 package main
 
@@ -18,11 +19,18 @@ type root struct {
 	Out    string `default:"REPORT.md" help:"The Markdown report to write."`
 	Assets string `default:"report" help:"Directory for the figures (PNG); a relative path is relative to the directory of --out."`
 	Bin    string `default:"bin" help:"Directory of the stage binaries, to say which outputs are stale (as 'pipeline status' does); empty to skip."`
+	Scale  string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown cost-against-size table of the scale pipeline CONFIG (pipeline.scale.toml): seconds, iterations, peak memory and growth exponents of every method, renn-mp's marginals against GBP's."`
 }
 
 // Validate makes a missing config a usage error (exit 2). Paths are kept as
 // given, so the report prints them as the user typed them.
 func (r *root) Validate() error {
+	if r.Scale != "" {
+		if st, err := os.Stat(r.Scale); err != nil || st.IsDir() {
+			return fmt.Errorf("--scale %s: not a file", r.Scale)
+		}
+		return nil
+	}
 	if st, err := os.Stat(r.Config); err != nil || st.IsDir() {
 		return fmt.Errorf("--config %s: not a file", r.Config)
 	}
@@ -33,6 +41,15 @@ func (r *root) Validate() error {
 }
 
 func (r *root) Run() error {
+	if r.Scale != "" {
+		p := report.DefaultScaleParams(r.Scale)
+		p.Command = "go run ./cmd/report --scale " + r.Scale
+		table, err := report.ScaleTable(p)
+		if err == nil {
+			fmt.Print(table)
+		}
+		return err
+	}
 	cmd := "go run ./cmd/report --config " + r.Config + " --out " + r.Out
 	if r.Assets != "report" {
 		cmd += " --assets " + r.Assets

@@ -28,6 +28,8 @@ func TestExitCodes(t *testing.T) {
 		{"help", "--help", 0, ""},
 		{"missing config", "--config " + filepath.Join(dir, "nope.toml") + " --out " + out, 2, "not a file"},
 		{"not the paper pipeline", "--config " + cfg + " --out " + out + " --bin=", 1, `no stage "grid_score"`},
+		{"scale: missing config", "--scale " + filepath.Join(dir, "nope.toml"), 2, "--scale"},
+		{"scale: nothing run", "--scale " + cfg, 1, "no stage instance with estimates.parquet has completed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,6 +59,9 @@
 // unchanged. Files whose names begin with "." and subdirectories are not
 // outputs. The stamp is removed before a stage runs and written, atomically,
 // only after it exits 0, so a failed or interrupted run is never complete.
+// The stamp also records the run's wall time and, as the system reported
+// them when the process ended, its CPU time and peak resident memory
+// (Stamp.MaxRSSKiB); these are not part of the fingerprint.
 // Instances are judged when their upstream has finished: an upstream that
 // reruns but produces byte-identical files leaves its dependants up to date.
 //

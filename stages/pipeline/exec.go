@@ -18,6 +18,16 @@ type Job struct {
 	Dir    string   // working directory: relative paths in Args resolve here
 	LogDir string   // stdout.log and stderr.log go here
 	Deps   []string // IDs of the jobs it needs; already finished when Run is called
+
+	// Usage is set by Executor.Run once the process has ended (whether it
+	// succeeded or not): what it used, where the executor can tell.
+	Usage Usage
+}
+
+// Usage is the resources a job's process used.
+type Usage struct {
+	CPUSeconds float64 // user + system time
+	MaxRSSKiB  int64   // peak resident set size in KiB; 0 if unknown
 }
 
 // Executor runs the command of one instance of a local run, and of a Slurm
@@ -96,6 +106,9 @@ func (l Local) Run(ctx context.Context, job *Job) error {
 		cmd.WaitDelay = 5 * time.Second
 	}
 	err = cmd.Run()
+	if cmd.ProcessState != nil {
+		job.Usage = usageOf(cmd.ProcessState)
+	}
 	if err == nil {
 		return nil
 	}

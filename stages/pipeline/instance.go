@@ -27,9 +27,10 @@ func (r *Runner) runOne(ctx context.Context, p *Plan, h *hasher, inst *Instance,
 	r.logger().Info("start", "stage", inst.ID, "why", res.Reason)
 	started := time.Now()
 	tr.start(inst, started)
-	err := ex.Run(ctx, newJob(p, inst, fp.binary))
+	job := newJob(p, inst, fp.binary)
+	err := ex.Run(ctx, job)
 	finished := time.Now()
-	res.Elapsed = finished.Sub(started)
+	res.Elapsed, res.Usage = finished.Sub(started), job.Usage
 	if err != nil {
 		res.Outcome, res.Err = Failed, err
 		if ctx.Err() != nil {
@@ -37,7 +38,7 @@ func (r *Runner) runOne(ctx context.Context, p *Plan, h *hasher, inst *Instance,
 		}
 		return res
 	}
-	if err := stampRun(p, h, inst, fp, started, finished); err != nil {
+	if err := stampRun(p, h, inst, fp, started, finished, job.Usage); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
@@ -97,8 +98,8 @@ func newJob(p *Plan, inst *Instance, binary string) *Job {
 }
 
 // stampRun marks the output directory of inst complete after its binary,
-// judged by fp, ran from started to finished and exited 0.
-func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, finished time.Time) error {
+// judged by fp, ran from started to finished, using u, and exited 0.
+func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, finished time.Time, u Usage) error {
 	h.forget(inst.OutDir)
 	outs, err := h.dir(inst.OutDir)
 	if err == nil {
@@ -114,6 +115,8 @@ func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, fini
 			Started:      started.UTC(),
 			Finished:     finished.UTC(),
 			Seconds:      finished.Sub(started).Seconds(),
+			CPUSeconds:   u.CPUSeconds,
+			MaxRSSKiB:    u.MaxRSSKiB,
 		})
 	}
 	if err != nil {

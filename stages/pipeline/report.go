@@ -46,6 +46,7 @@ type Result struct {
 	Outcome  Outcome
 	Reason   string // why it ran, or what blocked it
 	Elapsed  time.Duration
+	Usage    Usage  // what its process used, for an instance run locally (or by this Slurm job)
 	Err      error  // for Failed: an *ExitError if the binary exited non-zero
 	Job      string // the Slurm job that ran it, e.g. "123_4"; "" if run locally
 }

@@ -115,7 +115,12 @@ func (r *Runner) logResult(log *slog.Logger, p *Plan, res *Result) {
 	el := res.Elapsed.Round(time.Millisecond)
 	switch res.Outcome {
 	case Ran:
-		log.Info("done", "stage", id, "elapsed", el)
+		if res.Usage.MaxRSSKiB > 0 {
+			cpu := time.Duration(res.Usage.CPUSeconds * float64(time.Second)).Round(time.Millisecond)
+			log.Info("done", "stage", id, "elapsed", el, "cpu", cpu, "max_rss_mib", (res.Usage.MaxRSSKiB+512)/1024)
+		} else {
+			log.Info("done", "stage", id, "elapsed", el)
+		}
 	case Skipped:
 		log.Info("up to date", "stage", id)
 	case Cancelled:

@@ -33,6 +33,13 @@ type Stamp struct {
 	Started      time.Time    `json:"started"`
 	Finished     time.Time    `json:"finished"`
 	Seconds      float64      `json:"seconds"`
+	// CPUSeconds (user + system) and MaxRSSKiB (peak resident set size)
+	// are what the stage's process used, as the operating system reported
+	// when it exited. They are 0 where the executor could not measure them
+	// and in stamps written before they were recorded; neither enters the
+	// fingerprint or the staleness of an instance.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	MaxRSSKiB  int64   `json:"max_rss_kib,omitempty"`
 	// Adopted lists the times the stamp was carried over to a new binary
 	// by Runner.Verify instead of being rewritten by a run; Started,
 	// Finished and Seconds stay those of the run that made the outputs.

@@ -5,7 +5,9 @@
 // created there holding the --out value, before anything else, so a test
 // can see which stages ran and when one has started), --sleep=DURATION,
 // --wait-while=FILE (sleep for as long as FILE exists), --fail (write a
-// partial output, 25 lines to stderr, exit 3). Its output
+// partial output, 25 lines to stderr, exit 3), --alloc=MIB (touch MIB MiB
+// of memory before writing its output, for tests of the recorded peak
+// memory). Its output
 // DIR/result.txt is derived deterministically from its arguments and the
 // result.txt of its inputs, so a change upstream changes it.
 package main
@@ -14,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +26,7 @@ func main() {
 	var inputs, params []string
 	var fail bool
 	var sleep time.Duration
+	var alloc []byte
 	for i, a := range os.Args[1:] {
 		if i == 0 && !strings.HasPrefix(a, "-") {
 			params = append(params, "subcommand "+a)
@@ -49,6 +53,17 @@ func main() {
 			params = append(params, name+" "+value)
 		case "fail":
 			fail = value == "true"
+		case "alloc":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 {
+				fmt.Fprintf(os.Stderr, "fakestage: bad --alloc %q\n", value)
+				os.Exit(2)
+			}
+			alloc = make([]byte, n<<20)
+			for i := range alloc {
+				alloc[i] = byte(i)
+			}
+			params = append(params, name+"="+value)
 		case "sleep":
 			d, err := time.ParseDuration(value)
 			if err != nil {
@@ -95,7 +110,7 @@ func main() {
 		fmt.Fprintf(&b, "from %s: {\n%s}\n", in, data)
 	}
 	check(os.WriteFile(filepath.Join(out, "result.txt"), []byte(b.String()), 0o644))
-	fmt.Println("fakestage wrote", filepath.Join(out, "result.txt"))
+	fmt.Println("fakestage wrote", filepath.Join(out, "result.txt"), "after touching", len(alloc)>>20, "MiB")
 }
 
 func check(err error) {
