@@ -96,6 +96,10 @@ func Run(p Params) error {
 			return err
 		}
 	}
+	hard, err := readHard(plan)
+	if err != nil {
+		return err
+	}
 	rt, err := ReadRunTime(plan)
 	if err != nil {
 		return err
@@ -142,7 +146,7 @@ func Run(p Params) error {
 		written = append(written, f)
 	}
 
-	doc := document(p, paper, rs, sums, rt, statusErr, ThisMachine(), written)
+	doc := document(p, paper, rs, sums, hard, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
 }
 
@@ -265,7 +269,7 @@ func meanCurve(curves [][]float64) []float64 {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -291,6 +295,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	for _, t := range paper.Tables {
 		w("- [Table %d: %s](#%s)\n", t.Number, captionText(t.Caption), anchor(&t))
 	}
+	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
 	if len(figs) > 0 {
 		w("- [Plots](#plots)\n")
 	}
@@ -352,6 +357,8 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 			w("%s\n\n", n)
 		}
 	}
+
+	w("%s\n", hard.markdown())
 
 	if len(figs) > 0 {
 		w("## Plots\n\n")
