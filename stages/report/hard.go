@@ -576,7 +576,8 @@ func (d *hardData) markdown() string {
 	w("Model families harder than the paper's (issue 19), from stages %s and the stages they score: ", quoteJoin(d.stages))
 	w("every method against exact inference, each setting scored on its own. ")
 	w("Model k of one setting of the grids and tori is model k of the family's other coupling strengths with its couplings scaled (the stages share a seed). ")
-	w("RENN runs three ways that differ only in the network: renn (the paper's attention network), renn-mp (the network that reads the model) and renn-direct (free logits, no network).\n\n")
+	w("RENN runs three ways that differ only in the network: renn (the paper's attention network), renn-mp (the network that reads the model) and renn-direct (free logits, no network); the stages' flags, and why, are in the config's comments. ")
+	w("With the plain penalty (what constraint auto picks on dense region graphs, such as complete and complete bipartite graphs) RENN stops at beliefs that are not consistent, whose region free energy can lie far below −ln Z, and its `converged` then says only that the loss settled.\n\n")
 	if len(d.notRun) > 0 {
 		w("Not run yet: %s.\n\n", strings.Join(truncate(d.notRun, 12), ", "))
 	}
@@ -716,8 +717,11 @@ func (d *hardData) fixedPointTable() string {
 	}
 	fmt.Fprintf(&b, "\nDamping leaves BP's fixed points where they are (a damped update is the undamped one mixed with the old message, so both stop at the same points), so when both converge on a model they have found fixed points of the same map. ")
 	fmt.Fprintf(&b, "Two runs count as the same point when no variable belief differs by more than %g. ", FixedPointTol)
-	fmt.Fprintf(&b, "Over every setting: both converged on %d of %d models, to different fixed points on %d; there the point of lower Bethe free energy was the more accurate one %d times, and damped BP's point had the higher free energy %d times.\n",
-		total.both, total.models, total.different, total.lowerFBetter, total.dbpHigher)
+	fmt.Fprintf(&b, "Over every setting: both converged on %d of %d models, to different fixed points on %d", total.both, total.models, total.different)
+	if total.different > 0 {
+		fmt.Fprintf(&b, "; of these, the point of lower Bethe free energy was the more accurate on %d, and damped BP's point was the one of higher free energy on %d", total.lowerFBetter, total.dbpHigher)
+	}
+	b.WriteString(".\n")
 	return b.String()
 }
 

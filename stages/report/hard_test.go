@@ -199,7 +199,7 @@ func TestHardSection(t *testing.T) {
 		// Fixed points: both converged on models 0 and 1, to one point on 0
 		// and to two on 1, where the lower F (bp's) is the more accurate.
 		"| " + s + " | 3 | 2 | 1 | 1 | 1 | 1 |",
-		"both converged on 2 of 3 models, to different fixed points on 1; there the point of lower Bethe free energy was the more accurate one 1 times, and damped BP's point had the higher free energy 1 times.",
+		"both converged on 2 of 3 models, to different fixed points on 1; of these, the point of lower Bethe free energy was the more accurate on 1, and damped BP's point was the one of higher free energy on 1.",
 		"### " + s + ", model by model",
 		"| bipartite2x2-Jn2-hu1-0 | -10.0000 | yes, 0.020, -10.1000 | yes, 0.020, -10.1000 | yes, 1.0e-03, -10.0100 | same fixed point (beliefs within 1.0e-08) |",
 		"| bipartite2x2-Jn2-hu1-1 | -20.0000 | yes, 0.050, -20.0000 | yes, 0.750, -18.0000 | yes, 3.0e-03, -20.0200 | two fixed points: dbp's F higher by 2.000 |",
