@@ -35,11 +35,22 @@ const HardAnchor = "beyond-the-paper-hard-models"
 // sweep, so two runs at one fixed point agree far more closely than this.
 const FixedPointTol = 1e-3
 
+// StationaryTol is the largest Bethe stationarity residual (see
+// betheResidual) of beliefs that count as a stationary point of the Bethe
+// free energy, that is, a fixed point of BP.
+const StationaryTol = 1e-6
+
 // hardRun is one method's run on one model.
 type hardRun struct {
 	metrics map[string]float64   // scores.parquet
 	est     *formats.EstimateRow // the method's estimates row
-	vars    [][]float64          // variable marginals (bp and dbp only)
+	// Variable and factor marginals (bp and dbp only), by variable and by
+	// factor id.
+	vars    [][]float64
+	factors map[int32][]float64
+	// residual is betheResidual of the marginals; NaN when it cannot be
+	// measured (marginals missing, or not a binary pairwise model).
+	residual float64
 }
 
 // hardModel is one model with its exact -ln Z and every method's run.
@@ -129,8 +140,9 @@ func readHard(plan *pipeline.Plan) (*hardData, error) {
 
 // hardShard is one models directory of a score instance.
 type hardShard struct {
-	dir    string
-	infos  map[int32]formats.ModelInfoRow
+	dir     string
+	infos   map[int32]formats.ModelInfoRow
+	factors map[int32][]formats.FactorRow // of every model, from models.parquet
 	models map[int32]*hardModel
 	order  []int32 // model ids in model_info order
 }
@@ -158,11 +170,19 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 			if err != nil {
 				return nil, err
 			}
-			sha, err := formats.FileSHA256(filepath.Join(dir, formats.ModelsFile))
+			mpath := filepath.Join(dir, formats.ModelsFile)
+			sha, err := formats.FileSHA256(mpath)
 			if err != nil {
 				return nil, err
 			}
-			sh := &hardShard{dir: dir, infos: map[int32]formats.ModelInfoRow{}, models: map[int32]*hardModel{}}
+			factors, _, err := formats.ReadModels(mpath)
+			if err != nil {
+				return nil, err
+			}
+			sh := &hardShard{dir: dir, infos: map[int32]formats.ModelInfoRow{}, factors: map[int32][]formats.FactorRow{}, models: map[int32]*hardModel{}}
+			for _, f := range factors {
+				sh.factors[f.ModelID] = append(sh.factors[f.ModelID], f)
+			}
 			for _, r := range infos {
 				sh.infos[r.ModelID] = r
 				sh.order = append(sh.order, r.ModelID)
@@ -266,7 +286,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 			return nil, err
 		}
 		for _, r := range marg {
-			if r.Kind != "var" || !isFixedPointMethod(r.Method) {
+			if !isFixedPointMethod(r.Method) {
 				continue
 			}
 			m, err := model(sh, r.ModelID, mpath)
@@ -274,13 +294,30 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 				return nil, err
 			}
 			run := m.run(r.Method)
-			if r.Index < 0 || int(r.Index) >= len(sh.infos[r.ModelID].Cards) {
-				return nil, fmt.Errorf("%s: model %d method %s: variable %d out of range", mpath, r.ModelID, r.Method, r.Index)
+			switch r.Kind {
+			case "var":
+				if r.Index < 0 || int(r.Index) >= len(sh.infos[r.ModelID].Cards) {
+					return nil, fmt.Errorf("%s: model %d method %s: variable %d out of range", mpath, r.ModelID, r.Method, r.Index)
+				}
+				if run.vars == nil {
+					run.vars = make([][]float64, len(sh.infos[r.ModelID].Cards))
+				}
+				run.vars[r.Index] = r.Probs
+			case "factor":
+				if run.factors == nil {
+					run.factors = map[int32][]float64{}
+				}
+				run.factors[r.Index] = r.Probs
 			}
-			if run.vars == nil {
-				run.vars = make([][]float64, len(sh.infos[r.ModelID].Cards))
+		}
+	}
+	for _, sh := range shards {
+		for id, m := range sh.models {
+			for meth, run := range m.runs {
+				if isFixedPointMethod(meth) {
+					run.residual = betheResidual(sh.factors[id], run.vars, run.factors)
+				}
 			}
-			run.vars[r.Index] = r.Probs
 		}
 	}
 
@@ -470,7 +507,12 @@ type fixedPoint struct {
 	distance     float64 // max_i max_x |b_bp(x_i) - b_dbp(x_i)|
 	bpF, dbpF    float64 // their Bethe free energies
 	bpErr, dbErr float64 // their mean |ΔP(x_i)|
+	bpRes, dbRes float64 // their betheResidual
 }
+
+// stationary reports whether a Bethe residual says the beliefs are a
+// stationary point of the Bethe free energy.
+func stationary(res float64) bool { return res <= StationaryTol }
 
 // both reports whether both runs converged.
 func (f fixedPoint) both() bool { return f.ok && f.bpConv && f.dbpConv }
@@ -485,7 +527,8 @@ func compareFixedPoints(m *hardModel) fixedPoint {
 	}
 	f := fixedPoint{ok: true, bpConv: bp.est.Converged, dbpConv: dbp.est.Converged,
 		bpF: bp.est.FreeEnergy, dbpF: dbp.est.FreeEnergy,
-		bpErr: bp.metrics[metrics.VarMeanAbs], dbErr: dbp.metrics[metrics.VarMeanAbs]}
+		bpErr: bp.metrics[metrics.VarMeanAbs], dbErr: dbp.metrics[metrics.VarMeanAbs],
+		bpRes: bp.residual, dbRes: dbp.residual}
 	for i := range bp.vars {
 		a, b := bp.vars[i], dbp.vars[i]
 		if len(a) != len(b) {
@@ -505,6 +548,9 @@ type fixedPointCounts struct {
 	// Bethe free energy had the lower mean error, and where dbp's had the
 	// higher free energy.
 	lowerFBetter, dbpHigher int
+	// Converged bp and dbp runs, and those of them whose beliefs are a
+	// stationary point of the Bethe free energy by betheResidual.
+	converged, stationary int
 }
 
 func countFixedPoints(s *hardSetting) fixedPointCounts {
@@ -516,6 +562,17 @@ func countFixedPoints(s *hardSetting) fixedPointCounts {
 			continue
 		}
 		c.compared++
+		for _, r := range []struct {
+			conv bool
+			res  float64
+		}{{f.bpConv, f.bpRes}, {f.dbpConv, f.dbRes}} {
+			if r.conv {
+				c.converged++
+				if stationary(r.res) {
+					c.stationary++
+				}
+			}
+		}
 		if !f.both() {
 			continue
 		}
@@ -698,26 +755,31 @@ func signed(v float64) string {
 func (d *hardData) fixedPointTable() string {
 	var b strings.Builder
 	b.WriteString("### Fixed points of BP and damped BP\n\n")
-	b.WriteString("| setting | models | both converged | to the same point | to different points | of those: the lower Bethe F more accurate | of those: dbp's F higher |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| setting | models | converged runs at a Bethe stationary point | both converged | to the same point | to different points | of those: the lower Bethe F more accurate | of those: dbp's F higher |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	var total fixedPointCounts
 	for _, s := range d.settings {
 		c := countFixedPoints(s)
 		if c.compared == 0 {
-			fmt.Fprintf(&b, "| %s | %d | — | — | — | — | — |\n", s.label, c.models)
+			fmt.Fprintf(&b, "| %s | %d | — | — | — | — | — | — |\n", s.label, c.models)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", s.label, c.models, c.both, c.same, c.different, c.lowerFBetter, c.dbpHigher)
+		fmt.Fprintf(&b, "| %s | %d | %d of %d | %d | %d | %d | %d | %d |\n", s.label, c.models, c.stationary, c.converged, c.both, c.same, c.different, c.lowerFBetter, c.dbpHigher)
 		total.models += c.models
 		total.both += c.both
 		total.same += c.same
 		total.different += c.different
 		total.lowerFBetter += c.lowerFBetter
 		total.dbpHigher += c.dbpHigher
+		total.converged += c.converged
+		total.stationary += c.stationary
 	}
 	fmt.Fprintf(&b, "\nDamping leaves BP's fixed points where they are (a damped update is the undamped one mixed with the old message, so both stop at the same points), so when both converge on a model they have found fixed points of the same map. ")
 	fmt.Fprintf(&b, "Two runs count as the same point when no variable belief differs by more than %g. ", FixedPointTol)
-	fmt.Fprintf(&b, "Over every setting: both converged on %d of %d models, to different fixed points on %d", total.both, total.models, total.different)
+	fmt.Fprintf(&b, "Whether a run's beliefs are a fixed point is also measured, from its marginals alone: beliefs are a stationary point of the Bethe free energy (a BP fixed point) exactly when they are consistent and reparametrise the model, "+
+		"Π_a b_a(x_a) / Π_i b_i(x_i)^(d_i−1) ∝ Π_a f_a(x_a) for every x (Wainwright, Jaakkola, Willsky 2003); the residual is the largest violation of either (probabilities; nats, on the spin coefficients of the log ratio), and a run counts as at a stationary point when it is at most %g. ", StationaryTol)
+	fmt.Fprintf(&b, "Of the %d converged bp and dbp runs, %d are at a stationary point by this measure. ", total.converged, total.stationary)
+	fmt.Fprintf(&b, "Over every setting: both converged on %d of %d models, to different points on %d", total.both, total.models, total.different)
 	if total.different > 0 {
 		fmt.Fprintf(&b, "; of these, the point of lower Bethe free energy was the more accurate on %d, and damped BP's point was the one of higher free energy on %d", total.lowerFBetter, total.dbpHigher)
 	}
@@ -729,8 +791,8 @@ func (d *hardData) fixedPointTable() string {
 func (s *hardSetting) modelTable() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s, model by model\n\n", s.label)
-	b.WriteString("| model | exact −ln Z | bp: converged, mean \\|ΔP\\|, F | dbp: converged, mean \\|ΔP\\|, F | gbp: converged, mean \\|ΔP\\|, F | bp against dbp |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("| model | exact −ln Z | bp: converged, mean \\|ΔP\\|, F | dbp: converged, mean \\|ΔP\\|, F | gbp: converged, mean \\|ΔP\\|, F | Bethe residual: bp, dbp | bp against dbp |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	cell := func(m *hardModel, method string) string {
 		r := m.runs[method]
 		if r == nil || r.est == nil {
@@ -747,11 +809,16 @@ func (s *hardSetting) modelTable() string {
 		if m.exact {
 			exact = significant(m.negLogZ, 6)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.name, exact, cell(m, "bp"), cell(m, "dbp"), cell(m, "gbp"), verdict(compareFixedPoints(m)))
+		f := compareFixedPoints(m)
+		res := "—"
+		if f.ok {
+			res = residualText(f.bpRes) + ", " + residualText(f.dbRes)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", m.name, exact, cell(m, "bp"), cell(m, "dbp"), cell(m, "gbp"), res, verdict(f))
 	}
 	c := countFixedPoints(s)
-	fmt.Fprintf(&b, "\nF is the Bethe free energy for bp and dbp (the same function of the beliefs, so their values compare), the region free energy of the cycle regions for gbp. ")
-	fmt.Fprintf(&b, "bp and dbp both converged on %d of %d models: to the same point on %d, to different fixed points on %d", c.both, c.models, c.same, c.different)
+	fmt.Fprintf(&b, "\nF is the Bethe free energy for bp and dbp (the same function of the beliefs, so their values compare), the region free energy of the setting's region graph for gbp. The Bethe residual is the distance from a stationary point of the Bethe free energy defined above (at most %g: a BP fixed point). ", StationaryTol)
+	fmt.Fprintf(&b, "bp and dbp both converged on %d of %d models: to the same point on %d, to different points on %d", c.both, c.models, c.same, c.different)
 	if c.different > 0 {
 		fmt.Fprintf(&b, " (the one of lower Bethe free energy the more accurate on %d of them; damped BP's the higher on %d, undamped BP's on %d)", c.lowerFBetter, c.dbpHigher, c.different-c.dbpHigher)
 	}
@@ -771,10 +838,22 @@ func verdict(f fixedPoint) string {
 		return "dbp did not converge"
 	case !f.different():
 		return fmt.Sprintf("same fixed point (beliefs within %s)", hardNumber(metrics.VarMaxAbs, f.distance))
-	case f.dbpF > f.bpF:
-		return fmt.Sprintf("two fixed points: dbp's F higher by %s", formatNumber("", f.dbpF-f.bpF))
 	}
-	return fmt.Sprintf("two fixed points: bp's F higher by %s", formatNumber("", f.bpF-f.dbpF))
+	what := "two stationary points of the Bethe F"
+	if !stationary(f.bpRes) || !stationary(f.dbRes) {
+		what = "two different converged points, not both stationary"
+	}
+	if f.dbpF > f.bpF {
+		return fmt.Sprintf("%s: dbp's F higher by %s", what, formatNumber("", f.dbpF-f.bpF))
+	}
+	return fmt.Sprintf("%s: bp's F higher by %s", what, formatNumber("", f.bpF-f.dbpF))
+}
+
+func residualText(r float64) string {
+	if math.IsNaN(r) {
+		return "—"
+	}
+	return strconv.FormatFloat(r, 'e', 0, 64)
 }
 
 // checks measures the hard-models claims of issue 19 for renn-mp: its mean
@@ -847,4 +926,83 @@ func (d *hardData) checks() string {
 	b.WriteString(line("mean |ΔP(x_i)| no worse than loopy BP's", vsBP))
 	b.WriteString(line("seconds at most 10 × gbp's, on the grids where gbp converged on every model", speed))
 	return b.String()
+}
+
+// betheResidual measures how far the variable beliefs vars and factor
+// beliefs facs of a binary model with unary and pairwise factors are from a
+// stationary point of its Bethe free energy, which is where BP's fixed
+// points are (Yedidia, Freeman, Weiss 2005). Beliefs are stationary exactly
+// when they are consistent (every factor belief sums to the beliefs of its
+// variables) and reparametrise the model (Wainwright, Jaakkola, Willsky
+// 2003): g(x) = Σ_a [ln b_a(x_a) − ln f_a(x_a)] − Σ_i (d_i − 1) ln b_i(x_i),
+// with d_i the number of factors on variable i, is the same for every x.
+// Written in spins x_i = ±1, g is a constant plus Σ_i h_i x_i plus
+// Σ_ij w_ij x_i x_j, and these coefficients are unique, so g is constant
+// exactly when every h_i and w_ij is 0. The residual is the largest of the
+// consistency violations (probabilities) and of the |h_i| and |w_ij|
+// (nats). It is NaN when it cannot be measured: a belief is missing or
+// zero, or the model is not binary pairwise.
+func betheResidual(factors []formats.FactorRow, vars [][]float64, facs map[int32][]float64) float64 {
+	if len(factors) == 0 || len(vars) == 0 {
+		return math.NaN()
+	}
+	for _, b := range vars {
+		if len(b) != 2 || !(b[0] > 0 && b[1] > 0) {
+			return math.NaN()
+		}
+	}
+	degree := make([]int, len(vars))
+	h := make([]float64, len(vars))
+	w := map[[2]int32]float64{}
+	res := 0.0
+	for _, f := range factors {
+		b := facs[f.FactorID]
+		for _, v := range f.Vars {
+			if v < 0 || int(v) >= len(vars) {
+				return math.NaN()
+			}
+			degree[v]++
+		}
+		switch len(f.Vars) {
+		case 1:
+			if len(b) != 2 || len(f.LogTable) != 2 || !(b[0] > 0 && b[1] > 0) {
+				return math.NaN()
+			}
+			i := f.Vars[0]
+			for s := range 2 {
+				res = max(res, math.Abs(b[s]-vars[i][s]))
+			}
+			t0, t1 := math.Log(b[0])-f.LogTable[0], math.Log(b[1])-f.LogTable[1]
+			h[i] += (t1 - t0) / 2
+		case 2:
+			if len(b) != 4 || len(f.LogTable) != 4 {
+				return math.NaN()
+			}
+			i, j := f.Vars[0], f.Vars[1]
+			var t [4]float64 // index 2*s_i + s_j
+			for k := range 4 {
+				if !(b[k] > 0) {
+					return math.NaN()
+				}
+				t[k] = math.Log(b[k]) - f.LogTable[k]
+			}
+			for s := range 2 {
+				res = max(res, math.Abs(b[2*s]+b[2*s+1]-vars[i][s]), math.Abs(b[s]+b[2+s]-vars[j][s]))
+			}
+			h[i] += (t[2] + t[3] - t[0] - t[1]) / 4
+			h[j] += (t[1] + t[3] - t[0] - t[2]) / 4
+			key := [2]int32{min(i, j), max(i, j)}
+			w[key] += (t[0] + t[3] - t[1] - t[2]) / 4
+		default:
+			return math.NaN()
+		}
+	}
+	for i, b := range vars {
+		h[i] -= float64(degree[i]-1) * (math.Log(b[1]) - math.Log(b[0])) / 2
+		res = max(res, math.Abs(h[i]))
+	}
+	for _, v := range w {
+		res = max(res, math.Abs(v))
+	}
+	return res
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,21 +47,29 @@ type hardRunSpec struct {
 	converged                               bool
 }
 
-// hardModels are the synthetic runs on three bipartite 2+2 models, whose
-// exact ln Z is 10, 20, 30:
-//   - model 0: bp and dbp converge to one point (beliefs 1e-8 apart);
+// pFixed is the belief of state 1 at the one BP fixed point of the
+// fixture's models, whose factors are a unary log table (0, 1) on each of
+// four variables: the exact marginal e/(1+e).
+var pFixed = math.E / (1 + math.E)
+
+// hardModels are the synthetic runs on three "bipartite 2+2" models (whose
+// factors are in fact four unary ones: see pFixed), whose exact ln Z is
+// 10, 20, 30:
+//   - model 0: bp and dbp converge to one point (beliefs 1e-8 apart), the
+//     fixed point;
 //   - model 1: both converge, to different points; dbp's has the higher
-//     Bethe free energy (-18 against -20) and the larger error;
+//     free energy (-18 against -20) and the larger error, and is not a
+//     fixed point;
 //   - model 2: dbp does not converge.
 var hardModels = []map[string]hardRunSpec{
 	{
-		"bp":      {p: 0.3, meanAbs: 0.02, maxAbs: 0.03, logzErr: 0.1, seconds: 0.01, F: -10.1, converged: true},
-		"dbp":     {p: 0.3 + 1e-8, meanAbs: 0.02, maxAbs: 0.03, logzErr: 0.1, seconds: 0.02, F: -10.1, converged: true},
+		"bp":      {p: pFixed, meanAbs: 0.02, maxAbs: 0.03, logzErr: 0.1, seconds: 0.01, F: -10.1, converged: true},
+		"dbp":     {p: pFixed + 1e-8, meanAbs: 0.02, maxAbs: 0.03, logzErr: 0.1, seconds: 0.02, F: -10.1, converged: true},
 		"gbp":     {meanAbs: 0.001, maxAbs: 0.002, logzErr: 0.01, seconds: 0.1, F: -10.01, converged: true},
 		"renn-mp": {meanAbs: 0.001, maxAbs: 0.004, logzErr: 0.01, seconds: 1, F: -10.01, converged: true},
 	},
 	{
-		"bp":      {p: 0.8, meanAbs: 0.05, maxAbs: 0.1, logzErr: 0, seconds: 0.01, F: -20, converged: true},
+		"bp":      {p: pFixed, meanAbs: 0.05, maxAbs: 0.1, logzErr: 0, seconds: 0.01, F: -20, converged: true},
 		"dbp":     {p: 0.1, meanAbs: 0.75, maxAbs: 0.8, logzErr: 2, seconds: 0.02, F: -18, converged: true},
 		"gbp":     {meanAbs: 0.003, maxAbs: 0.004, logzErr: 0.02, seconds: 0.1, F: -20.02, converged: true},
 		"renn-mp": {meanAbs: 0.002, maxAbs: 0.003, logzErr: 0.02, seconds: 2, F: -20.02, converged: true},
@@ -127,7 +136,8 @@ func writeHardFixture(t *testing.T, root, extra, models string) string {
 				est = append(est, formats.EstimateRow{ModelID: int32(id), Method: m, LogZ: -r.F, FreeEnergy: r.F, Converged: r.converged, Seconds: r.seconds})
 				if m == "bp" || m == "dbp" {
 					for v := range 4 {
-						marg = append(marg, formats.MarginalRow{ModelID: int32(id), Method: m, Kind: "var", Index: int32(v), Vars: []int32{int32(v)}, Probs: []float64{1 - r.p, r.p}})
+						marg = append(marg, formats.MarginalRow{ModelID: int32(id), Method: m, Kind: "var", Index: int32(v), Vars: []int32{int32(v)}, Probs: []float64{1 - r.p, r.p}},
+							formats.MarginalRow{ModelID: int32(id), Method: m, Kind: "factor", Index: int32(v), Vars: []int32{int32(v)}, Probs: []float64{1 - r.p, r.p}})
 					}
 				}
 				conv := 0.0
@@ -198,13 +208,17 @@ func TestHardSection(t *testing.T) {
 		"| " + s + " | -20.0000 | -20.3667 (−0.367) | -18.3667 (+1.633) | -20.0200 (−0.020) | -20.0200 (−0.020) |",
 		// Fixed points: both converged on models 0 and 1, to one point on 0
 		// and to two on 1, where the lower F (bp's) is the more accurate.
-		"| " + s + " | 3 | 2 | 1 | 1 | 1 | 1 |",
-		"both converged on 2 of 3 models, to different fixed points on 1; of these, the point of lower Bethe free energy was the more accurate on 1, and damped BP's point was the one of higher free energy on 1.",
+		"| " + s + " | 3 | 3 of 5 | 2 | 1 | 1 | 1 | 1 |",
+		"Of the 5 converged bp and dbp runs, 3 are at a stationary point by this measure.",
+		"both converged on 2 of 3 models, to different points on 1; of these, the point of lower Bethe free energy was the more accurate on 1, and damped BP's point was the one of higher free energy on 1.",
 		"### " + s + ", model by model",
-		"| bipartite2x2-Jn2-hu1-0 | -10.0000 | yes, 0.020, -10.1000 | yes, 0.020, -10.1000 | yes, 1.0e-03, -10.0100 | same fixed point (beliefs within 1.0e-08) |",
-		"| bipartite2x2-Jn2-hu1-1 | -20.0000 | yes, 0.050, -20.0000 | yes, 0.750, -18.0000 | yes, 3.0e-03, -20.0200 | two fixed points: dbp's F higher by 2.000 |",
-		"| bipartite2x2-Jn2-hu1-2 | -30.0000 | yes, 0.200, -31.0000 | no, 0.300, -27.0000 | yes, 5.0e-03, -30.0300 | dbp did not converge |",
-		"bp and dbp both converged on 2 of 3 models: to the same point on 1, to different fixed points on 1 (the one of lower Bethe free energy the more accurate on 1 of them; damped BP's the higher on 1, undamped BP's on 0).",
+		// Residuals: model 0's dbp is 1e-8 off the fixed point, 2.5e-8 in
+		// nats; model 1's dbp (0.1) is |ln(0.1/0.9) - 1|/2 = 1.6 off, model
+		// 2's bp (0.5) 0.5 and dbp (0.6) 0.30.
+		"| bipartite2x2-Jn2-hu1-0 | -10.0000 | yes, 0.020, -10.1000 | yes, 0.020, -10.1000 | yes, 1.0e-03, -10.0100 | 0e+00, 3e-08 | same fixed point (beliefs within 1.0e-08) |",
+		"| bipartite2x2-Jn2-hu1-1 | -20.0000 | yes, 0.050, -20.0000 | yes, 0.750, -18.0000 | yes, 3.0e-03, -20.0200 | 0e+00, 2e+00 | two different converged points, not both stationary: dbp's F higher by 2.000 |",
+		"| bipartite2x2-Jn2-hu1-2 | -30.0000 | yes, 0.200, -31.0000 | no, 0.300, -27.0000 | yes, 5.0e-03, -30.0300 | 5e-01, 3e-01 | dbp did not converge |",
+		"bp and dbp both converged on 2 of 3 models: to the same point on 1, to different points on 1 (the one of lower Bethe free energy the more accurate on 1 of them; damped BP's the higher on 1, undamped BP's on 0).",
 		// renn-mp: 0.003 against gbp's 0.003: within 1.2x; below bp's 0.09.
 		"- mean |ΔP(x_i)| at most 1.2 × the better of gbp and renn-direct, on the settings where either converged on every model: holds on 1 of 1 settings.",
 		"- mean |ΔP(x_i)| no worse than loopy BP's: holds on 1 of 1 settings.",
@@ -295,7 +309,7 @@ func TestRunHard(t *testing.T) {
 	if contents < 0 || section < 0 || section < lastTable {
 		t.Errorf("contents entry at %d, section at %d, last paper table at %d", contents, section, lastTable)
 	}
-	if !strings.Contains(doc, "two fixed points: dbp's F higher by 2.000") {
+	if !strings.Contains(doc, "not both stationary: dbp's F higher by 2.000") {
 		t.Error("the report lacks the model-by-model table")
 	}
 }
@@ -333,11 +347,84 @@ func TestVerdict(t *testing.T) {
 		{fixedPoint{ok: true, dbpConv: true}, "bp did not converge"},
 		{fixedPoint{ok: true, bpConv: true}, "dbp did not converge"},
 		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 2e-4}, "same fixed point (beliefs within 2.0e-04)"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -130.24, dbpF: -123.86}, "two fixed points: dbp's F higher by 6.380"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -256.875, dbpF: -262.076}, "two fixed points: bp's F higher by 5.201"},
+		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -130.24, dbpF: -123.86}, "two stationary points of the Bethe F: dbp's F higher by 6.380"},
+		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -256.875, dbpF: -262.076}, "two stationary points of the Bethe F: bp's F higher by 5.201"},
+		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -20, dbpF: -18, dbRes: 1.6}, "two different converged points, not both stationary: dbp's F higher by 2.000"},
 	} {
 		if got := verdict(c.f); got != c.want {
 			t.Errorf("verdict(%+v) = %q, want %q", c.f, got, c.want)
 		}
+	}
+}
+
+// TestBetheResidual checks the stationarity measure on a tree, where the
+// exact marginals are BP's one fixed point: two spins with fields and a
+// coupling, one unary factor each and one pairwise factor.
+func TestBetheResidual(t *testing.T) {
+	h0, h1, J := 0.3, -0.7, 1.2
+	factors := []formats.FactorRow{
+		{FactorID: 0, Vars: []int32{0}, LogTable: []float64{-h0, h0}},
+		{FactorID: 1, Vars: []int32{1}, LogTable: []float64{-h1, h1}},
+		{FactorID: 2, Vars: []int32{0, 1}, LogTable: []float64{J, -J, -J, J}},
+	}
+	// Exact joint over (s0, s1), index 2*s0 + s1.
+	var joint [4]float64
+	z := 0.0
+	for k := range 4 {
+		x0, x1 := float64(2*(k/2)-1), float64(2*(k%2)-1)
+		joint[k] = math.Exp(h0*x0 + h1*x1 + J*x0*x1)
+		z += joint[k]
+	}
+	for k := range joint {
+		joint[k] /= z
+	}
+	exact := func() ([][]float64, map[int32][]float64) {
+		b0 := []float64{joint[0] + joint[1], joint[2] + joint[3]}
+		b1 := []float64{joint[0] + joint[2], joint[1] + joint[3]}
+		return [][]float64{b0, b1}, map[int32][]float64{0: append([]float64(nil), b0...), 1: append([]float64(nil), b1...), 2: joint[:]}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(vars [][]float64, facs map[int32][]float64) []formats.FactorRow
+		lo, hi float64 // the residual lies in [lo, hi]; NaN: want NaN
+	}{
+		{"exact marginals", nil, 0, 1e-12},
+		{"a variable belief off by 0.01 (inconsistent)", func(v [][]float64, _ map[int32][]float64) []formats.FactorRow {
+			v[0] = []float64{v[0][0] - 0.01, v[0][1] + 0.01}
+			return factors
+		}, 0.01, 1},
+		{"a product of the variable beliefs as the pair (consistent, not a reparametrisation)", func(v [][]float64, f map[int32][]float64) []formats.FactorRow {
+			f[2] = []float64{v[0][0] * v[1][0], v[0][0] * v[1][1], v[0][1] * v[1][0], v[0][1] * v[1][1]}
+			return factors
+		}, J / 2, math.Inf(1)},
+		{"a zero belief", func(v [][]float64, f map[int32][]float64) []formats.FactorRow {
+			f[2] = []float64{0, 0.5, 0.25, 0.25}
+			return factors
+		}, math.NaN(), 0},
+		{"a missing factor belief", func(_ [][]float64, f map[int32][]float64) []formats.FactorRow {
+			delete(f, 1)
+			return factors
+		}, math.NaN(), 0},
+		{"a factor of three variables", func(_ [][]float64, _ map[int32][]float64) []formats.FactorRow {
+			return append(append([]formats.FactorRow(nil), factors...), formats.FactorRow{FactorID: 3, Vars: []int32{0, 1, 0}, LogTable: make([]float64, 8)})
+		}, math.NaN(), 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vars, facs := exact()
+			fs := factors
+			if c.change != nil {
+				fs = c.change(vars, facs)
+			}
+			got := betheResidual(fs, vars, facs)
+			if math.IsNaN(c.lo) {
+				if !math.IsNaN(got) {
+					t.Errorf("residual %g, want NaN", got)
+				}
+				return
+			}
+			if !(got >= c.lo && got <= c.hi) {
+				t.Errorf("residual %g, want it in [%g, %g]", got, c.lo, c.hi)
+			}
+		})
 	}
 }
