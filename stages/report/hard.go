@@ -143,8 +143,8 @@ type hardShard struct {
 	dir     string
 	infos   map[int32]formats.ModelInfoRow
 	factors map[int32][]formats.FactorRow // of every model, from models.parquet
-	models map[int32]*hardModel
-	order  []int32 // model ids in model_info order
+	models  map[int32]*hardModel
+	order   []int32 // model ids in model_info order
 }
 
 // settingModel is a model with the setting it belongs to.
