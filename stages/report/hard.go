@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
@@ -87,12 +88,39 @@ type hardData struct {
 	settings []*hardSetting
 	methods  []string // every method scored, in registry order
 	notRun   []string // score instances without outputs yet
+	// rt is the run time of every hard_* instance; statusErr says why
+	// their status could not be taken.
+	rt        RunTime
+	statusErr error
 }
 
-// readHard reads every score instance of the hard_* stages of the plan. An
-// instance that has not run is listed, not an error.
-func readHard(plan *pipeline.Plan) (*hardData, error) {
+// splitHard splits a plan into the paper's instances and those of the
+// hard_* stages. Neither depends on the other.
+func splitHard(plan *pipeline.Plan) (paper, hard *pipeline.Plan) {
+	paper, hard = &pipeline.Plan{Config: plan.Config}, &pipeline.Plan{Config: plan.Config}
+	for _, inst := range plan.Instances {
+		if strings.HasPrefix(inst.Stage.Name, HardPrefix) {
+			hard.Instances = append(hard.Instances, inst)
+		} else {
+			paper.Instances = append(paper.Instances, inst)
+		}
+	}
+	return paper, hard
+}
+
+// readHard reads every score instance of the hard_* stages of the plan and
+// the run time of all their instances, with their status against the
+// binaries in binDir unless it is empty. An instance that has not run is
+// listed, not an error.
+func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 	d := &hardData{}
+	var err error
+	if d.rt, err = ReadRunTime(plan); err != nil {
+		return nil, err
+	}
+	if binDir != "" {
+		d.statusErr = d.rt.addStatus(plan, binDir)
+	}
 	byKey := map[string]*hardSetting{}
 	for _, inst := range plan.Instances {
 		st := inst.Stage
@@ -638,6 +666,7 @@ func (d *hardData) markdown() string {
 	if len(d.notRun) > 0 {
 		w("Not run yet: %s.\n\n", strings.Join(truncate(d.notRun, 12), ", "))
 	}
+	w("%s\n", d.runTime())
 	if len(d.settings) == 0 {
 		w("No setting has been scored yet.\n\n")
 		return b.String()
@@ -1005,4 +1034,36 @@ func betheResidual(factors []formats.FactorRow, vars [][]float64, facs map[int32
 		res = max(res, math.Abs(v))
 	}
 	return res
+}
+
+// runTime says what the hard_* instances took: they are not counted in the
+// paper's run time.
+func (d *hardData) runTime() string {
+	var b strings.Builder
+	rt := d.rt
+	fmt.Fprintf(&b, "Run time (not counted in the paper's, above): %d of %d instances of the %s* stages have completed", rt.Done, rt.Instances, HardPrefix)
+	if rt.Done > 0 {
+		fmt.Fprintf(&b, ", in **%s** summed over the instances (one core each), between %s and %s (UTC)", formatDuration(rt.Seconds),
+			rt.First.UTC().Format(time.DateTime), rt.Last.UTC().Format(time.DateTime))
+	}
+	b.WriteString(".")
+	switch {
+	case d.statusErr != nil:
+		fmt.Fprintf(&b, " (Could not check whether they are current: %v.)", d.statusErr)
+	case len(rt.Stale) > 0:
+		fmt.Fprintf(&b, " **Stale** (their binary, flags or inputs changed since they ran): %s.", strings.Join(truncate(rt.Stale, 8), ", "))
+	}
+	var rows []string
+	for _, st := range rt.Stages {
+		if st.Seconds >= 60 || st.Done < st.Instances {
+			rows = append(rows, fmt.Sprintf("| %s | %d / %d | %s | %s |\n", st.Stage, st.Done, st.Instances, formatDuration(st.Seconds), formatDuration(st.Max)))
+		}
+	}
+	if len(rows) > 0 {
+		b.WriteString(" The stages that took a minute or more, or have not finished:\n\n| stage | instances done | summed time | longest instance |\n|---|---:|---:|---:|\n")
+		b.WriteString(strings.Join(rows, ""))
+	} else {
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
@@ -179,7 +180,11 @@ func loadPlan(t *testing.T, cfg string) *pipeline.Plan {
 func TestHardSection(t *testing.T) {
 	root := t.TempDir()
 	cfg := writeHardFixture(t, root, `data = "data"`, "data/hard_bip")
-	d, err := readHard(loadPlan(t, cfg))
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	writeStamp(t, filepath.Join(root, "data", "hard_bip_exact"), t0, 30)
+	writeStamp(t, filepath.Join(root, "data", "hard_bip_mp"), t0.Add(time.Minute), 90)
+	_, hp := splitHard(loadPlan(t, cfg))
+	d, err := readHard(hp, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +200,8 @@ func TestHardSection(t *testing.T) {
 		"## Beyond the paper: hard models",
 		"stages `hard_bip_score`, `hard_grid_score`",
 		"Not run yet: hard_grid_score/size=10.",
+		"Run time (not counted in the paper's, above): 2 of 7 instances of the hard_* stages have completed, in **2.0 min** summed over the instances (one core each), between 2026-01-02 03:04:05 and 2026-01-02 03:06:35 (UTC).",
+		"| hard_bip_base | 0 / 1 | 0 s | 0 s |\n| hard_bip_mp | 1 / 1 | 1.5 min | 1.5 min |\n| hard_bip_score | 0 / 1 | 0 s | 0 s |",
 		"| metric | setting | models | bp | dbp | gbp | renn-mp |",
 		// Means over the three models; gbp's is the lowest (bold).
 		"| mean \\|ΔP(x_i)\\| | " + s + " | 3 | 0.090 | 0.357 | **3.0e-03** | 3.0e-03 |",
@@ -250,7 +257,7 @@ run = ["sample-model", "ising"]
 [stage.hard_grid_score]
 run = ["score"]
 inputs = { models = "hard_grid", truth = "hard_grid", pred = ["hard_grid"] }
-`, "Not run yet: hard_grid_score.\n\nNo setting has been scored yet."},
+`, "Not run yet: hard_grid_score.\n\nRun time (not counted in the paper's, above): 0 of 2 instances of the hard_* stages have completed. The stages that took a minute or more, or have not finished:\n\n| stage | instances done | summed time | longest instance |\n|---|---:|---:|---:|\n| hard_grid | 0 / 1 | 0 s | 0 s |\n| hard_grid_score | 0 / 1 | 0 s | 0 s |\n\nNo setting has been scored yet."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -258,7 +265,8 @@ inputs = { models = "hard_grid", truth = "hard_grid", pred = ["hard_grid"] }
 			if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			d, err := readHard(loadPlan(t, cfg))
+			_, hp := splitHard(loadPlan(t, cfg))
+			d, err := readHard(hp, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +281,7 @@ func TestHardSectionErrors(t *testing.T) {
 	root := t.TempDir()
 	// Scores of models the score stage did not read.
 	cfg := writeHardFixture(t, root, `data = "data"`, "data/elsewhere")
-	if _, err := readHard(loadPlan(t, cfg)); err == nil || !strings.Contains(err.Error(), "not a models input") {
+	if _, err := readHard(loadPlan(t, cfg), ""); err == nil || !strings.Contains(err.Error(), "not a models input") {
 		t.Errorf("error %v, want one saying the models are not an input", err)
 	}
 	// Estimates computed from other models.
@@ -283,7 +291,7 @@ func TestHardSectionErrors(t *testing.T) {
 		formats.Provenance{Stage: "test", Inputs: map[string]string{"x/models.parquet": "feed"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readHard(loadPlan(t, cfg)); err == nil || !strings.Contains(err.Error(), "x/models.parquet") {
+	if _, err := readHard(loadPlan(t, cfg), ""); err == nil || !strings.Contains(err.Error(), "x/models.parquet") {
 		t.Errorf("error %v, want one naming x/models.parquet", err)
 	}
 }
@@ -311,6 +319,10 @@ func TestRunHard(t *testing.T) {
 	}
 	if !strings.Contains(doc, "not both stationary: dbp's F higher by 2.000") {
 		t.Error("the report lacks the model-by-model table")
+	}
+	// The paper's run time counts the paper's instances only.
+	if !strings.Contains(doc, "**This report is partial:** 2 of 11 stage instances") || strings.Contains(doc[:section], "hard_bip") {
+		t.Error("the paper's run time counts the hard_* stages")
 	}
 }
 
