@@ -361,7 +361,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 		}
 	}
 
-	w("%s\n", hard.markdown())
+	w("%s", hard.markdown())
 
 	if len(figs) > 0 {
 		w("## Plots\n\n")
