@@ -96,13 +96,20 @@ func Run(p Params) error {
 			return err
 		}
 	}
-	rt, err := ReadRunTime(plan)
+	// The hard-models stages are not the paper's: their run time is
+	// reported in their own section.
+	paperPlan, hardPlan := splitHard(plan)
+	hard, err := readHard(hardPlan, p.BinDir)
+	if err != nil {
+		return err
+	}
+	rt, err := ReadRunTime(paperPlan)
 	if err != nil {
 		return err
 	}
 	var statusErr error
 	if p.BinDir != "" {
-		statusErr = rt.addStatus(plan, p.BinDir)
+		statusErr = rt.addStatus(paperPlan, p.BinDir)
 	}
 
 	rs := results{}
@@ -142,7 +149,7 @@ func Run(p Params) error {
 		written = append(written, f)
 	}
 
-	doc := document(p, paper, rs, sums, rt, statusErr, ThisMachine(), written)
+	doc := document(p, paper, rs, sums, hard, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
 }
 
@@ -265,7 +272,7 @@ func meanCurve(curves [][]float64) []float64 {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -291,6 +298,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	for _, t := range paper.Tables {
 		w("- [Table %d: %s](#%s)\n", t.Number, captionText(t.Caption), anchor(&t))
 	}
+	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
 	if len(figs) > 0 {
 		w("- [Plots](#plots)\n")
 	}
@@ -352,6 +360,8 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 			w("%s\n\n", n)
 		}
 	}
+
+	w("%s", hard.markdown())
 
 	if len(figs) > 0 {
 		w("## Plots\n\n")
