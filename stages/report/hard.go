@@ -662,7 +662,7 @@ func (d *hardData) markdown() string {
 	w("every method against exact inference, each setting scored on its own. ")
 	w("Model k of one setting of the grids and tori is model k of the family's other coupling strengths with its couplings scaled (the stages share a seed). ")
 	w("RENN runs three ways that differ only in the network: renn (the paper's attention network), renn-mp (the network that reads the model) and renn-direct (free logits, no network); the stages' flags, and why, are in the config's comments. ")
-	w("With the plain penalty (what constraint auto picks on dense region graphs, such as complete and complete bipartite graphs) RENN stops at beliefs that are not consistent, whose region free energy can lie far below −ln Z, and its `converged` then says only that the loss settled.\n\n")
+	w("With the plain penalty (what constraint auto picks on dense region graphs, such as complete and complete bipartite graphs) RENN stops at beliefs that are not consistent, whose region free energy can lie far below −ln Z; renn and renn-direct then report `converged` when the loss settled, renn-mp only when its beliefs are also consistent.\n\n")
 	if len(d.notRun) > 0 {
 		w("Not run yet: %s.\n\n", strings.Join(truncate(d.notRun, 12), ", "))
 	}
