@@ -39,6 +39,9 @@ type Options struct {
 	// the old one: (1-d)·new + d·old, then normalised. 0 is plain BP; damped
 	// BP ("dbp") uses 0.5.
 	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old."`
+	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
+	// no limit. Default 0.
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 	// Name overrides the method name; by default it is "bp" without damping
 	// and "dbp" with it.
 	Name string `json:"-"`
@@ -76,7 +79,12 @@ type BP struct {
 }
 
 // Check reports whether o is valid; the error names the option.
-func (o Options) Check() error { return infer.CheckIterative("bp", o.Tol, o.MaxIter, o.Damping) }
+func (o Options) Check() error {
+	if err := infer.CheckIterative("bp", o.Tol, o.MaxIter, o.Damping); err != nil {
+		return err
+	}
+	return infer.CheckMaxSeconds("bp", o.MaxSeconds)
+}
 
 // New returns a BP method with opts (start from DefaultOptions or
 // DampedOptions).
@@ -122,19 +130,15 @@ func (b *BP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 
 	b.beliefs(b.belief) // the beliefs the first sweep is measured against
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": b.opts.Damping}}
-	delta := math.Inf(1)
-	for res.Iterations < b.opts.MaxIter {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("bp: stopped after %d sweeps: %w", res.Iterations, err)
-		}
+	budget := infer.Budget{MaxIter: b.opts.MaxIter, MaxSeconds: b.opts.MaxSeconds}
+	delta, err := budget.Iterate(ctx, "bp", b.opts.Tol, res, func() float64 {
 		b.sweep(m)
-		res.Iterations++
-		delta = b.beliefs(b.logb)
+		delta := b.beliefs(b.logb)
 		b.belief, b.logb = b.logb, b.belief
-		if delta < b.opts.Tol {
-			res.Converged = true
-			break
-		}
+		return delta
+	})
+	if err != nil {
+		return nil, err
 	}
 	res.Diagnostics["max_delta"] = delta
 	res.Diagnostics["degenerate_messages"] = float64(b.degenerate)

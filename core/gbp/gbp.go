@@ -80,6 +80,9 @@ type Options struct {
 	// in 16.7 sweeps on average, with α = 0.2 in 33.6, and with α = 0.5 only
 	// four of ten converged within 1000 sweeps.
 	Damping float64 `json:"damping" help:"Damping in [0, 1) of the root messages in the log domain (0: undamped, measured to converge best on grids)."`
+	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
+	// no limit. Default 0.
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 }
 
 // DefaultOptions returns the documented defaults.
@@ -110,7 +113,12 @@ type GBP struct {
 }
 
 // Check reports whether o is valid; the error names the option.
-func (o Options) Check() error { return infer.CheckIterative("gbp", o.Tol, o.MaxIter, o.Damping) }
+func (o Options) Check() error {
+	if err := infer.CheckIterative("gbp", o.Tol, o.MaxIter, o.Damping); err != nil {
+		return err
+	}
+	return infer.CheckMaxSeconds("gbp", o.MaxSeconds)
+}
 
 // New returns a GBP method on region graph g with opts (start from
 // DefaultOptions). g is kept, not copied, and must not change afterwards; every
@@ -175,19 +183,15 @@ func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 
 	gb.beliefs(gb.belief) // what the first sweep is measured against
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": gb.opts.Damping}}
-	delta := math.Inf(1)
-	for res.Iterations < gb.opts.MaxIter {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("gbp: stopped after %d sweeps: %w", res.Iterations, err)
-		}
+	budget := infer.Budget{MaxIter: gb.opts.MaxIter, MaxSeconds: gb.opts.MaxSeconds}
+	delta, err := budget.Iterate(ctx, "gbp", gb.opts.Tol, res, func() float64 {
 		gb.sweep()
-		res.Iterations++
-		delta = gb.beliefs(gb.next)
+		delta := gb.beliefs(gb.next)
 		gb.belief, gb.next = gb.next, gb.belief
-		if delta < gb.opts.Tol {
-			res.Converged = true
-			break
-		}
+		return delta
+	})
+	if err != nil {
+		return nil, err
 	}
 	gb.finish(res)
 	res.Diagnostics["max_delta"] = delta

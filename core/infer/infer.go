@@ -28,8 +28,8 @@ type Result struct {
 	FreeEnergy float64
 	// Iterations counts the sweeps (or optimisation steps) this call ran.
 	Iterations int
-	// Converged is false when the iteration cap stopped the method before its
-	// convergence test passed.
+	// Converged is false when the iteration cap or the time budget stopped
+	// the method before its convergence test passed.
 	Converged bool
 	// Diagnostics holds the method's own extras, e.g. "max_delta".
 	Diagnostics map[string]float64

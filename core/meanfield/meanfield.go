@@ -44,6 +44,9 @@ type Options struct {
 	// Damping d in [0, 1) sets q_i to (1-d)·update + d·old (renormalised,
 	// and never on states the update rules out). Default 0.
 	Damping float64 `json:"damping" help:"Damping d in [0, 1): each belief becomes (1-d)*update + d*old."`
+	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
+	// no limit. Default 0.
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 }
 
 // DefaultOptions returns the documented defaults.
@@ -65,7 +68,12 @@ type MF struct {
 }
 
 // Check reports whether o is valid; the error names the option.
-func (o Options) Check() error { return infer.CheckIterative("mf", o.Tol, o.MaxIter, o.Damping) }
+func (o Options) Check() error {
+	if err := infer.CheckIterative("mf", o.Tol, o.MaxIter, o.Damping); err != nil {
+		return err
+	}
+	return infer.CheckMaxSeconds("mf", o.MaxSeconds)
+}
 
 // New returns a mean-field method with opts (start from DefaultOptions).
 func New(opts Options) (*MF, error) {
@@ -103,17 +111,10 @@ func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	}
 	r := mrf.NewRand(mf.opts.Seed)
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": mf.opts.Damping}}
-	delta := math.Inf(1)
-	for res.Iterations < mf.opts.MaxIter {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("mf: stopped after %d sweeps: %w", res.Iterations, err)
-		}
-		delta = mf.sweep(m, r)
-		res.Iterations++
-		if delta < mf.opts.Tol {
-			res.Converged = true
-			break
-		}
+	budget := infer.Budget{MaxIter: mf.opts.MaxIter, MaxSeconds: mf.opts.MaxSeconds}
+	delta, err := budget.Iterate(ctx, "mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
+	if err != nil {
+		return nil, err
 	}
 	res.Diagnostics["max_delta"] = delta
 	mf.finish(m, res)

@@ -76,7 +76,7 @@ func (r *RENN) sweep(ctx context.Context, m *mrf.Model) ([][]float64, error) {
 	}
 	if r.mp == nil {
 		o := gbp.DefaultOptions()
-		o.MaxIter = r.opts.Rounds
+		o.MaxIter, o.MaxSeconds = r.opts.Rounds, r.opts.MaxSeconds
 		gb, err := gbp.New(r.g, o)
 		if err != nil {
 			return nil, err

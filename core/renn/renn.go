@@ -155,6 +155,10 @@ type Options struct {
 	WarmSteps int   `json:"warm_steps" help:"Step cap of a call that warm-starts from the previous call's network (learning); 0 means the same cap as --max-steps."`
 	Seed      int64 `json:"seed" help:"Seed of the network's initialisation."`
 
+	// MaxSeconds is the time budget of a call (see infer.Budget), the
+	// message net's message passing included; 0 means no limit.
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call (per model) in seconds, 0: no limit; a run stopped by it returns its last beliefs, not converged."`
+
 	// Progress, if set, is called at the end of every window with the step
 	// count and the window's mean loss.
 	Progress func(step int, loss float64) `json:"-" kong:"-"`
@@ -213,6 +217,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("warm-steps: %d, want >= 0 (0: the same cap as max-steps)", o.WarmSteps)
 	case o.Rounds < 0:
 		return fmt.Errorf("rounds: %d, want >= 0", o.Rounds)
+	case !(o.MaxSeconds >= 0) || math.IsInf(o.MaxSeconds, 1):
+		return fmt.Errorf("max-seconds: %v, want a finite number of seconds >= 0 (0: no limit)", o.MaxSeconds)
 	case o.Dim < 1 || o.Dim > maxDim:
 		return fmt.Errorf("dim: %d, want 1..%d", o.Dim, maxDim)
 	case o.Heads < 1 || o.Dim%o.Heads != 0:
@@ -509,6 +515,7 @@ func (r *RENN) maxViolation() float64 {
 // multipliers and the learning rate carry over (a warm start, capped by
 // WarmSteps); otherwise a fresh network is built.
 func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	began := infer.Now(ctx) // the time budget covers the whole call
 	if !r.rb.SameStructure(m) {
 		if err := r.setup(m); err != nil {
 			return nil, err
@@ -555,9 +562,14 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		F, pen, lin, viol float64
 		lastMean          = math.Inf(1)
 	)
-	for steps < limit {
-		if err := ctx.Err(); err != nil {
+	stop := infer.Budget{MaxIter: limit, MaxSeconds: o.MaxSeconds}.StartAt(ctx, began)
+	for {
+		more, err := stop.Next()
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
+		}
+		if !more {
+			break
 		}
 		F, pen, lin = r.step(m, E, true)
 		L := F + r.lambda*pen + lin
@@ -622,6 +634,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + r.lambda*pen + lin,
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
 	}
+	stop.Note(res.Diagnostics)
 	if _, ok := r.net.(*nn.MessageNet); ok {
 		// Whether the run started from message passing's fixed point, or
 		// (sweeps not converged) from uniform beliefs or the last call's net.

@@ -1,0 +1,142 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Budget is the stop rule every iterative method shares: at most MaxIter
+// sweeps (or optimisation steps) per Infer call, and no new sweep once
+// MaxSeconds have passed since the call began. A run stopped by either is
+// not converged; it returns its last iterate, never an error.
+type Budget struct {
+	MaxIter int
+	// MaxSeconds is the time budget of one Infer call; 0 means no limit.
+	// The first sweep always runs, so a run has an iterate to return.
+	MaxSeconds float64
+}
+
+// Stop is one call's budget, from Budget.Start. Its loop asks Next before
+// every sweep.
+type Stop struct {
+	budget   Budget
+	ctx      context.Context
+	now      func() time.Time
+	start    time.Time
+	started  int  // sweeps Next has allowed
+	timedOut bool // the time budget ended the run
+}
+
+// Start begins a call's budget now, on ctx's clock (see WithClock). The
+// clock is read only when MaxSeconds is set.
+func (b Budget) Start(ctx context.Context) *Stop {
+	s := &Stop{budget: b, ctx: ctx, now: clockOf(ctx)}
+	if b.MaxSeconds > 0 {
+		s.start = s.now()
+	}
+	return s
+}
+
+// StartAt begins a call's budget as if it had started at began (from Now),
+// for a method whose loop starts after other work of the same call.
+func (b Budget) StartAt(ctx context.Context, began time.Time) *Stop {
+	return &Stop{budget: b, ctx: ctx, now: clockOf(ctx), start: began}
+}
+
+// Now returns the time on ctx's clock (see WithClock).
+func Now(ctx context.Context) time.Time { return clockOf(ctx)() }
+
+// Next reports whether another sweep may run. It returns false once MaxIter
+// sweeps have run, or, after the first, once MaxSeconds have passed (then
+// TimedOut is true); otherwise it returns ctx.Err() if ctx is done.
+func (s *Stop) Next() (bool, error) {
+	if s.started >= s.budget.MaxIter {
+		return false, nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return false, err
+	}
+	if s.budget.MaxSeconds > 0 && s.started > 0 && s.Elapsed() >= s.budget.MaxSeconds {
+		s.timedOut = true
+		return false, nil
+	}
+	s.started++
+	return true, nil
+}
+
+// Elapsed returns the seconds since Start on the call's clock, or 0 when no
+// time budget is set (the clock is then never read).
+func (s *Stop) Elapsed() float64 {
+	if s.budget.MaxSeconds <= 0 {
+		return 0
+	}
+	return s.now().Sub(s.start).Seconds()
+}
+
+// TimedOut reports whether the time budget ended the run.
+func (s *Stop) TimedOut() bool { return s.timedOut }
+
+// Note records in d that the time budget stopped the run, if it did:
+// "time_limit" 1 and "max_seconds" the budget. Nothing is added otherwise.
+func (s *Stop) Note(d map[string]float64) {
+	if s.timedOut {
+		d["time_limit"] = 1
+		d["max_seconds"] = s.budget.MaxSeconds
+	}
+}
+
+// Iterate is the sweep loop of the message-passing methods: it runs sweep,
+// which does one sweep and returns the largest change it made, until the
+// change falls below tol (Converged) or the budget ends the run. It sets
+// res.Iterations and res.Converged, notes a time stop in res.Diagnostics
+// (which must not be nil), and returns the last change (+Inf if no sweep
+// ran). When ctx is done before a sweep it returns an error naming method
+// and wrapping ctx.Err().
+func (b Budget) Iterate(ctx context.Context, method string, tol float64, res *Result, sweep func() float64) (float64, error) {
+	stop := b.Start(ctx)
+	delta := math.Inf(1)
+	for {
+		more, err := stop.Next()
+		if err != nil {
+			return delta, fmt.Errorf("%s: stopped after %d sweeps: %w", method, res.Iterations, err)
+		}
+		if !more {
+			break
+		}
+		delta = sweep()
+		res.Iterations++
+		if delta < tol {
+			res.Converged = true
+			break
+		}
+	}
+	stop.Note(res.Diagnostics)
+	return delta, nil
+}
+
+// CheckMaxSeconds checks a time budget: a finite number of seconds >= 0
+// (0: no limit). method names the method in the error, which names the
+// option as the registry does (max_seconds).
+func CheckMaxSeconds(method string, seconds float64) error {
+	if !(seconds >= 0) || math.IsInf(seconds, 1) {
+		return fmt.Errorf("%s: max_seconds %v, want a finite number of seconds >= 0 (0: no limit)", method, seconds)
+	}
+	return nil
+}
+
+type clockKey struct{}
+
+// WithClock returns a context whose time budgets read now instead of the
+// wall clock, so tests can run out a budget deterministically.
+func WithClock(ctx context.Context, now func() time.Time) context.Context {
+	return context.WithValue(ctx, clockKey{}, now)
+}
+
+func clockOf(ctx context.Context) func() time.Time {
+	if now, ok := ctx.Value(clockKey{}).(func() time.Time); ok && now != nil {
+		return now
+	}
+	return time.Now
+}
