@@ -25,7 +25,10 @@ func TestExitCodes(t *testing.T) {
 		{"missing flags", "--out " + out, 2, "missing flags"},
 		{"bad method", dirs + " --method lbp", 2, "unknown method"},
 		{"bad ids", dirs + " --ids 1,x", 2, `"x" is not a model id`},
+		{"negative time budget", dirs + " --method gbp --set max_seconds=-1", 2, "max_seconds"},
+		{"time budget for exact", dirs + " --set max_seconds=30", 2, "max_seconds"},
 		{"no models file", dirs, 1, "model_info.parquet"},
+		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -69,7 +69,8 @@ func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E
 }
 
 // sweep runs the message passing and returns its region beliefs, or nil if
-// it did not converge within Rounds sweeps (or Rounds is 0).
+// it did not converge within Rounds sweeps and the time budget (or Rounds
+// is 0).
 func (r *RENN) sweep(ctx context.Context, m *mrf.Model) ([][]float64, error) {
 	if r.opts.Rounds == 0 {
 		return nil, nil

@@ -404,6 +404,9 @@ func TestBadOptions(t *testing.T) {
 		{func(o *Options) { o.BlockDepth = 3 }, "block-depth"},
 		{func(o *Options) { o.BlockDepth = 0 }, "block-depth"},
 		{func(o *Options) { o.Name = "" }, "name"},
+		{func(o *Options) { o.MaxSeconds = -1 }, "max-seconds"},
+		{func(o *Options) { o.MaxSeconds = math.NaN() }, "max-seconds"},
+		{func(o *Options) { o.MaxSeconds = math.Inf(1) }, "max-seconds"},
 	} {
 		o := opt(tt.set)
 		if _, err := New(g, o); err == nil {
