@@ -28,6 +28,7 @@ func TestFlagsReachTheMethod(t *testing.T) {
 		"net": "direct", "dim": "34", "heads": "2", "scale": "true", "block_depth": "2", "lambda": "0",
 		"constraint": "penalty", "multiplier_every": "21", "lr": "0.006", "max_steps": "7", "window": "3",
 		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2", "rounds": "0", "dense_lambda": "4",
+		"max_seconds": "30",
 	}
 	e, _ := methods.Lookup("renn")
 	out := filepath.Join(dir, "out")
@@ -131,6 +132,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad lambda", "--models " + dir + " --out " + out + " --lambda=-1", 2, "lambda"},
 		{"lambda 0 with auglag", "--models " + dir + " --out " + out + " --lambda=0", 2, "lambda"},
 		{"zero steps", "--models " + dir + " --out " + out + " --max-steps=0", 2, "max-steps"},
+		{"negative time budget", "--models " + dir + " --out " + out + " --max-seconds=-1", 2, "max-seconds"},
+		{"infinite time budget", "--models " + dir + " --out " + out + " --max-seconds=Inf", 2, "max-seconds"},
 		{"zero window", "--models " + dir + " --out " + out + " --window=0", 2, "window"},
 		{"zero dim", "--models " + dir + " --out " + out + " --dim=0", 2, "dim"},
 		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "heads"},

@@ -81,6 +81,25 @@ func DefaultName(method, net string) string {
 	return family
 }
 
+// progress is the attributes of a progress line: the step against the cap
+// (train-renn trains afresh per model, so the cap is MaxSteps), the window's
+// mean loss and, with a time budget, the seconds against it.
+func progress(id int32, o renn.Options, step int, loss, secs float64) []any {
+	return []any{"model", id, "method", o.Name, "step", steps(step, o.MaxSteps), "loss", loss, "seconds", seconds(secs, o.MaxSeconds)}
+}
+
+// steps writes "k/cap".
+func steps(k, limit int) string { return fmt.Sprintf("%d/%d", k, limit) }
+
+// seconds writes the seconds taken, and "/budget" when there is a time
+// budget.
+func seconds(secs, budget float64) string {
+	if budget > 0 {
+		return fmt.Sprintf("%.1f/%g", secs, budget)
+	}
+	return fmt.Sprintf("%.3f", secs)
+}
+
 // entry returns the registry entry of p.Method and its options.
 func (p Params) entry() (*methods.Entry, *methods.Options, error) {
 	if !slices.Contains(Methods, p.Method) {
@@ -145,11 +164,12 @@ func Run(ctx context.Context, p Params, out string) error {
 			}
 		}
 		o := opts
+		var start time.Time
 		last := time.Now()
 		o.Progress = func(step int, loss float64) {
 			if time.Since(last) >= ProgressEvery {
 				last = time.Now()
-				slog.Info("training", "model", e.ID, "method", opts.Name, "step", step, "loss", loss)
+				slog.Info("training", progress(e.ID, opts, step, loss, time.Since(start).Seconds())...)
 			}
 		}
 		mo, err := entry.With(o)
@@ -160,7 +180,7 @@ func Run(ctx context.Context, p Params, out string) error {
 		if err != nil {
 			return err
 		}
-		start := time.Now()
+		start = time.Now()
 		res, err := r.Infer(ctx, e.Model)
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, opts.Name, err)
@@ -168,9 +188,9 @@ func Run(ctx context.Context, p Params, out string) error {
 		secs := time.Since(start).Seconds()
 		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
 		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
-		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", res.Iterations,
+		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxSteps),
 			"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
-			"seconds", fmt.Sprintf("%.3f", secs))
+			"seconds", seconds(secs, opts.MaxSeconds), "time_limit", res.Diagnostics["time_limit"] == 1)
 	}
 	prov, err := stageio.Provenance("train-renn", p, p.Options.Seed, inputs)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/renn-go/renn/core/bp"
 	"github.com/renn-go/renn/core/exact"
@@ -208,4 +209,60 @@ func opts(name string, set func(o *renn.Options)) renn.Options {
 		set(&o)
 	}
 	return o
+}
+
+// --max-seconds applies per model: each run stops at its own budget and is
+// written, not converged, with the time_limit diagnostic.
+func TestRunTimeBudget(t *testing.T) {
+	models, regions := fixture(t)
+	clock := time.Unix(0, 0)
+	ctx := infer.WithClock(context.Background(), func() time.Time {
+		clock = clock.Add(time.Second) // a second a read: 2.5 s is a few steps
+		return clock
+	})
+	for _, method := range []string{"renn", "renn-mp"} {
+		o, err := MethodDefaults(method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.MaxSeconds = 2.5
+		out := filepath.Join(t.TempDir(), "out")
+		if err := Run(ctx, Params{Models: models, Regions: regions, Method: method, Options: o}, out); err != nil {
+			t.Fatal(err)
+		}
+		est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(est) != 2 {
+			t.Fatalf("%s: %d estimate rows, want 2", method, len(est))
+		}
+		for _, r := range est {
+			var params struct {
+				Options     map[string]any     `json:"options"`
+				Diagnostics map[string]float64 `json:"diagnostics"`
+			}
+			if err := json.Unmarshal([]byte(r.Params), &params); err != nil {
+				t.Fatal(err)
+			}
+			if r.Converged || r.Iterations < 1 || r.Iterations > 3 || params.Diagnostics["time_limit"] != 1 || params.Options["max_seconds"] != 2.5 {
+				t.Errorf("%s model %d: converged %v after %d steps, params %s", method, r.ModelID, r.Converged, r.Iterations, r.Params)
+			}
+		}
+	}
+}
+
+// A progress line shows the step against the cap and, with a time budget,
+// the seconds against it.
+func TestProgressLine(t *testing.T) {
+	o := opts("renn", nil)
+	o.MaxSteps = 5000
+	line := func(o renn.Options) string { return fmt.Sprint(progress(3, o, 120, 1.5, 12.34)) }
+	if got, want := line(o), "[model 3 method renn step 120/5000 loss 1.5 seconds 12.340]"; got != want {
+		t.Errorf("progress %s, want %s", got, want)
+	}
+	o.MaxSeconds = 30
+	if got, want := line(o), "[model 3 method renn step 120/5000 loss 1.5 seconds 12.3/30]"; got != want {
+		t.Errorf("progress %s, want %s", got, want)
+	}
 }
