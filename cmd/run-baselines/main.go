@@ -18,11 +18,12 @@ type root struct {
 	Regions string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions); needed by region methods (gbp, renn)."`
 	Methods []string `default:"mf,bp,dbp,gbp" help:"Methods to run, comma-separated (see the list below)."`
 	Set     []string `name:"set" placeholder:"[METHOD.]NAME=VALUE" help:"Set a method option (repeatable): NAME=VALUE sets it for every selected method that has it, METHOD.NAME=VALUE for one. Every value is honoured or rejected."`
+	Strict  bool     `help:"Fail (exit 1, nothing written) if any method fails on any model. Without it a failed run is reported on stderr and recorded in the outputs' provenance (failed), the runs that finished are written, and only a run where every method failed on every model exits 1."`
 	Out     string   `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
 }
 
 func (r *root) params() baselines.Params {
-	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set}
+	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set, Strict: r.Strict}
 }
 
 // Validate makes unknown methods and bad option values usage errors (exit 2).
@@ -34,7 +35,7 @@ func (r *root) Validate() error {
 func (r *root) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return baselines.Run(ctx, r.params(), r.Out)
+	return baselines.Run(ctx, r.params(), r.Out, os.Stderr)
 }
 
 func main() {

@@ -2,14 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/buildregions"
 	"github.com/renn-go/renn/stages/cli/clitest"
 	"github.com/renn-go/renn/stages/samplemodel"
+	"github.com/renn-go/renn/stages/stageio"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m, "run-baselines", main) }
@@ -66,6 +70,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown method", base + " --methods lbp", 2, "unknown method"},
 		{"zero tol", base + " --set tol=0", 2, "tol"},
 		{"zero sweeps", base + " --set gbp.max_iter=0", 2, "max_iter"},
+		{"negative time budget", base + " --set max_seconds=-1", 2, "max_seconds"},
+		{"infinite time budget", base + " --set gbp.max_seconds=Inf", 2, "max_seconds"},
 		{"option no method has", base + " --set lambda=1", 2, "lambda"},
 		{"bad value", base + " --set tol=x", 2, "tol"},
 		{"no models file", base + " --methods mf", 1, "model_info.parquet"},
@@ -76,5 +82,89 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// A method that fails on one model (infnet: the Bethe root of a factor over
+// two 300-state variables has 90 000 states, more than its network takes)
+// loses that run only, unless --strict; a stage where every run failed
+// exits 1.
+func TestFailedRunIsIsolated(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, grid); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := stageio.LoadModels(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	table := make([]float64, 300*300)
+	for i := range table {
+		table[i] = r.NormFloat64()
+	}
+	wide := stageio.Model{ID: 1, Info: mrf.Info{Name: "wide", Graph: "uai"},
+		Model: &mrf.Model{Cards: []int{300, 300}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: table}}}}
+	both, onlyWide := filepath.Join(dir, "both"), filepath.Join(dir, "wide")
+	writeModels(t, both, ms[0], wide)
+	wide.ID = 0
+	writeModels(t, onlyWide, wide)
+
+	run := func(models, methods string, extra ...string) (string, int, string) {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"--models", models, "--methods", methods, "--set", "infnet.max_steps=20", "--out", out}, extra...)
+		code, stderr := clitest.Run(t, args...)
+		return out, code, stderr
+	}
+	out, code, stderr := run(both, "mf,bp,infnet")
+	if code != 0 || !strings.Contains(stderr, "1 of 6 runs failed") || !strings.Contains(stderr, "model 1 (wide) infnet: ") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	est, prov, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est) != 5 {
+		t.Errorf("%d estimates, want the 5 runs that finished", len(est))
+	}
+	for _, r := range est {
+		if r.ModelID == 1 && r.Method == "infnet" {
+			t.Error("the failed run has an estimate")
+		}
+	}
+	if !strings.Contains(prov.Params, `"failed":[{"model_id":1,"model":"wide","method":"infnet","error":`) {
+		t.Errorf("provenance params %s", prov.Params)
+	}
+
+	out, code, stderr = run(both, "mf,bp,infnet", "--strict")
+	if code != 1 || !strings.Contains(stderr, "1 of 6 runs failed (--strict") {
+		t.Errorf("--strict: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--strict left %s behind", out)
+	}
+
+	out, code, stderr = run(onlyWide, "infnet")
+	if code != 1 || !strings.Contains(stderr, "every run failed (1)") {
+		t.Errorf("every run failed: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed stage left %s behind", out)
+	}
+}
+
+func writeModels(t *testing.T, dir string, models ...stageio.Model) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	infos, rows := stageio.Rows(models)
+	prov := formats.Provenance{Stage: "test"}
+	if err := formats.WriteModelInfo(filepath.Join(dir, formats.ModelInfoFile), infos, prov); err != nil {
+		t.Fatal(err)
+	}
+	if err := formats.WriteModels(filepath.Join(dir, formats.ModelsFile), rows, prov); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,14 +1,23 @@
 // Package baselines is the run-baselines stage: registered inference methods
 // (by default mean field, loopy BP, damped BP, GBP) on every model of a
 // directory.
+//
+// Every (model, method) run is isolated: a run that fails (its method
+// returns an error) is logged and reported, and the runs that finished are
+// written all the same, with the failures listed in the provenance
+// ("failed"). The stage fails only if every run failed, or with
+// Params.Strict if any did; then nothing is written. A cancelled context
+// stops everything.
 package baselines
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/region"
 	"github.com/renn-go/renn/formats"
@@ -23,6 +32,21 @@ type Params struct {
 	// Set holds method options as NAME=VALUE (every selected method with
 	// that option) or METHOD.NAME=VALUE; see methods.Resolve.
 	Set []string `json:"set,omitempty"`
+	// Strict makes any failed run fail the stage; by default only a stage
+	// where every run failed does.
+	Strict bool `json:"strict,omitempty"`
+}
+
+// Failure is a (model, method) run whose method returned an error.
+type Failure struct {
+	ModelID int32  `json:"model_id"`
+	Model   string `json:"model"` // the model's name
+	Method  string `json:"method"`
+	Error   string `json:"error"`
+}
+
+func (f Failure) String() string {
+	return fmt.Sprintf("model %d (%s) %s: %s", f.ModelID, f.Model, f.Method, f.Error)
 }
 
 // Options resolves the methods' options: their defaults with p.Set applied,
@@ -35,8 +59,11 @@ func (p Params) Options() (map[string]*methods.Options, error) {
 }
 
 // Run runs every method on every model and writes marginals.parquet and
-// estimates.parquet into out.
-func Run(ctx context.Context, p Params, out string) error {
+// estimates.parquet into out, with every run that finished. Failed runs are
+// logged as they happen and summarised on w; Run returns an error, and
+// writes nothing, if every run failed, if p.Strict and any did, or if ctx
+// was cancelled.
+func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	opts, err := p.Options()
 	if err != nil {
 		return err
@@ -51,23 +78,18 @@ func Run(ctx context.Context, p Params, out string) error {
 	}
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
+	var failed []Failure
 	for _, e := range models {
 		for _, name := range p.Methods {
-			entry, _ := methods.Lookup(name)
-			g, err := regionGraph(entry, e, graphs)
-			if err != nil {
-				return err
-			}
-			// A fresh method per model: warm starts belong to learning, not to
-			// a comparison, where they would make results depend on order.
-			m, err := entry.New(opts[name], g)
-			if err != nil {
-				return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
-			}
 			start := time.Now()
-			res, err := m.Infer(ctx, e.Model)
+			res, g, err := runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
-				return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
+				if ctx.Err() != nil { // cancelled: stop everything
+					return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
+				}
+				slog.Error("failed", "model", e.ID, "name", e.Info.Name, "method", name, "error", err)
+				failed = append(failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: name, Error: err.Error()})
+				continue
 			}
 			secs := time.Since(start).Seconds()
 			marg = append(marg, stageio.MarginalRows(e.ID, name, e.Model, res.Marginals)...)
@@ -76,11 +98,16 @@ func Run(ctx context.Context, p Params, out string) error {
 				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
 		}
 	}
-	// The parameters as given, and every method's options as they ran.
+	if err := summarise(w, p, failed, len(models)*len(p.Methods)); err != nil {
+		return err
+	}
+	// The parameters as given, every method's options as they ran, and the
+	// runs that failed.
 	record := struct {
 		Params
 		Options map[string]*methods.Options `json:"method_options"`
-	}{p, opts}
+		Failed  []Failure                   `json:"failed,omitempty"`
+	}{p, opts, failed}
 	prov, err := stageio.Provenance("run-baselines", record, 0, inputs)
 	if err != nil {
 		return err
@@ -89,6 +116,51 @@ func Run(ctx context.Context, p Params, out string) error {
 		stageio.Output{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		stageio.Output{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
 	)
+}
+
+// newMethod builds a method; a variable so tests can make one fail.
+var newMethod = func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error) {
+	return entry.New(opts, g)
+}
+
+// runOne runs method name on model e, a fresh method per model: warm starts
+// belong to learning, not to a comparison, where they would make results
+// depend on order. It returns the result and the region graph it ran on.
+func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, error) {
+	entry, err := methods.Lookup(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := regionGraph(entry, e, graphs)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := newMethod(entry, opts, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := m.Infer(ctx, e.Model)
+	return res, g, err
+}
+
+// summarise writes the failed runs to w and returns the stage's error: every
+// run failed, or strict and some did.
+func summarise(w io.Writer, p Params, failed []Failure, runs int) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "%d of %d runs failed:\n", len(failed), runs)
+	for _, f := range failed {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	switch {
+	case len(failed) == runs:
+		return fmt.Errorf("%s: every run failed (%d), the first: %s", p.Models, runs, failed[0])
+	case p.Strict:
+		return fmt.Errorf("%s: %d of %d runs failed (--strict: nothing written), the first: %s", p.Models, len(failed), runs, failed[0])
+	}
+	fmt.Fprintf(w, "the other %d runs are written (--strict would fail the stage)\n", runs-len(failed))
+	return nil
 }
 
 // loadRegions reads --regions when a method runs on the caller's region

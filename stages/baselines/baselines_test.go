@@ -3,16 +3,26 @@ package baselines
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"github.com/renn-go/renn/core/exact"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/buildregions"
 	"github.com/renn-go/renn/stages/exactinfer"
 	"github.com/renn-go/renn/stages/samplemodel"
+	"github.com/renn-go/renn/stages/stageio"
 )
 
 func TestRun(t *testing.T) {
@@ -30,7 +40,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "baselines")
-	if err := Run(context.Background(), Params{Models: models, Regions: regions, Methods: []string{"mf", "bp", "dbp", "gbp"}}, out); err != nil {
+	if err := Run(context.Background(), Params{Models: models, Regions: regions, Methods: []string{"mf", "bp", "dbp", "gbp"}}, out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
@@ -88,8 +98,175 @@ func TestErrors(t *testing.T) {
 		{Models: models, Methods: []string{"gbp"}},
 		{Models: models, Methods: []string{"gbp"}, Regions: filepath.Join(dir, "none")},
 	} {
-		if err := Run(context.Background(), p, filepath.Join(dir, "out")); err == nil {
+		if err := Run(context.Background(), p, filepath.Join(dir, "out"), io.Discard); err == nil {
 			t.Errorf("%+v accepted", p)
 		}
+	}
+}
+
+// failing is a method that fails on every model.
+type failing struct{ name string }
+
+func (f failing) Name() string { return f.name }
+func (f failing) Infer(context.Context, *mrf.Model) (*infer.Result, error) {
+	return nil, errors.New("forced failure")
+}
+
+// failOn makes method fail on the models with the given numbers of
+// variables, for the rest of the test.
+func failOn(t *testing.T, method string, vars ...int) {
+	old := newMethod
+	t.Cleanup(func() { newMethod = old })
+	newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
+		m, err := old(e, o, g)
+		if err != nil || e.Name != method {
+			return m, err
+		}
+		return failOnSize{m, vars}, nil
+	}
+}
+
+type failOnSize struct {
+	infer.Method
+	vars []int
+}
+
+func (f failOnSize) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	for _, n := range f.vars {
+		if len(m.Cards) == n {
+			return failing{f.Name()}.Infer(ctx, m)
+		}
+	}
+	return f.Method.Infer(ctx, m)
+}
+
+// A method that fails on a model costs only that run: the others are
+// written, the failure is summarised and recorded in the provenance; only
+// when every run failed, or with Strict, does the stage fail.
+func TestIsolation(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	// Two sizes, so a method can fail on one model and not the other.
+	for _, size := range []int{3, 4} {
+		sub := filepath.Join(dir, fmt.Sprint("m", size))
+		if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: size, Gamma: 0.5, Count: 1, Seed: int64(size)}, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	joinModels(t, models, filepath.Join(dir, "m3"), filepath.Join(dir, "m4"))
+	regions := filepath.Join(dir, "regions")
+	if err := buildregions.Run(buildregions.Params{Models: models, Scheme: "faces"}, regions, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	p := Params{Models: models, Regions: regions, Methods: []string{"mf", "bp", "gbp"}}
+
+	t.Run("one run fails", func(t *testing.T) {
+		failOn(t, "gbp", 16)
+		out := filepath.Join(t.TempDir(), "out")
+		var w strings.Builder
+		if err := Run(context.Background(), p, out, &w); err != nil {
+			t.Fatal(err)
+		}
+		est, prov, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, r := range est {
+			got[fmt.Sprintf("%d %s", r.ModelID, r.Method)] = true
+		}
+		want := map[string]bool{"0 mf": true, "0 bp": true, "0 gbp": true, "1 mf": true, "1 bp": true}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("estimates of %v, want %v", got, want)
+		}
+		marg, _, err := formats.ReadMarginals(filepath.Join(out, formats.MarginalsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range marg {
+			if r.ModelID == 1 && r.Method == "gbp" {
+				t.Fatal("marginals of the failed run written")
+			}
+		}
+		if s := w.String(); !strings.Contains(s, "1 of 6 runs failed") || !strings.Contains(s, "model 1 (") || !strings.Contains(s, "gbp: ") || !strings.Contains(s, "forced failure") {
+			t.Errorf("summary %q", s)
+		}
+		var params struct {
+			Failed []Failure `json:"failed"`
+		}
+		if err := json.Unmarshal([]byte(prov.Params), &params); err != nil {
+			t.Fatal(err)
+		}
+		if len(params.Failed) != 1 || params.Failed[0].ModelID != 1 || params.Failed[0].Method != "gbp" || !strings.Contains(params.Failed[0].Error, "forced failure") {
+			t.Errorf("provenance params %s", prov.Params)
+		}
+	})
+	t.Run("strict", func(t *testing.T) {
+		failOn(t, "gbp", 16)
+		out := filepath.Join(t.TempDir(), "out")
+		sp := p
+		sp.Strict = true
+		err := Run(context.Background(), sp, out, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "1 of 6 runs failed") || !strings.Contains(err.Error(), "forced failure") {
+			t.Errorf("error %v", err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("a failed stage left %s behind", out)
+		}
+	})
+	t.Run("every run fails", func(t *testing.T) {
+		old := newMethod
+		t.Cleanup(func() { newMethod = old })
+		newMethod = func(e *methods.Entry, _ *methods.Options, _ *region.Graph) (infer.Method, error) {
+			return failing{e.Name}, nil
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		err := Run(context.Background(), p, out, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "every run failed (6)") {
+			t.Errorf("error %v", err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("a failed stage left %s behind", out)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		out := filepath.Join(t.TempDir(), "out")
+		err := Run(ctx, p, out, io.Discard)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want the cancellation", err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("a cancelled stage left %s behind", out)
+		}
+	})
+}
+
+// joinModels writes the models of dirs, numbered 0, 1, ... in order, into
+// one models directory.
+func joinModels(t *testing.T, out string, dirs ...string) {
+	t.Helper()
+	var all []stageio.Model
+	for _, d := range dirs {
+		ms, _, err := stageio.LoadModels(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			m.ID = int32(len(all))
+			all = append(all, m)
+		}
+	}
+	infos, rows := stageio.Rows(all)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prov := formats.Provenance{Stage: "test"}
+	if err := formats.WriteModelInfo(filepath.Join(out, formats.ModelInfoFile), infos, prov); err != nil {
+		t.Fatal(err)
+	}
+	if err := formats.WriteModels(filepath.Join(out, formats.ModelsFile), rows, prov); err != nil {
+		t.Fatal(err)
 	}
 }
