@@ -157,7 +157,7 @@ type Options struct {
 
 	// MaxSeconds is the time budget of a call (see infer.Budget), the
 	// message net's message passing included; 0 means no limit.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call (per model) in seconds, 0: no limit; a run stopped by it returns its last beliefs, not converged."`
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (per model; per inference call in learning), 0: no limit; a run stopped by it returns its last beliefs, not converged."`
 
 	// Progress, if set, is called at the end of every window with the step
 	// count and the window's mean loss.
