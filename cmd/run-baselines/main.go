@@ -19,10 +19,11 @@ type root struct {
 	Methods []string `default:"mf,bp,dbp,gbp" help:"Methods to run, comma-separated (see the list below)."`
 	Set     []string `name:"set" placeholder:"[METHOD.]NAME=VALUE" help:"Set a method option (repeatable): NAME=VALUE sets it for every selected method that has it, METHOD.NAME=VALUE for one. Every value is honoured or rejected."`
 	Out     string   `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
+	UAIOut  string   `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR, one subdirectory per method (DIR/<method>/): <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
 }
 
 func (r *root) params() baselines.Params {
-	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set}
+	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set, UAIOut: r.UAIOut}
 }
 
 // Validate makes unknown methods and bad option values usage errors (exit 2).

@@ -23,6 +23,9 @@ type Params struct {
 	// Set holds method options as NAME=VALUE (every selected method with
 	// that option) or METHOD.NAME=VALUE; see methods.Resolve.
 	Set []string `json:"set,omitempty"`
+	// UAIOut, when set, is the directory of the UAI result files: each
+	// method's in UAIOut/<method>/ (stageio.UAIOutputs).
+	UAIOut string `json:"uai_out,omitempty"`
 }
 
 // Options resolves the methods' options: their defaults with p.Set applied,
@@ -35,7 +38,8 @@ func (p Params) Options() (map[string]*methods.Options, error) {
 }
 
 // Run runs every method on every model and writes marginals.parquet and
-// estimates.parquet into out.
+// estimates.parquet into out, and the UAI result files into p.UAIOut when
+// set.
 func Run(ctx context.Context, p Params, out string) error {
 	opts, err := p.Options()
 	if err != nil {
@@ -85,10 +89,14 @@ func Run(ctx context.Context, p Params, out string) error {
 	if err != nil {
 		return err
 	}
-	return stageio.Commit(out,
-		stageio.Output{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		stageio.Output{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
-	)
+	uai, err := stageio.UAIOutputs(p.UAIOut, true, models, marg, est)
+	if err != nil {
+		return err
+	}
+	return stageio.Commit(out, append([]stageio.Output{
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+	}, uai...)...)
 }
 
 // loadRegions reads --regions when a method runs on the caller's region
