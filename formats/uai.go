@@ -24,7 +24,9 @@ func uaiCap(n int) int { return min(n, uaiMaxPrealloc) }
 
 // ReadUAI parses a UAI MARKOV or BAYES model (the UAI inference competition
 // format) and returns it with its preamble, "MARKOV" or "BAYES". The file is
-// a sequence of whitespace-separated tokens; line breaks carry no meaning:
+// a sequence of whitespace-separated tokens; line breaks carry no meaning,
+// except that a line beginning with 'c' is a comment, anywhere in the file
+// (UAI 2016 format):
 //
 //	MARKOV or BAYES (matched without regard to case)
 //	number of variables n, then n cardinalities (>= 1)

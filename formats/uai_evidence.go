@@ -17,7 +17,8 @@ type uaiEvToken struct{ val, line, pos int }
 // not nil, every variable must be in [0, len(cards)) and every state in
 // [0, cards[var]); a variable may appear only once in a case.
 //
-// Two forms exist, and both hold only non-negative integers:
+// Two forms exist, and both hold only non-negative integers (lines
+// beginning with 'c' are comments, as in model files):
 //
 //	2014 form:  n v1 s1 ... vn sn              (one case)
 //	older form: C, then C cases "n v1 s1 ... vn sn"

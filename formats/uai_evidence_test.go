@@ -29,6 +29,10 @@ func TestReadEvidence(t *testing.T) {
 		// Both readings valid ((0,1),(1,0), or cases {} and {1=0}): the 2014
 		// form wins.
 		{"ambiguous, both valid", "2 0 1 1 0", cards, [][]Observation{{{0, 1}, {1, 0}}}},
+		// UAI 2016 comment lines, at the top and between the tokens.
+		{"comments at the top", "c evidence\nc\n2 2 1 0 0\n", cards, [][]Observation{{{2, 1}, {0, 0}}}},
+		{"comments in the middle", "2\nc first\n2 1\nc\n0 0\nc end", cards, [][]Observation{{{2, 1}, {0, 0}}}},
+		{"older form with comments", "c three cases\n3\nc case 0\n1 1 2\n  c case 1\n0\nc case 2\n0\n", cards, [][]Observation{{{1, 2}}, {}, {}}},
 		// Without cards, ranges are not checked.
 		{"no cards", "1 1000 7", nil, [][]Observation{{{1000, 7}}}},
 	}
@@ -48,8 +52,9 @@ func TestReadEvidence(t *testing.T) {
 func TestReadEvidenceFiles(t *testing.T) {
 	cards := uaiTestFiles[1].want.Cards // bayes_small.uai
 	tests := map[string][][]Observation{
-		"testdata/uai/bayes_small.uai.evid":   {{{2, 1}, {0, 0}}},
-		"testdata/uai/bayes_small_cases.evid": {{{1, 2}}, {{0, 1}, {2, 0}}},
+		"testdata/uai/bayes_small.uai.evid":            {{{2, 1}, {0, 0}}},
+		"testdata/uai/bayes_small_cases.evid":          {{{1, 2}}, {{0, 1}, {2, 0}}},
+		"testdata/uai/bayes_small_cases_comments.evid": {{{1, 2}}, {{0, 1}, {2, 0}}},
 	}
 	for path, want := range tests {
 		got, err := ReadEvidenceFile(path, cards)

@@ -16,7 +16,9 @@ const uaiMaxToken = 4096
 
 // uaiScanner splits UAI text into whitespace-separated tokens, remembering the
 // line and the position within the line of the last token for error messages.
-// Line breaks carry no meaning in UAI files, so they only count lines here.
+// Line breaks carry no meaning in UAI files, so they only count lines here,
+// except that a line whose first token begins with 'c' is a comment (UAI
+// 2016) and is skipped whole.
 type uaiScanner struct {
 	r    io.Reader
 	name string
@@ -67,6 +69,10 @@ func (s *uaiScanner) next() bool {
 			return false
 		}
 		c := s.buf[s.i]
+		if c == 'c' && s.lineTok == 0 {
+			s.skipLine()
+			continue
+		}
 		if !uaiIsSpace(c) {
 			break
 		}
@@ -104,7 +110,10 @@ func (s *uaiScanner) next() bool {
 	if s.tokLine == 1 && s.tokPos == 1 && bytes.HasPrefix(s.tok, uaiBOM) {
 		// Editors on Windows may start the file with a UTF-8 byte order mark.
 		s.tok = s.tok[len(uaiBOM):]
-		if len(s.tok) == 0 {
+		if len(s.tok) == 0 || s.tok[0] == 'c' {
+			if len(s.tok) > 0 {
+				s.skipLine()
+			}
 			s.lineTok--
 			return s.next()
 		}
@@ -113,6 +122,21 @@ func (s *uaiScanner) next() bool {
 }
 
 var uaiBOM = []byte("\xef\xbb\xbf")
+
+// skipLine skips a comment: the rest of the line, up to but not including
+// its line break. The UAI 2016 format makes every line that begins with 'c'
+// a comment, anywhere in the file; no token of a model, evidence or result
+// file begins with 'c', so a line whose first token does (after blanks) is
+// one too.
+func (s *uaiScanner) skipLine() {
+	for s.i < s.n || s.fill() {
+		if j := bytes.IndexByte(s.buf[s.i:s.n], '\n'); j >= 0 {
+			s.i += j
+			return
+		}
+		s.i = s.n
+	}
+}
 
 // errorf describes a problem with the last token.
 func (s *uaiScanner) errorf(format string, args ...any) error {

@@ -158,6 +158,17 @@ func TestReadUAIFiles(t *testing.T) {
 	}
 }
 
+// UAI 2016 comment lines, at the top and in the middle of the file (inside a
+// table too), leave the model as it is without them.
+func TestReadUAIComments(t *testing.T) {
+	want, _ := uaiTestRead(t, "testdata/uai/markov_small.uai")
+	got, kind := uaiTestRead(t, "testdata/uai/markov_comments.uai")
+	if kind != "MARKOV" {
+		t.Errorf("kind = %q", kind)
+	}
+	uaiTestSameModel(t, got, want, 0)
+}
+
 // A BAYES model is a product of conditional probability tables, so its
 // partition function is 1.
 func TestReadUAIBayesNormalised(t *testing.T) {
@@ -187,6 +198,12 @@ func TestReadUAILayout(t *testing.T) {
 		"BOM alone":     "\ufeff\n" + tokens,
 		"lower case":    strings.Replace(tokens, "MARKOV", "markov", 1),
 		"vertical tab":  strings.Join(fields, "\v\f "),
+		// UAI 2016: lines beginning with 'c' are comments, anywhere.
+		"comments at the top":    "c\nc comments: an example UAI file\nc\n" + tokens,
+		"comments in the middle": strings.Join(fields[:8], "\n") + "\nc scopes follow\n  c indented, with 1 2 3\nc\n" + strings.Join(fields[8:], "\n") + "\nc the end",
+		"comment after BOM":      "\ufeffc source: a test\n" + tokens,
+		"comment with CRLF":      "c one\r\nc two\r\n" + strings.Join(fields, "\r\n") + "\r\n",
+		"bare c lines":           "c\n" + strings.Join(fields, "\nc\n"),
 	}
 	for name, text := range layouts {
 		t.Run(name, func(t *testing.T) {
@@ -251,6 +268,11 @@ func TestReadUAIErrors(t *testing.T) {
 		{"trailing garbage", "MARKOV\n1\n2\n1\n1 0\n2\n1 2\n\nextra\n", []string{`bad.uai:9: token 1: unexpected "extra" after the last table`}},
 		{"trailing number", "MARKOV 1 2 1 1 0 2 1 2 3", []string{`bad.uai:1: token 10: unexpected "3" after the last table`}},
 		{"token too long", long, []string{"bad.uai:1: token 3: token longer than 4096 bytes"}},
+		// Only a line's first token starts a comment, and the count of lines
+		// goes on through comments.
+		{"c after a token", "MARKOV 1 c\n", []string{`bad.uai:1: token 3: want cardinality of variable 0 (an integer), got "c"`}},
+		{"comment only", "c nothing here\nc\n", []string{"bad.uai:3: unexpected end of input, want preamble MARKOV or BAYES"}},
+		{"line after comments", "c a\nc b\nMARKOV\nx\n", []string{`bad.uai:4: token 1: want number of variables (an integer), got "x"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,11 +21,12 @@ type root struct {
 	Models        string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
 	exact.Options `embed:""`
 	Out           string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
+	UAIOut        string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
 }
 
 // Validate makes option values below one usage errors (exit 2).
 func (r *root) Validate() error { return r.Options.Check() }
 
 func (r *root) Run() error {
-	return exactinfer.Run(exactinfer.Params{Models: r.Models, Options: r.Options}, r.Out, os.Stdout)
+	return exactinfer.Run(exactinfer.Params{Models: r.Models, Options: r.Options, UAIOut: r.UAIOut}, r.Out, os.Stdout)
 }

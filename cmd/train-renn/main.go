@@ -27,7 +27,8 @@ type root struct {
 
 	renn.Options `embed:""`
 
-	Out string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
+	Out    string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
+	UAIOut string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
 }
 
 func (r *root) params() (trainrenn.Params, error) {
@@ -37,7 +38,7 @@ func (r *root) params() (trainrenn.Params, error) {
 	if o.Name == "" {
 		o.Name = trainrenn.DefaultName(r.Method, o.Net)
 	}
-	return trainrenn.Params{Models: r.Models, IDs: ids, Regions: r.Regions, Scheme: r.Scheme, Method: r.Method, Options: o}, err
+	return trainrenn.Params{Models: r.Models, IDs: ids, Regions: r.Regions, Scheme: r.Scheme, Method: r.Method, Options: o, UAIOut: r.UAIOut}, err
 }
 
 // Validate makes bad option values usage errors (exit 2).

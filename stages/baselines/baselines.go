@@ -35,6 +35,9 @@ type Params struct {
 	// Strict makes any failed run fail the stage; by default only a stage
 	// where every run failed does.
 	Strict bool `json:"strict,omitempty"`
+	// UAIOut, when set, is the directory of the UAI result files: each
+	// method's in UAIOut/<method>/ (stageio.UAIOutputs).
+	UAIOut string `json:"uai_out,omitempty"`
 }
 
 // Failure is a (model, method) run whose method returned an error.
@@ -59,10 +62,10 @@ func (p Params) Options() (map[string]*methods.Options, error) {
 }
 
 // Run runs every method on every model and writes marginals.parquet and
-// estimates.parquet into out, with every run that finished. Failed runs are
-// logged as they happen and summarised on w; Run returns an error, and
-// writes nothing, if every run failed, if p.Strict and any did, or if ctx
-// was cancelled.
+// estimates.parquet into out, with every run that finished, and their UAI
+// result files into p.UAIOut when set. Failed runs are logged as they
+// happen and summarised on w; Run returns an error, and writes nothing, if
+// every run failed, if p.Strict and any did, or if ctx was cancelled.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	opts, err := p.Options()
 	if err != nil {
@@ -112,10 +115,14 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return stageio.Commit(out,
-		stageio.Output{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		stageio.Output{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
-	)
+	uai, err := stageio.UAIOutputs(p.UAIOut, true, models, marg, est)
+	if err != nil {
+		return err
+	}
+	return stageio.Commit(out, append([]stageio.Output{
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+	}, uai...)...)
 }
 
 // newMethod builds a method; a variable so tests can make one fail.

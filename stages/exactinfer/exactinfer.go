@@ -22,10 +22,14 @@ import (
 type Params struct {
 	Models  string        `json:"models"`
 	Options exact.Options `json:"options"`
+	// UAIOut, when set, is the directory of the UAI result files
+	// <name>.uai.MAR and <name>.uai.PR (stageio.UAIOutputs).
+	UAIOut string `json:"uai_out,omitempty"`
 }
 
 // Run solves every model of p.Models exactly, writes marginals.parquet and
-// estimates.parquet into out, and prints a short table to w.
+// estimates.parquet into out (and the UAI result files into p.UAIOut when
+// set), and prints a short table to w.
 func Run(p Params, out string, w io.Writer) error {
 	entry, err := methods.Lookup("exact")
 	if err != nil {
@@ -63,10 +67,14 @@ func Run(p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := stageio.Commit(out,
-		stageio.Output{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		stageio.Output{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
-	); err != nil {
+	uai, err := stageio.UAIOutputs(p.UAIOut, false, models, marg, est)
+	if err != nil {
+		return err
+	}
+	if err := stageio.Commit(out, append([]stageio.Output{
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+	}, uai...)...); err != nil {
 		return err
 	}
 	return tw.Flush()

@@ -132,21 +132,25 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	var learned []stageio.Model
 	var curves []formats.CurveRow
 	var resolved any
+	chosen := map[int32]string{}
 	for _, e := range models {
-		m, rows, opts, err := learnOne(ctx, p, mopts, e, sets[e.ID], w)
+		m, rows, opts, param, err := learnOne(ctx, p, mopts, e, sets[e.ID], w)
 		if err != nil {
 			return fmt.Errorf("model %d (%s): %s: %w", e.ID, e.Info.Name, p.Method, err)
 		}
 		learned = append(learned, m)
 		curves = append(curves, rows...)
 		resolved = opts
+		chosen[e.ID] = param
 	}
-	// The parameters as given, and the method's options with every default
-	// filled in, so a file says what ran even after defaults change.
+	// The parameters as given, the method's options with every default
+	// filled in, so a file says what ran even after defaults change, and
+	// the parameterisation of every model (what --param auto chose).
 	record := struct {
 		Params
-		MethodOptions any `json:"method_options"`
-	}{p, resolved}
+		MethodOptions    any              `json:"method_options"`
+		Parameterisation map[int32]string `json:"parameterisation"`
+	}{p, resolved, chosen}
 	prov, err := stageio.Provenance("learn-mrf", record, p.Seed, inputs)
 	if err != nil {
 		return err
@@ -224,12 +228,17 @@ func loadSamples(path string, models []stageio.Model) (map[int32]*sampleSet, err
 	return sets, nil
 }
 
-// learnOne learns model e and returns the learned model, its curve rows and
-// the method's resolved options.
-func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.Model, s *sampleSet, w io.Writer) (stageio.Model, []formats.CurveRow, any, error) {
-	fail := func(err error) (stageio.Model, []formats.CurveRow, any, error) { return stageio.Model{}, nil, nil, err }
+// learnOne learns model e and returns the learned model, its curve rows, the
+// method's resolved options and the name of the parameterisation used.
+func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.Model, s *sampleSet, w io.Writer) (stageio.Model, []formats.CurveRow, any, string, error) {
+	fail := func(err error) (stageio.Model, []formats.CurveRow, any, string, error) {
+		return stageio.Model{}, nil, nil, "", err
+	}
 	param, err := learn.NewParam(p.Param, e.Model)
 	if err != nil {
+		return fail(err)
+	}
+	if _, err := fmt.Fprintf(w, "model %d %s parameterisation %s (--param %s)\n", e.ID, p.Method, param.Name(), p.Param); err != nil {
 		return fail(err)
 	}
 	seed := mrf.DeriveSeed(p.Seed, int(e.ID))
@@ -280,7 +289,7 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	info.Name = fmt.Sprintf("%s-learned-%s", e.Info.Name, p.Method)
 	info.Seed = seed
 	info.Source = fmt.Sprintf("learn-mrf %s %s", p.Method, param.Name())
-	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, resolved, nil
+	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, resolved, param.Name(), nil
 }
 
 // newMethod builds the inference method for models with start's structure

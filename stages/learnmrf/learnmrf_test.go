@@ -3,6 +3,8 @@ package learnmrf
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"github.com/renn-go/renn/core/exact"
 	"math"
 	"os"
@@ -263,4 +265,61 @@ func withParams(set func(p *Params)) Params {
 	p := DefaultParams()
 	set(&p)
 	return p
+}
+
+// --param auto says what it chose, in the log and in the provenance: ising
+// for binary pairwise models, table for the others (a UAI model with 3
+// states).
+func TestRunReportsParameterisation(t *testing.T) {
+	ising, isingSamples := fixture(t)
+	dir := t.TempDir()
+	uai, uaiSamples := filepath.Join(dir, "uai"), filepath.Join(dir, "uai-samples")
+	if err := samplemodel.UAI(samplemodel.UAIParams{In: "../../formats/testdata/uai/markov_small.uai"}, uai); err != nil {
+		t.Fatal(err)
+	}
+	if err := samplemodel.Data(samplemodel.DataParams{Models: uai, Train: 50, Test: 10, Seed: 1, MaxTable: exact.DefaultMaxTable}, uaiSamples); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		models, samples, want string
+		ids                   []int32
+	}{
+		{ising, isingSamples, "ising", []int32{0, 1}},
+		{uai, uaiSamples, "table", []int32{0}},
+	} {
+		out := filepath.Join(t.TempDir(), "learn")
+		var log bytes.Buffer
+		p := withParams(func(o *Params) {
+			o.Samples, o.Models, o.Method, o.Epochs, o.Batch, o.Tol = tc.samples, tc.models, "exact", 1, 50, -1
+		})
+		if p.Param != "auto" {
+			t.Fatalf("default --param %q, want auto", p.Param)
+		}
+		if err := Run(context.Background(), p, out, &log); err != nil {
+			t.Fatal(err)
+		}
+		_, prov, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Param            string           `json:"param"`
+			Parameterisation map[int32]string `json:"parameterisation"`
+		}
+		if err := json.Unmarshal([]byte(prov.Params), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Param != "auto" || len(rec.Parameterisation) != len(tc.ids) {
+			t.Errorf("provenance params %s", prov.Params)
+		}
+		for _, id := range tc.ids {
+			if rec.Parameterisation[id] != tc.want {
+				t.Errorf("model %d: provenance parameterisation %q, want %q", id, rec.Parameterisation[id], tc.want)
+			}
+			line := fmt.Sprintf("model %d exact parameterisation %s (--param auto)\n", id, tc.want)
+			if !strings.Contains(log.String(), line) {
+				t.Errorf("log lacks %q:\n%s", line, log.String())
+			}
+		}
+	}
 }

@@ -96,7 +96,10 @@ func readSummary(plan *pipeline.Plan, stage string) (*summaryData, error) {
 		d.groupCols, d.rows = cols, append(d.rows, rows...)
 		for _, r := range rows {
 			size, err1 := strconv.Atoi(r.Group[idx["size"]])
-			gamma, err2 := strconv.ParseFloat(r.Group[idx["gamma"]], 64)
+			gamma, err2 := 0.0, error(nil)
+			if g := r.Group[idx["gamma"]]; g != "" { // blank: imported models have no gamma
+				gamma, err2 = strconv.ParseFloat(g, 64)
+			}
 			if err1 != nil || err2 != nil {
 				return nil, fmt.Errorf("%s: row %s %s: size %q or gamma %q is not a number", path, r.Method, r.Metric, r.Group[idx["size"]], r.Group[idx["gamma"]])
 			}

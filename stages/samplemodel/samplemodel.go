@@ -186,6 +186,8 @@ type UAIParams struct {
 }
 
 // UAI imports one UAI model; evidence becomes extra unary factors with 0/-Inf.
+// The model is named after the file (its base name) and its source records
+// the file, and the evidence file and case when given.
 func UAI(p UAIParams, out string) error {
 	m, kind, err := formats.ReadUAIFile(p.In)
 	if err != nil {
@@ -208,8 +210,19 @@ func UAI(p UAIParams, out string) error {
 		inputs = append(inputs, p.Evid)
 	}
 	name := filepath.Base(p.In)
-	models := []stageio.Model{{ID: 0, Model: m, Info: mrf.Info{Name: name, Graph: "uai", Source: kind + " " + p.In}}}
+	models := []stageio.Model{{ID: 0, Model: m, Info: mrf.Info{Name: name, Graph: "uai", Source: p.source(kind)}}}
 	return writeModels(out, "sample-model uai", p, 0, inputs, models)
+}
+
+// source is model_info's source of an imported model: the preamble and the
+// file, then the evidence file and the case applied when there is one, as
+// "BAYES net.uai evid=net.uai.evid case=0".
+func (p UAIParams) source(kind string) string {
+	s := kind + " " + p.In
+	if p.Evid != "" {
+		s += fmt.Sprintf(" evid=%s case=%d", p.Evid, p.Case)
+	}
+	return s
 }
 
 func writeModels(out, stage string, params any, seed int64, inputs []string, models []stageio.Model) error {

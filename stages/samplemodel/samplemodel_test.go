@@ -74,6 +74,17 @@ func TestUAIWithEvidence(t *testing.T) {
 	if len(m.Factors) != 3 || ms[0].Info.Graph != "uai" {
 		t.Fatalf("model %+v info %+v", m, ms[0].Info)
 	}
+	if got, want := ms[0].Info.Source, "MARKOV "+uai+" evid="+evid+" case=0"; got != want {
+		t.Errorf("source %q, want %q", got, want)
+	}
+	// Without evidence the source is the preamble and the file.
+	plain := filepath.Join(dir, "plain")
+	if err := UAI(UAIParams{In: uai}, plain); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _, err := stageio.LoadModels(plain); err != nil || ps[0].Info.Source != "MARKOV "+uai {
+		t.Errorf("source without evidence: %+v, %v", ps, err)
+	}
 	res, err := exact.Solve(m, exact.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -173,7 +173,9 @@ func panelTitle(cols, vals []string) string {
 		case "graph":
 			parts = append(parts, vals[k])
 		case "gamma":
-			parts = append(parts, "γ = "+vals[k])
+			if vals[k] != "" { // imported models have no gamma
+				parts = append(parts, "γ = "+vals[k])
+			}
 		default:
 			parts = append(parts, c+" = "+vals[k])
 		}

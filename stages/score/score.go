@@ -49,7 +49,8 @@ var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMea
 	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, Iterations}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
-// model_info, the number of variables, and the field strength gamma.
+// model_info, the number of variables, and the field strength gamma (blank
+// for imported models: see gammaValue).
 var GroupColumns = []string{"graph", "size", "gamma"}
 
 // Tables are the formats of the printed summary.
@@ -510,10 +511,23 @@ func groupOf(m *stageio.Model, cols []string) group {
 		case "size":
 			g.vals = append(g.vals, strconv.Itoa(g.size))
 		case "gamma":
-			g.vals = append(g.vals, strconv.FormatFloat(g.gamma, 'g', -1, 64))
+			g.vals = append(g.vals, gammaValue(m.Info))
 		}
 	}
 	return g
+}
+
+// importedGraph is the graph of models imported from UAI files (sample-model
+// uai, and what learn-mrf learns from them).
+const importedGraph = "uai"
+
+// gammaValue is a model's value of the gamma group column: blank for an
+// imported model, which has no field strength (model_info holds 0 there).
+func gammaValue(in mrf.Info) string {
+	if in.Graph == importedGraph {
+		return ""
+	}
+	return strconv.FormatFloat(in.Gamma, 'g', -1, 64)
 }
 
 func (g group) key() string { return strings.Join(g.vals, "\x00") }

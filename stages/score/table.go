@@ -103,7 +103,48 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 		t.notes = append(t.notes, fmt.Sprintf("note: %d cells show NaN: some model's score is undefined (corr of a constant vector) or an estimate holds NaN; "+
 			"per-model values are in %s.", undefined, "scores.parquet"))
 	}
+	if t.dropBlank() {
+		t.notes = append(t.notes, "note: γ is blank for imported (UAI) models, which have no field strength.")
+	}
 	return t
+}
+
+// dropBlank removes the group columns that are blank on every row: gamma
+// when every model is imported. It reports whether a column it kept has a
+// blank (gamma of imported models among generated ones).
+func (t *table) dropBlank() (someBlank bool) {
+	used, blank := make([]bool, len(t.groupCols)), make([]bool, len(t.groupCols))
+	for _, block := range t.blocks {
+		for _, r := range block {
+			for k, v := range r.group {
+				used[k] = used[k] || v != ""
+				blank[k] = blank[k] || v == ""
+			}
+		}
+	}
+	var cols []string
+	for k, c := range t.groupCols {
+		if used[k] {
+			cols = append(cols, c)
+			someBlank = someBlank || blank[k]
+		}
+	}
+	if len(cols) == len(t.groupCols) || len(t.blocks) == 0 {
+		return someBlank
+	}
+	t.groupCols = cols
+	for _, block := range t.blocks {
+		for i := range block {
+			var g []string
+			for k, v := range block[i].group {
+				if used[k] {
+					g = append(g, v)
+				}
+			}
+			block[i].group = g
+		}
+	}
+	return someBlank
 }
 
 // precision is the printf verb of a metric's values, close to the paper's.

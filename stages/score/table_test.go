@@ -76,3 +76,49 @@ func TestLatexEscape(t *testing.T) {
 		t.Errorf("latexEscape = %q, want %q", got, want)
 	}
 }
+
+// Imported models have no gamma: the column is dropped when every model is
+// imported, and left blank on their rows (with a note) among generated ones,
+// in the summary rows as in every printed format.
+func TestTableImportedNoGamma(t *testing.T) {
+	imported := func(id int32, method string, size int) scoredRun {
+		r := fakeRun(id, method, size, 0, value{"l1", 0.5})
+		r.model.Info.Graph = "uai"
+		r.group = groupOf(r.model, GroupColumns)
+		return r
+	}
+	onlyUAI := []scoredRun{imported(0, "bp", 5), imported(1, "bp", 7)}
+	sum := summarise(onlyUAI)
+	for _, r := range summaryRows(sum) {
+		if r.Group[2] != "" {
+			t.Errorf("summary row %+v: gamma %q, want blank", r, r.Group[2])
+		}
+	}
+	tab := buildTable(GroupColumns, sum, onlyUAI)
+	text := tab.text()
+	if head := strings.Join(strings.Fields(strings.SplitN(text, "\n", 2)[0]), " "); head != "metric graph size models bp" {
+		t.Errorf("header %q: want no gamma column", head)
+	}
+	if md, tex := tab.markdown(), tab.latex(); strings.Contains(md, "gamma") || strings.Contains(tex, `\gamma`) || strings.Contains(text, "γ") {
+		t.Errorf("gamma shown for imported models only:\n%s\n%s\n%s", text, md, tex)
+	}
+
+	mixed := append([]scoredRun{fakeRun(2, "bp", 5, 0.5, value{"l1", 0.25})}, onlyUAI...)
+	text = buildTable(GroupColumns, summarise(mixed), mixed).text()
+	var rows []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "l1") || strings.HasPrefix(l, "  ") {
+			rows = append(rows, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	want := []string{"l1 grid 5 0.5 1 0.2500 ± 0.0000", "uai 5 1 0.5000 ± 0.0000", "uai 7 1 0.5000 ± 0.0000"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows\n%s\nwant\n%s\n(table:\n%s)", strings.Join(rows, "\n"), strings.Join(want, "\n"), text)
+	}
+	if !strings.Contains(text, "note: γ is blank for imported (UAI) models") {
+		t.Errorf("no note on the blank gamma:\n%s", text)
+	}
+	if got := panelTitle(GroupColumns, []string{"uai", "5", ""}); got != "uai, size = 5" {
+		t.Errorf("panel title %q", got)
+	}
+}

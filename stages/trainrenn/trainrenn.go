@@ -37,6 +37,9 @@ type Params struct {
 	// Options are the network's options; Options.Name is the method name
 	// written to the output files (see DefaultName).
 	Options renn.Options `json:"options"`
+	// UAIOut, when set, is the directory of the UAI result files
+	// (stageio.UAIOutputs).
+	UAIOut string `json:"uai_out,omitempty"`
 }
 
 // Methods are the method names train-renn knows.
@@ -123,8 +126,9 @@ func (p Params) Check() error {
 }
 
 // Run trains a network on every model and writes marginals.parquet and
-// estimates.parquet into out. The estimate's log Z is -F without the penalty;
-// its params hold the options and the final penalty, loss and steps.
+// estimates.parquet into out, and the UAI result files into p.UAIOut when
+// set. The estimate's log Z is -F without the penalty; its params hold the
+// options and the final penalty, loss and steps.
 func Run(ctx context.Context, p Params, out string) error {
 	entry, _, err := p.entry()
 	if err != nil {
@@ -196,8 +200,12 @@ func Run(ctx context.Context, p Params, out string) error {
 	if err != nil {
 		return err
 	}
-	return stageio.Commit(out,
-		stageio.Output{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		stageio.Output{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
-	)
+	uai, err := stageio.UAIOutputs(p.UAIOut, false, models, marg, est)
+	if err != nil {
+		return err
+	}
+	return stageio.Commit(out, append([]stageio.Output{
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+	}, uai...)...)
 }
