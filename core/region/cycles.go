@@ -19,10 +19,17 @@ type igraph struct {
 	ends []mrf.Edge
 }
 
-func interaction(m *mrf.Model) *igraph {
+func interaction(m *mrf.Model) *igraph { return interactionUpTo(m, 0) }
+
+// interactionUpTo is the interaction graph of the factors of arity at most
+// maxArity (0: all).
+func interactionUpTo(m *mrf.Model, maxArity int) *igraph {
 	n := len(m.Cards)
 	g := &igraph{adj: make([][]int, n), eid: make([][]int, n), ids: map[mrf.Edge]int{}}
 	for _, f := range m.Factors {
+		if maxArity > 0 && len(f.Vars) > maxArity {
+			continue
+		}
 		for x := range f.Vars {
 			for y := x + 1; y < len(f.Vars); y++ {
 				e := mrf.Edge{I: min(f.Vars[x], f.Vars[y]), J: max(f.Vars[x], f.Vars[y])}
@@ -82,7 +89,8 @@ func (g *igraph) gridSide(torus bool) int {
 // cycle within b could cover (each left to a root of its own or its
 // factor's).
 func cycleRoots(m *mrf.Model, b Bounds) ([][]int, int) {
-	g := interaction(m)
+	// Cycles run over the pairwise factors only (see RootSetsBounded).
+	g := interactionUpTo(m, 2)
 	n := len(g.adj)
 	st := newGrower(g, m.Cards, b)
 	switch {

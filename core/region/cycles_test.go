@@ -153,13 +153,14 @@ func TestBoundedCyclesRandom(t *testing.T) {
 	}
 }
 
-// checkCycleRoots checks what each cycles root is: a singleton of an
-// isolated variable, a bridge (with bounds: any edge), a factor scope of
-// arity >= 3, or the node set of a cycle (connected, every node with >= 2
-// neighbours inside) within the bounds.
+// checkCycleRoots checks what each cycles root is: a singleton of a
+// variable in no pairwise factor, a bridge of the pairwise interaction graph
+// (with bounds: any of its edges), a factor scope of arity >= 3, or the node
+// set of a cycle of that graph (connected, every node with >= 2 neighbours
+// inside) within the bounds.
 func checkCycleRoots(t *testing.T, m *mrf.Model, g *Graph, b Bounds) {
 	t.Helper()
-	ig := interaction(m)
+	ig := interactionUpTo(m, 2)
 	scopes := map[string]bool{}
 	for _, f := range m.Factors {
 		if len(f.Vars) >= 3 {
