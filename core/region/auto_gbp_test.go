@@ -70,6 +70,7 @@ func smallKinds() []kind {
 			kind{fmt.Sprintf("spin glass 6x6 grid U(-2,2) #%d", s), spinGlass(6, false, 2, 10+s)},
 			kind{fmt.Sprintf("spin glass 5x5 torus U(-1,1) #%d", s), spinGlass(5, true, 1, 20+s)},
 			kind{fmt.Sprintf("rbm 6+6 U(-1,1) #%d", s), rbm(6, 6, 1, 30+s)},
+			kind{fmt.Sprintf("diluted 6x6 grid U(-2,2) #%d", s), dilutedGrid(6, 2, 0.2, 70+s)},
 			kind{fmt.Sprintf("soft csp K=4 n=20 #%d", s), softCSP(20, 24, 1, 40+s)},
 			kind{fmt.Sprintf("noisy-or 12+16 #%d", s), noisyOr(12, 16, 50+s)},
 			kind{fmt.Sprintf("pedigree K=3 6+10 #%d", s), pedigree(6, 10, 60+s)},
@@ -108,19 +109,24 @@ func TestMeasureBounds(t *testing.T) {
 	}
 	var ks []kind
 	if os.Getenv("RENN_MEASURE_REGIONS") == "small" {
-		ks = smallKinds()
+		// Random regular graphs are not among issue 20's kinds and are not
+		// asserted: on #0 every bound of 5 or more variables gave 4x bethe's
+		// error.
+		ks = append(smallKinds(), kind{"3-regular n=24 U(-1,1) #0", regular(24, 3, 1, 80)}, kind{"3-regular n=24 U(-1,1) #1", regular(24, 3, 1, 81)})
 	} else {
 		ks = []kind{
 			{"spin glass 15x15 grid U(-1,1)", spinGlass(15, false, 1, 1)},
 			{"spin glass 15x15 grid U(-2,2)", spinGlass(15, false, 2, 2)},
-			{"spin glass 15x15 torus U(-1,1)", spinGlass(15, true, 1, 3)},
+			{"spin glass 12x12 torus U(-1,1)", spinGlass(12, true, 1, 3)},
 			{"rbm 20+20 U(-0.5,0.5)", rbm(20, 20, 0.5, 4)},
+			{"diluted 15x15 grid U(-2,2), 20% edges dropped", dilutedGrid(15, 2, 0.2, 8)},
+			{"3-regular n=60 U(-1,1)", regular(60, 3, 1, 9)},
 			{"soft csp K=4 n=200", softCSP(200, 140, 1, 5)},
 			{"noisy-or 100+200", noisyOr(100, 200, 6)},
 			{"pedigree K=3 40+150", pedigree(40, 150, 7)},
 		}
 	}
-	bounds := []region.Bounds{{MaxVars: 4, MaxStates: 4096}, {MaxVars: 6, MaxStates: 4096}, {MaxVars: 8, MaxStates: 4096}, {MaxVars: 12, MaxStates: 1 << 14}}
+	bounds := []region.Bounds{{MaxVars: 4, MaxStates: 4096}, {MaxVars: 5, MaxStates: 4096}, {MaxVars: 6, MaxStates: 4096}, {MaxVars: 8, MaxStates: 4096}, {MaxVars: 12, MaxStates: 1 << 14}}
 	for _, k := range ks {
 		start := time.Now()
 		ex := solveExact(t, k.m)

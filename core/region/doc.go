@@ -18,7 +18,7 @@
 //	             grid).
 //	star         triangles {0,i,j} of a complete graph (hub node 0).
 //	cycles       the paper's Algorithm 1 on the pairwise interaction graph,
-//	             admitting only cycles within Bounds (default 8 variables,
+//	             admitting only cycles within Bounds (default 6 variables,
 //	             4096 joint states); higher-order factors are roots of their
 //	             own. See RootSetsBounded for exactly what it does.
 //	auto         faces for grid and torus (also a lattice detected in a

@@ -27,6 +27,33 @@ func spinGlass(L int, torus bool, f float64, seed int64) *mrf.Model {
 	return mrf.RandomIsingWith(L*L, es, mrf.Uniform(0.5), mrf.Uniform(f), seed)
 }
 
+// dilutedGrid is an L x L spin glass (couplings U(-f, f), fields
+// U(-0.5, 0.5)) with a fraction drop of its edges removed: no longer a
+// lattice, so auto builds cycles, some of them longer than plaquettes.
+func dilutedGrid(L int, f, drop float64, seed int64) *mrf.Model {
+	es, err := mrf.GridEdges(L, false)
+	if err != nil {
+		panic(err)
+	}
+	r := mrf.NewRand(seed ^ 0x5eed)
+	var kept []mrf.Edge
+	for _, e := range es {
+		if r.Float64() >= drop {
+			kept = append(kept, e)
+		}
+	}
+	return mrf.RandomIsingWith(L*L, kept, mrf.Uniform(0.5), mrf.Uniform(f), seed)
+}
+
+// regular is a random d-regular spin glass on n nodes (couplings U(-f, f)).
+func regular(n, d int, f float64, seed int64) *mrf.Model {
+	es, err := mrf.RegularEdges(n, d, mrf.NewRand(seed^0x7e9))
+	if err != nil {
+		panic(err)
+	}
+	return mrf.RandomIsingWith(n, es, mrf.Uniform(0.5), mrf.Uniform(f), seed)
+}
+
 // rbm is a complete bipartite left + right Ising model, couplings U(-f, f),
 // fields U(-0.5, 0.5).
 func rbm(left, right int, f float64, seed int64) *mrf.Model {

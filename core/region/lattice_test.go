@@ -118,7 +118,7 @@ func TestNotALattice(t *testing.T) {
 		if rs.Scheme != Cycles {
 			t.Errorf("%s: auto picked %q (%s), want cycles", name, rs.Scheme, rs.Detail)
 		}
-		if !strings.HasPrefix(rs.Detail, "cycles (within 8 variables, 4096 joint states;") {
+		if !strings.HasPrefix(rs.Detail, "cycles (within 6 variables, 4096 joint states;") {
 			t.Errorf("%s: detail %q", name, rs.Detail)
 		}
 	}
@@ -200,7 +200,7 @@ func TestBoundRefusals(t *testing.T) {
 	if !errors.As(err, &be) {
 		t.Fatalf("faces+outer on 5x5 within 8 variables: got %v, want a BoundError", err)
 	}
-	want := "faces+outer region graph: root {0,1,2,3,4,5,9,10,14,15,19,20,...} has 16 variables (65536 joint states), over --max-region-vars 8: raise it or use --scheme bethe"
+	want := "faces+outer region graph: root {0,1,2,3,4,5,9,10,14,15,19,20,...} has 16 variables (65536 joint states), over --max-region-vars 6: raise it or use --scheme bethe"
 	if got := be.Describe(flag); got != want {
 		t.Errorf("message\n%s\nwant\n%s", got, want)
 	}
@@ -219,7 +219,7 @@ func TestBoundRefusals(t *testing.T) {
 	for _, scheme := range []string{Cycles, Auto} {
 		_, err = Build(big, "uai", scheme)
 		if !errors.As(err, &be) || be.Factor != 13 ||
-			!strings.Contains(be.Describe(flag), "factor 13 over {0,1,2,3,4,5,6,7,8} has 9 variables (512 joint states), over --max-region-vars 8: a factor cannot be split; raise it or use --scheme bethe") {
+			!strings.Contains(be.Describe(flag), "factor 13 over {0,1,2,3,4,5,6,7,8} has 9 variables (512 joint states), over --max-region-vars 6: a factor cannot be split; raise it or use --scheme bethe") {
 			t.Errorf("%s with a factor of arity 9: %v", scheme, err)
 		}
 	}
