@@ -85,12 +85,15 @@ func (g *igraph) gridSide(torus bool) int {
 }
 
 // cycleRoots returns the roots of the cycles scheme under bounds b,
-// documented step by step at RootSets, and the number of edges that no
-// cycle within b could cover (each left to a root of its own or its
-// factor's).
-func cycleRoots(m *mrf.Model, b Bounds) ([][]int, int) {
-	// Cycles run over the pairwise factors only (see RootSetsBounded).
-	g := interactionUpTo(m, 2)
+// documented step by step at RootSetsBounded, and the number of edges that
+// no cycle within b could cover (each left to a root of its own or its
+// factor's). With pairwiseOnly the cycles run over the edges of pairwise
+// factors only (auto's choice).
+func cycleRoots(m *mrf.Model, b Bounds, pairwiseOnly bool) ([][]int, int) {
+	g := interaction(m)
+	if pairwiseOnly {
+		g = interactionUpTo(m, 2)
+	}
 	n := len(g.adj)
 	st := newGrower(g, m.Cards, b)
 	switch {

@@ -107,7 +107,10 @@ func TestValidityRandom(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGraph(t, g, tc.m)
-			checkCycleRoots(t, tc.m, g, Unbounded())
+			checkCycleRoots(t, tc.m, g, Unbounded(), false)
+			if g = build(t, tc.m, "uai", Auto); g.Scheme == Cycles {
+				checkCycleRoots(t, tc.m, g, DefaultBounds(), true)
+			}
 		})
 	}
 }
@@ -138,7 +141,7 @@ func TestBoundedCyclesRandom(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkGraph(t, g, tc.m)
-				checkCycleRoots(t, tc.m, g, b)
+				checkCycleRoots(t, tc.m, g, b, false)
 				if checkRoots(tc.m, Cycles, unb.Roots, b) == nil {
 					rs, err := RootSetsBounded(tc.m, "uai", Cycles, b)
 					if err != nil {
@@ -153,14 +156,17 @@ func TestBoundedCyclesRandom(t *testing.T) {
 	}
 }
 
-// checkCycleRoots checks what each cycles root is: a singleton of a
-// variable in no pairwise factor, a bridge of the pairwise interaction graph
-// (with bounds: any of its edges), a factor scope of arity >= 3, or the node
-// set of a cycle of that graph (connected, every node with >= 2 neighbours
-// inside) within the bounds.
-func checkCycleRoots(t *testing.T, m *mrf.Model, g *Graph, b Bounds) {
+// checkCycleRoots checks what each cycles root is: a singleton of an
+// isolated variable, a bridge (with bounds: any edge), a factor scope of
+// arity >= 3, or the node set of a cycle (connected, every node with >= 2
+// neighbours inside) within the bounds, all of the interaction graph (with
+// pairwiseOnly: of pairwise factors).
+func checkCycleRoots(t *testing.T, m *mrf.Model, g *Graph, b Bounds, pairwiseOnly bool) {
 	t.Helper()
-	ig := interactionUpTo(m, 2)
+	ig := interaction(m)
+	if pairwiseOnly {
+		ig = interactionUpTo(m, 2)
+	}
 	scopes := map[string]bool{}
 	for _, f := range m.Factors {
 		if len(f.Vars) >= 3 {

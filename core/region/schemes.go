@@ -120,13 +120,15 @@ type Roots struct {
 //     pair interacting (n >= 3), cycles otherwise. If the roots of faces or
 //     star do not fit b, auto falls back to cycles.
 //
-// The cycles scheme works on the pairwise interaction graph G (variables
-// joined when they share a factor of arity 2); factors of higher arity are
-// roots of their own (step 5). A cycle through edges that only a
-// higher-order factor makes would be a root holding none of its factors:
-// on small noisy-OR networks such roots made GBP's error up to 5x that of
-// bethe regions. On pairwise models (the paper's) G is the full interaction
-// graph. A cycle fits when its variables fit b.
+// The cycles scheme works on the interaction graph G (variables joined when
+// they share a factor; a factor of arity k gives a k-clique). Under auto, G
+// has only the edges of pairwise factors, and factors of higher arity are
+// roots of their own (step 5): a cycle through edges that only a
+// higher-order factor makes is a root holding none of its factors, and on
+// small noisy-OR networks such roots gave GBP up to 5x the error of bethe
+// regions (explicit cycles keeps the paper's Algorithm 1 on the full
+// graph). On pairwise models (the paper's) both graphs are the same. A
+// cycle fits when its variables fit b.
 //
 //  1. Planar or complete piece: if G is exactly the L x L grid or torus of
 //     mrf.GridEdges, its plaquettes (the faces: tree-robust for the planar
@@ -193,14 +195,14 @@ func RootSetsBounded(m *mrf.Model, graph, scheme string, b Bounds) (Roots, error
 		}
 		rs.Roots = starRoots(seq(len(m.Cards)))
 	case Cycles:
-		return boundedCycles(m, b)
+		return boundedCycles(m, b, scheme == Auto)
 	}
 	if err != nil {
 		return rs, err
 	}
 	if err := checkRoots(m, resolved, rs.Roots, b); err != nil {
 		if scheme == Auto {
-			return boundedCycles(m, b)
+			return boundedCycles(m, b, true)
 		}
 		return rs, err
 	}
@@ -253,13 +255,20 @@ func faceRoots(m *mrf.Model, graph, scheme string) ([][]int, string, error) {
 	return lt.faces(outer), fmt.Sprintf("%s (detected %s)", scheme, lt), nil
 }
 
-// boundedCycles returns the cycles roots within b, refusing a factor scope
-// over b.
-func boundedCycles(m *mrf.Model, b Bounds) (Roots, error) {
-	roots, left := cycleRoots(m, b)
+// boundedCycles returns the cycles roots within b (over pairwise factors
+// only with pairwiseOnly), refusing a factor scope over b.
+func boundedCycles(m *mrf.Model, b Bounds, pairwiseOnly bool) (Roots, error) {
+	roots, left := cycleRoots(m, b, pairwiseOnly)
 	rs := Roots{Roots: roots, Scheme: Cycles, Detail: Cycles}
+	var notes []string
+	if pairwiseOnly && !isPairwise(m) {
+		notes = append(notes, "over pairwise factors, higher-order factors as roots")
+	}
 	if b != (Bounds{}) {
-		rs.Detail = fmt.Sprintf("cycles (within %s; %d edges in no such cycle)", b, left)
+		notes = append(notes, fmt.Sprintf("within %s; %d edges in no such cycle", b, left))
+	}
+	if len(notes) > 0 {
+		rs.Detail = fmt.Sprintf("cycles (%s)", strings.Join(notes, "; "))
 	}
 	if err := checkRoots(m, Cycles, roots, b); err != nil {
 		return rs, err
@@ -407,4 +416,13 @@ func matchEdges(m *mrf.Model, want []mrf.Edge, what string) error {
 		}
 	}
 	return nil
+}
+
+func isPairwise(m *mrf.Model) bool {
+	for _, f := range m.Factors {
+		if len(f.Vars) > 2 {
+			return false
+		}
+	}
+	return true
 }
