@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 
 	"github.com/renn-go/renn/stages/buildregions"
@@ -10,13 +11,27 @@ import (
 )
 
 type root struct {
-	Models string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
-	Scheme string `default:"auto" enum:"auto,bethe,faces,faces+outer,star,cycles" help:"Root regions: auto (grid: faces, complete: star, otherwise cycles), bethe (one root per factor: the Bethe free energy), faces (2x2 plaquettes of a grid), faces+outer (plus the infinite face), star (triangles through node 0 of a complete graph), cycles (a tree-robust cycle basis of any graph, paper Algorithm 1)."`
-	Out    string `required:"" type:"path" help:"Output directory: regions.parquet."`
+	Models          string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	Scheme          string `default:"auto" enum:"auto,bethe,faces,faces+outer,star,cycles" help:"Root regions: auto (grid or a detected L x L lattice: faces; complete: star; otherwise bounded cycles), bethe (one root per factor: the Bethe free energy), faces (2x2 plaquettes of a grid or torus, also detected in imported models), faces+outer (plus the infinite face), star (triangles through node 0 of a complete graph), cycles (a cycle basis of short cycles within the bounds, paper Algorithm 1)."`
+	MaxRegionVars   *int   `placeholder:"N" help:"Largest number of variables of a root region (0: no limit). Not given: 6 for cycles and auto, which admit only cycles within it; no limit for faces, faces+outer and star, which are refused over it when given. Bethe is never refused."`
+	MaxRegionStates *int64 `placeholder:"N" help:"Largest number of joint states (product of cardinalities) of a root region (0: no limit). Not given: 4096 for cycles and auto, no limit for the other schemes; applied like --max-region-vars."`
+	Out             string `required:"" type:"path" help:"Output directory: regions.parquet."`
+}
+
+// Validate rejects negative bounds as usage errors.
+func (r *root) Validate() error {
+	if r.MaxRegionVars != nil && *r.MaxRegionVars < 0 {
+		return errors.New("--max-region-vars must be >= 0 (0: no limit)")
+	}
+	if r.MaxRegionStates != nil && *r.MaxRegionStates < 0 {
+		return errors.New("--max-region-states must be >= 0 (0: no limit)")
+	}
+	return nil
 }
 
 func (r *root) Run() error {
-	return buildregions.Run(buildregions.Params{Models: r.Models, Scheme: r.Scheme}, r.Out, os.Stdout)
+	return buildregions.Run(buildregions.Params{Models: r.Models, Scheme: r.Scheme,
+		MaxRegionVars: r.MaxRegionVars, MaxRegionStates: r.MaxRegionStates}, r.Out, os.Stdout)
 }
 
 func main() {

@@ -19,10 +19,17 @@ type igraph struct {
 	ends []mrf.Edge
 }
 
-func interaction(m *mrf.Model) *igraph {
+func interaction(m *mrf.Model) *igraph { return interactionUpTo(m, 0) }
+
+// interactionUpTo is the interaction graph of the factors of arity at most
+// maxArity (0: all).
+func interactionUpTo(m *mrf.Model, maxArity int) *igraph {
 	n := len(m.Cards)
 	g := &igraph{adj: make([][]int, n), eid: make([][]int, n), ids: map[mrf.Edge]int{}}
 	for _, f := range m.Factors {
+		if maxArity > 0 && len(f.Vars) > maxArity {
+			continue
+		}
 		for x := range f.Vars {
 			for y := x + 1; y < len(f.Vars); y++ {
 				e := mrf.Edge{I: min(f.Vars[x], f.Vars[y]), J: max(f.Vars[x], f.Vars[y])}
@@ -77,12 +84,18 @@ func (g *igraph) gridSide(torus bool) int {
 	return L
 }
 
-// cycleRoots returns the roots of the cycles scheme, documented step by
-// step at RootSets.
-func cycleRoots(m *mrf.Model) [][]int {
+// cycleRoots returns the roots of the cycles scheme under bounds b,
+// documented step by step at RootSetsBounded, and the number of edges that
+// no cycle within b could cover (each left to a root of its own or its
+// factor's). With pairwiseOnly the cycles run over the edges of pairwise
+// factors only (auto's choice).
+func cycleRoots(m *mrf.Model, b Bounds, pairwiseOnly bool) ([][]int, int) {
 	g := interaction(m)
+	if pairwiseOnly {
+		g = interactionUpTo(m, 2)
+	}
 	n := len(g.adj)
-	st := newGrower(g)
+	st := newGrower(g, m.Cards, b)
 	switch {
 	case g.isComplete():
 		st.takePiece(seq(n), starRoots(seq(n)))
@@ -98,7 +111,7 @@ func cycleRoots(m *mrf.Model) [][]int {
 		}
 	}
 	for {
-		st.grow()
+		st.growAll()
 		seed := -1
 		for v := range n {
 			if !st.visited[v] && len(g.adj[v]) > 0 {
@@ -109,7 +122,7 @@ func cycleRoots(m *mrf.Model) [][]int {
 		if seed < 0 {
 			break
 		}
-		if cyc := st.shortestCycle(seed); cyc != nil {
+		if cyc := st.shortestCycle(seed); cyc != nil && st.fits(cyc) {
 			for k, v := range cyc {
 				st.visit(v)
 				st.used[g.edge(v, cyc[(k+1)%len(cyc)])] = true
@@ -117,6 +130,13 @@ func cycleRoots(m *mrf.Model) [][]int {
 			st.addRoot(cyc)
 		} else {
 			st.visit(seed)
+		}
+	}
+	// Edges no cycle within the bounds covers keep a root of their own.
+	for _, e := range st.deferred {
+		if !st.used[e] {
+			st.left++
+			st.roots = append(st.roots, []int{g.ends[e].I, g.ends[e].J})
 		}
 	}
 	for v := range n {
@@ -152,17 +172,22 @@ func cycleRoots(m *mrf.Model) [][]int {
 			st.roots = append(st.roots, s)
 		}
 	}
-	return st.roots
+	return st.roots, st.left
 }
 
 // grower holds the state of Algorithm 1.
 type grower struct {
-	g       *igraph
-	visited []bool
-	used    []bool
-	order   []int // visited nodes in the order they were visited
-	next    int   // position in order of the next node to scan
-	roots   [][]int
+	g        *igraph
+	cards    []int
+	bounds   Bounds
+	visited  []bool
+	used     []bool
+	deferred []int  // edges whose shortest cycle was over the bounds, in order met
+	isDefer  []bool // isDefer[e]: e is in deferred
+	left     int    // deferred edges given up: no cycle within the bounds covers them
+	order    []int  // visited nodes in the order they were visited
+	next     int    // position in order of the next node to scan
+	roots    [][]int
 
 	// Scratch, all -1 between uses.
 	dUsed, pUsed []int // shortest paths over used edges from one source
@@ -172,7 +197,7 @@ type grower struct {
 	touched      []int
 }
 
-func newGrower(g *igraph) *grower {
+func newGrower(g *igraph, cards []int, b Bounds) *grower {
 	n := len(g.adj)
 	fill := func() []int {
 		s := make([]int, n)
@@ -182,8 +207,9 @@ func newGrower(g *igraph) *grower {
 		return s
 	}
 	return &grower{
-		g: g, visited: make([]bool, n), used: make([]bool, len(g.ends)),
-		dUsed: fill(), pUsed: fill(), dist: fill(), prev: fill(), prevE: fill(),
+		g: g, cards: cards, bounds: b, visited: make([]bool, n), used: make([]bool, len(g.ends)),
+		isDefer: make([]bool, len(g.ends)),
+		dUsed:   fill(), pUsed: fill(), dist: fill(), prev: fill(), prevE: fill(),
 	}
 }
 
@@ -200,9 +226,17 @@ func (st *grower) addRoot(nodes []int) {
 	st.roots = append(st.roots, s)
 }
 
+func (st *grower) fits(nodes []int) bool { return st.bounds.fits(st.cards, nodes) }
+
 // takePiece adds the basis of a planar or complete piece on nodes (sorted)
 // and marks its nodes visited and its edges (those inside one root) used.
+// A piece with a root over the bounds is not taken.
 func (st *grower) takePiece(nodes []int, basis [][]int) {
+	for _, r := range basis {
+		if !st.fits(r) {
+			return
+		}
+	}
 	for _, v := range nodes {
 		st.visit(v)
 	}
@@ -224,12 +258,14 @@ func (st *grower) grow() {
 		s := st.order[st.next]
 		for k, t := range g.adj[s] {
 			e := g.eid[s][k]
-			if st.used[e] {
+			if st.used[e] || st.isDefer[e] {
 				continue
 			}
-			if st.visited[t] {
-				st.chord(s, t, e)
-			} else if !st.extend(s, t, e) {
+			switch st.cover(s, t, e) {
+			case tooLarge:
+				st.isDefer[e] = true
+				st.deferred = append(st.deferred, e)
+			case noCycle:
 				// (s,t) is in no cycle: a bridge.
 				st.used[e] = true
 				st.visit(t)
@@ -237,6 +273,70 @@ func (st *grower) grow() {
 			}
 		}
 	}
+}
+
+// growAll grows, then retries the deferred edges: once more nodes are
+// visited and edges used, a shorter cycle may close them. When no deferred
+// edge closes within the bounds, the first one that reaches an unvisited
+// node is given up (left to its own root), its far end visited, and growth
+// goes on from there. Without bounds nothing is deferred and growAll is
+// grow.
+func (st *grower) growAll() {
+	for {
+		st.grow()
+		progress := false
+		for _, e := range st.deferred {
+			if st.used[e] {
+				continue
+			}
+			s, t := st.g.ends[e].I, st.g.ends[e].J
+			if !st.visited[s] {
+				s, t = t, s
+			}
+			if !st.visited[s] {
+				continue
+			}
+			if st.cover(s, t, e) == covered {
+				progress = true
+			}
+		}
+		if progress {
+			continue
+		}
+		for _, e := range st.deferred {
+			s, t := st.g.ends[e].I, st.g.ends[e].J
+			if st.used[e] || st.visited[s] == st.visited[t] {
+				continue
+			}
+			// Given up: the edge keeps a root of its own, like a bridge.
+			st.used[e] = true
+			st.left++
+			st.visit(s)
+			st.visit(t)
+			st.roots = append(st.roots, []int{s, t})
+			progress = true
+			break
+		}
+		if !progress {
+			return
+		}
+	}
+}
+
+// Outcomes of cover.
+const (
+	covered  = iota // a cycle within the bounds now covers the edge
+	tooLarge        // the shortest cycle found is over the bounds
+	noCycle         // there is no cycle through the edge (extend only)
+)
+
+// cover tries to close the unused edge (s,t), s visited, into a cycle: a
+// chord if t is visited, else an extension.
+func (st *grower) cover(s, t, e int) int {
+	if st.visited[t] {
+		return st.chord(s, t, e)
+	}
+	return st.extend(s, t, e)
 }
 
 // usedPaths fills dUsed/pUsed with breadth-first distances and predecessors
@@ -266,28 +366,35 @@ func (st *grower) resetUsed(reached []int) {
 
 // chord closes the unused edge (s,t) between visited nodes with a shortest
 // s–t path over used edges.
-func (st *grower) chord(s, t, e int) {
+func (st *grower) chord(s, t, e int) int {
 	reached := st.usedPaths(s)
 	defer st.resetUsed(reached)
-	st.used[e] = true
 	if st.dUsed[t] < 0 {
 		// Cannot happen: the visited nodes of a component are joined by used
 		// edges. Keep the edge covered regardless.
+		st.used[e] = true
 		st.roots = append(st.roots, []int{min(s, t), max(s, t)})
-		return
+		return covered
 	}
 	var cyc []int
 	for x := t; x != s; x = st.pUsed[x] {
 		cyc = append(cyc, x)
 	}
-	st.addRoot(append(cyc, s))
+	cyc = append(cyc, s)
+	if !st.fits(cyc) {
+		return tooLarge
+	}
+	st.used[e] = true
+	st.addRoot(cyc)
+	return covered
 }
 
 // extend looks for the shortest cycle through the unused edge (s,t), t not
 // visited, that runs through unvisited nodes from t to a visited node u and
-// back to s over used edges. It adds it and reports true, or reports false
-// if there is none ((s,t) is then a bridge).
-func (st *grower) extend(s, t, e int) bool {
+// back to s over used edges. It adds it and reports covered if it fits the
+// bounds, tooLarge if not, or noCycle if there is none ((s,t) is then a
+// bridge).
+func (st *grower) extend(s, t, e int) int {
 	g := st.g
 	reached := st.usedPaths(s)
 	defer st.resetUsed(reached)
@@ -324,7 +431,7 @@ func (st *grower) extend(s, t, e int) bool {
 		}
 	}
 	if bw < 0 {
-		return false
+		return noCycle
 	}
 	var path1 []int // bw back to t
 	for x := bw; ; x = st.prev[x] {
@@ -338,6 +445,9 @@ func (st *grower) extend(s, t, e int) bool {
 	for x := bu; x != s; x = st.pUsed[x] {
 		cyc = append(cyc, x)
 	}
+	if !st.fits(cyc) {
+		return tooLarge
+	}
 	st.used[e] = true
 	st.used[be] = true
 	for _, x := range path1 {
@@ -347,7 +457,7 @@ func (st *grower) extend(s, t, e int) bool {
 		st.visit(x)
 	}
 	st.addRoot(cyc)
-	return true
+	return covered
 }
 
 // shortestCycle returns a shortest cycle (in cycle order) of the component

@@ -1,6 +1,7 @@
 package region
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -100,20 +101,72 @@ func TestValidityRandom(t *testing.T) {
 			for _, scheme := range []string{Bethe, Cycles, Auto} {
 				g := build(t, tc.m, "uai", scheme)
 				checkGraph(t, g, tc.m)
-				if scheme == Cycles {
-					checkCycleRoots(t, tc.m, g)
-				}
+			}
+			g, err := BuildBounded(tc.m, "uai", Cycles, Unbounded())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGraph(t, g, tc.m)
+			checkCycleRoots(t, tc.m, g, Unbounded(), false)
+			if g = build(t, tc.m, "uai", Auto); g.Scheme == Cycles {
+				checkCycleRoots(t, tc.m, g, DefaultBounds(), true)
 			}
 		})
 	}
 }
 
+// TestBoundedCyclesRandom builds cycles under several bounds on every random
+// model: the graph must be valid, every root a cycle, bridge, edge left
+// over, isolated variable or factor scope within the bounds, and a refusal
+// must name a factor that is itself over them. When the unbounded roots
+// fit, the bounded ones must be the same roots in the same order.
+func TestBoundedCyclesRandom(t *testing.T) {
+	bounds := []Bounds{DefaultBounds(), {MaxVars: 3}, {MaxVars: 4}, {MaxVars: 6}, {MaxStates: 16}, {MaxVars: 5, MaxStates: 8}}
+	for _, tc := range randomCases() {
+		unb, err := RootSetsBounded(tc.m, "uai", Cycles, Unbounded())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bounds {
+			t.Run(fmt.Sprintf("%s/%s", tc.name, b), func(t *testing.T) {
+				g, err := BuildBounded(tc.m, "uai", Cycles, b)
+				var be *BoundError
+				if errors.As(err, &be) {
+					if be.Factor < 0 || b.fits(tc.m.Cards, tc.m.Factors[be.Factor].Vars) {
+						t.Fatalf("refused without a factor over the bounds: %v", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGraph(t, g, tc.m)
+				checkCycleRoots(t, tc.m, g, b, false)
+				if checkRoots(tc.m, Cycles, unb.Roots, b) == nil {
+					rs, err := RootSetsBounded(tc.m, "uai", Cycles, b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.EqualFunc(rs.Roots, unb.Roots, slices.Equal) {
+						t.Errorf("unbounded roots fit, yet bounded roots differ:\n%v\n%v", rs.Roots, unb.Roots)
+					}
+				}
+			})
+		}
+	}
+}
+
 // checkCycleRoots checks what each cycles root is: a singleton of an
-// isolated variable, a bridge, a factor scope of arity >= 3, or the node set
-// of a cycle (connected, every node with >= 2 neighbours inside).
-func checkCycleRoots(t *testing.T, m *mrf.Model, g *Graph) {
+// isolated variable, a bridge (with bounds: any edge), a factor scope of
+// arity >= 3, or the node set of a cycle (connected, every node with >= 2
+// neighbours inside) within the bounds, all of the interaction graph (with
+// pairwiseOnly: of pairwise factors).
+func checkCycleRoots(t *testing.T, m *mrf.Model, g *Graph, b Bounds, pairwiseOnly bool) {
 	t.Helper()
 	ig := interaction(m)
+	if pairwiseOnly {
+		ig = interactionUpTo(m, 2)
+	}
 	scopes := map[string]bool{}
 	for _, f := range m.Factors {
 		if len(f.Vars) >= 3 {
@@ -129,10 +182,13 @@ func checkCycleRoots(t *testing.T, m *mrf.Model, g *Graph) {
 				t.Errorf("singleton root %v of a variable with neighbours", vars)
 			}
 		case len(vars) == 2:
-			if _, ok := ig.ids[mrf.Edge{I: vars[0], J: vars[1]}]; !ok || !isBridge(ig, vars[0], vars[1]) {
+			if _, ok := ig.ids[mrf.Edge{I: vars[0], J: vars[1]}]; !ok || (b == Unbounded() && !isBridge(ig, vars[0], vars[1])) {
 				t.Errorf("pair root %v is not a bridge", vars)
 			}
 		default:
+			if !b.fits(m.Cards, vars) {
+				t.Errorf("cycle root %v is over the bounds %s", vars, b)
+			}
 			in := map[int]bool{}
 			for _, v := range vars {
 				in[v] = true
@@ -194,15 +250,28 @@ func TestCyclesSpecialGraphs(t *testing.T) {
 			t.Errorf("tree(%d): cycles %v, bethe %v", n, got, want)
 		}
 	}
-	// A ring is one cycle: one root holding every variable.
+	// A ring is one cycle: one root holding every variable, if it fits the
+	// bounds; otherwise the Bethe graph.
 	for n := 3; n <= 12; n++ {
 		var es []mrf.Edge
 		for i := 0; i < n; i++ {
 			es = append(es, mrf.Edge{I: min(i, (i+1)%n), J: max(i, (i+1)%n)})
 		}
-		g := build(t, factorModel(rng, constCards(n, 2), nil, es, nil), "uai", Cycles)
+		m := factorModel(rng, constCards(n, 2), nil, es, nil)
+		g, err := BuildBounded(m, "uai", Cycles, Unbounded())
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(g.Regions) != 1 || len(g.Regions[0].Vars) != n {
 			t.Errorf("ring(%d): regions %v, want one region over all variables", n, regionSummary(g))
+		}
+		g = build(t, m, "uai", Cycles)
+		if n <= DefaultMaxVars {
+			if len(g.Regions) != 1 {
+				t.Errorf("ring(%d) within the default bounds: regions %v, want one region", n, regionSummary(g))
+			}
+		} else if got, want := regionSummary(g), regionSummary(build(t, m, "uai", Bethe)); !slices.Equal(got, want) {
+			t.Errorf("ring(%d) over the default bounds: %v, want the bethe graph %v", n, got, want)
 		}
 	}
 	// Two triangles sharing an edge plus a pendant edge: roots {0,1,2},

@@ -17,9 +17,18 @@
 //	faces+outer  faces plus the infinite face (all perimeter nodes of an open
 //	             grid).
 //	star         triangles {0,i,j} of a complete graph (hub node 0).
-//	cycles       the paper's Algorithm 1 on the interaction graph; see
-//	             RootSets for exactly what it does.
-//	auto         faces for grid and torus, star for complete, else cycles.
+//	cycles       the paper's Algorithm 1 on the pairwise interaction graph,
+//	             admitting only cycles within Bounds (default 6 variables,
+//	             4096 joint states); higher-order factors are roots of their
+//	             own. See RootSetsBounded for exactly what it does.
+//	auto         faces for grid and torus (also a lattice detected in a
+//	             model of any graph type), star for complete (also detected),
+//	             else bounded cycles; Graph.Detail says what it picked.
+//
+// BuildBounded takes explicit Bounds: they shape cycles and auto, and refuse
+// (with a *BoundError) faces, faces+outer and star roots over them; bethe is
+// never refused. Build keeps the behaviour existing callers rely on:
+// DefaultBounds for cycles and auto, no bound for the explicit schemes.
 //
 // # Cluster variation method
 //

@@ -28,7 +28,10 @@ type Region struct {
 // Graph is a region graph. Regions are ordered by level, roots first; a
 // region's index in Regions is its id.
 type Graph struct {
-	Scheme  string
+	Scheme string
+	// Detail says how Build chose and shaped the roots, e.g. "faces
+	// (detected 10x10 grid)"; empty for graphs not made by Build.
+	Detail  string
 	Regions []Region
 }
 
