@@ -38,7 +38,7 @@ const (
 	CSPWindow      = 5    // a CSP factor's variables lie within this many positions
 	CSPZero        = 0.1  // probability of a zero CSP entry (never at the planted state)
 	CSPTiny        = 0.1  // probability of a near-zero CSP entry, e^U(−12,−6)
-	NoisyORParents = 3    // most parents of a finding
+	NoisyORParents = 4    // most parents of a finding (at least 2, or every cause if fewer)
 	NoisyORLeak    = 0.05 // largest leak; half the findings have none
 	NoisyORSeen    = 0.5  // fraction of findings observed
 	PedigreeWidth  = 8    // individuals per generation
@@ -57,7 +57,8 @@ const (
 //     probability CSPTiny, and e^U(−1,1) otherwise. Size >= CSPWindow.
 //   - noisy-or: Size binary findings and Size/2 (at least 1) binary causes.
 //     Cause d has prior P(x_d = 1) ~ U(0.01, 0.2) (a unary factor). Finding f
-//     has 1..NoisyORParents distinct causes and the CPT
+//     has 2..NoisyORParents distinct causes (all of them if there are
+//     fewer) and the CPT
 //     P(x_f = 0 | parents) = (1 − leak_f) Π_{d on} q_fd, q_fd ~ U(0.05, 0.95),
 //     with leak_f = 0 for every other finding (strict noisy-OR: a finding
 //     without an active cause is off, an exact zero) and ~ U(0, NoisyORLeak)
@@ -170,7 +171,8 @@ func noisyOR(n int, r *rand.Rand) *Model {
 	}
 	for f := range n {
 		child := causes + f
-		k := 1 + r.IntN(min(NoisyORParents, causes))
+		lo := min(2, causes)
+		k := lo + r.IntN(min(NoisyORParents, causes)-lo+1)
 		parents := r.Perm(causes)[:k]
 		sortInts(parents)
 		q := make([]float64, k)
