@@ -1,5 +1,5 @@
-// Command sample-model generates Ising models, imports UAI models, and draws
-// exact samples from models. Run 'sample-model --help' for the flags.
+// Command sample-model generates Ising models and UAI-like factor graphs,
+// imports and exports UAI models, and draws exact samples from models. Run 'sample-model --help' for the flags.
 package main
 
 import (
@@ -68,14 +68,40 @@ func (c *isingCmd) Run() error {
 }
 
 type uaiCmd struct {
-	In   string `required:"" type:"existingfile" help:"UAI model file (MARKOV or BAYES)."`
-	Evid string `type:"existingfile" help:"Evidence file (.evid); observed variables become point masses."`
+	In   string `required:"" type:"path" help:"UAI model file (MARKOV or BAYES), or a directory: every NAME.uai in it, sorted by name, becomes model k (k from 0), with its evidence file NAME.uai.evid or NAME.evid if there is one."`
+	Evid string `type:"existingfile" help:"Evidence file (.evid) of a single --in file; observed variables become point masses."`
 	Case int    `default:"0" help:"Which evidence case to apply when the evidence file holds several."`
 	Out  string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
 func (c *uaiCmd) Run() error {
 	return samplemodel.UAI(samplemodel.UAIParams{In: c.In, Evid: c.Evid, Case: c.Case}, c.Out)
+}
+
+type factorsCmd struct {
+	Family string `required:"" enum:"csp,noisy-or,pedigree" help:"Family: csp (soft CSP: --size variables of 4 states, 3*size/2 ternary factors with zero and near-zero entries), noisy-or (--size binary findings, size/2 causes, noisy-OR CPTs with leak, half the findings observed) or pedigree (--size individuals in generations of 8, genotype and phenotype of 3 states each, arity-4 Mendelian factors with zeros, phenotypes and genotypes partly observed). Every observation has positive probability."`
+	Size   int    `required:"" help:"The family's size: variables (csp, >= 5), findings (noisy-or, >= 2) or individuals (pedigree, >= 9); at most 100000."`
+	Count  int    `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
+	Seed   int64  `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
+	Out    string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
+}
+
+func (c *factorsCmd) params() samplemodel.FactorParams {
+	return samplemodel.FactorParams{Family: c.Family, Size: c.Size, Count: c.Count, Seed: c.Seed}
+}
+
+// Validate makes a size or count out of range a usage error (exit 2).
+func (c *factorsCmd) Validate() error { return c.params().Check() }
+
+func (c *factorsCmd) Run() error { return samplemodel.Factors(c.params(), c.Out) }
+
+type exportCmd struct {
+	Models []string `required:"" type:"existingdir" sep:"none" help:"Directory with models.parquet and model_info.parquet; repeat for several. Model names must be distinct."`
+	Out    string   `required:"" type:"path" help:"Output directory: NAME.uai for every model (UAI MARKOV), and NAME.uai.evid for a model with evidence (its trailing point-mass factors). Other .uai and .evid files there are removed."`
+}
+
+func (c *exportCmd) Run() error {
+	return samplemodel.Export(samplemodel.ExportParams{Models: c.Models}, c.Out)
 }
 
 type dataCmd struct {
@@ -100,9 +126,11 @@ func (c *dataCmd) Run() error {
 }
 
 var grammar struct {
-	Ising isingCmd `cmd:"" help:"Generate Ising models: the paper's (section 5.1) and benchmark families."`
-	UAI   uaiCmd   `cmd:"" name:"uai" help:"Import a UAI model, with optional evidence."`
-	Data  dataCmd  `cmd:"" help:"Draw exact train/test samples from every model of a directory."`
+	Ising   isingCmd   `cmd:"" help:"Generate Ising models: the paper's (section 5.1) and benchmark families."`
+	Factors factorsCmd `cmd:"" help:"Generate UAI-like factor graphs: soft CSPs, noisy-OR networks and pedigrees, with evidence."`
+	UAI     uaiCmd     `cmd:"" name:"uai" help:"Import a UAI model with optional evidence, or every UAI model of a directory."`
+	Export  exportCmd  `cmd:"" help:"Write models as UAI files (NAME.uai, with NAME.uai.evid for evidence)."`
+	Data    dataCmd    `cmd:"" help:"Draw exact train/test samples from every model of a directory."`
 }
 
 func main() {

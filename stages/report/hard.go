@@ -52,6 +52,8 @@ type hardRun struct {
 	// residual is betheResidual of the marginals; NaN when it cannot be
 	// measured (marginals missing, or not a binary pairwise model).
 	residual float64
+	// pred is the instance whose estimates est is.
+	pred *pipeline.Instance
 }
 
 // hardModel is one model with its exact -ln Z and every method's run.
@@ -61,6 +63,8 @@ type hardModel struct {
 	negLogZ float64
 	exact   bool // negLogZ is known
 	runs    map[string]*hardRun
+	info    formats.ModelInfoRow
+	factors []formats.FactorRow // the model's factors, from models.parquet
 }
 
 func (m *hardModel) run(method string) *hardRun {
@@ -97,23 +101,47 @@ type hardData struct {
 // splitHard splits a plan into the paper's instances and those of the
 // hard_* stages. Neither depends on the other.
 func splitHard(plan *pipeline.Plan) (paper, hard *pipeline.Plan) {
-	paper, hard = &pipeline.Plan{Config: plan.Config}, &pipeline.Plan{Config: plan.Config}
-	for _, inst := range plan.Instances {
-		if strings.HasPrefix(inst.Stage.Name, HardPrefix) {
-			hard.Instances = append(hard.Instances, inst)
-		} else {
-			paper.Instances = append(paper.Instances, inst)
-		}
-	}
-	return paper, hard
+	return splitPrefix(plan, HardPrefix)
 }
 
-// readHard reads every score instance of the hard_* stages of the plan and
-// the run time of all their instances, with their status against the
-// binaries in binDir unless it is empty. An instance that has not run is
-// listed, not an error.
-func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
-	d := &hardData{}
+// splitPrefix splits a plan into the instances of the stages whose names
+// begin with prefix and the others.
+func splitPrefix(plan *pipeline.Plan, prefix string) (rest, matched *pipeline.Plan) {
+	rest, matched = &pipeline.Plan{Config: plan.Config}, &pipeline.Plan{Config: plan.Config}
+	for _, inst := range plan.Instances {
+		if strings.HasPrefix(inst.Stage.Name, prefix) {
+			matched.Instances = append(matched.Instances, inst)
+		} else {
+			rest.Instances = append(rest.Instances, inst)
+		}
+	}
+	return rest, matched
+}
+
+// scoreSection is what a section beyond the paper reads from the score
+// stages whose names begin with its prefix.
+type scoreSection struct {
+	stages []string // the score stages, in plan order
+	notRun []string // score instances without outputs yet
+	// rt is the run time of every instance of the prefix's stages;
+	// statusErr says why their status could not be taken.
+	rt        RunTime
+	statusErr error
+	scored    []scoredInstance
+}
+
+// scoredInstance is a score instance that has run, with its models.
+type scoredInstance struct {
+	inst   *pipeline.Instance
+	models []settingModel
+}
+
+// readScoreSection reads every score instance of the stages of plan whose
+// names begin with prefix, and the run time of all their instances, with
+// their status against the binaries in binDir unless it is empty. An
+// instance that has not run is listed, not an error.
+func readScoreSection(plan *pipeline.Plan, prefix, binDir string) (*scoreSection, error) {
+	d := &scoreSection{}
 	var err error
 	if d.rt, err = ReadRunTime(plan); err != nil {
 		return nil, err
@@ -121,10 +149,9 @@ func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 	if binDir != "" {
 		d.statusErr = d.rt.addStatus(plan, binDir)
 	}
-	byKey := map[string]*hardSetting{}
 	for _, inst := range plan.Instances {
 		st := inst.Stage
-		if !strings.HasPrefix(st.Name, HardPrefix) || len(st.Run) == 0 || st.Run[0] != "score" {
+		if !strings.HasPrefix(st.Name, prefix) || len(st.Run) == 0 || st.Run[0] != "score" {
 			continue
 		}
 		if !slices.Contains(d.stages, st.Name) {
@@ -139,7 +166,22 @@ func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range models {
+		d.scored = append(d.scored, scoredInstance{inst, models})
+	}
+	return d, nil
+}
+
+// readHard reads every score instance of the hard_* stages of the plan and
+// the run time of all their instances (readScoreSection).
+func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
+	sec, err := readScoreSection(plan, HardPrefix, binDir)
+	if err != nil {
+		return nil, err
+	}
+	d := &hardData{stages: sec.stages, notRun: sec.notRun, rt: sec.rt, statusErr: sec.statusErr}
+	byKey := map[string]*hardSetting{}
+	for _, sc := range sec.scored {
+		for _, m := range sc.models {
 			s := byKey[m.setting.key]
 			if s == nil {
 				s = m.setting
@@ -154,7 +196,13 @@ func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 			}
 		}
 	}
-	slices.SortFunc(d.methods, func(a, b string) int {
+	sortMethods(d.methods)
+	return d, nil
+}
+
+// sortMethods orders methods as the registry does.
+func sortMethods(ms []string) {
+	slices.SortFunc(ms, func(a, b string) int {
 		if methodLess(a, b) {
 			return -1
 		}
@@ -163,7 +211,6 @@ func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 		}
 		return 0
 	})
-	return d, nil
 }
 
 // hardShard is one models directory of a score instance.
@@ -189,7 +236,8 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 	byDir := map[string]*hardShard{}
 	bySHA := map[string]*hardShard{}
 	var shards []*hardShard
-	var truth, pred []string
+	var truth []string
+	var pred []*pipeline.Instance
 	for _, in := range inst.Inputs {
 		dir := in.From.OutDir
 		switch in.Flag {
@@ -221,7 +269,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 		case "truth":
 			truth = append(truth, dir)
 		case "pred":
-			pred = append(pred, dir)
+			pred = append(pred, in.From)
 		}
 	}
 	if len(shards) == 0 {
@@ -235,7 +283,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 		if !ok {
 			return nil, fmt.Errorf("%s: model %d is not in %s", path, id, filepath.Join(sh.dir, formats.ModelInfoFile))
 		}
-		m := &hardModel{id: id, name: info.Name, runs: map[string]*hardRun{}}
+		m := &hardModel{id: id, name: info.Name, runs: map[string]*hardRun{}, info: info, factors: sh.factors[id]}
 		sh.models[id] = m
 		return m, nil
 	}
@@ -282,7 +330,8 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 			m.negLogZ, m.exact = -e.LogZ, true
 		}
 	}
-	for _, dir := range pred {
+	for _, from := range pred {
+		dir := from.OutDir
 		path := filepath.Join(dir, formats.EstimatesFile)
 		est, prov, err := formats.ReadEstimates(path)
 		if err != nil {
@@ -300,6 +349,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 				return nil, err
 			}
 			m.run(e.Method).est = e
+			m.run(e.Method).pred = from
 			fixed = fixed || isFixedPointMethod(e.Method)
 		}
 		if !fixed {
@@ -1038,18 +1088,21 @@ func betheResidual(factors []formats.FactorRow, vars [][]float64, facs map[int32
 
 // runTime says what the hard_* instances took: they are not counted in the
 // paper's run time.
-func (d *hardData) runTime() string {
+func (d *hardData) runTime() string { return sectionRunTime(d.rt, d.statusErr, HardPrefix) }
+
+// sectionRunTime says what the instances of a section's stages (names
+// beginning with prefix) took, with their status.
+func sectionRunTime(rt RunTime, statusErr error, prefix string) string {
 	var b strings.Builder
-	rt := d.rt
-	fmt.Fprintf(&b, "Run time (not counted in the paper's, above): %d of %d instances of the %s* stages have completed", rt.Done, rt.Instances, HardPrefix)
+	fmt.Fprintf(&b, "Run time (not counted in the paper's, above): %d of %d instances of the %s* stages have completed", rt.Done, rt.Instances, prefix)
 	if rt.Done > 0 {
 		fmt.Fprintf(&b, ", in **%s** summed over the instances (one core each), between %s and %s (UTC)", formatDuration(rt.Seconds),
 			rt.First.UTC().Format(time.DateTime), rt.Last.UTC().Format(time.DateTime))
 	}
 	b.WriteString(".")
 	switch {
-	case d.statusErr != nil:
-		fmt.Fprintf(&b, " (Could not check whether they are current: %v.)", d.statusErr)
+	case statusErr != nil:
+		fmt.Fprintf(&b, " (Could not check whether they are current: %v.)", statusErr)
 	case len(rt.Stale) > 0:
 		fmt.Fprintf(&b, " **Stale** (their binary, flags or inputs changed since they ran): %s.", strings.Join(truncate(rt.Stale, 8), ", "))
 	}

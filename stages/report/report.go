@@ -96,10 +96,15 @@ func Run(p Params) error {
 			return err
 		}
 	}
-	// The hard-models stages are not the paper's: their run time is
-	// reported in their own section.
+	// The hard-models and UAI-models stages are not the paper's: their run
+	// time is reported in their own sections.
 	paperPlan, hardPlan := splitHard(plan)
 	hard, err := readHard(hardPlan, p.BinDir)
+	if err != nil {
+		return err
+	}
+	paperPlan, uaiPlan := splitPrefix(paperPlan, UAIPrefix)
+	uai, err := readUAI(uaiPlan, p.BinDir)
 	if err != nil {
 		return err
 	}
@@ -149,7 +154,7 @@ func Run(p Params) error {
 		written = append(written, f)
 	}
 
-	doc := document(p, paper, rs, sums, hard, rt, statusErr, ThisMachine(), written)
+	doc := document(p, paper, rs, sums, hard, uai, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
 }
 
@@ -272,7 +277,7 @@ func meanCurve(curves [][]float64) []float64 {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -299,6 +304,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 		w("- [Table %d: %s](#%s)\n", t.Number, captionText(t.Caption), anchor(&t))
 	}
 	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
+	w("- [Beyond the paper: UAI models](#%s)\n", UAIAnchor)
 	if len(figs) > 0 {
 		w("- [Plots](#plots)\n")
 	}
@@ -362,6 +368,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	}
 
 	w("%s", hard.markdown())
+	w("%s", uai.markdown())
 
 	if len(figs) > 0 {
 		w("## Plots\n\n")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -178,7 +179,8 @@ func Ising(p IsingParams, out string) error {
 	return writeModels(out, "sample-model ising", pl.p, pl.p.Seed, nil, models)
 }
 
-// UAIParams name a UAI model file and optional evidence.
+// UAIParams name a UAI model file and optional evidence, or a directory of
+// UAI files.
 type UAIParams struct {
 	In   string `json:"in"`
 	Evid string `json:"evid,omitempty"`
@@ -187,27 +189,15 @@ type UAIParams struct {
 
 // UAI imports one UAI model; evidence becomes extra unary factors with 0/-Inf.
 // The model is named after the file (its base name) and its source records
-// the file, and the evidence file and case when given.
+// the file, and the evidence file and case when given. When p.In is a
+// directory it imports every model in it (uaiDir).
 func UAI(p UAIParams, out string) error {
-	m, kind, err := formats.ReadUAIFile(p.In)
+	if st, err := os.Stat(p.In); err == nil && st.IsDir() {
+		return uaiDir(p, out)
+	}
+	m, kind, inputs, err := readUAIModel(p.In, p.Evid, p.Case)
 	if err != nil {
 		return err
-	}
-	inputs := []string{p.In}
-	if p.Evid != "" {
-		cases, err := formats.ReadEvidenceFile(p.Evid, m.Cards)
-		if err != nil {
-			return err
-		}
-		if p.Case < 0 || p.Case >= len(cases) {
-			return fmt.Errorf("%s: evidence case %d requested, file has %d", p.Evid, p.Case, len(cases))
-		}
-		for _, o := range cases[p.Case] {
-			if err := m.Observe(o.Var, o.State); err != nil {
-				return fmt.Errorf("%s: %w", p.Evid, err)
-			}
-		}
-		inputs = append(inputs, p.Evid)
 	}
 	name := filepath.Base(p.In)
 	models := []stageio.Model{{ID: 0, Model: m, Info: mrf.Info{Name: name, Graph: "uai", Source: p.source(kind)}}}
@@ -223,6 +213,33 @@ func (p UAIParams) source(kind string) string {
 		s += fmt.Sprintf(" evid=%s case=%d", p.Evid, p.Case)
 	}
 	return s
+}
+
+// readUAIModel reads the UAI model in, with case evCase of the evidence file
+// evid applied when evid is not empty, and returns it with its kind (MARKOV
+// or BAYES) and the files read.
+func readUAIModel(in, evid string, evCase int) (*mrf.Model, string, []string, error) {
+	m, kind, err := formats.ReadUAIFile(in)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	inputs := []string{in}
+	if evid != "" {
+		cases, err := formats.ReadEvidenceFile(evid, m.Cards)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if evCase < 0 || evCase >= len(cases) {
+			return nil, "", nil, fmt.Errorf("%s: evidence case %d requested, file has %d", evid, evCase, len(cases))
+		}
+		for _, o := range cases[evCase] {
+			if err := m.Observe(o.Var, o.State); err != nil {
+				return nil, "", nil, fmt.Errorf("%s: %w", evid, err)
+			}
+		}
+		inputs = append(inputs, evid)
+	}
+	return m, kind, inputs, nil
 }
 
 func writeModels(out, stage string, params any, seed int64, inputs []string, models []stageio.Model) error {

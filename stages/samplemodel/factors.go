@@ -1,0 +1,180 @@
+package samplemodel
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio"
+)
+
+// FactorParams are the parameters of a collection of models of one factor
+// family (mrf.FactorFamily): the UAI-like families that are not Ising
+// models.
+type FactorParams struct {
+	Family string `json:"family"` // csp, noisy-or or pedigree
+	Size   int    `json:"size"`   // the family's size (mrf.FactorFamily)
+	Count  int    `json:"count"`
+	Seed   int64  `json:"seed"`
+}
+
+// Check reports whether p can be generated; its errors name the flags of
+// 'sample-model factors'.
+func (p FactorParams) Check() error {
+	if err := (mrf.FactorFamily{Family: p.Family, Size: p.Size}).Check(); err != nil {
+		return fmt.Errorf("--family %s --size %d: %w", p.Family, p.Size, err)
+	}
+	if p.Count < 1 || p.Count > 10_000 {
+		return fmt.Errorf("--count must be in [1, 10000], got %d", p.Count)
+	}
+	// The collection is held in memory: a few hundred bytes per unit of size.
+	if int64(p.Count)*int64(p.Size) > mrf.MaxFactorFamilySize {
+		return fmt.Errorf("--count %d models of --size %d is too large (at most %d in all)", p.Count, p.Size, mrf.MaxFactorFamilySize)
+	}
+	return nil
+}
+
+// Factors writes Count models of the family. Model k is drawn from seed
+// mrf.DeriveSeed(Seed, k) and named FAMILYSIZE-k ("csp40-0",
+// "noisy-or60-1", "pedigree60-0"); its graph is the family's name. Models
+// with evidence carry it as trailing point-mass factors (mrf.Model.Observe).
+func Factors(p FactorParams, out string) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	fam := mrf.FactorFamily{Family: p.Family, Size: p.Size}
+	models := make([]stageio.Model, p.Count)
+	for k := range models {
+		seed := mrf.DeriveSeed(p.Seed, k)
+		m, err := fam.Generate(seed)
+		if err != nil {
+			return fmt.Errorf("model %d: %w", k, err)
+		}
+		models[k] = stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{
+			Name:   fmt.Sprintf("%s%d-%d", p.Family, p.Size, k),
+			Graph:  p.Family,
+			Seed:   seed,
+			Source: fmt.Sprintf("sample-model factors family=%s size=%d", p.Family, p.Size),
+		}}
+	}
+	return writeModels(out, "sample-model factors", p, p.Seed, nil, models)
+}
+
+// ExportParams name the model directories to export as UAI files.
+type ExportParams struct {
+	Models []string `json:"models"`
+}
+
+// Export writes every model of the directories p.Models into out as a UAI
+// MARKOV file NAME.uai, NAME its model_info name, and its evidence (the
+// trailing point-mass factors, formats.SplitEvidence) as NAME.uai.evid.
+// Names must be distinct, non-empty and usable as file names. Other .uai
+// and .evid files in out are removed, so out holds exactly these models
+// and 'sample-model uai --in out' imports them again, in order of name.
+func Export(p ExportParams, out string) error {
+	if len(p.Models) == 0 {
+		return errors.New("--models: give at least one models directory")
+	}
+	var outs []stageio.Output
+	names := map[string]string{}
+	for _, dir := range p.Models {
+		models, _, err := stageio.LoadModels(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range models {
+			name := e.Info.Name
+			if name == "" || name != filepath.Base(name) || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+				return fmt.Errorf("%s: model %d: name %q cannot be a file name", dir, e.ID, name)
+			}
+			name = strings.TrimSuffix(name, ".uai")
+			if prev, ok := names[name]; ok {
+				return fmt.Errorf("%s: model %d: name %q also names a model of %s", dir, e.ID, name, prev)
+			}
+			names[name] = dir
+			base, obs := formats.SplitEvidence(e.Model)
+			outs = append(outs, stageio.Output{Name: name + ".uai", Write: func(path string) error { return formats.WriteUAIFile(path, base) }})
+			if len(obs) > 0 {
+				outs = append(outs, stageio.Output{Name: name + ".uai" + formats.EvidenceSuffix, Write: func(path string) error { return formats.WriteEvidenceFile(path, obs) }})
+			}
+		}
+	}
+	if err := stageio.Commit(out, outs...); err != nil {
+		return err
+	}
+	return removeOtherUAI(out, outs)
+}
+
+// removeOtherUAI removes the .uai and .evid files of dir that are not among
+// outs.
+func removeOtherUAI(dir string, outs []stageio.Output) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(n, ".uai") || strings.HasSuffix(n, formats.EvidenceSuffix)) {
+			continue
+		}
+		if slices.ContainsFunc(outs, func(o stageio.Output) bool { return o.Name == n }) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove stale %s: %w", filepath.Join(dir, n), err)
+		}
+	}
+	return nil
+}
+
+// uaiDir imports every NAME.uai of the directory p.In, sorted by name, as
+// model k (k from 0), each with its evidence file NAME.uai.evid or
+// NAME.evid if one exists (not both; a file with several cases takes case
+// p.Case). A directory without .uai files is an error, as is p.Evid (the
+// evidence comes with each file).
+func uaiDir(p UAIParams, out string) error {
+	if p.Evid != "" {
+		return fmt.Errorf("--evid %s with a directory --in %s: each model's evidence is its NAME.uai.evid in the directory", p.Evid, p.In)
+	}
+	entries, err := os.ReadDir(p.In)
+	if err != nil {
+		return fmt.Errorf("read UAI directory: %w", err)
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".uai") {
+			files = append(files, e.Name()) // ReadDir sorts by name
+		}
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%s: no .uai files", p.In)
+	}
+	var models []stageio.Model
+	var inputs []string
+	for k, f := range files {
+		path := filepath.Join(p.In, f)
+		evid := ""
+		for _, cand := range []string{path + formats.EvidenceSuffix, strings.TrimSuffix(path, ".uai") + formats.EvidenceSuffix} {
+			if _, err := os.Stat(cand); err == nil {
+				if evid != "" {
+					return fmt.Errorf("%s: two evidence files, %s and %s: keep one", path, evid, cand)
+				}
+				evid = cand
+			}
+		}
+		m, kind, in, err := readUAIModel(path, evid, p.Case)
+		if err != nil {
+			return err
+		}
+		source := UAIParams{In: path, Evid: evid, Case: p.Case}.source(kind)
+		models = append(models, stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{Name: f, Graph: "uai", Source: source}})
+		inputs = append(inputs, in...)
+	}
+	return writeModels(out, "sample-model uai", p, 0, inputs, models)
+}
