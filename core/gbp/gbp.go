@@ -152,6 +152,25 @@ func (gb *GBP) Beliefs() [][]float64 {
 	return out
 }
 
+// RegionBeliefs returns the region beliefs of the last Infer call (views of
+// the method's own tables, valid until the next call) and the parent→child
+// edges of the region graph, for the shared check (infer.RegionBeliefs). Both
+// are nil before the first call or after Reset.
+func (gb *GBP) RegionBeliefs() ([][]float64, []region.Edge) {
+	if gb.st == nil {
+		return nil, nil
+	}
+	b := make([][]float64, len(gb.g.Regions))
+	for r := range b {
+		b[r] = gb.regionSlice(gb.belief, r)
+	}
+	edges := make([]region.Edge, len(gb.st.edges))
+	for k, ed := range gb.st.edges {
+		edges[k] = region.Edge{Parent: ed.parent, Child: ed.child, Map: gb.st.maps[ed.pc]}
+	}
+	return b, edges
+}
+
 // Infer runs GBP on m, warm-starting from the messages of the previous call
 // when m has the same structure. It fails if m does not fit the region graph.
 func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {

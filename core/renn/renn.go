@@ -268,7 +268,10 @@ type window struct {
 	converged bool
 }
 
-var _ infer.Method = (*RENN)(nil)
+var (
+	_ infer.Method        = (*RENN)(nil)
+	_ infer.RegionBeliefs = (*RENN)(nil)
+)
 
 // New returns RENN on region graph g.
 func New(g *region.Graph, opts Options) (*RENN, error) {
@@ -292,6 +295,16 @@ func (r *RENN) Reset() { r.rb, r.warm, r.mp = nil, false, nil }
 
 // Beliefs returns the current region beliefs (valid after Infer).
 func (r *RENN) Beliefs() [][]float64 { return r.b }
+
+// RegionBeliefs returns the region beliefs of the last Infer call (the
+// method's own tables, valid until the next call) and the parent→child edges
+// of the region graph, for the shared check (infer.RegionBeliefs).
+func (r *RENN) RegionBeliefs() ([][]float64, []region.Edge) {
+	if r.rb == nil {
+		return nil, nil
+	}
+	return r.b, r.edges
+}
 
 func (r *RENN) setup(m *mrf.Model) error {
 	rb, err := r.g.Bind(m)
