@@ -83,7 +83,13 @@ func Verify(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 	if rb != nil {
 		tol = ReadoutTol
 	}
-	var marg [16]float64
+	var buf [16]float64
+	marg := func(c int) []float64 {
+		if c > len(buf) {
+			return make([]float64, c)
+		}
+		return buf[:c]
+	}
 	for a := range m.Factors {
 		f := &m.Factors[a]
 		p := mg.Factors[a]
@@ -95,23 +101,23 @@ func Verify(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 				return fmt.Sprintf("factor %d: probability %.3g on entry %d of zero potential", a, p[t], t)
 			}
 		}
-		stride := len(f.LogTable)
-		for _, v := range f.Vars {
-			c := m.Cards[v]
-			stride /= c
-			ax := Axis{Stride: stride, Card: c}
-			out := marg[:0]
-			if c > len(marg) {
-				out = make([]float64, c)
-			}
-			out = out[:c]
+		for k, ax := range axes(m, f) {
+			v := f.Vars[k]
+			out := marg(ax.Card)
 			LogSumAlong(f.LogTable, ax, out)
 			for x, l := range out {
 				if math.IsInf(l, -1) && mg.Vars[v][x] > ExcludedTol {
 					return fmt.Sprintf("variable %d: probability %.3g on state %d, which factor %d excludes", v, mg.Vars[v][x], x, a)
 				}
 			}
-			SumAlong(p, ax, out)
+		}
+	}
+	for a := range m.Factors {
+		f := &m.Factors[a]
+		for k, ax := range axes(m, f) {
+			v := f.Vars[k]
+			out := marg(ax.Card)
+			SumAlong(mg.Factors[a], ax, out)
 			for x, s := range out {
 				if d := math.Abs(s - mg.Vars[v][x]); d > tol {
 					return fmt.Sprintf("factor %d and variable %d marginals differ by %.3g at state %d", a, v, d, x)
@@ -123,6 +129,17 @@ func Verify(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 		return regionConsistency(rb)
 	}
 	return ""
+}
+
+// axes locates every variable of f's scope in its table.
+func axes(m *mrf.Model, f *mrf.Factor) []Axis {
+	out := make([]Axis, len(f.Vars))
+	stride := len(f.LogTable)
+	for p, v := range f.Vars {
+		stride /= m.Cards[v]
+		out[p] = Axis{Stride: stride, Card: m.Cards[v]}
+	}
+	return out
 }
 
 // distribution checks that p is a probability vector of length n.
