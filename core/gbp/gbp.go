@@ -45,7 +45,11 @@
 // message gives a zero message entry (x/0 := 0, as in libDAI), which is what
 // the belief of the child has there anyway; -Inf - -Inf never occurs, so no
 // NaN arises. A message with no mass anywhere (the other messages contradict a
-// hard constraint) is set uniform and counted in the diagnostics.
+// hard constraint) is set uniform and counted in the diagnostics. On region
+// graphs with large intersections and evidence (pedigree-like models) the
+// messages can still run away to point-mass beliefs that stop changing while
+// parent and child disagree: the method's own test then reports converged,
+// and the registry's shared check (infer.Verify) clears it, with the reason.
 //
 // Results: variable and factor marginals are read out as the mean of the
 // marginals of every region containing the variable or factor scope

@@ -315,8 +315,10 @@ func (r *RENN) setup(m *mrf.Model) error {
 	r.roots = r.g.Roots()
 	r.auglag, r.lambda = r.constraint()
 	// converged is a promise of consistent beliefs. The paper's networks
-	// keep its older meaning under the plain penalty (settled loss only)
-	// until every method gets the shared check.
+	// keep their older meaning under the plain penalty (settled loss only)
+	// here, so the pinned outputs keep their bits; the shared check the
+	// registry runs after every call (infer.Verify) clears converged when
+	// their beliefs are inconsistent.
 	r.strict = r.opts.Net == "message"
 	rootVars := make([][]int, len(r.roots))
 	for k, id := range r.roots {
