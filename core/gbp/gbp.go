@@ -45,7 +45,11 @@
 // message gives a zero message entry (x/0 := 0, as in libDAI), which is what
 // the belief of the child has there anyway; -Inf - -Inf never occurs, so no
 // NaN arises. A message with no mass anywhere (the other messages contradict a
-// hard constraint) is set uniform and counted in the diagnostics.
+// hard constraint) is set uniform and counted in the diagnostics. On region
+// graphs with large intersections and evidence (pedigree-like models) the
+// messages can still run away to point-mass beliefs that stop changing while
+// parent and child disagree: the method's own test then reports converged,
+// and the registry's shared check (infer.Verify) clears it, with the reason.
 //
 // Results: variable and factor marginals are read out as the mean of the
 // marginals of every region containing the variable or factor scope
@@ -158,6 +162,25 @@ func (gb *GBP) Beliefs() [][]float64 {
 		out[r] = append([]float64(nil), gb.regionSlice(gb.belief, r)...)
 	}
 	return out
+}
+
+// RegionBeliefs returns the region beliefs of the last Infer call (views of
+// the method's own tables, valid until the next call) and the parent→child
+// edges of the region graph, for the shared check (infer.RegionBeliefs). Both
+// are nil before the first call or after Reset.
+func (gb *GBP) RegionBeliefs() ([][]float64, []region.Edge) {
+	if gb.st == nil {
+		return nil, nil
+	}
+	b := make([][]float64, len(gb.g.Regions))
+	for r := range b {
+		b[r] = gb.regionSlice(gb.belief, r)
+	}
+	edges := make([]region.Edge, len(gb.st.edges))
+	for k, ed := range gb.st.edges {
+		edges[k] = region.Edge{Parent: ed.parent, Child: ed.child, Map: gb.st.maps[ed.pc]}
+	}
+	return b, edges
 }
 
 // Infer runs GBP on m, warm-starting from the messages of the previous call

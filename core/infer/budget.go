@@ -95,7 +95,12 @@ func (s *Stop) Note(d map[string]float64) {
 // ran). When ctx is done before a sweep it returns an error naming method
 // and wrapping ctx.Err().
 func (b Budget) Iterate(ctx context.Context, method string, tol float64, res *Result, sweep func() float64) (float64, error) {
-	stop := b.Start(ctx)
+	return b.Start(ctx).Iterate(method, tol, res, sweep)
+}
+
+// Iterate is Budget.Iterate on a budget already started, for a call whose
+// loop runs after other work of the same call (StartAt).
+func (stop *Stop) Iterate(method string, tol float64, res *Result, sweep func() float64) (float64, error) {
 	delta := math.Inf(1)
 	for {
 		more, err := stop.Next()

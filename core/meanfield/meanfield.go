@@ -10,13 +10,27 @@
 // sets q_i(x_i) ∝ exp(Σ_{a∋i} E_{q_-i}[LogTable_a | x_i]). F ≥ -ln Z, so the
 // reported LogZ = -F is a lower bound on ln Z.
 //
-// Zero potentials (-Inf log entries) are handled as the limit of ever smaller
-// positive potentials: a state x_i that puts any mass of the other q's on a
-// zero gets q_i(x_i) = 0. If every state of x_i does (the current q's
-// contradict a hard constraint), only the states with the least such mass
-// stay, weighted by the finite part. Entries of weight zero never contribute
-// (0 · -Inf = 0), so no NaN arises; if the final q still covers a zero, F is
-// +Inf and LogZ is -Inf (still a valid bound).
+// Zero potentials (-Inf log entries) restrict q to configurations of
+// non-zero probability, as exact inference does. Before the sweeps, every
+// state that no entry of non-zero potential supports given the other
+// variables' remaining states is ruled out (generalised arc consistency;
+// evidence, a point-mass unary factor, rules out every other state of its
+// variable and what follows from it), and q is set to 0 there. If q then
+// still covers a zero potential (q's support is a product of the variables'
+// supports, so any factor with zeros can do that), a backtracking search
+// with the same propagation (at most 100 000 choices, states tried in the
+// order of q) finds a configuration of non-zero probability and q starts as
+// its point mass. From a q that covers no zero, every update keeps it so: a
+// state x_i that puts any mass of the other q's on a zero gets q_i(x_i) = 0,
+// and the states of q_i's support put none. So F is finite and LogZ a finite
+// lower bound whenever Z > 0 and the search succeeds (diagnostic
+// "feasible_start" is 1). If every state of x_i puts mass on a zero (no
+// feasible start was found), only the states with the least such mass stay,
+// weighted by the finite part; if the final q still covers a zero, F is +Inf
+// and LogZ is -Inf (still a valid bound; the shared check fails it).
+// Entries of weight zero never contribute (0 · -Inf = 0), so no NaN arises.
+// A model whose Z is 0 (the propagation empties a domain) is run without
+// the restriction and ends with LogZ -Inf.
 package meanfield
 
 import (
@@ -25,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
@@ -65,6 +80,10 @@ type MF struct {
 	table  []float64 // scratch, largest factor table
 	fin    []float64 // scratch: finite part of the expected log potential
 	viol   []float64 // scratch: mass the other q's put on zero potentials
+
+	allowed   domains   // states not ruled out by m's zero potentials; nil if none are
+	restarted bool      // the call runs from a feasible point mass (see restart)
+	began     time.Time // when the call began, for its time budget (shared by a restart)
 }
 
 // Check reports whether o is valid; the error names the option.
@@ -111,14 +130,50 @@ func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	}
 	r := mrf.NewRand(mf.opts.Seed)
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": mf.opts.Damping}}
+	mf.allowed = nil
+	if hasZeros(m) {
+		res.Diagnostics["feasible_start"] = b2f(mf.feasibleStart(m))
+	}
+	// A restart shares the time budget of the call that made it.
 	budget := infer.Budget{MaxIter: mf.opts.MaxIter, MaxSeconds: mf.opts.MaxSeconds}
-	delta, err := budget.Iterate(ctx, "mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
+	if !mf.restarted && budget.MaxSeconds > 0 {
+		mf.began = infer.Now(ctx)
+	}
+	delta, err := budget.StartAt(ctx, mf.began).Iterate("mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
 	if err != nil {
 		return nil, err
 	}
 	res.Diagnostics["max_delta"] = delta
 	mf.finish(m, res)
+	if res.Diagnostics["violation"] > 0 && mf.allowed != nil && !mf.restarted {
+		return mf.restart(ctx, m, res)
+	}
 	return res, nil
+}
+
+// restart runs mean field again from the point mass of a configuration of
+// non-zero probability, when the run that gave res ended covering a zero
+// potential, and returns that run's result with both runs' sweeps counted;
+// res itself if the search finds no such configuration.
+func (mf *MF) restart(ctx context.Context, m *mrf.Model, res *infer.Result) (*infer.Result, error) {
+	x := feasible(mf.g, m, mf.allowed.clone(), func(i, s int) float64 { return mf.qOf(i)[s] })
+	if x == nil {
+		return res, nil
+	}
+	for i, s := range x {
+		qi := mf.qOf(i)
+		clear(qi)
+		qi[s] = 1
+	}
+	mf.restarted = true
+	defer func() { mf.restarted = false }()
+	again, err := mf.Infer(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	again.Iterations += res.Iterations
+	again.Diagnostics["restarts"] = 1
+	return again, nil
 }
 
 func (mf *MF) setup(g *infer.FactorGraph) {
@@ -201,6 +256,13 @@ func (mf *MF) update(m *mrf.Model, i int) float64 {
 			}
 		}
 	}
+	if mf.allowed != nil {
+		for x, ok := range mf.allowed[i] {
+			if !ok {
+				viol[x] = math.Inf(1) // ruled out by the zeros: never chosen
+			}
+		}
+	}
 	least := math.Inf(1)
 	for _, v := range viol {
 		least = min(least, v)
@@ -271,4 +333,63 @@ func (mf *MF) finish(m *mrf.Model, res *infer.Result) {
 	res.Diagnostics["violation"] = violation
 	res.FreeEnergy = F
 	res.LogZ = -F
+}
+
+// feasibleStart rules out the states arc consistency excludes given m's
+// zero potentials (mf.allowed) and sets q to 0 there. It reports whether q
+// then covers no zero potential.
+func (mf *MF) feasibleStart(m *mrf.Model) bool {
+	d := fullDomains(mf.g.Cards)
+	if !propagate(mf.g, m, d) {
+		return false // Z = 0
+	}
+	mf.allowed = d
+	for i := range mf.g.Cards {
+		qi := mf.qOf(i)
+		s := 0.0
+		for x := range qi {
+			if !d[i][x] {
+				qi[x] = 0
+			}
+			s += qi[x]
+		}
+		if s == 0 { // a warm start's q lies outside the domain
+			for x := range qi {
+				qi[x] = b2f(d[i][x])
+				s += qi[x]
+			}
+		}
+		for x := range qi {
+			qi[x] /= s
+		}
+	}
+	return mf.violation(m) == 0
+}
+
+// violation returns the mass the product of the q's puts on zero potentials.
+func (mf *MF) violation(m *mrf.Model) float64 {
+	v := 0.0
+	for a := range m.Factors {
+		f := &m.Factors[a]
+		w := mf.table[:len(f.LogTable)]
+		for t := range w {
+			w[t] = 1
+		}
+		for p, u := range f.Vars {
+			infer.ScaleAlong(w, mf.g.Axes[a][p], mf.qOf(u))
+		}
+		for t, l := range f.LogTable {
+			if math.IsInf(l, -1) {
+				v += w[t]
+			}
+		}
+	}
+	return v
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -73,7 +73,9 @@ func (e *Entry) Options(learning bool) *Options {
 }
 
 // New returns the method with opts on region graph g (nil unless the entry
-// needs regions).
+// needs regions), wrapped so that every answer passes the shared check
+// (infer.Verify): one that fails it comes back with Converged false and the
+// reason in Result.Check.
 func (e *Entry) New(opts *Options, g *region.Graph) (infer.Method, error) {
 	if opts.entry != e {
 		return nil, fmt.Errorf("%s: options of method %s", e.Name, opts.entry.Name)
@@ -84,7 +86,11 @@ func (e *Entry) New(opts *Options, g *region.Graph) (infer.Method, error) {
 	if e.Regions != NoRegions && g == nil {
 		return nil, fmt.Errorf("%s needs a region graph", e.Name)
 	}
-	return e.build(opts.v, g)
+	m, err := e.build(opts.v, g)
+	if err != nil {
+		return nil, err
+	}
+	return verified{m}, nil
 }
 
 // All returns every entry in display order (the order of the paper's

@@ -274,7 +274,10 @@ type window struct {
 	converged bool
 }
 
-var _ infer.Method = (*RENN)(nil)
+var (
+	_ infer.Method        = (*RENN)(nil)
+	_ infer.RegionBeliefs = (*RENN)(nil)
+)
 
 // New returns RENN on region graph g.
 func New(g *region.Graph, opts Options) (*RENN, error) {
@@ -299,6 +302,16 @@ func (r *RENN) Reset() { r.rb, r.warm, r.mp = nil, false, nil }
 // Beliefs returns the current region beliefs (valid after Infer).
 func (r *RENN) Beliefs() [][]float64 { return r.b }
 
+// RegionBeliefs returns the region beliefs of the last Infer call (the
+// method's own tables, valid until the next call) and the parent→child edges
+// of the region graph, for the shared check (infer.RegionBeliefs).
+func (r *RENN) RegionBeliefs() ([][]float64, []region.Edge) {
+	if r.rb == nil {
+		return nil, nil
+	}
+	return r.b, r.edges
+}
+
 func (r *RENN) setup(m *mrf.Model) error {
 	rb, err := r.g.Bind(m)
 	if err != nil {
@@ -308,8 +321,10 @@ func (r *RENN) setup(m *mrf.Model) error {
 	r.roots = r.g.Roots()
 	r.auglag, r.lambda = r.constraint()
 	// converged is a promise of consistent beliefs. The paper's networks
-	// keep its older meaning under the plain penalty (settled loss only)
-	// until every method gets the shared check.
+	// keep their older meaning under the plain penalty (settled loss only)
+	// here, so the pinned outputs keep their bits; the shared check the
+	// registry runs after every call (infer.Verify) clears converged when
+	// their beliefs are inconsistent.
 	r.strict = r.opts.Net == "message"
 	rootVars := make([][]int, len(r.roots))
 	for k, id := range r.roots {

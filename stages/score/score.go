@@ -37,16 +37,20 @@ type Params struct {
 }
 
 // Names of the scores taken from estimates.parquet rather than computed from
-// marginals. Converged is 1 or 0, so its mean is the fraction converged.
+// marginals. Converged is 1 or 0, so its mean is the fraction converged;
+// CheckFailed is 1 when the answer failed the shared check (infer.Verify; the
+// reason is in the estimate's params, diagnostics "check"), so its mean is
+// the fraction of answers that failed it. Such an answer is never converged.
 const (
-	Seconds    = "seconds"
-	Converged  = "converged"
-	Iterations = "iterations"
+	Seconds     = "seconds"
+	Converged   = "converged"
+	CheckFailed = "check_failed"
+	Iterations  = "iterations"
 )
 
 // Metrics lists every score in the order of the printed table.
 var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, Iterations}
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, CheckFailed, Iterations}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
 // model_info, the number of variables, and the field strength gamma (blank
@@ -489,7 +493,12 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	if r.est.Converged {
 		conv = 1
 	}
-	s.values = append(s.values, value{Seconds, r.est.Seconds}, value{Converged, conv}, value{Iterations, float64(r.est.Iterations)})
+	failed := 0.0
+	if stageio.CheckFailure(r.est.Params) != "" {
+		failed = 1
+	}
+	s.values = append(s.values, value{Seconds, r.est.Seconds}, value{Converged, conv}, value{CheckFailed, failed},
+		value{Iterations, float64(r.est.Iterations)})
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
@@ -138,6 +139,7 @@ type method struct {
 	seconds           float64
 	converged         bool
 	iterations        int32
+	check             string // the shared check's reason, if the answer failed it
 }
 
 func writePred(t *testing.T, dir, modelsDir string, models []stageio.Model, runs func(e stageio.Model) []method) {
@@ -147,8 +149,9 @@ func writePred(t *testing.T, dir, modelsDir string, models []stageio.Model, runs
 	for _, e := range models {
 		for _, r := range runs(e) {
 			marg = append(marg, perturbed(e, r.name, r.delta, r.pair)...)
-			est = append(est, formats.EstimateRow{ModelID: e.ID, Method: r.name, LogZ: truthLogZ(e.ID) + r.logZ,
-				Converged: r.converged, Seconds: r.seconds, Iterations: r.iterations, Params: "{}"})
+			row := stageio.EstimateRow(e.ID, r.name, &infer.Result{LogZ: truthLogZ(e.ID) + r.logZ, Converged: r.converged,
+				Iterations: int(r.iterations), Check: r.check}, r.seconds, nil, "")
+			est = append(est, row)
 		}
 	}
 	writeRun(t, dir, provFrom(t, modelsDir), marg, est)
@@ -533,5 +536,43 @@ func TestErrors(t *testing.T) {
 				t.Error("a failed run wrote scores.parquet")
 			}
 		})
+	}
+}
+
+// An answer that failed the shared check scores check_failed 1, and the
+// printed table counts the failures per method.
+func TestCheckFailed(t *testing.T) {
+	root := t.TempDir()
+	models, truth, pred := filepath.Join(root, "models"), filepath.Join(root, "exact"), filepath.Join(root, "pred")
+	ms := gridModels(t, 0.1, 2)
+	writeModels(t, models, ms)
+	writeTruth(t, truth, models, ms)
+	writePred(t, pred, models, ms, func(e stageio.Model) []method {
+		m := method{name: "bp", converged: true, iterations: 3}
+		if e.ID == 1 {
+			m.converged, m.check = false, "ln Z is -Inf"
+		}
+		return []method{m}
+	})
+	out := filepath.Join(root, "score")
+	var stdout bytes.Buffer
+	if err := Run(Params{Models: []string{models}, Truth: []string{truth}, Pred: []string{pred}, Table: "text"}, out, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	scores, _, err := formats.ReadScores(filepath.Join(out, formats.ScoresFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int32]float64{}
+	for _, r := range scores {
+		if r.Metric == CheckFailed {
+			got[r.ModelID] = r.Value
+		}
+	}
+	if got[0] != 0 || got[1] != 1 || len(got) != 2 {
+		t.Errorf("check_failed by model %v, want 0: 0, 1: 1", got)
+	}
+	if !strings.Contains(stdout.String(), "1 answers failed the shared check") || !strings.Contains(stdout.String(), "bp 1/2") {
+		t.Errorf("table does not count the failed check:\n%s", stdout.String())
 	}
 }

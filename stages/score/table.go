@@ -2,13 +2,13 @@ package score
 
 import (
 	"fmt"
-	"github.com/renn-go/renn/core/methods"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
 )
 
@@ -45,7 +45,11 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 		cells[key{c.group.key(), c.method, c.metric}] = c
 	}
 	undefined, partial := 0, false
+	note := checkNote(sum.methods, scored)
 	for _, metric := range Metrics {
+		if metric == CheckFailed && note == "" {
+			continue // a row of zeros: the note says when answers failed
+		}
 		var block []tableRow
 		for _, g := range sum.groups {
 			row := tableRow{metric: metric, group: g.vals}
@@ -98,6 +102,9 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 		t.notes = append(t.notes, fmt.Sprintf("note: l1 and corr compare the paper's vector [p(x_i=+1) for every variable; p(x_i=+1, x_j=+1) for every pairwise factor], "+
 			"which applies to binary models only; the %d non-binary models (of %d) have only logz_err, the generic metrics (var_*, factor_*), seconds, converged and iterations.",
 			len(nonBinary), len(all)))
+	}
+	if note != "" {
+		t.notes = append(t.notes, note)
 	}
 	if undefined > 0 {
 		t.notes = append(t.notes, fmt.Sprintf("note: %d cells show NaN: some model's score is undefined (corr of a constant vector) or an estimate holds NaN; "+
@@ -156,7 +163,7 @@ func precision(metric string) string {
 		return "%.3f"
 	case Seconds:
 		return "%.3g"
-	case Converged:
+	case Converged, CheckFailed:
 		return "%.2f"
 	case Iterations:
 		return "%.1f"
@@ -304,7 +311,7 @@ var (
 	latexMetrics = map[string]string{metrics.L1: `$\ell_1$ error`, metrics.Corr: `Correlation $\rho$`, metrics.LogZErr: `$\log Z$ error`,
 		metrics.VarMeanAbs: `mean $|\Delta p(x_i)|$`, metrics.VarMaxAbs: `max $|\Delta p(x_i)|$`,
 		metrics.FactorMeanAbs: `mean $|\Delta p(x_a)|$`, metrics.FactorMaxAbs: `max $|\Delta p(x_a)|$`,
-		Seconds: "Seconds", Converged: "Converged", Iterations: "Iterations"}
+		Seconds: "Seconds", Converged: "Converged", CheckFailed: "Check failed", Iterations: "Iterations"}
 	latexColumns = map[string]string{"metric": "Metric", "graph": "Graph", "size": "$n$", "gamma": `$\gamma$`, "models": "Models"}
 )
 
@@ -382,4 +389,31 @@ func writeAtomic(path, text string) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// checkNote counts, per method, the answers that failed the shared check,
+// or returns "" if none did.
+func checkNote(methods []string, scored []scoredRun) string {
+	failed, runs := map[string]int{}, map[string]int{}
+	total := 0
+	for _, s := range scored {
+		runs[s.method]++
+		for _, v := range s.values {
+			if v.metric == CheckFailed && v.value != 0 {
+				failed[s.method]++
+				total++
+			}
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	var parts []string
+	for _, m := range methods {
+		if failed[m] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", m, failed[m], runs[m]))
+		}
+	}
+	return fmt.Sprintf("note: %d answers failed the shared check and count as not converged (%s); "+
+		"the reasons are in estimates.parquet, params diagnostics \"check\".", total, strings.Join(parts, ", "))
 }

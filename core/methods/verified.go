@@ -1,0 +1,41 @@
+package methods
+
+import (
+	"context"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// verified wraps a method so that every answer it returns passes through the
+// shared check (infer.Verify): an answer that fails it is reported with
+// Converged false and the reason in Result.Check, whatever the method's own
+// convergence test said. Entry.New returns every method wrapped, so every
+// stage gets the check.
+type verified struct {
+	infer.Method
+}
+
+// Infer runs the method and checks its answer.
+func (c verified) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	res, err := c.Method.Infer(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	rb, _ := c.Method.(infer.RegionBeliefs)
+	if res.Check = infer.Verify(m, res, rb); res.Check != "" {
+		res.Converged = false
+	}
+	return res, nil
+}
+
+// Reset forwards to the method's Reset (learning restarts warm-started
+// methods through it), if it has one.
+func (c verified) Reset() {
+	if r, ok := c.Method.(interface{ Reset() }); ok {
+		r.Reset()
+	}
+}
+
+// Unwrap returns the method inside the check.
+func (c verified) Unwrap() infer.Method { return c.Method }

@@ -1,0 +1,133 @@
+package methods
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/infer/infertest"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
+)
+
+// hardModels are small models of the kinds of issue 20, each with the region
+// graph its region methods run on.
+func hardModels() []struct {
+	name, graph, scheme string
+	m                   *mrf.Model
+} {
+	return []struct {
+		name, graph, scheme string
+		m                   *mrf.Model
+	}{
+		{"pedigree", "uai", "cycles", infertest.Pedigree(12, 1)},
+		{"pedigree 6", "uai", "bethe", infertest.Pedigree(12, 6)},
+		{"noisy-or", "uai", "cycles", infertest.NoisyOR(6, 10, 2)},
+		{"soft csp", "uai", "cycles", infertest.SoftCSP(9, 10, 3)},
+		{"spin glass", "grid", "faces", infertest.SpinGlass(4, false, 10, 4)},
+		{"spin torus", "torus", "faces", infertest.SpinGlass(4, true, 10, 5)},
+		{"rbm", "bipartite", "cycles", infertest.RBM(4, 6, 3, 6)},
+	}
+}
+
+// Every registered method, on every kind of model of issue 20: an answer
+// reported converged passes the shared check, the reason of a failure is
+// recorded, mean field puts no mass on a state a zero potential or the
+// evidence excludes, and mean field, BP and RENN give a finite ln Z (Z > 0
+// on every model).
+func TestHardModelsChecked(t *testing.T) {
+	for _, hm := range hardModels() {
+		ex, err := exact.Solve(hm.m, exact.DefaultOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", hm.name, err)
+		}
+		for _, e := range All() {
+			t.Run(hm.name+"/"+e.Name, func(t *testing.T) {
+				var g *region.Graph
+				var err error
+				switch e.Regions {
+				case AnyRegions:
+					g, err = region.Build(hm.m, hm.graph, hm.scheme)
+				case BetheRegions:
+					g, err = region.Build(hm.m, hm.graph, region.Bethe)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := e.Options(false)
+				for name, v := range map[string]string{"max_steps": "200", "dim": "8", "max_iter": "300"} {
+					if o.Has(name) {
+						if err := o.Set(name, v); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				meth, err := e.New(o, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := meth.Infer(context.Background(), hm.m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				inner := meth.(interface{ Unwrap() infer.Method }).Unwrap()
+				rb, _ := inner.(infer.RegionBeliefs)
+				if (e.Regions != NoRegions) != (rb != nil) {
+					t.Errorf("region method %v, RegionBeliefs %v", e.Regions != NoRegions, rb != nil)
+				}
+				why := infer.Verify(hm.m, res, rb)
+				if why != res.Check || (res.Converged && why != "") {
+					t.Errorf("converged %v with check %q; Verify says %q", res.Converged, res.Check, why)
+				}
+				switch e.Name {
+				case "exact":
+					if why != "" || !res.Converged {
+						t.Errorf("exact answer fails the check: %s", why)
+					}
+				case "mf":
+					if why != "" {
+						t.Errorf("mean field fails the check: %s", why)
+					}
+					if !(res.LogZ <= ex.LogZ+1e-9) {
+						t.Errorf("mean-field ln Z %v above the exact %v", res.LogZ, ex.LogZ)
+					}
+				}
+				if e.Name != "gbp" && (math.IsInf(res.LogZ, 0) || math.IsNaN(res.LogZ)) {
+					t.Errorf("ln Z %v (exact %v)", res.LogZ, ex.LogZ)
+				}
+			})
+		}
+	}
+}
+
+// badMethod returns a fixed answer, claimed converged.
+type badMethod struct{ res infer.Result }
+
+func (b badMethod) Name() string { return "bad" }
+func (b badMethod) Infer(context.Context, *mrf.Model) (*infer.Result, error) {
+	r := b.res
+	return &r, nil
+}
+
+// The wrapper Entry.New returns clears Converged on an answer that fails
+// the check, records why, and keeps a passing answer converged.
+func TestVerifiedWrapper(t *testing.T) {
+	m := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.Inf(-1)}}}}
+	good := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{1, 0}}, Factors: [][]float64{{1, 0}}}, Converged: true}
+	bad := good
+	bad.Marginals = mrf.Marginals{Vars: [][]float64{{0.5, 0.5}}, Factors: [][]float64{{0.5, 0.5}}}
+	for _, tc := range []struct {
+		res  infer.Result
+		pass bool
+	}{{good, true}, {bad, false}} {
+		res, err := verified{badMethod{tc.res}}.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Converged != tc.pass || (res.Check == "") != tc.pass {
+			t.Errorf("converged %v, check %q; want pass %v", res.Converged, res.Check, tc.pass)
+		}
+	}
+}
