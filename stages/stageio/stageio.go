@@ -204,40 +204,32 @@ func MarginalRows(id int32, method string, m *mrf.Model, mg mrf.Marginals) []for
 
 // EstimateRow records one method's result on one model. Its params are the
 // same JSON object for every method: {"method", "options", "regions" (the
-// region graph's scheme, for region methods), "diagnostics"}; the
-// diagnostics hold, under CheckKey, the reason the answer failed the shared
-// check (infer.Verify), when it did.
+// region graph's scheme, for region methods), "check" (the reason the answer
+// failed the shared check, infer.Verify; absent when it passed),
+// "diagnostics"}.
 func EstimateRow(id int32, method string, res *infer.Result, secs float64, opts any, scheme string) formats.EstimateRow {
-	diag := finite(res.Diagnostics)
-	if res.Check != "" {
-		diag[CheckKey] = res.Check
-	}
 	js, _ := json.Marshal(struct {
 		Method      string         `json:"method"`
 		Options     any            `json:"options"`
 		Regions     string         `json:"regions,omitempty"`
+		Check       string         `json:"check,omitempty"`
 		Diagnostics map[string]any `json:"diagnostics"`
-	}{method, opts, scheme, diag})
+	}{method, opts, scheme, res.Check, finite(res.Diagnostics)})
 	return formats.EstimateRow{ModelID: id, Method: method, LogZ: res.LogZ, FreeEnergy: res.FreeEnergy,
 		Iterations: int32(res.Iterations), Converged: res.Converged, Seconds: secs, Params: string(js)}
 }
 
-// CheckKey is the diagnostics entry of an estimate's params that holds the
-// reason its answer failed the shared check; absent when it passed.
-const CheckKey = "check"
-
-// CheckFailure returns the reason recorded under CheckKey in an estimate's
+// CheckFailure returns the reason recorded under "check" in an estimate's
 // params, or "" if there is none (the answer passed, or the params are not
 // EstimateRow's JSON).
 func CheckFailure(params string) string {
 	var p struct {
-		Diagnostics map[string]any `json:"diagnostics"`
+		Check string `json:"check"`
 	}
 	if json.Unmarshal([]byte(params), &p) != nil {
 		return ""
 	}
-	s, _ := p.Diagnostics[CheckKey].(string)
-	return s
+	return p.Check
 }
 
 // finite drops values JSON cannot hold (NaN, ±Inf) and says so in their place.
