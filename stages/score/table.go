@@ -415,5 +415,5 @@ func checkNote(methods []string, scored []scoredRun) string {
 		}
 	}
 	return fmt.Sprintf("note: %d answers failed the shared check and count as not converged (%s); "+
-		"the reasons are in estimates.parquet, params diagnostics \"check\".", total, strings.Join(parts, ", "))
+		"the reasons are in estimates.parquet (params \"check\").", total, strings.Join(parts, ", "))
 }
