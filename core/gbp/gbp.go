@@ -347,23 +347,21 @@ func (gb *GBP) update(e int, alpha float64) {
 	ed := &st.edges[e]
 	tab := gb.tab[:st.size[ed.parent]]
 	copy(tab, gb.psiE[st.psiOff[e]:st.psiOff[e+1]])
-	for _, ref := range ed.num {
-		m := gb.message(ref.edge)
-		for x, j := range st.maps[ref.mp] {
-			tab[x] += m[j]
-		}
+	for _, g := range ed.num {
+		addGroup(tab, gb.msg, st.maps[g.mp], g.offs)
 	}
 	out := gb.out[:st.size[ed.child]]
 	logSumByMap(tab, st.maps[ed.pc], out, gb.sum[:len(out)])
-	for _, ref := range ed.den {
-		m := gb.message(ref.edge)
-		for y, j := range st.maps[ref.mp] {
-			switch d := m[j]; {
-			case math.IsInf(out[y], -1):
-			case math.IsInf(d, -1):
-				out[y] = math.Inf(-1) // division by a zero message: 0
-			default:
-				out[y] -= d
+	for _, g := range ed.den {
+		for y, j := range st.maps[g.mp] {
+			for _, o := range g.offs {
+				switch d := gb.msg[o+int(j)]; {
+				case math.IsInf(out[y], -1):
+				case math.IsInf(d, -1):
+					out[y] = math.Inf(-1) // division by a zero message: 0
+				default:
+					out[y] -= d
+				}
 			}
 		}
 	}
@@ -385,6 +383,42 @@ func (gb *GBP) update(e int, alpha float64) {
 		infer.ShiftMax(out)
 	}
 	copy(old, out)
+}
+
+// addGroup adds to t[x], for every state x, the entry mp[x] of each message
+// of a group (msg[o+mp[x]] for o in offs), in the order of offs: every sum is
+// formed in the order of adding one whole message after another, so the
+// result is the same to the bit. Four states are summed at once, as four
+// independent chains: a single chain would wait on each add's latency.
+func addGroup(t, msg []float64, mp []int32, offs []int) {
+	if len(offs) == 1 {
+		m := msg[offs[0]:]
+		for x, j := range mp {
+			t[x] += m[j]
+		}
+		return
+	}
+	t = t[:len(mp)]
+	x := 0
+	for ; x+4 <= len(mp); x += 4 {
+		j0, j1, j2, j3 := int(mp[x]), int(mp[x+1]), int(mp[x+2]), int(mp[x+3])
+		s0, s1, s2, s3 := t[x], t[x+1], t[x+2], t[x+3]
+		for _, o := range offs {
+			s0 += msg[o+j0]
+			s1 += msg[o+j1]
+			s2 += msg[o+j2]
+			s3 += msg[o+j3]
+		}
+		t[x], t[x+1], t[x+2], t[x+3] = s0, s1, s2, s3
+	}
+	for ; x < len(mp); x++ {
+		j := int(mp[x])
+		s := t[x]
+		for _, o := range offs {
+			s += msg[o+j]
+		}
+		t[x] = s
+	}
 }
 
 // logSumByMap sets out[y] = ln Σ_{x : mp[x] = y} exp(tab[x]) without
@@ -419,11 +453,8 @@ func (gb *GBP) beliefs(dst []float64) float64 {
 	for r := range st.size {
 		b := gb.regionSlice(dst, r)
 		copy(b, gb.regionSlice(gb.psiR, r))
-		for _, ref := range st.in[r] {
-			m := gb.message(ref.edge)
-			for x, j := range st.maps[ref.mp] {
-				b[x] += m[j]
-			}
+		for _, g := range st.in[r] {
+			addGroup(b, gb.msg, st.maps[g.mp], g.offs)
 		}
 		if math.IsInf(infer.NormalizeLogTo(b, b), -1) {
 			gb.degenerateBeliefs++
