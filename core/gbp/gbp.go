@@ -41,15 +41,29 @@
 // convergence on grids or prevents it (see Options), so it is off by
 // default. Every message is shifted so that its largest entry is 0.
 //
-// Zero potentials (-Inf log entries) stay in log space. A division by a zero
-// message gives a zero message entry (x/0 := 0, as in libDAI), which is what
-// the belief of the child has there anyway; -Inf - -Inf never occurs, so no
-// NaN arises. A message with no mass anywhere (the other messages contradict a
-// hard constraint) is set uniform and counted in the diagnostics. On region
-// graphs with large intersections and evidence (pedigree-like models) the
-// messages can still run away to point-mass beliefs that stop changing while
-// parent and child disagree: the method's own test then reports converged,
-// and the registry's shared check (infer.Verify) clears it, with the reason.
+// Zero potentials (-Inf log entries) stay in log space. Before the sweeps,
+// the states no positive-probability configuration can take are found by
+// arc consistency on the region graph and masked out of every region and
+// parent potential (see support.go): a message entry is then -Inf exactly
+// where the child's belief is zero, excluded states carry exactly zero
+// belief, never feed an allowed state, and messages are normalised on the
+// allowed states. A division by a zero message gives a zero message entry
+// (x/0 := 0, as in libDAI); -Inf - -Inf never occurs, so no NaN arises. A
+// message with no mass anywhere (Z = 0) is set uniform and counted in the
+// diagnostics. A model without -Inf entries is untouched by all this.
+//
+// Divergence. On some region graphs the undamped schedule is linearly
+// unstable: on the bethe region graph of a 12-variable pedigree (arity-4
+// factors, intersections of three variables, counting numbers down to -2)
+// a perturbation of uniform messages grows about 1.5-fold per sweep even when
+// every potential is uniform, so this is the region graph and schedule, not
+// the zeros. The beliefs then saturate to point masses that stop changing
+// while the messages run away and parent and child disagree; damping 0.5
+// cures that pedigree (ln Z within 1e-4 of exact) but not every model. Such a
+// run is never reported converged: convergence also requires every edge to
+// be consistent within infer.ConsistencyTol ("inconsistent" 1 otherwise),
+// and a run whose messages overflow float64 stops with "diverged" 1,
+// returning the beliefs of its last finite sweep.
 //
 // Results: variable and factor marginals are read out as the mean of the
 // marginals of every region containing the variable or factor scope
@@ -57,7 +71,8 @@
 // free energy F_R of the beliefs (region.Binding.FreeEnergy) and LogZ = -F.
 // Diagnostics: "max_delta" (last sweep's largest belief change),
 // "max_consistency" (largest |b_C - Σ_{P\C} b_P| over all edges and states),
-// "damping", "degenerate_messages" and "degenerate_beliefs".
+// "damping", "degenerate_messages" and "degenerate_beliefs", and, only when
+// set, "inconsistent" and "diverged" (see Divergence).
 package gbp
 
 import (
@@ -112,7 +127,11 @@ type GBP struct {
 	out    []float64 // scratch, largest child
 	sum    []float64 // scratch, largest child
 
+	allowed []bool // per region state: not ruled out by the zeros (support); nil until a model has zeros
+	seen    []bool // scratch, largest child
+
 	degenerateMsgs    int
+	diverged          bool // a message overflowed; its entries are not numbers
 	degenerateBeliefs int
 }
 
@@ -203,12 +222,27 @@ func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		gb.alloc()
 	}
 	gb.potentials(m)
+	gb.support()
 
+	if gb.diverged {
+		// The last call's messages overflowed: start afresh.
+		clear(gb.msg)
+		gb.diverged = false
+	}
 	gb.beliefs(gb.belief) // what the first sweep is measured against
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": gb.opts.Damping}}
 	budget := infer.Budget{MaxIter: gb.opts.MaxIter, MaxSeconds: gb.opts.MaxSeconds}
+	divergedAt := 0
 	delta, err := budget.Iterate(ctx, "gbp", gb.opts.Tol, res, func() float64 {
+		if gb.diverged {
+			return math.Inf(1) // nothing left to do; the budget ends the loop
+		}
 		gb.sweep()
+		if gb.diverged {
+			// Keep the beliefs of the last sweep whose messages were finite.
+			divergedAt = res.Iterations + 1
+			return math.Inf(1)
+		}
 		delta := gb.beliefs(gb.next)
 		gb.belief, gb.next = gb.next, gb.belief
 		return delta
@@ -216,7 +250,17 @@ func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if divergedAt > 0 {
+		res.Iterations = divergedAt
+		res.Diagnostics["diverged"] = 1
+	}
 	gb.finish(res)
+	if res.Converged && !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol) {
+		// Saturated beliefs (point masses) can stop changing while the
+		// messages behind them still run away: not a fixed point.
+		res.Converged = false
+		res.Diagnostics["inconsistent"] = 1
+	}
 	res.Diagnostics["max_delta"] = delta
 	res.Diagnostics["degenerate_messages"] = float64(gb.degenerateMsgs)
 	res.Diagnostics["degenerate_beliefs"] = float64(gb.degenerateBeliefs)
@@ -240,6 +284,8 @@ func (gb *GBP) alloc() {
 	gb.tab = make([]float64, maxP)
 	gb.out = make([]float64, maxC)
 	gb.sum = make([]float64, maxC)
+	gb.seen = make([]bool, maxC)
+	gb.allowed = nil
 }
 
 func (gb *GBP) message(e int) []float64 { return gb.msg[gb.st.msgOff[e]:gb.st.msgOff[e+1]] }
@@ -288,6 +334,9 @@ func (gb *GBP) sweep() {
 		for _, f := range st.below[k] {
 			gb.update(f, 0)
 		}
+		if gb.diverged {
+			return
+		}
 	}
 }
 
@@ -298,28 +347,31 @@ func (gb *GBP) update(e int, alpha float64) {
 	ed := &st.edges[e]
 	tab := gb.tab[:st.size[ed.parent]]
 	copy(tab, gb.psiE[st.psiOff[e]:st.psiOff[e+1]])
-	for _, ref := range ed.num {
-		m := gb.message(ref.edge)
-		for x, j := range st.maps[ref.mp] {
-			tab[x] += m[j]
-		}
+	for _, g := range ed.num {
+		addGroup(tab, gb.msg, st.maps[g.mp], g.offs)
 	}
 	out := gb.out[:st.size[ed.child]]
 	logSumByMap(tab, st.maps[ed.pc], out, gb.sum[:len(out)])
-	for _, ref := range ed.den {
-		m := gb.message(ref.edge)
-		for y, j := range st.maps[ref.mp] {
-			switch d := m[j]; {
-			case math.IsInf(out[y], -1):
-			case math.IsInf(d, -1):
-				out[y] = math.Inf(-1) // division by a zero message: 0
-			default:
-				out[y] -= d
+	for _, g := range ed.den {
+		for y, j := range st.maps[g.mp] {
+			for _, o := range g.offs {
+				switch d := gb.msg[o+int(j)]; {
+				case math.IsInf(out[y], -1):
+				case math.IsInf(d, -1):
+					out[y] = math.Inf(-1) // division by a zero message: 0
+				default:
+					out[y] -= d
+				}
 			}
 		}
 	}
-	if math.IsInf(infer.ShiftMax(out), -1) {
+	switch mx := infer.ShiftMax(out); {
+	case math.IsInf(mx, -1):
 		gb.degenerateMsgs++
+	case math.IsNaN(mx) || math.IsInf(mx, 1):
+		// Log messages beyond ±1e308 (see "Divergence" in the package
+		// comment): stop before NaN reaches the beliefs.
+		gb.diverged = true
 	}
 	old := gb.message(e)
 	if alpha > 0 {
@@ -331,6 +383,42 @@ func (gb *GBP) update(e int, alpha float64) {
 		infer.ShiftMax(out)
 	}
 	copy(old, out)
+}
+
+// addGroup adds to t[x], for every state x, the entry mp[x] of each message
+// of a group (msg[o+mp[x]] for o in offs), in the order of offs: every sum is
+// formed in the order of adding one whole message after another, so the
+// result is the same to the bit. Four states are summed at once, as four
+// independent chains: a single chain would wait on each add's latency.
+func addGroup(t, msg []float64, mp []int32, offs []int) {
+	if len(offs) == 1 {
+		m := msg[offs[0]:]
+		for x, j := range mp {
+			t[x] += m[j]
+		}
+		return
+	}
+	t = t[:len(mp)]
+	x := 0
+	for ; x+4 <= len(mp); x += 4 {
+		j0, j1, j2, j3 := int(mp[x]), int(mp[x+1]), int(mp[x+2]), int(mp[x+3])
+		s0, s1, s2, s3 := t[x], t[x+1], t[x+2], t[x+3]
+		for _, o := range offs {
+			s0 += msg[o+j0]
+			s1 += msg[o+j1]
+			s2 += msg[o+j2]
+			s3 += msg[o+j3]
+		}
+		t[x], t[x+1], t[x+2], t[x+3] = s0, s1, s2, s3
+	}
+	for ; x < len(mp); x++ {
+		j := int(mp[x])
+		s := t[x]
+		for _, o := range offs {
+			s += msg[o+j]
+		}
+		t[x] = s
+	}
 }
 
 // logSumByMap sets out[y] = ln Σ_{x : mp[x] = y} exp(tab[x]) without
@@ -365,11 +453,8 @@ func (gb *GBP) beliefs(dst []float64) float64 {
 	for r := range st.size {
 		b := gb.regionSlice(dst, r)
 		copy(b, gb.regionSlice(gb.psiR, r))
-		for _, ref := range st.in[r] {
-			m := gb.message(ref.edge)
-			for x, j := range st.maps[ref.mp] {
-				b[x] += m[j]
-			}
+		for _, g := range st.in[r] {
+			addGroup(b, gb.msg, st.maps[g.mp], g.offs)
 		}
 		if math.IsInf(infer.NormalizeLogTo(b, b), -1) {
 			gb.degenerateBeliefs++

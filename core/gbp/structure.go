@@ -12,13 +12,22 @@ import (
 // computed to the states of the edge's child.
 type ref struct{ edge, mp int }
 
+// group is a run of consecutive refs of one list that share a state map
+// (messages into the same region J): the sweep reads the map once per state
+// and adds the messages in list order, so every sum is formed in exactly the
+// order the ref list gives.
+type group struct {
+	mp   int   // maps[mp]
+	offs []int // msgOff of each message, in list order
+}
+
 // gedge is a region-graph edge with everything its update needs.
 type gedge struct {
 	parent, child int
-	pc            int   // maps[pc]: parent state -> child state
-	factors       []int // positions in the parent's Factors of F_P \ F_C
-	num           []ref // N(P,C), maps from parent states
-	den           []ref // D(P,C), maps from child states
+	pc            int     // maps[pc]: parent state -> child state
+	factors       []int   // positions in the parent's Factors of F_P \ F_C
+	num           []group // N(P,C), maps from parent states
+	den           []group // D(P,C), maps from child states
 }
 
 // structure is what GBP precomputes for one region graph and model
@@ -33,7 +42,20 @@ type structure struct {
 	psiOff     []int   // edge e's parent potential is at [psiOff[e], psiOff[e+1])
 	maps       [][]int32
 	factorMaps [][][]int32 // factorMaps[r][k]: region r state -> table index of its k-th factor
-	in         [][]ref     // in[r]: messages entering E(r) from outside, maps from r's states
+	in         [][]group   // in[r]: messages entering E(r) from outside, maps from r's states
+}
+
+// groups returns refs as runs of consecutive refs with the same map.
+func (st *structure) groups(refs []ref) []group {
+	var out []group
+	for _, r := range refs {
+		if n := len(out); n > 0 && out[n-1].mp == r.mp {
+			out[n-1].offs = append(out[n-1].offs, st.msgOff[r.edge])
+			continue
+		}
+		out = append(out, group{mp: r.mp, offs: []int{st.msgOff[r.edge]}})
+	}
+	return out
 }
 
 // newStructure precomputes the schedule, the message lists N(P,C), D(P,C)
@@ -45,7 +67,7 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 	for r := range sizes {
 		sizes[r] = bd.NumStates(r)
 	}
-	st := &structure{size: sizes, regOff: make([]int, n+1), in: make([][]ref, n), factorMaps: make([][][]int32, n)}
+	st := &structure{size: sizes, regOff: make([]int, n+1), in: make([][]group, n), factorMaps: make([][][]int32, n)}
 	for r, s := range sizes {
 		st.regOff[r+1] = st.regOff[r] + s
 	}
@@ -108,17 +130,19 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 			inC[r] = stamp
 		}
 		ed.pc = mapID(P, C)
+		var num, den []ref
 		for _, J := range ext[P] {
 			for _, k := range inEdges[J] {
 				I := st.edges[k].parent
 				switch {
 				case inC[J] != stamp && inP[I] != stamp:
-					ed.num = append(ed.num, ref{edge: k, mp: mapID(P, J)})
+					num = append(num, ref{edge: k, mp: mapID(P, J)})
 				case inC[J] == stamp && inP[I] == stamp && inC[I] != stamp && k != e:
-					ed.den = append(ed.den, ref{edge: k, mp: mapID(C, J)})
+					den = append(den, ref{edge: k, mp: mapID(C, J)})
 				}
 			}
 		}
+		ed.num, ed.den = st.groups(num), st.groups(den)
 		ed.factors = difference(g.Regions[P].Factors, g.Regions[C].Factors)
 	}
 
@@ -151,13 +175,15 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 		for _, x := range ext[r] {
 			inP[x] = stamp
 		}
+		var in []ref
 		for _, J := range ext[r] {
 			for _, k := range inEdges[J] {
 				if inP[st.edges[k].parent] != stamp {
-					st.in[r] = append(st.in[r], ref{edge: k, mp: mapID(r, J)})
+					in = append(in, ref{edge: k, mp: mapID(r, J)})
 				}
 			}
 		}
+		st.in[r] = st.groups(in)
 		R := &g.Regions[r]
 		st.factorMaps[r] = make([][]int32, len(R.Factors))
 		for k, a := range R.Factors {
