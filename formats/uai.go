@@ -33,6 +33,10 @@ func uaiCap(n int) int { return min(n, uaiMaxPrealloc) }
 //	number of factors F, then F scopes, each "k v1 ... vk"
 //	F tables in the same order, each "size e1 ... e_size"
 //
+// Sizes are bounded before anything is allocated: cardinalities by
+// mrf.MaxCardinality, their sum (hence n) by mrf.MaxStates, F by
+// mrf.MaxFactors and every table by mrf.MaxTableSize entries.
+//
 // Tables hold raw potentials with the LAST scope variable changing fastest,
 // the layout of mrf.Factor.LogTable, so scopes are kept in file order.
 // Potentials must be finite and non-negative; a zero potential becomes -Inf.
@@ -57,20 +61,25 @@ func ReadUAI(r io.Reader, name string) (*mrf.Model, string, error) {
 		return nil, "", s.errorf("want preamble MARKOV or BAYES, got %s", uaiQuote(s.tok))
 	}
 
-	nvars, err := s.count("number of variables", 1)
+	// Every variable has at least one state, so MaxStates bounds their number.
+	nvars, err := s.countIn("number of variables", 1, mrf.MaxStates)
 	if err != nil {
 		return nil, "", err
 	}
 	m := &mrf.Model{Cards: make([]int, 0, uaiCap(nvars))}
+	states := 0
 	for i := range nvars {
-		c, err := s.count(fmt.Sprintf("cardinality of variable %d", i), 1)
+		c, err := s.countIn(fmt.Sprintf("cardinality of variable %d", i), 1, mrf.MaxCardinality)
 		if err != nil {
 			return nil, "", err
+		}
+		if states += c; states > mrf.MaxStates {
+			return nil, "", s.errorf("variables 0 to %d have %d states in all, above the bound %d", i, states, mrf.MaxStates)
 		}
 		m.Cards = append(m.Cards, c)
 	}
 
-	nfac, err := s.count("number of factors", 0)
+	nfac, err := s.countIn("number of factors", 0, mrf.MaxFactors)
 	if err != nil {
 		return nil, "", err
 	}
@@ -105,8 +114,8 @@ func ReadUAI(r io.Reader, name string) (*mrf.Model, string, error) {
 			seen[v] = a + 1
 			vars[j] = v
 			hi, lo := bits.Mul64(uint64(size), uint64(m.Cards[v]))
-			if hi != 0 || lo > math.MaxInt {
-				return nil, "", s.errorf("table of factor %d is too large: the cardinality product of its scope overflows", a)
+			if hi != 0 || lo > mrf.MaxTableSize {
+				return nil, "", s.errorf("table of factor %d is too large: the cardinalities of its scope multiply to more than %d entries", a, mrf.MaxTableSize)
 			}
 			size = int(lo)
 		}

@@ -180,6 +180,15 @@ func (s *uaiScanner) count(what string, lo int) (int, error) {
 	return n, nil
 }
 
+// countIn reads an integer in [lo, hi] described by what.
+func (s *uaiScanner) countIn(what string, lo, hi int) (int, error) {
+	n, err := s.count(what, lo)
+	if err == nil && n > hi {
+		return 0, s.errorf("%s is %d, above the bound %d", what, n, hi)
+	}
+	return n, err
+}
+
 // uaiQuote shows a token in an error message, shortened if it is long.
 func uaiQuote(tok []byte) string {
 	const max = 40

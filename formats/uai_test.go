@@ -251,7 +251,16 @@ func TestReadUAIErrors(t *testing.T) {
 		{"repeated variable", "MARKOV\n2\n2 2\n1\n2 1 1\n", []string{"bad.uai:5: token 3: scope of factor 0 repeats variable 1"}},
 		{"scope too large", "MARKOV 2 2 2 1 3 0 1 0", []string{"bad.uai:1: token 6: scope of factor 0 has 3 variables, the model only 2"}},
 		{"empty BAYES scope", "BAYES 1 2 1 0 1 1", []string{"bad.uai:1: token 5: scope of factor 0 is empty, a BAYES table needs a child variable"}},
-		{"table size overflow", "MARKOV 2 4294967296 4294967296 1 2 0 1 1 1", []string{"bad.uai:1: token 8: table of factor 0 is too large"}},
+		{"table size overflow", "MARKOV 2 4294967296 4294967296 1 2 0 1 1 1", []string{"bad.uai:1: token 3: cardinality of variable 0 is 4294967296, above the bound 16777216"}},
+		// Cardinalities, counts and table sizes are bounded (mrf.Max*) before
+		// anything is allocated; beyond int32 they used to be truncated.
+		{"cardinality 2^32+2", "MARKOV\n2\n2 4294967298\n", []string{"bad.uai:3: token 2: cardinality of variable 1 is 4294967298, above the bound 16777216"}},
+		{"cardinality 2^31", "MARKOV\n1\n2147483648\n", []string{"bad.uai:3: token 1: cardinality of variable 0 is 2147483648, above the bound 16777216"}},
+		{"cardinality 2^31-1", "MARKOV 1 2147483647 0", []string{"bad.uai:1: token 3: cardinality of variable 0 is 2147483647, above the bound"}},
+		{"too many variables", "MARKOV 268435457 2", []string{"bad.uai:1: token 2: number of variables is 268435457, above the bound 268435456"}},
+		{"too many states", "MARKOV 17 " + strings.Repeat("16777216 ", 17), []string{"bad.uai:1: token 19: variables 0 to 16 have 285212672 states in all, above the bound 268435456"}},
+		{"too many factors", "MARKOV 1 2 268435457", []string{"bad.uai:1: token 4: number of factors is 268435457, above the bound 268435456"}},
+		{"table above bound", "MARKOV 2 16384 16385 1 2 0 1", []string{"bad.uai:1: token 8: table of factor 0 is too large: the cardinalities of its scope multiply to more than 268435456 entries"}},
 		{
 			"wrong table size",
 			"MARKOV\n5\n2 2 2 2 2\n3\n1 0\n1 1\n2 0 4\n2 1 1\n2 1 1\n3 1 1 1\n",
@@ -309,9 +318,9 @@ func TestReadUAIReadError(t *testing.T) {
 // without reserving memory for the declared size first.
 func TestReadUAIHugeCounts(t *testing.T) {
 	tests := map[string]string{
-		"variables": "MARKOV 1000000000000 2 2 2",
-		"factors":   "MARKOV 1 2 1000000000000 1 0 1 0",
-		"table":     "MARKOV 2 1000000 1000000 1 2 0 1 1000000000000 0.5 0.25",
+		"variables": "MARKOV 100000000 2 2 2",
+		"factors":   "MARKOV 1 2 100000000 1 0 1 0",
+		"table":     "MARKOV 2 10000 10000 1 2 0 1 100000000 0.5 0.25",
 	}
 	for name, text := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -168,3 +168,22 @@ func writeModels(t *testing.T, dir string, models ...stageio.Model) {
 		t.Fatal(err)
 	}
 }
+
+// A variable of cardinality 2^31-1 (valid int32 in model_info.parquet) is
+// refused when the models are read, naming the file and the bound, instead
+// of every method allocating its marginal.
+func TestHugeCardinalityRefused(t *testing.T) {
+	dir := t.TempDir()
+	huge := stageio.Model{ID: 0, Info: mrf.Info{Name: "huge", Graph: "uai"},
+		Model: &mrf.Model{Cards: []int{2, 1<<31 - 1}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, 1}}}}}
+	models := filepath.Join(dir, "models")
+	writeModels(t, models, huge)
+	out := filepath.Join(dir, "out")
+	code, stderr := clitest.Run(t, "--models", models, "--methods", "mf,bp", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "models.parquet") || !strings.Contains(stderr, "cardinality 2147483647, want 1 to 16777216") {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming the file and the bound", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written")
+	}
+}

@@ -113,12 +113,13 @@ type dataCmd struct {
 	Out      string `required:"" type:"path" help:"Output directory: samples.parquet."`
 }
 
-// Validate makes a table bound below one a usage error (exit 2).
+// Validate makes a table bound below one and sample counts out of range
+// usage errors (exit 2).
 func (c *dataCmd) Validate() error {
 	if c.MaxTable < 1 {
 		return fmt.Errorf("--max-table %d, want >= 1", c.MaxTable)
 	}
-	return nil
+	return samplemodel.DataParams{Train: c.Train, Test: c.Test}.CheckCounts()
 }
 
 func (c *dataCmd) Run() error {

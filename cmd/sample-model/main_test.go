@@ -34,6 +34,8 @@ func TestIsingUsageErrors(t *testing.T) {
 		{"--graph regular --size 5 --degree 3", "even"},
 		{"--graph complete --size 3 --degree 2", "--degree"},
 		{"--graph complete --size 100000", "too large"},
+		{"--size 10000", "too large"},
+		{"--size 3 --count 2000000000", "--count"},
 		{"--graph grid --size 0", "--graph grid"},
 		{"--graph ring --size 3", "--graph"},
 	} {
@@ -91,5 +93,39 @@ func TestIsingUAIGrids(t *testing.T) {
 		infos[3].Source != "sample-model ising couplings=uniform:10 fields=uniform:1" ||
 		prov.Params != `{"graph":"grid","size":10,"gamma":0,"count":10,"seed":1,"couplings":"uniform:10","fields":"uniform:1"}` {
 		t.Errorf("%d models, model 3 %+v, params %s", len(infos), infos[3], prov.Params)
+	}
+}
+
+// Sample counts beyond the bound are refused before sampling: from the flags
+// alone a usage error (exit 2), with the models' sizes a runtime error (1).
+// A UAI cardinality beyond the bound names the file, line and value.
+func TestSizeBounds(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if code, stderr := clitest.Run(t, "ising", "--size", "3", "--count", "1", "--out", models); code != 0 {
+		t.Fatalf("ising: exit %d: %s", code, stderr)
+	}
+	big := filepath.Join(dir, "big.uai")
+	if err := os.WriteFile(big, []byte("MARKOV\n2\n2 4294967298\n1\n1 0\n2 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"data", "--models", models, "--train", "2000000000"}, 2, "--train 2000000000"},
+		{[]string{"data", "--models", models, "--train", "1", "--test", "2147483647"}, 2, "--test 2147483647"},
+		{[]string{"data", "--models", models, "--train", "100000000", "--test", "0"}, 1, "--train 100000000"},
+		{[]string{"uai", "--in", big}, 1, "big.uai:3: token 2: cardinality of variable 1 is 4294967298, above the bound"},
+	} {
+		out := filepath.Join(dir, "out")
+		code, stderr := clitest.Run(t, append(tt.args, "--out", out)...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: output written", tt.args)
+		}
 	}
 }

@@ -150,3 +150,28 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// A network too wide for the model's roots is refused before allocating,
+// with exit 1 and a message naming --dim; out-of-range widths are usage
+// errors.
+func TestDimBounds(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, models); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args string
+		code int
+		want string
+	}{
+		{"--method renn --dim 1000000", 2, "dim: 1000000, want 1..8192"},
+		{"--method renn --dim 8192", 1, "lower --dim"},
+	} {
+		code, stderr := clitest.Run(t, append(strings.Fields(tc.args), "--models", models, "--out", out)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d with %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}

@@ -138,12 +138,23 @@ func (e *engine) releaseDown(k int) {
 }
 
 // run visits every step in reverse elimination order.
-func (e *engine) run() error { return e.sweep(0, len(e.t.steps)) }
+func (e *engine) run() error { return sweep(e, e.t, 0, len(e.t.steps)) }
+
+func (e *engine) backward(k int) error { return e.visit(k) }
+func (e *engine) avail() int64         { return e.budget - e.held }
+
+// stepper is what sweep drives: the engine, or the sizer that predicts the
+// engine's memory without allocating.
+type stepper interface {
+	forward(k int) error  // compute and hold step k's message
+	releaseMsg(k int)     // drop step k's message
+	backward(k int) error // backward visit of step k
+	avail() int64         // budget left for held messages
+}
 
 // sweep visits steps hi-1 down to lo. On entry the messages of steps below
 // lo whose parent is in [lo, hi) are held.
-func (e *engine) sweep(lo, hi int) error {
-	t := e.t
+func sweep(e stepper, t *tree, lo, hi int) error {
 	needed := func(j int) bool {
 		p := t.steps[j].parent
 		return p >= 0 && p < hi
@@ -156,7 +167,7 @@ func (e *engine) sweep(lo, hi int) error {
 			count++
 		}
 	}
-	avail := e.budget - e.held
+	avail := e.avail()
 	if total <= avail || count <= 1 {
 		for j := lo; j < hi; j++ {
 			if needed(j) {
@@ -166,7 +177,7 @@ func (e *engine) sweep(lo, hi int) error {
 			}
 		}
 		for k := hi - 1; k >= lo; k-- {
-			if err := e.visit(k); err != nil {
+			if err := e.backward(k); err != nil {
 				return err
 			}
 		}
@@ -220,7 +231,7 @@ func (e *engine) sweep(lo, hi int) error {
 		}
 	}
 	for i := len(bounds) - 2; i >= 0; i-- {
-		if err := e.sweep(bounds[i], bounds[i+1]); err != nil {
+		if err := sweep(e, t, bounds[i], bounds[i+1]); err != nil {
 			return err
 		}
 	}

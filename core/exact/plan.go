@@ -44,12 +44,17 @@ type Options struct {
 	// Forward messages beyond it are recomputed from checkpoints in the
 	// backward pass. Working tables come on top of it.
 	Memory int64 `json:"memory" help:"Budget in bytes for stored forward messages; beyond it they are recomputed in the backward pass."`
+	// MaxMemory bounds the estimated peak memory in bytes of one solve (all
+	// tables and messages alive at once, working tables included), >= 1.
+	// Larger solves fail with a *MemoryTooLargeError before anything is
+	// allocated. MaxTable bounds one table; this bounds their sum.
+	MaxMemory int64 `json:"max_memory" help:"Largest estimated peak memory in bytes of one exact solve (all tables alive at once); larger models stop with an error before allocating. Default: half of the machine's memory."`
 }
 
 // DefaultOptions returns the documented defaults: DefaultMaxTable,
-// DefaultTries, seed 1 and DefaultMemory.
+// DefaultTries, seed 1, DefaultMemory and DefaultMaxMemory().
 func DefaultOptions() Options {
-	return Options{MaxTable: DefaultMaxTable, Tries: DefaultTries, Seed: 1, Memory: DefaultMemory}
+	return Options{MaxTable: DefaultMaxTable, Tries: DefaultTries, Seed: 1, Memory: DefaultMemory, MaxMemory: DefaultMaxMemory()}
 }
 
 // Check reports whether o is valid; the error names the option.
@@ -66,6 +71,8 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("exact: tries %d, want >= 1", o.Tries)
 	case o.Memory < 1:
 		return o, fmt.Errorf("exact: memory %d, want >= 1", o.Memory)
+	case o.MaxMemory < 1:
+		return o, fmt.Errorf("exact: max_memory %d, want >= 1", o.MaxMemory)
 	}
 	return o, nil
 }
@@ -76,6 +83,9 @@ type Plan struct {
 	LargestTable int64   // entries of the largest clique table (saturates at MaxInt64)
 	TotalCost    float64 // sum over elimination steps of the clique table size
 	Heuristic    string  // which heuristic found Order
+	// Memory is the estimated peak memory in bytes of the solve, set by
+	// Solve and Sample (0 from MakePlan, which builds no tables).
+	Memory int64
 	// LargestClique lists the variables of the largest clique table: the
 	// eliminated variable, then the others in increasing order.
 	LargestClique []int

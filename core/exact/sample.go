@@ -28,8 +28,13 @@ func Sample(m *mrf.Model, n int, rng *rand.Rand, opt Options) ([][]int, []float6
 	if err != nil {
 		return nil, nil, err
 	}
-	t, _, err := newTree(m, opt)
+	t, plan, err := newTree(m, opt)
 	if err != nil {
+		return nil, nil, err
+	}
+	// The samples and their log probabilities come on top of the tables.
+	samples := satMul(satMul(int64(n), int64(len(m.Cards))+1), 8)
+	if err := checkMemory(t, plan, opt, false, samples); err != nil {
 		return nil, nil, err
 	}
 	e, err := newEngine(t, opt.Memory)

@@ -17,7 +17,8 @@ type Result struct {
 
 // Solve computes log Z, every variable marginal and every factor marginal of
 // m exactly. It fails on an invalid model, on a plan whose largest table is
-// above opt.MaxTable (a *TableTooLargeError, before any table is allocated),
+// above opt.MaxTable (a *TableTooLargeError) or an estimated peak memory above
+// opt.MaxMemory (a *MemoryTooLargeError), both before any table is allocated,
 // and on a model whose partition function is zero.
 func Solve(m *mrf.Model, opt Options) (*Result, error) {
 	res, _, err := solve(m, opt)
@@ -33,6 +34,9 @@ func solve(m *mrf.Model, opt Options) (*Result, *engine, error) {
 	}
 	t, plan, err := newTree(m, opt)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkMemory(t, plan, opt, true, 0); err != nil {
 		return nil, nil, err
 	}
 	e, err := newEngine(t, opt.Memory)

@@ -49,17 +49,36 @@ func TableSize(cards []int, vars []int) int {
 	return n
 }
 
-// Validate checks that the model is well formed: positive cardinalities, scopes
-// within range without repeats, table lengths matching scopes, and no NaN or
-// +Inf entries.
+// Size bounds of a model, checked by Validate and by the readers before they
+// allocate. A cardinality is a single number in a file but every method
+// allocates marginals of that size, so it is bounded on its own; variable
+// ids, cardinalities and factor ids are int32 in the Parquet tables.
+const (
+	MaxCardinality = 1 << 24 // states of one variable
+	MaxStates      = 1 << 28 // states summed over all variables (2 GiB of marginals)
+	MaxTableSize   = 1 << 28 // entries of one factor table (2 GiB)
+	MaxFactors     = 1 << 28 // factors of one model
+)
+
+// Validate checks that the model is well formed: cardinalities in
+// [1, MaxCardinality] summing to at most MaxStates, at most MaxFactors
+// factors, scopes within range without repeats, table lengths matching
+// scopes, and no NaN or +Inf entries.
 func (m *Model) Validate() error {
 	if len(m.Cards) == 0 {
 		return errors.New("model has no variables")
 	}
+	states := 0
 	for i, c := range m.Cards {
-		if c < 1 {
-			return fmt.Errorf("variable %d has cardinality %d, want >= 1", i, c)
+		if c < 1 || c > MaxCardinality {
+			return fmt.Errorf("variable %d has cardinality %d, want 1 to %d", i, c, MaxCardinality)
 		}
+		if states += c; states > MaxStates {
+			return fmt.Errorf("variables 0 to %d have %d states in all, above the bound %d", i, states, MaxStates)
+		}
+	}
+	if len(m.Factors) > MaxFactors {
+		return fmt.Errorf("model has %d factors, above the bound %d", len(m.Factors), MaxFactors)
 	}
 	for a, f := range m.Factors {
 		if err := f.validate(m.Cards); err != nil {
@@ -80,7 +99,9 @@ func (f *Factor) validate(cards []int) error {
 			return fmt.Errorf("variable %d repeated in scope %v", v, f.Vars)
 		}
 		seen[v] = true
-		size *= cards[v]
+		if size *= cards[v]; size > MaxTableSize { // cards <= MaxCardinality: no overflow
+			return fmt.Errorf("scope %v needs a table above the bound of %d entries", f.Vars, MaxTableSize)
+		}
 	}
 	if len(f.LogTable) != size {
 		return fmt.Errorf("table has %d entries, scope %v needs %d", len(f.LogTable), f.Vars, size)

@@ -23,6 +23,14 @@ func TestValidate(t *testing.T) {
 		{"length", func(m *Model) { m.Factors[0].LogTable = m.Factors[0].LogTable[:5] }, "needs 6"},
 		{"nan", func(m *Model) { m.Factors[0].LogTable[2] = math.NaN() }, "NaN"},
 		{"+inf", func(m *Model) { m.Factors[0].LogTable[2] = math.Inf(1) }, "+Inf"},
+		{"card 2^31-1", func(m *Model) { m.Cards[1] = math.MaxInt32 }, "cardinality 2147483647, want 1 to 16777216"},
+		{"states", func(m *Model) {
+			m.Cards = append(m.Cards, 1<<24, 1<<24)
+			for len(m.Cards) < 20 {
+				m.Cards = append(m.Cards, 1<<24)
+			}
+		}, "above the bound 268435456"},
+		{"table bound", func(m *Model) { m.Cards[0], m.Cards[1] = 1<<24, 1<<24 }, "table above the bound"},
 		{"-inf ok", func(m *Model) { m.Factors[0].LogTable[2] = math.Inf(-1) }, ""},
 	}
 	for _, tt := range tests {

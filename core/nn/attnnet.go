@@ -23,6 +23,11 @@ const maxRootStates = 1 << 16
 // matrices (8 bytes each).
 const maxAttentionEntries = 1 << 26
 
+// maxNetEntries bounds the float64 entries of an attention net's parameters
+// and activations (2 GiB); gradients and the optimiser's state come on top,
+// about three times the parameters again. Checked before allocating.
+const maxNetEntries = 1 << 28
+
 // Config configures NewAttentionNet. The zero value gives the paper code's
 // network at width DefaultDim.
 type Config struct {
@@ -125,6 +130,10 @@ func NewAttentionNet(numVars int, roots [][]int, cards []int, cfg Config) (Net, 
 		return nil, fmt.Errorf("attention net: %w", err)
 	}
 	d := cfg.Dim
+	if e := netEntries(numVars, d, roots, states, !cfg.SingleLayerBlocks); e > maxNetEntries {
+		return nil, fmt.Errorf("attention net: width %d on %d variables and %d roots needs about %d parameters and activations, above the bound %d; lower --dim",
+			d, numVars, len(roots), e, maxNetEntries)
+	}
 	rng := mrf.NewRand(cfg.Seed)
 	n := &attentionNet{
 		embed: newParam("embed", numVars*d),
@@ -184,6 +193,46 @@ func NewAttentionNet(numVars int, roots [][]int, cards []int, cfg Config) (Net, 
 		n.groups = append(n.groups, hg)
 	}
 	return n, nil
+}
+
+// netEntries counts, saturating, the float64 entries NewAttentionNet
+// allocates for its parameters and activations (gradients of the parameters
+// excepted): the embedding and attention layers, and for every root two
+// residual blocks of depth layers of width size*d squared (a head shared by
+// roots of one shape counts once for weights, per root for activations).
+func netEntries(numVars, d int, roots [][]int, states []int, twoLayers bool) int64 {
+	n, dd := int64(numVars), int64(d)
+	if dd > 1<<24 {
+		return math.MaxInt64
+	}
+	depth := int64(1)
+	if twoLayers {
+		depth = 2
+	}
+	total := 5*n*dd + 4*(dd*dd+dd) + 8*n*dd + n*n + 2*dd // embed, mats, attention, layer norm
+	type shape struct{ size, states int }
+	seen := map[shape]bool{}
+	for r, vars := range roots {
+		w := int64(len(vars)) * dd
+		if w > 1<<28 {
+			return math.MaxInt64
+		}
+		st := int64(states[r])
+		sh := shape{len(vars), states[r]}
+		if !seen[sh] {
+			seen[sh] = true
+			total = satAdd(total, 2*depth*(w*w+w)+w*st+st)
+		}
+		total = satAdd(total, (6+2*depth)*w+2*st) // activations of this root's row
+	}
+	return total
+}
+
+func satAdd(a, b int64) int64 {
+	if b < 0 || a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func (n *attentionNet) Params() []*Param { return n.params }

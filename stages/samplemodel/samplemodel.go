@@ -263,15 +263,41 @@ type DataParams struct {
 	MaxTable int64  `json:"max_table"`
 }
 
+// MaxSampleValues bounds the variable values Data draws in all, samples
+// times variables summed over the models (about 2 GiB in memory and more on
+// disk); it is checked before sampling.
+const MaxSampleValues = 1 << 28
+
+// CheckCounts checks --train and --test on their own: non-negative, not both
+// zero, and together at most MaxSampleValues (each model has a variable).
+func (p DataParams) CheckCounts() error {
+	if p.Train < 0 || p.Test < 0 || p.Train+p.Test == 0 {
+		return fmt.Errorf("--train and --test must be >= 0 and not both 0 (got %d, %d)", p.Train, p.Test)
+	}
+	if p.Train > MaxSampleValues || p.Test > MaxSampleValues-p.Train {
+		return fmt.Errorf("--train %d and --test %d: %d samples per model, above the bound of %d sample values in all",
+			p.Train, p.Test, int64(p.Train)+int64(p.Test), MaxSampleValues)
+	}
+	return nil
+}
+
 // Data draws Train+Test exact samples from every model of Models (model k from
 // seed mrf.DeriveSeed(Seed, k)); the first Train are the "train" split.
 func Data(p DataParams, out string) error {
-	if p.Train < 0 || p.Test < 0 || p.Train+p.Test == 0 {
-		return fmt.Errorf("--train and --test must be >= 0 and not both 0 (got %d, %d)", p.Train, p.Test)
+	if err := p.CheckCounts(); err != nil {
+		return err
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
 		return err
+	}
+	var values int64
+	for _, e := range models {
+		values += int64(p.Train+p.Test) * int64(len(e.Model.Cards))
+	}
+	if values > MaxSampleValues {
+		return fmt.Errorf("--train %d and --test %d samples of the %d models of %s are %d variable values, above the bound %d",
+			p.Train, p.Test, len(models), p.Models, values, MaxSampleValues)
 	}
 	var rows []formats.SampleRow
 	for _, e := range models {
