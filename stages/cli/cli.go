@@ -24,7 +24,8 @@ func Main(name, description string, grammar any) {
 func run(name, description string, grammar any, args []string) int {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	parser, err := kong.New(grammar, kong.Name(name), kong.Description(description),
-		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.PostBuild(defaultsFromValues))
+		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.PostBuild(defaultsFromValues),
+		kong.NamedMapper("path", kong.MapperFunc(pathMapper)))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 2
@@ -33,6 +34,10 @@ func run(name, description string, grammar any, args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		fmt.Fprintf(os.Stderr, "run '%s --help' for usage\n", name)
+		return 2
+	}
+	if err := checkOutputs(ctx.Flags()); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 2
 	}
 	if err := ctx.Run(); err != nil {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -29,6 +31,50 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--n=3", "--bogus"}, 2},
 	} {
 		if got := run("t", "test", &cmd{}, tt.args); got != tt.want {
+			t.Errorf("%v: exit %d, want %d", tt.args, got, tt.want)
+		}
+	}
+}
+
+type stage struct {
+	Models string   `required:"" type:"existingdir"`
+	Extra  []string `sep:"none"`
+	Out    string   `required:"" type:"path"`
+	UAIOut string   `name:"uai-out" type:"path"`
+}
+
+func (s *stage) Run() error { return nil }
+
+// TestOutputNotInput: an output that is (or resolves to) an input, or is
+// empty, is a usage error before the command runs.
+func TestOutputNotInput(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	other := filepath.Join(dir, "other")
+	for _, d := range []string{models, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(models, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--models", models, "--out", filepath.Join(dir, "new")}, 0},
+		{[]string{"--models", models, "--out", other}, 0},
+		{[]string{"--models", models, "--out", models}, 2},
+		{[]string{"--models", models, "--out", filepath.Join(other, "..", "models")}, 2},
+		{[]string{"--models", models, "--out", link}, 2},
+		{[]string{"--models", models, "--out", other, "--uai-out", models}, 2},
+		{[]string{"--models", models, "--extra", other, "--out", other}, 2},
+		{[]string{"--models", models, "--out", ""}, 2},
+		{[]string{"--models", models, "--out", other, "--uai-out="}, 2},
+	} {
+		if got := run("t", "test", &stage{}, tt.args); got != tt.want {
 			t.Errorf("%v: exit %d, want %d", tt.args, got, tt.want)
 		}
 	}
