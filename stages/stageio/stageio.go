@@ -173,12 +173,17 @@ func Commit(dir string, outs ...Output) error {
 	return nil
 }
 
-// remove deletes the files of a failed commit.
+// remove deletes the files of a failed commit. A path that does not exist
+// (or cannot be looked at: the write failed for the same reason, say a
+// read-only directory) has nothing to remove and adds no second error.
 func remove(paths []string) error {
 	var errs []error
 	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("could not remove %s after the failed write, so the output directory is incomplete: %w", p, err))
 		}
 	}
 	return errors.Join(errs...)
