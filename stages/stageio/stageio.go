@@ -166,6 +166,11 @@ func Commit(dir string, outs ...Output) error {
 		}
 		path := filepath.Join(d, o.Name)
 		if err := o.Write(path); err != nil {
+			if len(done) == 0 {
+				// Nothing replaced yet: the earlier output, if any, is
+				// still whole (each writer is atomic), so keep it.
+				return err
+			}
 			return errors.Join(err, remove(append(done, path)))
 		}
 		done = append(done, path)
@@ -183,7 +188,7 @@ func remove(paths []string) error {
 			continue
 		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("could not remove %s after the failed write, so the output directory is incomplete: %w", p, err))
+			errs = append(errs, fmt.Errorf("could not remove %s after the failed write: %w", p, err))
 		}
 	}
 	return errors.Join(errs...)
