@@ -73,6 +73,8 @@ func TestOutputNotInput(t *testing.T) {
 		{[]string{"--models", models, "--extra", other, "--out", other}, 2},
 		{[]string{"--models", models, "--out", ""}, 2},
 		{[]string{"--models", models, "--out", other, "--uai-out="}, 2},
+		// kong would turn the byte 0xff into U+FFFD: refused, not rewritten.
+		{[]string{"--models", models, "--out", filepath.Join(dir, "new\xff")}, 2},
 	} {
 		if got := run("t", "test", &stage{}, tt.args); got != tt.want {
 			t.Errorf("%v: exit %d, want %d", tt.args, got, tt.want)
