@@ -37,6 +37,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 type stage struct {
+	Graph  string   `enum:"grid,models" default:"grid"`
 	Models string   `required:"" type:"existingdir"`
 	Extra  []string `sep:"none"`
 	Out    string   `required:"" type:"path"`
@@ -60,12 +61,14 @@ func TestOutputNotInput(t *testing.T) {
 	if err := os.Symlink(models, link); err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir)
 	for _, tt := range []struct {
 		args []string
 		want int
 	}{
 		{[]string{"--models", models, "--out", filepath.Join(dir, "new")}, 0},
 		{[]string{"--models", models, "--out", other}, 0},
+		{[]string{"--models", other, "--graph", "models", "--out", "models"}, 0}, // in dir, where ./models exists
 		{[]string{"--models", models, "--out", models}, 2},
 		{[]string{"--models", models, "--out", filepath.Join(other, "..", "models")}, 2},
 		{[]string{"--models", models, "--out", link}, 2},

@@ -44,7 +44,9 @@ func checkOutputs(flags []*kong.Flag) error {
 	type value struct{ flag, path string }
 	var outs, ins []value
 	for _, f := range flags {
-		if !f.Target.IsValid() || f.Name == "help" {
+		// An enum names a choice, not a file (--graph grid beside a
+		// directory grid is no input).
+		if !f.Target.IsValid() || f.Name == "help" || f.Enum != "" {
 			continue
 		}
 		var vals []string
