@@ -27,6 +27,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad ids", dirs + " --ids 1,x", 2, `"x" is not a model id`},
 		{"negative time budget", dirs + " --method gbp --set max_seconds=-1", 2, "max_seconds"},
 		{"time budget for exact", dirs + " --set max_seconds=30", 2, "max_seconds"},
+		// The learned models would overwrite the true ones.
+		{"out is the models directory", "--models " + dir + " --samples " + filepath.Dir(dir) + " --out " + dir, 2, "--out " + dir + " is the --models input"},
+		{"out resolves to the models directory", "--models " + dir + " --samples " + filepath.Dir(dir) + " --out " + filepath.Join(dir, "..", filepath.Base(dir)) + "/.", 2, "is the --models input"},
+		{"empty out", "--models " + dir + " --samples " + dir + " --out=", 2, "--out: empty path"},
 		{"no models file", dirs, 1, "model_info.parquet"},
 		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}

@@ -60,6 +60,18 @@ type runCmd struct {
 	Poll      time.Duration `default:"5s" placeholder:"DURATION" help:"With --executor slurm: how often to ask squeue about the jobs."`
 }
 
+// Validate makes a negative --jobs or a non-positive --poll a usage error
+// (exit 2): 0 jobs means the number of CPUs, a negative count nothing.
+func (r *runCmd) Validate() error {
+	if r.Jobs < 0 {
+		return fmt.Errorf("--jobs %d, want >= 0 (0: number of CPUs)", r.Jobs)
+	}
+	if r.Poll <= 0 {
+		return fmt.Errorf("--poll %v, want > 0", r.Poll)
+	}
+	return nil
+}
+
 type statusCmd struct {
 	configFlag
 	Bin string `type:"path" placeholder:"DIR" help:"Judge against the binaries in DIR (default: bin/ of the module)."`

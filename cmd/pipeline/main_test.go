@@ -126,6 +126,9 @@ func TestExitCodes(t *testing.T) {
 			0, "--array=0-1 --cpus-per-task=1 --mem=2G --time=1:00:00 --partition=p\n"},
 		{"rerun after failure", []string{"run", "--config", good, "--bin", bin}, 0, "2 ran, 2 up to date"},
 		{"slurm flag without slurm", []string{"run", "--config", good, "--bin", bin, "--partition", "p"}, 2, "need --executor slurm"},
+		{"negative jobs", []string{"run", "--config", good, "--bin", bin, "--jobs=-3", "--dry-run"}, 2, "--jobs -3, want >= 0"},
+		{"zero poll", []string{"run", "--config", good, "--bin", bin, "--poll=0s", "--dry-run"}, 2, "--poll 0s, want > 0"},
+		{"verify negative jobs", []string{"verify", "--config", good, "--bin", bin, "--jobs=-1", "--dry-run"}, 2, "--jobs -1, want >= 0"},
 		{"unknown executor", []string{"run", "--config", good, "--bin", bin, "--executor", "pbs"}, 2, "--executor must be one of"},
 		// The job subcommand is what a Slurm job runs.
 		{"job up to date", []string{"job", "--config", good, "--bin", bin, "a/n=1,m=x"}, 0, "msg=\"up to date\""},

@@ -20,6 +20,14 @@ type verifyCmd struct {
 	NoBuild bool     `name:"no-build" help:"Do not build: use the binaries already in bin/ of the module."`
 }
 
+// Validate makes a negative --jobs a usage error (exit 2).
+func (v *verifyCmd) Validate() error {
+	if v.Jobs < 0 {
+		return fmt.Errorf("--jobs %d, want >= 0 (0: number of CPUs)", v.Jobs)
+	}
+	return nil
+}
+
 func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if v.Sample < 1 {
 		return usageError{errors.New("--sample must be at least 1: a stage is adopted only on the evidence of a rerun")}

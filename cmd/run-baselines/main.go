@@ -27,11 +27,9 @@ func (r *root) params() baselines.Params {
 	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set, Strict: r.Strict, UAIOut: r.UAIOut}
 }
 
-// Validate makes unknown methods and bad option values usage errors (exit 2).
-func (r *root) Validate() error {
-	_, err := r.params().Options()
-	return err
-}
+// Validate makes unknown methods, bad option values and a missing --regions
+// usage errors (exit 2).
+func (r *root) Validate() error { return r.params().Check() }
 
 func (r *root) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -74,6 +74,9 @@ func TestExitCodes(t *testing.T) {
 		{"infinite time budget", base + " --set gbp.max_seconds=Inf", 2, "max_seconds"},
 		{"option no method has", base + " --set lambda=1", 2, "lambda"},
 		{"bad value", base + " --set tol=x", 2, "tol"},
+		{"region method without regions", base + " --methods bp,gbp", 2, "method gbp needs --regions"},
+		{"out is the models directory", "--models " + dir + " --methods mf --out " + dir, 2, "--out " + dir + " is the --models input"},
+		{"empty out", "--models " + dir + " --methods mf --out=", 2, "--out: empty path"},
 		{"no models file", base + " --methods mf", 1, "model_info.parquet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

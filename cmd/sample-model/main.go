@@ -70,13 +70,19 @@ func (c *isingCmd) Run() error {
 type uaiCmd struct {
 	In   string `required:"" type:"path" help:"UAI model file (MARKOV or BAYES), or a directory: every NAME.uai in it, sorted by name, becomes model k (k from 0), with its evidence file NAME.uai.evid or NAME.evid if there is one."`
 	Evid string `type:"existingfile" help:"Evidence file (.evid) of a single --in file; observed variables become point masses."`
-	Case int    `default:"0" help:"Which evidence case to apply when the evidence file holds several."`
+	Case int    `default:"0" help:"Which evidence case to apply when the evidence file holds several (a warning names the count when cases go unused); needs --evid, or a directory --in whose models have evidence files."`
 	Out  string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
-func (c *uaiCmd) Run() error {
-	return samplemodel.UAI(samplemodel.UAIParams{In: c.In, Evid: c.Evid, Case: c.Case}, c.Out)
+func (c *uaiCmd) params() samplemodel.UAIParams {
+	return samplemodel.UAIParams{In: c.In, Evid: c.Evid, Case: c.Case}
 }
+
+// Validate makes a negative --case, or --case without evidence, a usage
+// error (exit 2).
+func (c *uaiCmd) Validate() error { return c.params().Check() }
+
+func (c *uaiCmd) Run() error { return samplemodel.UAI(c.params(), c.Out) }
 
 type factorsCmd struct {
 	Family string `required:"" enum:"csp,noisy-or,pedigree" help:"Family: csp (soft CSP: --size variables of 4 states, 3*size/2 ternary factors with zero and near-zero entries), noisy-or (--size binary findings, size/2 causes, noisy-OR CPTs with leak, half the findings observed) or pedigree (--size individuals in generations of 8, genotype and phenotype of 3 states each, arity-4 Mendelian factors with zeros, phenotypes and genotypes partly observed). Every observation has positive probability."`
@@ -113,18 +119,14 @@ type dataCmd struct {
 	Out      string `required:"" type:"path" help:"Output directory: samples.parquet."`
 }
 
-// Validate makes a table bound below one and sample counts out of range
-// usage errors (exit 2).
-func (c *dataCmd) Validate() error {
-	if c.MaxTable < 1 {
-		return fmt.Errorf("--max-table %d, want >= 1", c.MaxTable)
-	}
-	return samplemodel.DataParams{Train: c.Train, Test: c.Test}.CheckCounts()
+func (c *dataCmd) params() samplemodel.DataParams {
+	return samplemodel.DataParams{Models: c.Models, Train: c.Train, Test: c.Test, Seed: c.Seed, MaxTable: c.MaxTable}
 }
 
-func (c *dataCmd) Run() error {
-	return samplemodel.Data(samplemodel.DataParams{Models: c.Models, Train: c.Train, Test: c.Test, Seed: c.Seed, MaxTable: c.MaxTable}, c.Out)
-}
+// Validate makes bad counts and a table bound below one usage errors (exit 2).
+func (c *dataCmd) Validate() error { return c.params().Check() }
+
+func (c *dataCmd) Run() error { return samplemodel.Data(c.params(), c.Out) }
 
 var grammar struct {
 	Ising   isingCmd   `cmd:"" help:"Generate Ising models: the paper's (section 5.1) and benchmark families."`

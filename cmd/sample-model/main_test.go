@@ -129,3 +129,47 @@ func TestSizeBounds(t *testing.T) {
 		}
 	}
 }
+
+// Usage errors of the other commands exit 2 before anything is read or
+// written; an evidence file with unused cases is warned about.
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "a.uai")
+	evid := filepath.Join(dir, "two.evid")
+	if err := os.WriteFile(model, []byte("MARKOV\n2\n2 2\n1\n2 0 1\n4\n1 2 3 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(evid, []byte("2\n1 0 1\n1 1 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tt := range []struct {
+		args string
+		code int
+		want string
+	}{
+		{"data --models " + dir + " --train 0 --test 0", 2, "not both 0"},
+		{"data --models " + dir + " --max-table 0", 2, "--max-table"},
+		{"uai --in " + model + " --case 1", 2, "--case 1 without --evid"},
+		{"uai --in " + model + " --evid " + evid + " --case=-1", 2, "--case -1"},
+		{"uai --in " + dir + " --case 1", 1, "no model in " + dir + " has an evidence file"},
+		{"uai --in " + model + " --evid " + evid + " --case 3", 1, "evidence case 3 requested, file has 2"},
+		{"uai --in " + model + " --out " + model, 2, "is the --in input"},
+	} {
+		args := strings.Fields(tt.args)
+		if !strings.Contains(tt.args, "--out") {
+			args = append(args, "--out", out)
+		}
+		code, stderr := clitest.Run(t, args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: output written", tt.args)
+		}
+	}
+	code, stderr := clitest.Run(t, "uai", "--in", model, "--evid", evid, "--case", "1", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "holds 2 evidence cases: case 1 applied, the other 1 ignored") {
+		t.Errorf("two cases: exit %d, stderr %q; want 0 and a warning", code, stderr)
+	}
+}

@@ -18,13 +18,14 @@ func main() {
 // The directory flags take one directory per use and never split on commas:
 // shard directories are named like size=5,gamma=0.1.
 type root struct {
-	Models []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with models.parquet and model_info.parquet; repeat for every shard."`
-	Truth  []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with exact-infer's marginals.parquet and estimates.parquet (method exact); repeat for every shard."`
-	Pred   []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with a method stage's marginals.parquet and estimates.parquet; every method in it is scored; repeat as needed."`
-	Out    string   `required:"" type:"path" help:"Output directory: scores.parquet, summary.parquet, and summary.md or summary.tex for those tables."`
-	Group  []string `default:"graph,size,gamma" help:"Group the summary by these model properties, in order: graph, size (number of variables), gamma; 'none' pools every model."`
-	Table  string   `default:"text" enum:"text,md,latex" help:"Printed table: text (aligned, stdout), md (Markdown, also out/summary.md) or latex (booktabs, also out/summary.tex)."`
-	Plots  bool     `help:"Also write PNG plots into the output directory: l1_vs_size.png, logz_err_vs_size.png and seconds_vs_size.png (log y), the mean over models against the number of variables, a panel per graph and gamma, a line per method. Needs size among --group."`
+	Models  []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with models.parquet and model_info.parquet; repeat for every shard."`
+	Truth   []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with exact-infer's marginals.parquet and estimates.parquet (method exact); repeat for every shard."`
+	Pred    []string `required:"" sep:"none" placeholder:"DIR" help:"Directory with a method stage's marginals.parquet and estimates.parquet; every method in it is scored; repeat as needed."`
+	Out     string   `required:"" type:"path" help:"Output directory: scores.parquet, summary.parquet, and summary.md or summary.tex for those tables."`
+	Group   []string `default:"graph,size,gamma" help:"Group the summary by these model properties, in order: graph, size (number of variables), gamma; 'none' pools every model."`
+	Table   string   `default:"text" enum:"text,md,latex" help:"Printed table: text (aligned, stdout), md (Markdown, also out/summary.md) or latex (booktabs, also out/summary.tex)."`
+	Partial bool     `help:"Score predictions that cover only some (model, method) runs of the --models directories: warn about the missing ones (and the failures run-baselines recorded for them) and list them in the summary's provenance and notes. Without it a missing run is an error."`
+	Plots   bool     `help:"Also write PNG plots into the output directory: l1_vs_size.png, logz_err_vs_size.png and seconds_vs_size.png (log y), the mean over models against the number of variables, a panel per graph and gamma, a line per method. Needs size among --group."`
 }
 
 // Validate makes bad directories and group names usage errors (exit 2).
@@ -47,7 +48,7 @@ func (r *root) params() score.Params {
 	if len(group) == 1 && (group[0] == "none" || group[0] == "") {
 		group = nil
 	}
-	return score.Params{Models: r.Models, Truth: r.Truth, Pred: r.Pred, Group: group, Table: r.Table, Plots: r.Plots}
+	return score.Params{Models: r.Models, Truth: r.Truth, Pred: r.Pred, Group: group, Table: r.Table, Plots: r.Plots, Partial: r.Partial}
 }
 
 func (r *root) Run() error {

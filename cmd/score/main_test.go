@@ -31,6 +31,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad group", dirs + " --group graph,colour", 2, `unknown group column "colour"`},
 		{"bad table", dirs + " --table html", 2, "--table"},
 		{"plots without size", dirs + " --plots --group graph,gamma", 2, "group by size"},
+		{"out is the pred directory", "--models " + empty + " --truth " + empty + " --pred " + dir + " --out " + dir, 2, "--out " + dir + " is the --pred input"},
 		{"no models file", dirs, 1, filepath.Join(empty, "model_info.parquet")},
 		{"ungrouped", dirs + " --group none", 1, filepath.Join(empty, "model_info.parquet")},
 	}

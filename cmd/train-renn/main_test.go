@@ -139,7 +139,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "heads"},
 		{"bad ids", "--models " + dir + " --out " + out + " --ids 4-2", 2, "range ends before it starts"},
 		{"no models file", "--models " + dir + " --out " + out, 1, "model_info.parquet"},
-		{"infnet with regions", "--models " + dir + " --regions " + dir + " --method infnet --out " + out, 1, "takes no --regions"},
+		{"infnet with regions", "--models " + dir + " --regions " + dir + " --method infnet --out " + out, 2, "takes no --regions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

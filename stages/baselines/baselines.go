@@ -61,6 +61,29 @@ func (p Params) Options() (map[string]*methods.Options, error) {
 	return methods.Resolve(p.Methods, p.Set, false)
 }
 
+// Check validates p before any file is read: its methods and options, and
+// the --regions that region methods need.
+func (p Params) Check() error {
+	if _, err := p.Options(); err != nil {
+		return err
+	}
+	if need := regionMethod(p.Methods); need != "" && p.Regions == "" {
+		return fmt.Errorf("method %s needs --regions (the output of build-regions)", need)
+	}
+	return nil
+}
+
+// regionMethod returns the first of names that runs on the caller's region
+// graph, or "".
+func regionMethod(names []string) string {
+	for _, name := range names {
+		if e, err := methods.Lookup(name); err == nil && e.Regions == methods.AnyRegions {
+			return name
+		}
+	}
+	return ""
+}
+
 // Run runs every method on every model and writes marginals.parquet and
 // estimates.parquet into out, with every run that finished, and their UAI
 // result files into p.UAIOut when set. Failed runs are logged as they
@@ -173,13 +196,7 @@ func summarise(w io.Writer, p Params, failed []Failure, runs int) error {
 // loadRegions reads --regions when a method runs on the caller's region
 // graph.
 func loadRegions(p Params, models []stageio.Model, inputs []string) (map[int32]*region.Graph, []string, error) {
-	var need string
-	for _, name := range p.Methods {
-		if e, _ := methods.Lookup(name); e.Regions == methods.AnyRegions {
-			need = name
-			break
-		}
-	}
+	need := regionMethod(p.Methods)
 	if need == "" {
 		return nil, inputs, nil
 	}

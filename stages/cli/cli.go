@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 )
@@ -24,8 +25,13 @@ func Main(name, description string, grammar any) {
 func run(name, description string, grammar any, args []string) int {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	parser, err := kong.New(grammar, kong.Name(name), kong.Description(description),
-		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.PostBuild(defaultsFromValues))
+		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.PostBuild(defaultsFromValues),
+		kong.NamedMapper("path", kong.MapperFunc(pathMapper)))
 	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	if err := utf8Args(args); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 2
 	}
@@ -35,11 +41,27 @@ func run(name, description string, grammar any, args []string) int {
 		fmt.Fprintf(os.Stderr, "run '%s --help' for usage\n", name)
 		return 2
 	}
+	if err := checkOutputs(ctx.Flags()); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 2
+	}
 	if err := ctx.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	return 0
+}
+
+// utf8Args refuses an argument that is not valid UTF-8: kong decodes flag
+// values through JSON, which replaces such bytes by U+FFFD, so a path like
+// "m\xffx" would silently become another (missing) path.
+func utf8Args(args []string) error {
+	for _, a := range args {
+		if !utf8.ValidString(a) {
+			return fmt.Errorf("argument %q is not valid UTF-8, which the flag parser cannot keep byte for byte; rename the file or pass a symlink with a UTF-8 name", a)
+		}
+	}
+	return nil
 }
 
 // defaultsFromValues gives every scalar flag without a default tag the value

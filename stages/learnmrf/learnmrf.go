@@ -12,6 +12,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/core/infer"
@@ -115,7 +116,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 		return err
 	}
 	spath := filepath.Join(p.Samples, formats.SamplesFile)
-	sets, err := loadSamples(spath, models)
+	sets, err := loadSamples(spath, inputs[0], models)
 	if err != nil {
 		return err
 	}
@@ -125,6 +126,11 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	for _, e := range models {
 		if len(sets[e.ID].train) == 0 {
 			return fmt.Errorf("%s: no train samples for model %d (%s)", spath, e.ID, e.Info.Name)
+		}
+		// Without a test split there is no test NLL to report (it would
+		// be NaN in every curve row and line).
+		if len(sets[e.ID].test) == 0 {
+			return fmt.Errorf("%s: no test samples for model %d (%s): the test NLL needs them (sample-model data --test N, N > 0)", spath, e.ID, e.Info.Name)
 		}
 	}
 	inputs = append(inputs, spath)
@@ -169,11 +175,15 @@ type sampleSet struct {
 	trueTest    float64 // mean -log_p of the test split under the true model
 }
 
-// loadSamples reads samples.parquet and checks it against the models: every
-// sample's length and states, and no samples of unknown models.
-func loadSamples(path string, models []stageio.Model) (map[int32]*sampleSet, error) {
-	rows, _, err := formats.ReadSamples(path)
+// loadSamples reads samples.parquet and checks it against the models (read
+// from modelsPath): that its provenance records them as the models sampled,
+// every sample's length and states, and no samples of unknown models.
+func loadSamples(path, modelsPath string, models []stageio.Model) (map[int32]*sampleSet, error) {
+	rows, prov, err := formats.ReadSamples(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := sameModels(path, prov, modelsPath); err != nil {
 		return nil, err
 	}
 	byID := make(map[int32]*stageio.Model, len(models))
@@ -226,6 +236,33 @@ func loadSamples(path string, models []stageio.Model) (map[int32]*sampleSet, err
 		}
 	}
 	return sets, nil
+}
+
+// sameModels checks that the samples at path were drawn from the models at
+// modelsPath: model ids repeat across directories, so samples of other
+// models would fit them and be learned from silently. sample-model data
+// records the sha256 of the models.parquet it sampled among its inputs.
+func sameModels(path string, prov formats.Provenance, modelsPath string) error {
+	want, err := formats.FileSHA256(modelsPath)
+	if err != nil {
+		return err
+	}
+	var recorded []string
+	for in, sha := range prov.Inputs {
+		if filepath.Base(in) != formats.ModelsFile {
+			continue
+		}
+		if sha == want {
+			return nil
+		}
+		recorded = append(recorded, in)
+	}
+	if len(recorded) == 0 {
+		return fmt.Errorf("%s: its provenance records no %s among its inputs, so the models it was drawn from are unknown (want samples of %s, from sample-model data)",
+			path, formats.ModelsFile, modelsPath)
+	}
+	slices.Sort(recorded)
+	return fmt.Errorf("%s: drawn from other models: %s, not %s (the --models directory; sha256 differs)", path, strings.Join(recorded, ", "), modelsPath)
 }
 
 // learnOne learns model e and returns the learned model, its curve rows, the

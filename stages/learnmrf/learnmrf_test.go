@@ -141,20 +141,34 @@ func TestRunDeterministic(t *testing.T) {
 
 func TestRunBadInputs(t *testing.T) {
 	models, samples := fixture(t)
-	rows, _, err := formats.ReadSamples(filepath.Join(samples, formats.SamplesFile))
+	rows, sprov, err := formats.ReadSamples(filepath.Join(samples, formats.SamplesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// writeSamples writes a modified copy of the samples and returns its
-	// directory.
-	writeSamples := func(edit func([]formats.SampleRow) []formats.SampleRow) string {
+	// writeSamplesProv writes a modified copy of the samples with
+	// provenance prov and returns its directory; writeSamples keeps the
+	// original provenance.
+	writeSamplesProv := func(prov formats.Provenance, edit func([]formats.SampleRow) []formats.SampleRow) string {
 		dir := t.TempDir()
 		cp := make([]formats.SampleRow, len(rows))
 		copy(cp, rows)
-		if err := formats.WriteSamples(filepath.Join(dir, formats.SamplesFile), edit(cp), formats.Provenance{Stage: "test"}); err != nil {
+		if err := formats.WriteSamples(filepath.Join(dir, formats.SamplesFile), edit(cp), prov); err != nil {
 			t.Fatal(err)
 		}
 		return dir
+	}
+	writeSamples := func(edit func([]formats.SampleRow) []formats.SampleRow) string {
+		return writeSamplesProv(sprov, edit)
+	}
+	noTest := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
+		return slices.DeleteFunc(r, func(x formats.SampleRow) bool { return x.ModelID == 1 && x.Split == "test" })
+	})
+	unknownOrigin := writeSamplesProv(formats.Provenance{Stage: "test"}, func(r []formats.SampleRow) []formats.SampleRow { return r })
+	// Other models with the same ids and structure (another seed): their
+	// samples fit, and only the provenance tells them apart.
+	otherModels := filepath.Join(t.TempDir(), "other")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 99}, otherModels); err != nil {
+		t.Fatal(err)
 	}
 	short := writeSamples(func(r []formats.SampleRow) []formats.SampleRow {
 		r[7].X = r[7].X[:5]
@@ -191,6 +205,12 @@ func TestRunBadInputs(t *testing.T) {
 		{"state out of range", withParams(func(o *Params) { o.Samples = badState; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "row 3", "state 2"}},
 		{"model without samples", withParams(func(o *Params) { o.Samples = onlyModel0; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "no train samples for model 1"}},
 		{"samples of an unknown model", withParams(func(o *Params) { o.Samples = stranger; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "model_id [9]"}},
+		{"samples of other models", withParams(func(o *Params) { o.Samples = samples; o.Models = otherModels; o.Method = "exact" }),
+			[]string{formats.SamplesFile, "drawn from other models", filepath.Join(filepath.Dir(samples), "models", formats.ModelsFile), "not " + filepath.Join(otherModels, formats.ModelsFile)}},
+		{"samples of unknown origin", withParams(func(o *Params) { o.Samples = unknownOrigin; o.Models = models; o.Method = "exact" }),
+			[]string{formats.SamplesFile, "records no models.parquet"}},
+		{"no test split", withParams(func(o *Params) { o.Samples = noTest; o.Models = models; o.Method = "exact" }),
+			[]string{formats.SamplesFile, "no test samples for model 1"}},
 		{"unknown split", withParams(func(o *Params) { o.Samples = badSplit; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile, "valid"}},
 		{"missing samples file", withParams(func(o *Params) { o.Samples = empty; o.Models = models; o.Method = "exact" }), []string{formats.SamplesFile}},
 		{"missing models", withParams(func(o *Params) { o.Samples = samples; o.Models = empty; o.Method = "exact" }), []string{formats.ModelInfoFile}},

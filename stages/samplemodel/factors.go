@@ -157,6 +157,7 @@ func uaiDir(p UAIParams, out string) error {
 	}
 	var models []stageio.Model
 	var inputs []string
+	withEvid := false
 	for k, f := range files {
 		path := filepath.Join(p.In, f)
 		evid := ""
@@ -175,6 +176,10 @@ func uaiDir(p UAIParams, out string) error {
 		source := UAIParams{In: path, Evid: evid, Case: p.Case}.source(kind)
 		models = append(models, stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{Name: f, Graph: "uai", Source: source}})
 		inputs = append(inputs, in...)
+		withEvid = withEvid || evid != ""
+	}
+	if p.Case != 0 && !withEvid {
+		return fmt.Errorf("--case %d: no model in %s has an evidence file (NAME.uai.evid or NAME.evid)", p.Case, p.In)
 	}
 	return writeModels(out, "sample-model uai", p, 0, inputs, models)
 }

@@ -187,11 +187,28 @@ type UAIParams struct {
 	Case int    `json:"case"` // which evidence case to apply (files in the old form may hold several)
 }
 
+// Check rejects a negative case, and a case other than 0 for a single file
+// without evidence (it would be silently ignored).
+func (p UAIParams) Check() error {
+	if p.Case < 0 {
+		return fmt.Errorf("--case %d, want >= 0", p.Case)
+	}
+	if p.Case != 0 && p.Evid == "" {
+		if st, err := os.Stat(p.In); err != nil || !st.IsDir() {
+			return fmt.Errorf("--case %d without --evid: the case of which evidence file? (a single --in file takes its evidence from --evid)", p.Case)
+		}
+	}
+	return nil
+}
+
 // UAI imports one UAI model; evidence becomes extra unary factors with 0/-Inf.
 // The model is named after the file (its base name) and its source records
 // the file, and the evidence file and case when given. When p.In is a
 // directory it imports every model in it (uaiDir).
 func UAI(p UAIParams, out string) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
 	if st, err := os.Stat(p.In); err == nil && st.IsDir() {
 		return uaiDir(p, out)
 	}
@@ -232,6 +249,9 @@ func readUAIModel(in, evid string, evCase int) (*mrf.Model, string, []string, er
 		if evCase < 0 || evCase >= len(cases) {
 			return nil, "", nil, fmt.Errorf("%s: evidence case %d requested, file has %d", evid, evCase, len(cases))
 		}
+		if len(cases) > 1 {
+			slog.Warn(fmt.Sprintf("%s holds %d evidence cases: case %d applied, the other %d ignored (--case selects one)", evid, len(cases), evCase, len(cases)-1))
+		}
 		for _, o := range cases[evCase] {
 			if err := m.Observe(o.Var, o.State); err != nil {
 				return nil, "", nil, fmt.Errorf("%s: %w", evid, err)
@@ -268,9 +288,10 @@ type DataParams struct {
 // disk); it is checked before sampling.
 const MaxSampleValues = 1 << 28
 
-// CheckCounts checks --train and --test on their own: non-negative, not both
-// zero, and together at most MaxSampleValues (each model has a variable).
-func (p DataParams) CheckCounts() error {
+// Check validates p's counts and table bound before any file is read:
+// --train and --test non-negative, not both zero, and together at most
+// MaxSampleValues (each model has a variable); --max-table at least 1.
+func (p DataParams) Check() error {
 	if p.Train < 0 || p.Test < 0 || p.Train+p.Test == 0 {
 		return fmt.Errorf("--train and --test must be >= 0 and not both 0 (got %d, %d)", p.Train, p.Test)
 	}
@@ -278,13 +299,16 @@ func (p DataParams) CheckCounts() error {
 		return fmt.Errorf("--train %d and --test %d: %d samples per model, above the bound of %d sample values in all",
 			p.Train, p.Test, int64(p.Train)+int64(p.Test), MaxSampleValues)
 	}
+	if p.MaxTable < 1 {
+		return fmt.Errorf("--max-table %d, want >= 1", p.MaxTable)
+	}
 	return nil
 }
 
 // Data draws Train+Test exact samples from every model of Models (model k from
 // seed mrf.DeriveSeed(Seed, k)); the first Train are the "train" split.
 func Data(p DataParams, out string) error {
-	if err := p.CheckCounts(); err != nil {
+	if err := p.Check(); err != nil {
 		return err
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)

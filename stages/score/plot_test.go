@@ -172,7 +172,7 @@ func TestRunPlots(t *testing.T) {
 	ma, ta, pa := shardA(t, root)
 	mb, tb, pb, _ := shardB(t, root)
 	out := filepath.Join(root, "score")
-	p := Params{Models: []string{ma, mb}, Truth: []string{ta, tb}, Pred: []string{pa, pb}, Group: []string{"graph", "size", "gamma"}, Table: "text", Plots: true}
+	p := Params{Models: []string{ma, mb}, Truth: []string{ta, tb}, Pred: []string{pa, pb}, Group: []string{"graph", "size", "gamma"}, Table: "text", Plots: true, Partial: true}
 	if err := Run(p, out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}

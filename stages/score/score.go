@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"github.com/renn-go/renn/core/methods"
 	"io"
+	"log/slog"
 	"math"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,12 @@ type Params struct {
 	Group  []string `json:"group"`           // group columns of the summary, from GroupColumns; none pools every model
 	Table  string   `json:"table"`           // "text", "md" or "latex"
 	Plots  bool     `json:"plots,omitempty"` // also write the PNGs of SizePlots; needs the size group column
+
+	// Partial scores predictions that cover only some (model, method)
+	// runs of the --models directories: the missing runs are warned about
+	// and listed in the summary's provenance ("missing") and the table's
+	// notes. Without it they are an error.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Names of the scores taken from estimates.parquet rather than computed from
@@ -127,6 +134,13 @@ func Run(p Params, out string, w io.Writer) error {
 	if len(scored) == 0 {
 		return fmt.Errorf("no predictions in %s", strings.Join(p.Pred, ", "))
 	}
+	miss := missing(shards, pred)
+	if len(miss) > 0 && !p.Partial {
+		return missingError(miss, p.Pred)
+	}
+	for _, m := range miss {
+		slog.Warn("score: not scored", "run", m)
+	}
 	var scoreRows []formats.ScoreRow
 	for _, s := range scored {
 		for _, v := range s.values {
@@ -135,11 +149,19 @@ func Run(p Params, out string, w io.Writer) error {
 		}
 	}
 	sum := summarise(scored)
-	prov, err := stageio.Provenance("score", p, 0, inputs)
+	record := struct {
+		Params
+		Missing []string `json:"missing,omitempty"`
+	}{p, miss}
+	prov, err := stageio.Provenance("score", record, 0, inputs)
 	if err != nil {
 		return err
 	}
 	tab := buildTable(p.Group, sum, scored)
+	if len(miss) > 0 {
+		tab.notes = append(tab.notes, fmt.Sprintf("note: partial: %d (model, method) runs have no predictions and are not scored (listed under \"missing\" in the provenance of %s).",
+			len(miss), formats.SummaryFile))
+	}
 	outs := []stageio.Output{
 		{Name: formats.ScoresFile, Write: func(path string) error { return formats.WriteScores(path, scoreRows, prov) }},
 		{Name: formats.SummaryFile, Write: func(path string) error {
@@ -265,10 +287,13 @@ type runKey struct {
 
 // collection gathers the runs of several truth or pred directories.
 type collection struct {
-	runs map[runKey]*run
+	runs   map[runKey]*run
+	failed map[runKey]failure // runs a stage recorded as failed
 }
 
-func newCollection() *collection { return &collection{runs: map[runKey]*run{}} }
+func newCollection() *collection {
+	return &collection{runs: map[runKey]*run{}, failed: map[runKey]failure{}}
+}
 
 func (c *collection) get(s *shard, id int32, method, dir, path string) (*run, error) {
 	k := runKey{s.sha, id, method}
@@ -306,6 +331,9 @@ func (c *collection) read(dir string, shardOf map[string]*shard, keep func(strin
 	es, err := modelsOf(epath, eprov, shardOf)
 	if err != nil {
 		return nil, err
+	}
+	for k, f := range failures(epath, eprov) {
+		c.failed[runKey{es.sha, k.id, k.method}] = f
 	}
 	for i := range marg {
 		row := &marg[i]
@@ -457,6 +485,12 @@ func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]s
 		}
 		if err := t.complete(); err != nil {
 			return nil, fmt.Errorf("truth: %w", err)
+		}
+		if err := checkTruth(t); err != nil {
+			return nil, err
+		}
+		if err := checkPred(r); err != nil {
+			return nil, err
 		}
 		s, err := scoreRun(r, t)
 		if err != nil {

@@ -208,9 +208,17 @@ func TestScoresAcrossShards(t *testing.T) {
 	mb, tb, pb, pc := shardB(t, root)
 	out := filepath.Join(root, "score")
 	var stdout bytes.Buffer
-	p := Params{Models: []string{ma, mb}, Truth: []string{tb, ta}, Pred: []string{pc, pa, pb}, Group: GroupColumns, Table: "text"}
+	p := Params{Models: []string{ma, mb}, Truth: []string{tb, ta}, Pred: []string{pc, pa, pb}, Group: GroupColumns, Table: "text", Partial: true}
 	if err := Run(p, out, &stdout); err != nil {
 		t.Fatal(err)
+	}
+	// renn runs on shard A only, custom on model 0 of shard B only: seven
+	// runs are missing, which --partial allows, says and records.
+	if !strings.Contains(stdout.String(), "partial: 7 (model, method) runs have no predictions") {
+		t.Errorf("table lacks the partial note:\n%s", stdout.String())
+	}
+	if _, _, sprov, err := formats.ReadSummary(filepath.Join(out, formats.SummaryFile)); err != nil || strings.Count(sprov.Params, "no prediction") != 7 {
+		t.Errorf("summary provenance %q (%v): want 7 missing runs", sprov.Params, err)
 	}
 
 	scores, prov, err := formats.ReadScores(filepath.Join(out, formats.ScoresFile))
@@ -424,13 +432,15 @@ func TestLatexTable(t *testing.T) {
 	}
 }
 
+type errorCase struct {
+	name string
+	// setup builds the scenario under root and returns its parameters.
+	setup func(t *testing.T, root string) Params
+	want  []string // substrings of the error
+}
+
 func TestErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		// setup builds the scenario under root and returns its parameters.
-		setup func(t *testing.T, root string) Params
-		want  []string // substrings of the error
-	}{
+	tests := []errorCase{
 		{"pred without matching models", func(t *testing.T, root string) Params {
 			ma, ta, _ := shardA(t, root)
 			mb, _, pb, _ := shardB(t, root)
@@ -511,6 +521,43 @@ func TestErrors(t *testing.T) {
 		{"unknown table", func(t *testing.T, root string) Params {
 			return Params{Models: []string{root}, Truth: []string{root}, Pred: []string{root}, Table: "html"}
 		}, []string{`unknown table format "html"`}},
+		{"partial without --partial", func(t *testing.T, root string) Params {
+			ma, ta, pa := shardA(t, root)
+			mb, tb, pb, _ := shardB(t, root)
+			return Params{Models: []string{ma, mb}, Truth: []string{ta, tb}, Pred: []string{pa, pb}}
+		}, []string{"3 (model, method) runs", filepath.Join("models", "size=4,gamma=1") + `) method "renn"`, `method "renn": no prediction`, "--partial"}},
+		{"failed runs recorded", func(t *testing.T, root string) Params {
+			ma, ta, pa := shardA(t, root)
+			ms := gridModels(t, 0.1, 2)
+			p := provFrom(t, ma)
+			p.Params = `{"failed":[{"model_id":1,"model":"grid","method":"bp","error":"out of memory"}]}`
+			var marg []formats.MarginalRow
+			for _, e := range ms {
+				marg = append(marg, perturbed(e, "renn", 0, 0)...)
+			}
+			marg = append(marg, perturbed(ms[0], "bp", 0, 0)...)
+			writeRun(t, pa, p, marg, []formats.EstimateRow{{ModelID: 0, Method: "renn"}, {ModelID: 1, Method: "renn"}, {ModelID: 0, Method: "bp"}})
+			return Params{Models: []string{ma}, Truth: []string{ta}, Pred: []string{pa}}
+		}, []string{"1 (model, method) runs", `model 1 (grid, models`, `method "bp": failed (recorded in `, filepath.Join("pred", "size=4,gamma=0.1", formats.EstimatesFile) + "): out of memory"}},
+		badPred("pred NaN probability", func(marg []formats.MarginalRow, _ []formats.EstimateRow) { marg[3].Probs[0] = math.NaN() },
+			formats.MarginalsFile, `method "bp"`, "variable 3: probability NaN at state 0"),
+		badPred("pred negative probability", func(marg []formats.MarginalRow, _ []formats.EstimateRow) {
+			marg[3].Probs[0], marg[3].Probs[1] = -0.1, 1.1
+		}, formats.MarginalsFile, "variable 3: probability -0.1 at state 0"),
+		badPred("pred unnormalised", func(marg []formats.MarginalRow, _ []formats.EstimateRow) { marg[len(marg)-1].Probs[0] += 0.01 },
+			formats.MarginalsFile, "factor 7: probabilities sum to 1.01"),
+		badPred("pred infinite probability", func(marg []formats.MarginalRow, _ []formats.EstimateRow) { marg[3].Probs[1] = math.Inf(1) },
+			"probability +Inf at state 1"),
+		badPred("pred NaN ln Z", func(_ []formats.MarginalRow, est []formats.EstimateRow) { est[0].LogZ = math.NaN() },
+			formats.EstimatesFile, "ln Z is NaN"),
+		badTruth("truth NaN probability", func(marg []formats.MarginalRow, _ []formats.EstimateRow) { marg[0].Probs[1] = math.NaN() },
+			"truth: ", filepath.Join("exact", "size=4,gamma=0.1", formats.MarginalsFile), `method "exact"`, "variable 0: probability NaN"),
+		badTruth("truth unnormalised", func(marg []formats.MarginalRow, _ []formats.EstimateRow) { marg[0].Probs[1] *= 2 },
+			"truth: ", "variable 0: probabilities sum to"),
+		badTruth("truth -Inf ln Z", func(_ []formats.MarginalRow, est []formats.EstimateRow) { est[1].LogZ = math.Inf(-1) },
+			"truth: ", formats.EstimatesFile, "model 1 (grid", "ln Z is -Inf"),
+		badTruth("truth failed check", func(_ []formats.MarginalRow, est []formats.EstimateRow) { est[0].Params = `{"check":"ln Z is -Inf"}` },
+			"truth: ", "the exact answer failed its check: ln Z is -Inf"),
 		{"no pred", func(t *testing.T, root string) Params {
 			return Params{Models: []string{root}, Truth: []string{root}}
 		}, []string{"need at least one"}},
@@ -536,6 +583,62 @@ func TestErrors(t *testing.T) {
 				t.Error("a failed run wrote scores.parquet")
 			}
 		})
+	}
+}
+
+// badPred is an error case: shard A with bp's and renn's answers (renn
+// exact, bp moved by 0.01), the estimates of model 0's bp first, changed by
+// mut.
+func badPred(name string, mut func([]formats.MarginalRow, []formats.EstimateRow), want ...string) errorCase {
+	return errorCase{name, func(t *testing.T, root string) Params {
+		ma, ta, pa := shardA(t, root)
+		ms := gridModels(t, 0.1, 2)
+		var marg []formats.MarginalRow
+		var est []formats.EstimateRow
+		for _, e := range ms {
+			est = append(est, formats.EstimateRow{ModelID: e.ID, Method: "bp", LogZ: 1, Params: "{}"}, formats.EstimateRow{ModelID: e.ID, Method: "renn", LogZ: 1})
+			marg = append(marg, perturbed(e, "bp", 0.01, 0)...)
+			marg = append(marg, perturbed(e, "renn", 0, 0)...)
+		}
+		mut(marg, est)
+		writeRun(t, pa, provFrom(t, ma), marg, est)
+		return Params{Models: []string{ma}, Truth: []string{ta}, Pred: []string{pa}}
+	}, want}
+}
+
+// badTruth is an error case: shard A with its exact answers changed by mut.
+func badTruth(name string, mut func([]formats.MarginalRow, []formats.EstimateRow), want ...string) errorCase {
+	return errorCase{name, func(t *testing.T, root string) Params {
+		ma, ta, pa := shardA(t, root)
+		ms := gridModels(t, 0.1, 2)
+		var marg []formats.MarginalRow
+		var est []formats.EstimateRow
+		for _, e := range ms {
+			marg = append(marg, perturbed(e, "exact", 0, 0)...)
+			est = append(est, formats.EstimateRow{ModelID: e.ID, Method: "exact", LogZ: truthLogZ(e.ID), Converged: true})
+		}
+		mut(marg, est)
+		writeRun(t, ta, provFrom(t, ma), marg, est)
+		return Params{Models: []string{ma}, Truth: []string{ta}, Pred: []string{pa}}
+	}, want}
+}
+
+// TestCheckFailedMayBeMalformed: a prediction whose estimate records a
+// failed check is scored as it is, NaN and all.
+func TestCheckFailedMayBeMalformed(t *testing.T) {
+	root := t.TempDir()
+	ma, ta, pa := shardA(t, root)
+	ms := gridModels(t, 0.1, 2)
+	var marg []formats.MarginalRow
+	var est []formats.EstimateRow
+	for _, e := range ms {
+		marg = append(marg, perturbed(e, "bp", 0.01, 0)...)
+		est = append(est, stageio.EstimateRow(e.ID, "bp", &infer.Result{LogZ: math.NaN(), Check: "ln Z is NaN"}, 1, nil, ""))
+	}
+	marg[0].Probs[0] = math.NaN()
+	writeRun(t, pa, provFrom(t, ma), marg, est)
+	if err := Run(Params{Models: []string{ma}, Truth: []string{ta}, Pred: []string{pa}, Table: "text"}, filepath.Join(root, "out"), &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -166,6 +166,11 @@ func Commit(dir string, outs ...Output) error {
 		}
 		path := filepath.Join(d, o.Name)
 		if err := o.Write(path); err != nil {
+			if len(done) == 0 {
+				// Nothing replaced yet: the earlier output, if any, is
+				// still whole (each writer is atomic), so keep it.
+				return err
+			}
 			return errors.Join(err, remove(append(done, path)))
 		}
 		done = append(done, path)
@@ -173,12 +178,17 @@ func Commit(dir string, outs ...Output) error {
 	return nil
 }
 
-// remove deletes the files of a failed commit.
+// remove deletes the files of a failed commit. A path that does not exist
+// (or cannot be looked at: the write failed for the same reason, say a
+// read-only directory) has nothing to remove and adds no second error.
 func remove(paths []string) error {
 	var errs []error
 	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("could not remove %s after the failed write: %w", p, err))
 		}
 	}
 	return errors.Join(errs...)

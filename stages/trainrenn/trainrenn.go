@@ -121,8 +121,14 @@ func (p Params) entry() (*methods.Entry, *methods.Options, error) {
 
 // Check validates p's options before any file is read.
 func (p Params) Check() error {
-	_, _, err := p.entry()
-	return err
+	entry, _, err := p.entry()
+	if err != nil {
+		return err
+	}
+	if entry.Regions == methods.BetheRegions && p.Regions != "" {
+		return fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
+	}
+	return nil
 }
 
 // Run trains a network on every model and writes marginals.parquet and
