@@ -111,6 +111,7 @@ func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, fini
 			BinarySHA256: fp.binarySum,
 			Args:         inst.Args,
 			Inputs:       fp.inputs,
+			Paths:        fp.paths,
 			Outputs:      outs,
 			Started:      started.UTC(),
 			Finished:     finished.UTC(),

@@ -218,25 +218,30 @@ const chain = `
 [stage.a]
 run = ["fakestage", "gen"]
 flags = { value = "a", log = "LOG" }
+untracked = ["log"]
 
 [stage.b]
 run = ["fakestage"]
 flags = { value = "b", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "a" }
 
 [stage.c]
 run = ["fakestage"]
 flags = { value = "c", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "b" }
 
 [stage.d]
 run = ["fakestage"]
 flags = { value = "d", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "a" }
 
 [stage.e]
 run = ["fakestage"]
 flags = { value = "e", log = "LOG" }
+untracked = ["log"]
 `
 
 var all = []string{"a", "b", "c", "d", "e"}
@@ -466,6 +471,7 @@ const sharded = `
 [stage.models]
 run = ["fakestage", "ising"]
 flags = { graph = "grid", log = "LOG" }
+untracked = ["log"]
 [stage.models.shard]
 size = [3, 5]
 gamma = [0.1, 1.0]
@@ -473,16 +479,19 @@ gamma = [0.1, 1.0]
 [stage.exact]          # one instance per models shard
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = "models" }
 
 [stage.pair]           # two sharded inputs, matched on size and gamma
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = "models", more = "exact" }
 
 [stage.score]          # gathers every shard
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = ["exact"] }
 `
 

@@ -126,7 +126,7 @@ func adoptOne(h *hasher, p *Plan, inst *Instance, c candidate, a Adoption) error
 	ns := *stamp // keeps Started, Finished and Seconds: the outputs' run
 	ns.ID, ns.Fingerprint = inst.ID, fp.sum
 	ns.Binary, ns.BinarySHA256 = p.Config.rel(fp.binary), fp.binarySum
-	ns.Args, ns.Inputs, ns.Outputs = inst.Args, fp.inputs, outs
+	ns.Args, ns.Inputs, ns.Paths, ns.Outputs = inst.Args, fp.inputs, fp.paths, outs
 	a.PreviousBinary = stamp.BinarySHA256
 	ns.Adopted = append(slices.Clone(stamp.Adopted), a)
 	return writeStamp(inst.OutDir, &ns)
