@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -598,5 +599,27 @@ func TestBar(t *testing.T) {
 	want := clearLine + "[##--] 1/2  runnin…" + clearLine + "log line\n" + "[##--] 1/2  runnin…" + clearLine
 	if out.String() != want {
 		t.Errorf("bar wrote %q, want %q", out.String(), want)
+	}
+}
+
+func TestKilledStageNamesSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no signals")
+	}
+	p := newProject(t, strings.Replace(chain, `value = "b",`, `value = "b", kill = true,`, 1))
+	rep := p.run(t, p.runner(), ErrFailed)
+	var ee *ExitError
+	for _, res := range rep.Results {
+		if res.Instance.ID == "b" && !errors.As(res.Err, &ee) {
+			t.Fatalf("b: error %v, want an *ExitError", res.Err)
+		}
+	}
+	if ee == nil || ee.Signal != 9 || !strings.Contains(ee.Error(), "killed by signal 9 (killed)") {
+		t.Fatalf("b: %v (signal %d), want killed by signal 9 (killed)", ee, ee.Signal)
+	}
+	var sum bytes.Buffer
+	rep.WriteSummary(&sum)
+	if want := "FAILED b: killed by signal 9 (killed); logs in data/b/.logs"; !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
 	}
 }

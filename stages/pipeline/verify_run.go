@@ -203,7 +203,7 @@ func (sc *StageCheck) verdict() string {
 	if s := sc.Failed(); s != nil {
 		var ee *ExitError
 		if errors.As(s.Result.Err, &ee) {
-			return fmt.Sprintf("FAILED: %s exited with code %d; last lines of its stderr:", s.Instance.ID, ee.Code)
+			return fmt.Sprintf("FAILED: %s: %s; last lines of its stderr:", s.Instance.ID, ee.Ended())
 		}
 		return fmt.Sprintf("FAILED: %v", s.Result.Err)
 	}
