@@ -623,3 +623,18 @@ func TestKilledStageNamesSignal(t *testing.T) {
 		t.Errorf("summary lacks %q:\n%s", want, sum.String())
 	}
 }
+
+func TestRerunRemovesTemporaryStamps(t *testing.T) {
+	p := newProject(t, chain)
+	p.run(t, p.runner(), nil)
+	p.ran(t)
+	stray := p.path("data/b/" + StampName + ".tmp123") // a run killed while stamping
+	if err := os.WriteFile(stray, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
+	p.run(t, p.runner(), nil)
+	if _, err := os.Stat(stray); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary stamp of a killed run left after b reran (err %v)", err)
+	}
+}

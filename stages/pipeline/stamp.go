@@ -109,11 +109,16 @@ func writeStamp(dir string, s *Stamp) error {
 }
 
 // removeStamp unmarks dir as complete before a stage reruns in it, so a run
-// that fails or is killed never leaves a stamp over partial output.
+// that fails or is killed never leaves a stamp over partial output. It
+// also removes the temporary stamps of runs killed while writing one.
 func removeStamp(dir string) error {
 	err := os.Remove(filepath.Join(dir, StampName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove stamp: %w", err)
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, StampName+".tmp*"))
+	for _, t := range tmps {
+		os.Remove(t)
 	}
 	return nil
 }
