@@ -61,7 +61,8 @@
 // (relative to the config's directory; a list value element by element;
 // a directory's files recursively, with their names, but for names
 // beginning with "."), so editing a model file named in flags makes the
-// stage stale; and when the output files the stamp lists are still there
+// stage stale (the stamp records them as they are after the run, so a
+// directory the stage writes into, such as --uai-out, stays current); and when the output files the stamp lists are still there
 // unchanged. Files whose names begin with "." and subdirectories are not
 // outputs. The stamp is removed before a stage runs and written, atomically,
 // only after it exits 0, so a failed or interrupted run is never complete.

@@ -119,3 +119,25 @@ flags = { root = "." }
 		t.Errorf("error %v, want one naming --root", err)
 	}
 }
+
+// TestFlagDirWrittenByStage: a directory the stage writes into, named by a
+// flag (as --uai-out), is recorded as the run left it: the instance is up
+// to date after its run, and stale when the directory is edited.
+func TestFlagDirWrittenByStage(t *testing.T) {
+	p := newProject(t, `
+[stage.a]
+run = ["fakestage"]
+flags = { value = "a", also = "uaiout", log = "LOG" }
+untracked = ["log"]
+`)
+	for run := range 2 {
+		p.run(t, p.runner(), nil)
+		if st := p.states(t)["a"]; st.State != UpToDate {
+			t.Fatalf("after run %d: %s (%s), want up to date", run, st.State, st.Reason)
+		}
+	}
+	writeFile(t, p.path("uaiout/extra.txt"), "edited")
+	if st := p.states(t)["a"]; st.State != Stale || st.Reason != "file uaiout/extra.txt changed" {
+		t.Errorf("after an edit: %s (%s), want stale: file uaiout/extra.txt changed", st.State, st.Reason)
+	}
+}

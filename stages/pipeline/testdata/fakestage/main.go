@@ -6,7 +6,8 @@
 // can see which stages ran and when one has started), --sleep=DURATION,
 // --wait-while=FILE (sleep for as long as FILE exists), --fail (write a
 // partial output, 25 lines to stderr, exit 3), --kill (write a partial
-// output and a line to stderr, then kill itself with SIGKILL), --alloc=MIB (touch MIB MiB
+// output and a line to stderr, then kill itself with SIGKILL), --also=DIR
+// (write DIR/extra.txt too, as --uai-out does), --alloc=MIB (touch MIB MiB
 // of memory before writing its output, for tests of the recorded peak
 // memory). Its output
 // DIR/result.txt is derived deterministically from its arguments and the
@@ -26,6 +27,7 @@ func main() {
 	var out, logDir, waitWhile string
 	var inputs, params []string
 	var fail, kill bool
+	var also string
 	var sleep time.Duration
 	var alloc []byte
 	for i, a := range os.Args[1:] {
@@ -56,6 +58,8 @@ func main() {
 			fail = value == "true"
 		case "kill":
 			kill = value == "true"
+		case "also":
+			also = value
 		case "alloc":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 {
@@ -121,6 +125,10 @@ func main() {
 		fmt.Fprintf(&b, "from %s: {\n%s}\n", in, data)
 	}
 	check(os.WriteFile(filepath.Join(out, "result.txt"), []byte(b.String()), 0o644))
+	if also != "" {
+		check(os.MkdirAll(also, 0o755))
+		check(os.WriteFile(filepath.Join(also, "extra.txt"), []byte(b.String()), 0o644))
+	}
 	fmt.Println("fakestage wrote", filepath.Join(out, "result.txt"), "after touching", len(alloc)>>20, "MiB")
 }
 
