@@ -18,8 +18,14 @@
 // runs the instance and stamps it on the node. See package
 // stages/pipeline.
 //
-// Exit codes: 0 success, 1 a stage or the build failed, 2 a usage or config
-// error, 130 interrupted.
+// run and verify hold a lock on the data directory (an flock on
+// <data>/.pipeline.lock): a second run or verify of the same project fails
+// at once, naming the lock file and the pid holding it. status reads
+// without it. (With --executor slurm --no-wait the lock ends when the jobs
+// are submitted, not when they finish.)
+//
+// Exit codes: 0 success, 1 a stage or the build failed or the data
+// directory is locked, 2 a usage or config error, 130 interrupted.
 package main
 
 import (
@@ -279,6 +285,11 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return runner.DryRun(plan, stdout)
 	}
+	lock, err := pipeline.LockData(plan.Config)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	logOut := setLogger(runner, stderr, true)
 	if buildable {
 		if err := buildBinaries(ctx, runner, plan, root, binDir, logOut); err != nil {

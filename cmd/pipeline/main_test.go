@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // fakeSource is the stand-in stage binary of the pipeline package's tests.
@@ -143,5 +146,32 @@ func TestExitCodes(t *testing.T) {
 		if code != tt.code || !strings.Contains(out+errs, tt.output) {
 			t.Errorf("%s: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", tt.name, code, tt.code, tt.output, out, errs)
 		}
+	}
+}
+
+func TestSecondRunFailsOnLock(t *testing.T) {
+	dir := module(t, config)
+	cfg := filepath.Join(dir, "pipeline.toml")
+	c, err := pipeline.LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := pipeline.LockData(c) // stands for a run in progress
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	lockFile := filepath.Join(dir, "data", pipeline.LockName)
+	for _, cmd := range []string{"run", "verify"} {
+		code, _, errs := invoke(t, cmd, "--config", cfg, "--no-build", "--bin", filepath.Join(dir, "bin"))
+		if code != 1 || !strings.Contains(errs, lockFile) || !strings.Contains(errs, fmt.Sprintf("pid %d", os.Getpid())) {
+			t.Errorf("%s while locked: exit %d, stderr %q; want 1 naming %s and pid %d", cmd, code, errs, lockFile, os.Getpid())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "a")); err == nil {
+		t.Errorf("a locked run made data/a")
+	}
+	if code, _, errs := invoke(t, "status", "--config", cfg, "--bin", filepath.Join(dir, "bin")); code != 0 {
+		t.Errorf("status while locked: exit %d, %s", code, errs)
 	}
 }

@@ -155,17 +155,21 @@ func TestSlurmKilledJob(t *testing.T) {
 [stage.a]
 run = ["fakestage", "gen"]
 flags = { value = "a", log = %[1]q }
+untracked = ["log"]
 [stage.b]                       # waits while the hold file exists
 run = ["fakestage"]
 flags = { value = "b", log = %[1]q, wait-while = %[2]q }
+untracked = ["log", "wait-while"]
 inputs = { in = "a" }
 [stage.c]
 run = ["fakestage"]
 flags = { value = "c", log = %[1]q }
+untracked = ["log"]
 inputs = { in = "b" }
 [stage.d]
 run = ["fakestage"]
 flags = { value = "d", log = %[1]q }
+untracked = ["log"]
 inputs = { in = "a" }
 `, runs, hold)
 	cfg := filepath.Join(dir, "pipeline.toml")

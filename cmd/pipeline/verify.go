@@ -44,6 +44,12 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	// Even a dry run builds the binaries, which a run may be using.
+	lock, err := pipeline.LockData(plan.Config)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	logOut := setLogger(runner, stderr, !v.DryRun)
 	// Unlike run --dry-run, a dry run builds: which instances are stale
 	// only because of their binary depends on the new binaries.

@@ -31,13 +31,17 @@ type Config struct {
 // Stage is one named stage of the config: a binary, its flags, its inputs
 // and optionally the parameter lists it fans out over.
 type Stage struct {
-	Name    string
-	Run     []string    // binary name, then subcommand words
-	Flags   []Param     // in file order
-	Inputs  []Input     // in file order
-	Shard   []ShardAxis // in file order; empty if the stage does not fan out
-	Line    int         // line of the stage's table
-	RunLine int         // line of its run key
+	Name   string
+	Run    []string    // binary name, then subcommand words
+	Flags  []Param     // in file order
+	Inputs []Input     // in file order
+	Shard  []ShardAxis // in file order; empty if the stage does not fan out
+	// Untracked are flags whose values are not fingerprinted even when
+	// they name files or directories: ones the stage writes into, such as
+	// a log directory.
+	Untracked []string
+	Line      int // line of the stage's table
+	RunLine   int // line of its run key
 
 	// Resources are what each instance asks a batch scheduler for: its
 	// [stage.NAME.resources] over the config's defaults.
@@ -119,10 +123,11 @@ type rawStage struct {
 	Inputs    map[string]any `toml:"inputs"`
 	Shard     map[string]any `toml:"shard"`
 	Resources map[string]any `toml:"resources"`
+	Untracked any            `toml:"untracked"`
 }
 
 var (
-	stageKeys = []string{"run", "flags", "inputs", "shard", "resources"}
+	stageKeys = []string{"run", "flags", "inputs", "shard", "resources", "untracked"}
 	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 )
 
@@ -256,7 +261,7 @@ func lineOf(err error) int {
 // whose sub-keys the decoder leaves undecoded.
 func isAnyValued(key toml.Key) bool {
 	switch {
-	case len(key) == 3 && key[0] == "stage" && key[2] == "run":
+	case len(key) == 3 && key[0] == "stage" && (key[2] == "run" || key[2] == "untracked"):
 		return true
 	case len(key) == 4 && key[0] == "stage" && slices.Contains(stageKeys[1:], key[2]):
 		return true

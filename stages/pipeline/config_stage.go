@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -30,6 +31,7 @@ func (c *Config) parseStage(name string, rs rawStage, md toml.MetaData) (*Stage,
 	st.Resources, rerrs = c.parseResources(c.Resources, rs.Resources, md, sp.key("resources")...)
 	sp.errs = append(sp.errs, rerrs...)
 	st.Inputs = sp.inputs(rs.Inputs)
+	st.Untracked = sp.untracked(rs.Untracked, st)
 	return st, sp.errs
 }
 
@@ -193,4 +195,34 @@ func (sp *stageParser) input(k []string, flag string, v any) Input {
 		sp.fail(k, "want a stage name or a list of stage names, found %s", tomlType(v))
 	}
 	return in
+}
+
+// untracked reads the untracked key: a list of names of flags the stage
+// sets in flags or shard.
+func (sp *stageParser) untracked(v any, st *Stage) []string {
+	if v == nil {
+		return nil
+	}
+	k := sp.key("untracked")
+	list, ok := v.([]any)
+	if !ok {
+		sp.fail(k, `want a list of flag names like ["log"], found %s`, tomlType(v))
+		return nil
+	}
+	var names []string
+	for _, w := range list {
+		s, ok := w.(string)
+		if !ok {
+			sp.fail(k, "want a list of flag names, found %s in it", tomlType(w))
+			return nil
+		}
+		set := slices.ContainsFunc(st.Flags, func(p Param) bool { return p.Name == s }) ||
+			slices.ContainsFunc(st.Shard, func(a ShardAxis) bool { return a.Name == s })
+		if !set {
+			sp.fail(k, "--%s is not set in the stage's flags or shard", s)
+			return nil
+		}
+		names = append(names, s)
+	}
+	return names
 }

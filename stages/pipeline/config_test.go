@@ -19,7 +19,7 @@ func TestParseConfigErrors(t *testing.T) {
 [stage.models]
 run = ["sample-model", "ising"]
 flgs = { size = 5 }
-`, 4, "stage.models.flgs", "unknown key (want one of run, flags, inputs, shard, resources)"},
+`, 4, "stage.models.flgs", "unknown key (want one of run, flags, inputs, shard, resources, untracked)"},
 		{"unknown top-level key", `datta = "out"
 [stage.a]
 run = ["x"]
@@ -285,6 +285,19 @@ x = 1
 	for _, tt := range tests {
 		if got := ix.line(tt.key...); got != tt.line {
 			t.Errorf("line(%q) = %d, want %d", tt.key, got, tt.line)
+		}
+	}
+}
+
+func TestUntrackedErrors(t *testing.T) {
+	tests := []struct{ src, msg string }{
+		{"[stage.a]\nrun = [\"x\"]\nuntracked = \"log\"\n", "want a list of flag names"},
+		{"[stage.a]\nrun = [\"x\"]\nflags = { log = \"l\" }\nuntracked = [\"lg\"]\n", "--lg is not set in the stage's flags or shard"},
+	}
+	for _, tt := range tests {
+		_, err := ParseConfig("p.toml", "/p", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), "stage.a.untracked") || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%q: error %v, want %q at stage.a.untracked", tt.src, err, tt.msg)
 		}
 	}
 }

@@ -35,6 +35,8 @@
 // false gives --flag=false) or lists (comma-joined). Every argument is
 // written --name=value, so negative numbers cannot be mistaken for flags.
 // An input maps a flag to another stage; a list of stages repeats the flag.
+// untracked = ["log"] lists flags whose values are not fingerprinted even
+// when they name files (directories the stage writes into, say).
 // Unknown keys, dangling inputs, cycles, a flag set twice (in flags and in
 // shard, say) and unknown binaries are errors naming the key and its line.
 //
@@ -54,8 +56,13 @@
 //
 // A stage instance is up to date when its output directory holds a stamp
 // (StampName) whose fingerprint matches: the sha256 of the binary, the
-// arguments (without --out), and the sha256 of every file in each input
-// directory; and when the output files the stamp lists are still there
+// arguments (without --out), the sha256 of every file in each input
+// directory, and the content of every file or directory a flag value names
+// (relative to the config's directory; a list value element by element;
+// a directory's files recursively, with their names, but for names
+// beginning with "."), so editing a model file named in flags makes the
+// stage stale (the stamp records them as they are after the run, so a
+// directory the stage writes into, such as --uai-out, stays current); and when the output files the stamp lists are still there
 // unchanged. Files whose names begin with "." and subdirectories are not
 // outputs. The stamp is removed before a stage runs and written, atomically,
 // only after it exits 0, so a failed or interrupted run is never complete.

@@ -46,6 +46,7 @@ type Executor interface {
 type ExitError struct {
 	ID     string
 	Code   int      // exit code; -1 if killed by a signal or unknown (0 for a Slurm job cancelled before it ran)
+	Signal int      // the signal that killed a local job's process; 0 if none
 	Tail   []string // last lines of its stderr
 	LogDir string
 
@@ -62,7 +63,16 @@ func (e *ExitError) Error() string {
 		}
 		return msg + fmt.Sprintf(" (logs in %s)", e.LogDir)
 	}
-	return fmt.Sprintf("%s: exit code %d (logs in %s)", e.ID, e.Code, e.LogDir)
+	return fmt.Sprintf("%s: %s (logs in %s)", e.ID, e.Ended(), e.LogDir)
+}
+
+// Ended says how a local job's process ended: "exit code 3", or "killed by
+// signal 9 (killed)".
+func (e *ExitError) Ended() string {
+	if e.Signal > 0 {
+		return fmt.Sprintf("killed by signal %d (%s)", e.Signal, signalName(e.Signal))
+	}
+	return fmt.Sprintf("exit code %d", e.Code)
 }
 
 // Local runs jobs as subprocesses of this process.
@@ -117,7 +127,8 @@ func (l Local) Run(ctx context.Context, job *Job) error {
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &ExitError{ID: job.ID, Code: ee.ExitCode(), Tail: tail.lines(), LogDir: job.LogDir}
+		return &ExitError{ID: job.ID, Code: ee.ExitCode(), Signal: signalOf(ee.ProcessState),
+			Tail: tail.lines(), LogDir: job.LogDir}
 	}
 	return fmt.Errorf("%s: %w", job.ID, err)
 }

@@ -13,6 +13,7 @@ type fingerprint struct {
 	binarySum string
 	args      []string // without --out
 	inputs    []StampInput
+	paths     []StampPath // files and directories named by flags
 	sum       string
 }
 
@@ -41,6 +42,15 @@ func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerpri
 		}
 		fp.inputs = append(fp.inputs, StampInput{Flag: in.Flag, Dir: p.Config.rel(in.From.OutDir), Files: files})
 	}
+	if fp.paths, err = h.flagPaths(p.Config, inst); err != nil {
+		return nil, err
+	}
+	fp.sum = fp.digest()
+	return fp, nil
+}
+
+// digest is the sum of everything in fp that decides a rerun.
+func (fp *fingerprint) digest() string {
 	d := sha256.New()
 	fmt.Fprintf(d, "pipeline fingerprint v%d\nbinary %s\n", stampVersion, fp.binarySum)
 	for _, a := range fp.args {
@@ -52,6 +62,13 @@ func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerpri
 			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)
 		}
 	}
-	fp.sum = hex.EncodeToString(d.Sum(nil))
-	return fp, nil
+	// Added after stamp format 1: absent, it leaves the sums of stamps
+	// without flag paths as they were.
+	for _, sp := range fp.paths {
+		fmt.Fprintf(d, "path %s %t %d %s\n", sp.Flag, sp.Dir, len(sp.Path), sp.Path)
+		for _, f := range sp.Files {
+			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)
+		}
+	}
+	return hex.EncodeToString(d.Sum(nil))
 }

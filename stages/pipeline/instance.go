@@ -103,6 +103,9 @@ func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, fini
 	h.forget(inst.OutDir)
 	outs, err := h.dir(inst.OutDir)
 	if err == nil {
+		fp, err = afterRun(p, inst, fp)
+	}
+	if err == nil {
 		err = writeStamp(inst.OutDir, &Stamp{
 			Version:      stampVersion,
 			ID:           inst.ID,
@@ -111,6 +114,7 @@ func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, fini
 			BinarySHA256: fp.binarySum,
 			Args:         inst.Args,
 			Inputs:       fp.inputs,
+			Paths:        fp.paths,
 			Outputs:      outs,
 			Started:      started.UTC(),
 			Finished:     finished.UTC(),
@@ -123,4 +127,19 @@ func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, fini
 		return fmt.Errorf("%s: %w", inst.ID, err)
 	}
 	return nil
+}
+
+// afterRun returns fp with the files and directories named by flags as
+// they are now that the stage has run: a directory the stage writes into
+// (--uai-out) is then recorded with what it wrote, so the instance is up
+// to date afterwards; files it only reads are as they were.
+func afterRun(p *Plan, inst *Instance, fp *fingerprint) (*fingerprint, error) {
+	paths, err := newHasher().flagPaths(p.Config, inst) // a fresh hasher: the stage may have rewritten them
+	if err != nil {
+		return nil, err
+	}
+	after := *fp
+	after.paths = paths
+	after.sum = after.digest()
+	return &after, nil
 }

@@ -136,7 +136,7 @@ func (rep *Report) writeFailure(w io.Writer, res *Result) {
 		}
 		fmt.Fprintln(w)
 	case errors.As(res.Err, &ee):
-		fmt.Fprintf(w, "FAILED %s: exit code %d; logs in %s; last lines of stderr:\n", res.Instance.ID, ee.Code, c.rel(ee.LogDir))
+		fmt.Fprintf(w, "FAILED %s: %s; logs in %s; last lines of stderr:\n", res.Instance.ID, ee.Ended(), c.rel(ee.LogDir))
 	default:
 		fmt.Fprintf(w, "FAILED %s: %v\n", res.Instance.ID, res.Err)
 		return

@@ -128,7 +128,11 @@ func (r *Runner) logResult(log *slog.Logger, p *Plan, res *Result) {
 	case Failed:
 		var ee *ExitError
 		if errors.As(res.Err, &ee) {
-			log.Error("failed", "stage", id, "exit", ee.Code, "elapsed", el, "logs", p.Config.rel(ee.LogDir))
+			if ee.Signal > 0 {
+				log.Error("failed", "stage", id, "killed_by", ee.Ended(), "elapsed", el, "logs", p.Config.rel(ee.LogDir))
+			} else {
+				log.Error("failed", "stage", id, "exit", ee.Code, "elapsed", el, "logs", p.Config.rel(ee.LogDir))
+			}
 		} else {
 			log.Error("failed", "stage", id, "err", res.Err)
 		}

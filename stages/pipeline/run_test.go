@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -218,25 +219,30 @@ const chain = `
 [stage.a]
 run = ["fakestage", "gen"]
 flags = { value = "a", log = "LOG" }
+untracked = ["log"]
 
 [stage.b]
 run = ["fakestage"]
 flags = { value = "b", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "a" }
 
 [stage.c]
 run = ["fakestage"]
 flags = { value = "c", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "b" }
 
 [stage.d]
 run = ["fakestage"]
 flags = { value = "d", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "a" }
 
 [stage.e]
 run = ["fakestage"]
 flags = { value = "e", log = "LOG" }
+untracked = ["log"]
 `
 
 var all = []string{"a", "b", "c", "d", "e"}
@@ -466,6 +472,7 @@ const sharded = `
 [stage.models]
 run = ["fakestage", "ising"]
 flags = { graph = "grid", log = "LOG" }
+untracked = ["log"]
 [stage.models.shard]
 size = [3, 5]
 gamma = [0.1, 1.0]
@@ -473,16 +480,19 @@ gamma = [0.1, 1.0]
 [stage.exact]          # one instance per models shard
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = "models" }
 
 [stage.pair]           # two sharded inputs, matched on size and gamma
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = "models", more = "exact" }
 
 [stage.score]          # gathers every shard
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = ["exact"] }
 `
 
@@ -589,5 +599,42 @@ func TestBar(t *testing.T) {
 	want := clearLine + "[##--] 1/2  runnin…" + clearLine + "log line\n" + "[##--] 1/2  runnin…" + clearLine
 	if out.String() != want {
 		t.Errorf("bar wrote %q, want %q", out.String(), want)
+	}
+}
+
+func TestKilledStageNamesSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no signals")
+	}
+	p := newProject(t, strings.Replace(chain, `value = "b",`, `value = "b", kill = true,`, 1))
+	rep := p.run(t, p.runner(), ErrFailed)
+	var ee *ExitError
+	for _, res := range rep.Results {
+		if res.Instance.ID == "b" && !errors.As(res.Err, &ee) {
+			t.Fatalf("b: error %v, want an *ExitError", res.Err)
+		}
+	}
+	if ee == nil || ee.Signal != 9 || !strings.Contains(ee.Error(), "killed by signal 9 (killed)") {
+		t.Fatalf("b: %v (signal %d), want killed by signal 9 (killed)", ee, ee.Signal)
+	}
+	var sum bytes.Buffer
+	rep.WriteSummary(&sum)
+	if want := "FAILED b: killed by signal 9 (killed); logs in data/b/.logs"; !strings.Contains(sum.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, sum.String())
+	}
+}
+
+func TestRerunRemovesTemporaryStamps(t *testing.T) {
+	p := newProject(t, chain)
+	p.run(t, p.runner(), nil)
+	p.ran(t)
+	stray := p.path("data/b/" + StampName + ".tmp123") // a run killed while stamping
+	if err := os.WriteFile(stray, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
+	p.run(t, p.runner(), nil)
+	if _, err := os.Stat(stray); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary stamp of a killed run left after b reran (err %v)", err)
 	}
 }

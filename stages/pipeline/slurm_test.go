@@ -233,16 +233,19 @@ const failing = `
 [stage.a]
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 shard = { fail = [false, true] }
 
 [stage.b]
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 inputs = { in = "a" }
 
 [stage.c]
 run = ["fakestage"]
 flags = { log = "LOG" }
+untracked = ["log"]
 `
 
 func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {

@@ -29,10 +29,14 @@ type Stamp struct {
 	BinarySHA256 string       `json:"binary_sha256"`
 	Args         []string     `json:"args"`
 	Inputs       []StampInput `json:"inputs"`
-	Outputs      []FileSum    `json:"outputs"`
-	Started      time.Time    `json:"started"`
-	Finished     time.Time    `json:"finished"`
-	Seconds      float64      `json:"seconds"`
+	// Paths are the files and directories named by flag values, absent in
+	// stamps of stages without them (and in those written before they were
+	// recorded).
+	Paths    []StampPath `json:"paths,omitempty"`
+	Outputs  []FileSum   `json:"outputs"`
+	Started  time.Time   `json:"started"`
+	Finished time.Time   `json:"finished"`
+	Seconds  float64     `json:"seconds"`
 	// CPUSeconds (user + system) and MaxRSSKiB (peak resident set size)
 	// are what the stage's process used, as the operating system reported
 	// when it exited. They are 0 where the executor could not measure them
@@ -105,11 +109,16 @@ func writeStamp(dir string, s *Stamp) error {
 }
 
 // removeStamp unmarks dir as complete before a stage reruns in it, so a run
-// that fails or is killed never leaves a stamp over partial output.
+// that fails or is killed never leaves a stamp over partial output. It
+// also removes the temporary stamps of runs killed while writing one.
 func removeStamp(dir string) error {
 	err := os.Remove(filepath.Join(dir, StampName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove stamp: %w", err)
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, StampName+".tmp*"))
+	for _, t := range tmps {
+		os.Remove(t)
 	}
 	return nil
 }
@@ -128,6 +137,9 @@ func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) 
 		reasons = append(reasons, r)
 	}
 	if r := inputsChange(st.Inputs, fp.inputs); r != "" {
+		reasons = append(reasons, r)
+	}
+	if r := pathsChange(st.Paths, fp.paths); r != "" {
 		reasons = append(reasons, r)
 	}
 	outs, err := h.dir(inst.OutDir)

@@ -14,10 +14,12 @@ data = "data"
 [stage.big]
 run = ["fakestage"]
 flags = { value = "big", alloc = 64, log = "LOG" }
+untracked = ["log"]
 
 [stage.small]
 run = ["fakestage"]
 flags = { value = "small", log = "LOG" }
+untracked = ["log"]
 inputs = { in = "big" }
 `
 

@@ -126,7 +126,7 @@ func adoptOne(h *hasher, p *Plan, inst *Instance, c candidate, a Adoption) error
 	ns := *stamp // keeps Started, Finished and Seconds: the outputs' run
 	ns.ID, ns.Fingerprint = inst.ID, fp.sum
 	ns.Binary, ns.BinarySHA256 = p.Config.rel(fp.binary), fp.binarySum
-	ns.Args, ns.Inputs, ns.Outputs = inst.Args, fp.inputs, outs
+	ns.Args, ns.Inputs, ns.Paths, ns.Outputs = inst.Args, fp.inputs, fp.paths, outs
 	a.PreviousBinary = stamp.BinarySHA256
 	ns.Adopted = append(slices.Clone(stamp.Adopted), a)
 	return writeStamp(inst.OutDir, &ns)
@@ -203,7 +203,7 @@ func (sc *StageCheck) verdict() string {
 	if s := sc.Failed(); s != nil {
 		var ee *ExitError
 		if errors.As(s.Result.Err, &ee) {
-			return fmt.Sprintf("FAILED: %s exited with code %d; last lines of its stderr:", s.Instance.ID, ee.Code)
+			return fmt.Sprintf("FAILED: %s: %s; last lines of its stderr:", s.Instance.ID, ee.Ended())
 		}
 		return fmt.Sprintf("FAILED: %v", s.Result.Err)
 	}

@@ -79,17 +79,20 @@ const estimates = `
 [stage.models]
 run = ["fakeparquet", "gen"]
 flags = { log = "runs" }
+untracked = ["log"]
 shard = { size = [3, 5] }
 
 [stage.est]
 run = ["fakeparquet"]
 flags = { log = "runs" }
+untracked = ["log"]
 inputs = { in = "models" }
 shard = { method = ["bp", "mf", "renn"] }
 
 [stage.score]
 run = ["fakeparquet"]
 flags = { log = "runs" }
+untracked = ["log"]
 inputs = { in = ["est"] }
 `
 
@@ -329,8 +332,8 @@ func TestVerifyIneligible(t *testing.T) {
 		{
 			name: "flags changed",
 			prepare: func(t *testing.T, p *project) {
-				p.write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\ninputs = { in = \"models\" }",
-					"flags = { log = \"runs\", steps = 2 }\ninputs = { in = \"models\" }", 1))
+				p.write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }",
+					"flags = { log = \"runs\", steps = 2 }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }", 1))
 			},
 			want: map[string]string{
 				"est/size=3,method=bp":   "binary changed; flags changed: added --steps=2",

@@ -1,12 +1,220 @@
 package stageio
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
+// names lists dir, hidden entries included.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+var errDiskFull = errors.New("disk full")
+
+// text is an output holding content, written as the formats writers do:
+// a temporary file beside the path, renamed into place.
+func text(name, content string) Output {
+	return Output{Name: name, Write: func(path string) error {
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"-1.tmp")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, path)
+	}}
+}
+
+// failing is an output whose writer fails midway, leaving its temporary
+// file behind as a killed writer would.
+func failing(name string) Output {
+	return Output{Name: name, Write: func(path string) error {
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"-2.tmp")
+		os.WriteFile(tmp, []byte("half"), 0o644)
+		return errDiskFull
+	}}
+}
+
+// previous makes data/out as an earlier run left it: two outputs, the
+// pipeline's logs, a file of another program, a temporary file of a
+// killed writer, and siblings of a killed commit.
+func previous(t *testing.T) (parent, out string) {
+	parent = filepath.Join(t.TempDir(), "data")
+	out = filepath.Join(parent, "out")
+	write(t, filepath.Join(out, "marginals.parquet"), "old marginals")
+	write(t, filepath.Join(out, "estimates.parquet"), "old estimates")
+	write(t, filepath.Join(out, ".logs", "stderr.log"), "log")
+	write(t, filepath.Join(out, "notes.txt"), "mine")
+	write(t, filepath.Join(out, ".samples.parquet-123.tmp"), "killed writer")
+	return parent, out
+}
+
+func TestCommitReplacesOutputSet(t *testing.T) {
+	for _, twoRenames := range []bool{false, true} {
+		if twoRenames {
+			exchangeDirs = func(a, b string) error { return errNoExchange }
+		}
+		parent, out := previous(t)
+		write(t, filepath.Join(parent, ".out.commit-999", "marginals.parquet"), "killed commit")
+		write(t, filepath.Join(parent, ".out.old-998", "out", "x"), "killed commit")
+		logs, err := os.OpenFile(filepath.Join(out, ".logs", "stderr.log"), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Commit(out, text("marginals.parquet", "new marginals"), text("estimates.parquet", "new estimates"))
+		if err != nil {
+			t.Fatalf("two renames %v: %v", twoRenames, err)
+		}
+		// The running stage's log, open across the commit, is the one in out.
+		logs.WriteString(" and more")
+		logs.Close()
+		if got := names(t, parent); !slices.Equal(got, []string{"out"}) {
+			t.Errorf("two renames %v: data holds %q, want only out", twoRenames, got)
+		}
+		if got, want := names(t, out), []string{".logs", "estimates.parquet", "marginals.parquet", "notes.txt"}; !slices.Equal(got, want) {
+			t.Errorf("two renames %v: out holds %q, want %q", twoRenames, got, want)
+		}
+		for name, want := range map[string]string{"marginals.parquet": "new marginals", "estimates.parquet": "new estimates",
+			"notes.txt": "mine", ".logs/stderr.log": "log and more"} {
+			if got := read(t, filepath.Join(out, name)); got != want {
+				t.Errorf("two renames %v: %s holds %q, want %q", twoRenames, name, got, want)
+			}
+		}
+		exchangeDirs = exchange
+	}
+}
+
+// TestCommitFailsMidway: the second of two outputs fails (a full disk): the
+// previous output set stays whole, and nothing of the failed commit stays.
+func TestCommitFailsMidway(t *testing.T) {
+	parent, out := previous(t)
+	before := names(t, out)
+	err := Commit(out, text("marginals.parquet", "new marginals"), failing("estimates.parquet"))
+	if !errors.Is(err, errDiskFull) {
+		t.Fatalf("error %v, want disk full", err)
+	}
+	if got := names(t, parent); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("data holds %q, want only out", got)
+	}
+	if got := names(t, out); !slices.Equal(got, before) {
+		t.Errorf("out holds %q, want %q as before", got, before)
+	}
+	if got := read(t, filepath.Join(out, "marginals.parquet")); got != "old marginals" {
+		t.Errorf("marginals.parquet holds %q, want the old one", got)
+	}
+}
+
+// TestCommitAfterKill: what a commit killed at any point leaves (a
+// half-written commit directory, or the previous directory set aside
+// between two renames) goes at the next commit, which installs its set.
+func TestCommitAfterKill(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "data")
+	write(t, filepath.Join(parent, ".out.commit-1", "marginals.parquet"), "new marginals")
+	write(t, filepath.Join(parent, ".out.commit-1", ".estimates.parquet-5.tmp"), "half")
+	write(t, filepath.Join(parent, ".out.old-2", "out", "marginals.parquet"), "old marginals")
+	write(t, filepath.Join(parent, ".other.commit-3", "x"), "another directory's commit")
+	out := filepath.Join(parent, "out")
+	if err := Commit(out, text("marginals.parquet", "m"), text("estimates.parquet", "e")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(t, parent), []string{".other.commit-3", "out"}; !slices.Equal(got, want) {
+		t.Errorf("data holds %q, want %q", got, want)
+	}
+	if got, want := names(t, out), []string{"estimates.parquet", "marginals.parquet"}; !slices.Equal(got, want) {
+		t.Errorf("out holds %q, want %q", got, want)
+	}
+}
+
+func TestCommitSubdirectoriesAndOwnDir(t *testing.T) {
+	_, out := previous(t)
+	write(t, filepath.Join(out, "uai", "stale.uai"), "from the previous run")
+	write(t, filepath.Join(out, "uai", "a.uai"), "replaced")
+	write(t, filepath.Join(out, "uai", ".a.uai-7.tmp"), "killed writer")
+	other := filepath.Join(filepath.Dir(out), "elsewhere")
+	err := Commit(out, text("uai/a.uai", "a"), Output{Name: "b.uai", Dir: other, Write: text("b.uai", "b").Write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, filepath.Join(out, "uai")); !slices.Equal(got, []string{"a.uai", "stale.uai"}) {
+		t.Errorf("out/uai holds %q, want the new a.uai and the other file kept", got)
+	}
+	if got := read(t, filepath.Join(other, "b.uai")); got != "b" {
+		t.Errorf("own Dir: %q", got)
+	}
+	if got := read(t, filepath.Join(out, "marginals.parquet")); got != "old marginals" {
+		t.Errorf("a file the commit does not write: %q, want it carried over", got)
+	}
+}
+
+func TestCommitIntoWorkingDirectory(t *testing.T) {
+	_, out := previous(t)
+	t.Chdir(out)
+	if err := Commit(".", text("marginals.parquet", "new")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, "marginals.parquet"); got != "new" {
+		t.Errorf("marginals.parquet: %q", got)
+	}
+	for _, n := range names(t, ".") {
+		if strings.HasSuffix(n, ".tmp") {
+			t.Errorf("stale temporary file %s left", n)
+		}
+	}
+}
+
+// TestCommitOtherDirFails: an output of another directory fails after the
+// main directory's set is written: neither directory changes.
+func TestCommitOtherDirFails(t *testing.T) {
+	parent, out := previous(t)
+	before := names(t, out)
+	err := Commit(out, text("marginals.parquet", "new"), Output{Name: "x.uai", Dir: filepath.Join(parent, "uai"), Write: failing("x.uai").Write})
+	if !errors.Is(err, errDiskFull) {
+		t.Fatalf("error %v, want disk full", err)
+	}
+	if got := read(t, filepath.Join(out, "marginals.parquet")); got != "old marginals" {
+		t.Errorf("marginals.parquet holds %q, want the old one", got)
+	}
+	if got := names(t, out); !slices.Equal(got, before) {
+		t.Errorf("out holds %q, want %q", got, before)
+	}
+	if got := names(t, parent); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("data holds %q, want only out", got)
+	}
+}
 // A write that fails where nothing can be created (here under a regular
 // file; a read-only directory is the same case) reports its own error only,
 // not a second, confusing one about removing the file it never wrote.

@@ -5,9 +5,7 @@ package stageio
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -146,52 +144,6 @@ type Output struct {
 	Name  string
 	Write func(path string) error
 	Dir   string
-}
-
-// Commit writes every output into dir (or its own Dir). Each file is written
-// atomically by its writer; if any fails, the files this call already wrote
-// are removed, so a stage leaves all of its outputs or none.
-func Commit(dir string, outs ...Output) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
-	}
-	var done []string
-	for _, o := range outs {
-		d := dir
-		if o.Dir != "" {
-			d = o.Dir
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return errors.Join(fmt.Errorf("create output directory: %w", err), remove(done))
-			}
-		}
-		path := filepath.Join(d, o.Name)
-		if err := o.Write(path); err != nil {
-			if len(done) == 0 {
-				// Nothing replaced yet: the earlier output, if any, is
-				// still whole (each writer is atomic), so keep it.
-				return err
-			}
-			return errors.Join(err, remove(append(done, path)))
-		}
-		done = append(done, path)
-	}
-	return nil
-}
-
-// remove deletes the files of a failed commit. A path that does not exist
-// (or cannot be looked at: the write failed for the same reason, say a
-// read-only directory) has nothing to remove and adds no second error.
-func remove(paths []string) error {
-	var errs []error
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
-			continue
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("could not remove %s after the failed write: %w", p, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // MarginalRows turns the marginals of model m (its exact ones or a method's

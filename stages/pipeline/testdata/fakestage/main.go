@@ -5,7 +5,9 @@
 // created there holding the --out value, before anything else, so a test
 // can see which stages ran and when one has started), --sleep=DURATION,
 // --wait-while=FILE (sleep for as long as FILE exists), --fail (write a
-// partial output, 25 lines to stderr, exit 3), --alloc=MIB (touch MIB MiB
+// partial output, 25 lines to stderr, exit 3), --kill (write a partial
+// output and a line to stderr, then kill itself with SIGKILL), --also=DIR
+// (write DIR/extra.txt too, as --uai-out does), --alloc=MIB (touch MIB MiB
 // of memory before writing its output, for tests of the recorded peak
 // memory). Its output
 // DIR/result.txt is derived deterministically from its arguments and the
@@ -24,7 +26,8 @@ import (
 func main() {
 	var out, logDir, waitWhile string
 	var inputs, params []string
-	var fail bool
+	var fail, kill bool
+	var also string
 	var sleep time.Duration
 	var alloc []byte
 	for i, a := range os.Args[1:] {
@@ -53,6 +56,10 @@ func main() {
 			params = append(params, name+" "+value)
 		case "fail":
 			fail = value == "true"
+		case "kill":
+			kill = value == "true"
+		case "also":
+			also = value
 		case "alloc":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 {
@@ -93,6 +100,14 @@ func main() {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	if kill {
+		check(os.WriteFile(filepath.Join(out, "result.txt"), []byte("partial"), 0o644))
+		fmt.Fprintln(os.Stderr, "fakestage: killing myself")
+		self, err := os.FindProcess(os.Getpid())
+		check(err)
+		check(self.Kill())
+		time.Sleep(time.Minute)
+	}
 	if fail {
 		check(os.WriteFile(filepath.Join(out, "result.txt"), []byte("partial"), 0o644))
 		for i := 1; i <= 25; i++ {
@@ -110,6 +125,10 @@ func main() {
 		fmt.Fprintf(&b, "from %s: {\n%s}\n", in, data)
 	}
 	check(os.WriteFile(filepath.Join(out, "result.txt"), []byte(b.String()), 0o644))
+	if also != "" {
+		check(os.MkdirAll(also, 0o755))
+		check(os.WriteFile(filepath.Join(also, "extra.txt"), []byte(b.String()), 0o644))
+	}
 	fmt.Println("fakestage wrote", filepath.Join(out, "result.txt"), "after touching", len(alloc)>>20, "MiB")
 }
 

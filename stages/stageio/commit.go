@@ -1,0 +1,346 @@
+package stageio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	pathpkg "path"
+	"path/filepath"
+	"strings"
+)
+
+// commitPrefix and oldPrefix begin the names of the hidden siblings of an
+// output directory that a commit works in: ".<dir>.commit-*" holds the new
+// output set while it is written, ".<dir>.old-*" the previous directory
+// between the two renames where an atomic exchange is not available.
+// Either, left by a killed run, is removed by the next commit to <dir>.
+const (
+	commitPrefix = ".commit-"
+	oldPrefix    = ".old-"
+)
+
+// exchangeDirs is exchange; tests replace it to take the two-rename path.
+var exchangeDirs = exchange
+
+// Commit writes every output into dir (or its own Dir) so that the
+// directory holds the previous complete output set or the new one, never a
+// mix, whether a writer fails or the process is killed.
+//
+// Every output is written into a fresh hidden sibling directory
+// (".<name>.commit-*"); the entries of dir that are not outputs (the
+// pipeline's .logs, files of other programs) are carried over, files by
+// hard link and subdirectories without outputs by rename at the last
+// moment (an output "uai/a.uai" replaces only that file of uai/); then the two
+// directories are exchanged in one atomic rename (renameat2
+// RENAME_EXCHANGE on Linux; elsewhere two renames, between which a kill
+// leaves no dir at all and the previous output in ".<name>.old-*") and the
+// previous directory is removed. Hidden temporary files of writers killed
+// in earlier runs (".*.tmp") are not carried over, and siblings left by
+// earlier killed commits are removed first. Outputs with their own Dir are
+// committed per directory, each atomically. Where no sibling can be made,
+// or dir is the working directory or holds it, each file is still written
+// atomically and a failed commit removes what it wrote (the set is then
+// not atomic under a kill).
+func Commit(dir string, outs ...Output) error {
+	var dirs []string
+	byDir := make(map[string][]Output)
+	for _, o := range outs {
+		d := dir
+		if o.Dir != "" {
+			d = o.Dir
+		}
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], o)
+	}
+	if len(dirs) == 0 {
+		dirs = []string{dir}
+	}
+	// Every directory's set is written before any is installed, so a
+	// failed writer leaves every directory as it was.
+	var staged []*stagedDir
+	for _, d := range dirs {
+		s, err := prepare(d, byDir[d])
+		if err != nil {
+			for _, s := range staged {
+				os.RemoveAll(s.tmp)
+			}
+			return err
+		}
+		if s != nil {
+			staged = append(staged, s)
+		}
+	}
+	for i, s := range staged {
+		if err := install(s.tmp, s.path); err != nil {
+			for _, s := range staged[i:] {
+				os.RemoveAll(s.tmp)
+			}
+			return fmt.Errorf("commit outputs to %s: %w", s.path, err)
+		}
+		syncDir(filepath.Dir(s.path))
+		os.RemoveAll(s.tmp) // now the previous directory; if this fails, the next commit removes it
+	}
+	return nil
+}
+
+// stagedDir is a new output set written in tmp, to replace path.
+type stagedDir struct{ tmp, path string }
+
+// prepare writes outs into a hidden sibling of dir, or, where that cannot
+// be, straight into dir (returning nil).
+func prepare(dir string, outs []Output) (*stagedDir, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real // replace the directory a link points to, not the link
+	}
+	parent, base := filepath.Split(abs)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	if holdsWorkingDir(abs) || base == "" {
+		return nil, commitFiles(dir, outs)
+	}
+	cleanStale(parent, base)
+	tmp, err := os.MkdirTemp(parent, "."+base+commitPrefix)
+	if err != nil {
+		return nil, commitFiles(dir, outs) // e.g. a writable dir in a read-only parent
+	}
+	if err := fillNew(tmp, abs, outs); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(tmp))
+	}
+	return &stagedDir{tmp: tmp, path: abs}, nil
+}
+
+// fillNew writes outs into tmp and carries over the files of the current
+// directory cur that outs do not replace.
+func fillNew(tmp, cur string, outs []Output) error {
+	mode := fs.FileMode(0o755)
+	if fi, err := os.Stat(cur); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	for _, o := range outs {
+		if err := o.Write(filepath.Join(tmp, o.Name)); err != nil {
+			return err
+		}
+	}
+	own, holding := owned(outs)
+	return carryFiles(tmp, cur, "", own, holding)
+}
+
+// owned returns the slash-separated names of outs, and the directories
+// that hold some of them ("a/b.uai" is held by "a").
+func owned(outs []Output) (own, holding map[string]bool) {
+	own, holding = make(map[string]bool), make(map[string]bool)
+	for _, o := range outs {
+		name := filepath.ToSlash(filepath.Clean(o.Name))
+		own[name] = true
+		for d := pathpkg.Dir(name); d != "."; d = pathpkg.Dir(d) {
+			holding[d] = true
+		}
+	}
+	return own, holding
+}
+
+// carryFiles hard-links (or copies) into tmp the files under cur/rel that
+// the outputs do not replace, leaving out temporary files of killed
+// writers. Subdirectories holding outputs are carried file by file, others
+// below the top level whole; those at the top level are moved later (by
+// carryDirs).
+func carryFiles(tmp, cur, rel string, own, holding map[string]bool) error {
+	entries, err := os.ReadDir(filepath.Join(cur, rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read output directory: %w", err)
+	}
+	for _, e := range entries {
+		name := pathpkg.Join(rel, e.Name())
+		from, to := filepath.Join(cur, name), filepath.Join(tmp, name)
+		switch {
+		case own[name] || staleTemp(e.Name()) && !e.IsDir():
+			continue
+		case e.IsDir() && rel == "" && !holding[name]:
+			continue // moved whole by carryDirs
+		case e.IsDir():
+			if err := os.MkdirAll(to, 0o755); err != nil {
+				return err
+			}
+			if err := carryFiles(tmp, cur, name, own, holding); err != nil {
+				return err
+			}
+			continue
+		}
+		if os.Link(from, to) == nil {
+			continue
+		}
+		if err := copyFile(from, to); err != nil {
+			return fmt.Errorf("carry over %s: %w", from, err)
+		}
+	}
+	return nil
+}
+
+// carryDirs moves the subdirectories of cur that are not owned into tmp,
+// just before tmp replaces cur: open files in them (the pipeline's logs of
+// the running stage) move with them.
+func carryDirs(tmp, cur string, own map[string]bool) error {
+	entries, err := os.ReadDir(cur)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if own[e.Name()] || !e.IsDir() || strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), commitPrefix) {
+			continue
+		}
+		if err := os.Rename(filepath.Join(cur, e.Name()), filepath.Join(tmp, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// install makes tmp the directory at path: exchanged with the current one,
+// which then sits at tmp, or renamed into place if there is none.
+func install(tmp, path string) error {
+	own := make(map[string]bool)
+	if entries, err := os.ReadDir(tmp); err == nil {
+		for _, e := range entries {
+			own[e.Name()] = true // already in tmp: outputs and carried files
+		}
+	}
+	if err := carryDirs(tmp, path, own); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, path)
+	}
+	err := exchangeDirs(tmp, path)
+	if !errors.Is(err, errNoExchange) {
+		return err
+	}
+	parent, base := filepath.Split(path)
+	old, err := os.MkdirTemp(parent, "."+base+oldPrefix)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(path, filepath.Join(old, base)); err != nil {
+		os.Remove(old)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Rename(filepath.Join(old, base), path) // put the previous output back
+		os.Remove(old)
+		return err
+	}
+	return os.Rename(old, tmp) // so the caller removes it as the previous directory
+}
+
+// cleanStale removes the siblings of parent/base left by killed commits.
+func cleanStale(parent, base string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "."+base+commitPrefix) || strings.HasPrefix(n, "."+base+oldPrefix) {
+			os.RemoveAll(filepath.Join(parent, n))
+		}
+	}
+}
+
+// staleTemp reports whether name is a temporary file of an atomic writer
+// (".<name>-<random>.tmp"), which a live writer keeps only inside a commit
+// directory: one in an output directory is left by a killed run.
+func staleTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")
+}
+
+// holdsWorkingDir reports whether dir is the working directory or one of
+// its ancestors, which renaming would pull from under the process.
+func holdsWorkingDir(dir string) bool {
+	wd, err := os.Getwd()
+	if err != nil {
+		return true
+	}
+	r, err := filepath.Rel(dir, wd)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
+}
+
+// commitFiles is the fallback of Commit: each file atomically into dir,
+// and the files of a failed commit removed.
+func commitFiles(dir string, outs []Output) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	removeStaleTemps(dir)
+	var done []string
+	for _, o := range outs {
+		path := filepath.Join(dir, o.Name)
+		if err := o.Write(path); err != nil {
+			return errors.Join(err, remove(append(done, path)))
+		}
+		done = append(done, path)
+	}
+	return nil
+}
+
+// removeStaleTemps removes the temporary files killed writers left in dir.
+func removeStaleTemps(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && staleTemp(e.Name()) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// remove deletes the files of a failed commit.
+func remove(paths []string) error {
+	var errs []error
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
