@@ -215,6 +215,7 @@ func TestCommitOtherDirFails(t *testing.T) {
 		t.Errorf("data holds %q, want only out", got)
 	}
 }
+
 // A write that fails where nothing can be created (here under a regular
 // file; a read-only directory is the same case) reports its own error only,
 // not a second, confusing one about removing the file it never wrote.
