@@ -72,6 +72,11 @@ func provenanceOf(r *file.Reader) (Provenance, error) {
 	p.Stage, _ = get(keyStage)
 	p.Version, _ = get(keyVersion)
 	p.Params, _ = get(keyParams)
+	if p.Params != "" && !json.Valid([]byte(p.Params)) {
+		// The writer refuses such params, so a file carrying them could not
+		// be written back.
+		return Provenance{}, fmt.Errorf("metadata %s: not valid JSON: %q", keyParams, p.Params)
+	}
 	if s, ok := get(keySeed); ok {
 		seed, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
