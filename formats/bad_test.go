@@ -206,6 +206,8 @@ func TestReadSummaryBad(t *testing.T) {
 			`column "size": want string, found int32`},
 		{"wide n", append([]arrow.Field{field("graph", str), field("method", str)}, append(tail[:3:3], field("n", i64))...),
 			`column "n": want int32, found int64`},
+		{"unnamed group", append([]arrow.Field{field("", str), field("method", str)}, tail...),
+			`group column 0 has no name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), SummaryFile)
@@ -347,4 +349,15 @@ func TestReadCorrupt(t *testing.T) {
 		t.Error("no flipped byte was noticed")
 	}
 	t.Logf("%d of %d flipped bytes gave an error", failed, tried)
+}
+
+// TestReadBadParams checks that provenance params which are not JSON, which
+// the writers refuse, are refused on reading too.
+func TestReadBadParams(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ModelsFile)
+	rawFile{fields: goodM, rows: `[]`, meta: map[string]string{keyParams: `{"damping":`}}.write(t, path)
+	_, _, err := ReadModels(path)
+	if want := "read " + path + `: metadata renn.params: not valid JSON: "{\"damping\":"`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/parquet/file"
@@ -71,7 +72,18 @@ func provenanceOf(r *file.Reader) (Provenance, error) {
 	}
 	p.Stage, _ = get(keyStage)
 	p.Version, _ = get(keyVersion)
+	// The writer cannot store other bytes: they come back empty.
+	for _, kv := range [][2]string{{keyStage, p.Stage}, {keyVersion, p.Version}} {
+		if !utf8.ValidString(kv[1]) {
+			return Provenance{}, fmt.Errorf("metadata %s: not valid UTF-8: %q", kv[0], kv[1])
+		}
+	}
 	p.Params, _ = get(keyParams)
+	if p.Params != "" && !json.Valid([]byte(p.Params)) {
+		// The writer refuses such params, so a file carrying them could not
+		// be written back.
+		return Provenance{}, fmt.Errorf("metadata %s: not valid JSON: %q", keyParams, p.Params)
+	}
 	if s, ok := get(keySeed); ok {
 		seed, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

@@ -241,6 +241,10 @@ func summaryTableFor(sc *arrow.Schema) (table[SummaryRow], error) {
 	var groupCols []string
 	for _, f := range sc.Fields() {
 		if f.Name == "method" {
+			// WriteSummary's rules, so whatever is read can be written back.
+			if err := checkGroupCols(groupCols); err != nil {
+				return table[SummaryRow]{}, err
+			}
 			return summaryTable(groupCols), nil
 		}
 		groupCols = append(groupCols, f.Name)
