@@ -735,8 +735,12 @@ func (d *hardData) markdown() string {
 	return b.String()
 }
 
-func (d *hardData) header(first ...string) string {
-	cols := append(append([]string(nil), first...), d.methods...)
+func (d *hardData) header(first ...string) string { return tableHeader(first, d.methods) }
+
+// tableHeader is a Markdown table's header: the first columns left-aligned,
+// then one right-aligned column per method.
+func tableHeader(first, methods []string) string {
+	cols := append(append([]string(nil), first...), methods...)
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|")
 	for i := range cols {

@@ -212,20 +212,7 @@ func (d *uaiData) markdown() string {
 	return b.String()
 }
 
-func (d *uaiData) header(first ...string) string {
-	cols := append(append([]string(nil), first...), d.columns...)
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|")
-	for i := range cols {
-		if i < len(first) {
-			b.WriteString(" --- |")
-		} else {
-			b.WriteString(" ---: |")
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
-}
+func (d *uaiData) header(first ...string) string { return tableHeader(first, d.columns) }
 
 func (d *uaiData) modelTable() string {
 	var b strings.Builder
