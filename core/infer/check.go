@@ -70,6 +70,15 @@ func Verify(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 	if math.IsNaN(res.LogZ) || math.IsInf(res.LogZ, 0) {
 		return fmt.Sprintf("ln Z is %v", res.LogZ)
 	}
+	return VerifyMarginals(m, res, rb)
+}
+
+// VerifyMarginals runs every check of Verify except the one on ln Z, for
+// methods that make no claim on it (samplers).
+func VerifyMarginals(m *mrf.Model, res *Result, rb RegionBeliefs) string {
+	if res == nil {
+		return "no result"
+	}
 	mg := res.Marginals
 	if len(mg.Vars) != len(m.Cards) || len(mg.Factors) != len(m.Factors) {
 		return fmt.Sprintf("%d variable and %d factor marginals, want %d and %d", len(mg.Vars), len(mg.Factors), len(m.Cards), len(m.Factors))

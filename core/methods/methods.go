@@ -32,12 +32,44 @@ const (
 	BetheRegions
 )
 
+// LogZKind says what a method's ln Z is, so that score can check bounds.
+type LogZKind int
+
+const (
+	// LogZEstimate: an approximation of ln Z without guarantee (bp, gbp,
+	// renn, ...).
+	LogZEstimate LogZKind = iota
+	// LogZLowerBound: ln Z at most the true ln Z for every answer whose
+	// marginals pass the shared check (mf).
+	LogZLowerBound
+	// LogZUpperBound: ln Z at least the true ln Z for every answer whose
+	// marginals pass the shared check.
+	LogZUpperBound
+	// LogZNone: the method makes no claim on ln Z (a sampler without an
+	// estimator); Result.LogZ is NaN and the shared check skips it.
+	LogZNone
+)
+
+// String returns the kind as written in output files.
+func (k LogZKind) String() string {
+	switch k {
+	case LogZLowerBound:
+		return "lower"
+	case LogZUpperBound:
+		return "upper"
+	case LogZNone:
+		return "none"
+	}
+	return "estimate"
+}
+
 // Entry is one registered method.
 type Entry struct {
 	Name    string
 	Title   string // the name in tables ("Loopy BP")
 	Summary string // one line, for --help
 	Regions Regions
+	LogZ    LogZKind // what the method's ln Z is
 
 	defaults func(learning bool) any // a pointer to fresh options
 	check    func(opts any) error
@@ -90,7 +122,13 @@ func (e *Entry) New(opts *Options, g *region.Graph) (infer.Method, error) {
 	if err != nil {
 		return nil, err
 	}
-	return verified{m}, nil
+	return verified{Method: m, noLogZ: e.LogZ == LogZNone}, nil
+}
+
+// withLogZ sets what e's ln Z is (define makes every entry an estimate).
+func withLogZ(e *Entry, k LogZKind) *Entry {
+	e.LogZ = k
+	return e
 }
 
 // All returns every entry in display order (the order of the paper's

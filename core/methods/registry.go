@@ -15,7 +15,7 @@ import (
 // here (and its own package).
 var registry = []*Entry{
 	define("exact", "Exact", "exact inference (junction tree in log space)", NoRegions, exact.DefaultOptions, nil, newExact),
-	define("mf", "Mean Field", "naive mean field", NoRegions, meanfield.DefaultOptions, nil, newMF),
+	withLogZ(define("mf", "Mean Field", "naive mean field", NoRegions, meanfield.DefaultOptions, nil, newMF), LogZLowerBound),
 	define("bp", "Loopy BP", "loopy belief propagation", NoRegions, bp.DefaultOptions, nil, newBP("bp")),
 	define("dbp", "Damped BP", "damped loopy BP (damping 0.5)", NoRegions, bp.DampedOptions, nil, newBP("dbp")),
 	define("gbp", "GBP", "parent-to-child generalized BP on the region graph", AnyRegions, gbp.DefaultOptions, nil, newGBP),

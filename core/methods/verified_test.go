@@ -118,11 +118,14 @@ func TestVerifiedWrapper(t *testing.T) {
 	good := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{1, 0}}, Factors: [][]float64{{1, 0}}}, Converged: true}
 	bad := good
 	bad.Marginals = mrf.Marginals{Vars: [][]float64{{0.5, 0.5}}, Factors: [][]float64{{0.5, 0.5}}}
+	noLogZ := good
+	noLogZ.LogZ = math.NaN()
 	for _, tc := range []struct {
-		res  infer.Result
-		pass bool
-	}{{good, true}, {bad, false}} {
-		res, err := verified{badMethod{tc.res}}.Infer(context.Background(), m)
+		res    infer.Result
+		noLogZ bool // the method makes no claim on ln Z
+		pass   bool
+	}{{good, false, true}, {bad, false, false}, {noLogZ, false, false}, {noLogZ, true, true}, {bad, true, false}} {
+		res, err := verified{Method: badMethod{tc.res}, noLogZ: tc.noLogZ}.Infer(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
