@@ -183,7 +183,7 @@ func TestRun(t *testing.T) {
 		// RENN 0.01 against GBP 0.05, both ± 0.002: apart.
 		"RENN's mean ℓ1 is within one standard deviation (the smaller of the two) of GBP's in 0 of 1 settings (paper: 1 of 8)",
 		"its mean gap to exact learning is 0.100 (paper: 0.323) nats per sample",
-		"our RENN reported convergence in 50% of 2 runs",
+		"Our RENN reported convergence in 50% of 2 runs on the grid settings",
 		"2 random models per setting",
 		"Summed run time of the completed stage instances: **5 s**",
 		"Wall time while the pipeline was running: **13 s**",
