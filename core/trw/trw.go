@@ -82,7 +82,13 @@ type Options struct {
 	// MaxIter caps the number of sweeps. Default 1000.
 	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged (its ln Z is still an upper bound)."`
 	// Damping d in [0, 1) mixes every new log message with the old one.
-	// Default 0.5.
+	// Default 0.25: on 10x10 grids with couplings U(-f,f) (sample-model seed
+	// 11, 10 models per f), no damping converged on 5 of 10 models at f = 2
+	// but oscillated at f >= 5 with gaps (TRW - exact) 11-17 % larger;
+	// damping 0.1, 0.25
+	// and 0.5 gave bounds within 0.1 % of each other and converged on 3, 1
+	// and 0 of 10 at f = 2 (none at f >= 5 within 1000 sweeps), but 0.1
+	// missed convergence on a small pedigree where 0.25 and 0.5 converged.
 	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old."`
 	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
 	// no limit. Default 0.
@@ -91,7 +97,7 @@ type Options struct {
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Trees: 16, Seed: 1, Tol: 1e-9, MaxIter: 1000, Damping: 0.5}
+	return Options{Trees: 16, Seed: 1, Tol: 1e-9, MaxIter: 1000, Damping: 0.25}
 }
 
 // Check reports whether o is valid; the error names the option.
