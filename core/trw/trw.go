@@ -85,10 +85,10 @@ type Options struct {
 	// Default 0.25: on 10x10 grids with couplings U(-f,f) (sample-model seed
 	// 11, 10 models per f), no damping converged on 5 of 10 models at f = 2
 	// but oscillated at f >= 5 with gaps (TRW - exact) 11-17 % larger;
-	// damping 0.1, 0.25
-	// and 0.5 gave bounds within 0.1 % of each other and converged on 3, 1
-	// and 0 of 10 at f = 2 (none at f >= 5 within 1000 sweeps), but 0.1
-	// missed convergence on a small pedigree where 0.25 and 0.5 converged.
+	// damping 0.1, 0.25 and 0.5 gave bounds within 0.1 % of each other and
+	// converged on 3, 1 and 0 of 10 at f = 2 (none at f >= 5 within 1000
+	// sweeps), but 0.1 missed convergence on a small pedigree where 0.25
+	// and 0.5 converged.
 	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old."`
 	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
 	// no limit. Default 0.
