@@ -95,7 +95,12 @@ var boundModels = sync.OnceValue(func() map[string]solved {
 			add(observe(infertest.RandomModel(7, triples, zeros, 500+seed), 3, int(seed)), "zeros evidence arity 3 f%v s%d", f, seed)
 		}
 	}
+	// Two factors on the same scope (a cycle of length 2 in the factor
+	// graph), one of them reversed, and a 1-state variable.
+	dup := [][]int{{0, 1}, {1, 0}, {1, 2}, {2, 0}, {3, 4}, {4, 3}, {4, 5}, {0, 1, 3}}
 	for seed := int64(0); seed < 6; seed++ {
+		m := infertest.RandomModel(6, dup, infertest.Config{MinCard: 1, MaxCard: 3, Scale: 2, Unary: true}, 600+seed)
+		add(m, "duplicate scopes s%d", seed)
 		add(infertest.Pedigree(8, seed), "pedigree s%d", seed)
 		add(infertest.NoisyOR(5, 5, seed), "noisy-or s%d", seed)
 	}
