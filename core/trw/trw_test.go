@@ -369,17 +369,23 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
+// BenchmarkTRWGrid20 runs TRW with its defaults from scratch on a 20x20
+// Ising grid, gamma 1 (the model of BenchmarkBPGrid20), forests and bound
+// included.
 func BenchmarkTRWGrid20(b *testing.B) {
-	m := infertest.SpinGlass(20, false, 2, 1)
-	o := trw.DefaultOptions()
-	o.MaxIter = 100
+	edges, _ := mrf.GridEdges(20, false)
+	m := mrf.RandomIsing(400, edges, 1, 1)
+	tr := mustNew(b, trw.DefaultOptions())
+	sweeps := 0
+	b.ReportAllocs()
 	for b.Loop() {
-		tr, err := trw.New(o)
+		tr.Reset()
+		res, err := tr.Infer(context.Background(), m)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := tr.Infer(context.Background(), m); err != nil {
-			b.Fatal(err)
-		}
+		sweeps += res.Iterations
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(sweeps), "ns/sweep")
+	b.ReportMetric(float64(sweeps)/float64(b.N), "sweeps/op")
 }
