@@ -52,6 +52,9 @@ func TestEveryMethodRuns(t *testing.T) {
 			if e.Name == "mf" {
 				tol = 0.35 // mean field is far off on loopy models
 			}
+			if e.Name == "trw" {
+				tol = 0.15 // TRW's marginals are further off than BP's (0.087 here)
+			}
 			if d := infertest.MaxAbsDiff(res.Marginals.Vars, ex.Marginals.Vars); d > tol {
 				t.Errorf("marginals off by %.3g", d)
 			}
@@ -117,7 +120,7 @@ func TestAliases(t *testing.T) {
 	if o, want := r.Options(true).Value().(renn.Options), renn.LearningOptions(); o.MaxSteps != want.MaxSteps || o.WarmSteps != want.WarmSteps || o.Window != want.Window {
 		t.Errorf("renn learning options %+v, want %+v", o, want)
 	}
-	if _, err := Lookup("trw"); err == nil || !strings.Contains(err.Error(), "gbp") {
+	if _, err := Lookup("lbp"); err == nil || !strings.Contains(err.Error(), "gbp") {
 		t.Errorf("unknown method: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/renn-go/renn/core/meanfield"
 	"github.com/renn-go/renn/core/region"
 	"github.com/renn-go/renn/core/renn"
+	"github.com/renn-go/renn/core/trw"
 )
 
 // registry holds every method, in display order. A new method is one line
@@ -18,6 +19,7 @@ var registry = []*Entry{
 	withLogZ(define("mf", "Mean Field", "naive mean field", NoRegions, meanfield.DefaultOptions, nil, newMF), LogZLowerBound),
 	define("bp", "Loopy BP", "loopy belief propagation", NoRegions, bp.DefaultOptions, nil, newBP("bp")),
 	define("dbp", "Damped BP", "damped loopy BP (damping 0.5)", NoRegions, bp.DampedOptions, nil, newBP("dbp")),
+	withLogZ(define("trw", "TRW", "tree-reweighted BP with a certified upper bound on ln Z", NoRegions, trw.DefaultOptions, nil, func(o trw.Options, _ *region.Graph) (infer.Method, error) { return trw.New(o) }), LogZUpperBound),
 	define("gbp", "GBP", "parent-to-child generalized BP on the region graph", AnyRegions, gbp.DefaultOptions, nil, newGBP),
 	define("infnet", "Inference Net", "Inference Net: the RENN network on the Bethe region graph", BetheRegions, rennDefaults("infnet", "attention", false), rennDefaults("infnet", "attention", true), newRENN),
 	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),

@@ -34,7 +34,7 @@ func fixture(t *testing.T) (models, samples string) {
 
 func TestRunWritesModelsAndCurves(t *testing.T) {
 	models, samples := fixture(t)
-	for _, method := range []string{"exact", "bp", "gbp"} {
+	for _, method := range []string{"exact", "bp", "gbp", "trw"} {
 		t.Run(method, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "learn")
 			var log bytes.Buffer

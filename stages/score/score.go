@@ -57,7 +57,8 @@ const (
 
 // Metrics lists every score in the order of the printed table.
 var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, CheckFailed, Iterations}
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, CheckFailed, Iterations,
+	BoundHeld, SandwichWidth}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
 // model_info, the number of variables, and the field strength gamma (blank
@@ -496,9 +497,11 @@ func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]s
 		if err != nil {
 			return nil, err
 		}
+		s.values = append(s.values, boundHeld(r, t)...)
 		s.group = groupOf(r.model, groupCols)
 		out = append(out, s)
 	}
+	addSandwich(out)
 	return out, nil
 }
 
