@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
@@ -90,8 +91,11 @@ type hardSetting struct {
 type hardData struct {
 	stages   []string // the hard_* score stages of the config
 	settings []*hardSetting
-	methods  []string // every method scored, in registry order
-	notRun   []string // score instances without outputs yet
+	// bounds holds the bounds_* score stages' settings, shown in the
+	// bounds table only (nil without such stages).
+	bounds  *boundsData
+	methods []string // every method scored, in registry order
+	notRun  []string // score instances without outputs yet
 	// rt is the run time of every hard_* instance; statusErr says why
 	// their status could not be taken.
 	rt        RunTime
@@ -179,6 +183,13 @@ func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 		return nil, err
 	}
 	d := &hardData{stages: sec.stages, notRun: sec.notRun, rt: sec.rt, statusErr: sec.statusErr}
+	d.settings, d.methods = groupSettings(sec)
+	return d, nil
+}
+
+// groupSettings gathers the scored models of a section into settings, in
+// the order first met, and lists every method scored, in registry order.
+func groupSettings(sec *scoreSection) (settings []*hardSetting, ms []string) {
 	byKey := map[string]*hardSetting{}
 	for _, sc := range sec.scored {
 		for _, m := range sc.models {
@@ -186,18 +197,18 @@ func readHard(plan *pipeline.Plan, binDir string) (*hardData, error) {
 			if s == nil {
 				s = m.setting
 				byKey[s.key] = s
-				d.settings = append(d.settings, s)
+				settings = append(settings, s)
 			}
 			s.models = append(s.models, m.model)
 			for meth := range m.model.runs {
-				if !slices.Contains(d.methods, meth) {
-					d.methods = append(d.methods, meth)
+				if !slices.Contains(ms, meth) {
+					ms = append(ms, meth)
 				}
 			}
 		}
 	}
-	sortMethods(d.methods)
-	return d, nil
+	sortMethods(ms)
+	return settings, ms
 }
 
 // sortMethods orders methods as the registry does.
@@ -712,6 +723,9 @@ func (d *hardData) markdown() string {
 	w("every method against exact inference, each setting scored on its own. ")
 	w("Model k of one setting of the grids and tori is model k of the family's other coupling strengths with its couplings scaled (the stages share a seed). ")
 	w("RENN runs three ways that differ only in the network: renn (the paper's attention network), renn-mp (the network that reads the model) and renn-direct (free logits, no network); the stages' flags, and why, are in the config's comments. ")
+	if classic := classicMethods(d.methods); classic != "" {
+		w("Beside them, the classic methods of issue 22: %s. ", classic)
+	}
 	w("With the plain penalty (what constraint auto picks on dense region graphs, such as complete and complete bipartite graphs) RENN stops at beliefs that are not consistent, whose region free energy can lie far below −ln Z; renn and renn-direct then report `converged` when the loss settled, renn-mp only when its beliefs are also consistent.\n\n")
 	if len(d.notRun) > 0 {
 		w("Not run yet: %s.\n\n", strings.Join(truncate(d.notRun, 12), ", "))
@@ -727,6 +741,12 @@ func (d *hardData) markdown() string {
 	for _, s := range d.settings {
 		if s.graph == "bipartite" {
 			w("%s\n", s.modelTable())
+		}
+	}
+	if t := d.boundsTable(); t != "" {
+		w("%s\n", t)
+		if m := d.bounds.markdown(); m != "" {
+			w("%s\n", m)
 		}
 	}
 	if checks := d.checks(); checks != "" {
@@ -1123,4 +1143,39 @@ func sectionRunTime(rt RunTime, statusErr error, prefix string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// boundsTable is the bounds table over the hard settings and those of the
+// bounds_* stages.
+func (d *hardData) boundsTable() string {
+	settings, ms := d.settings, slices.Clone(d.methods)
+	if d.bounds != nil {
+		settings = append(slices.Clone(settings), d.bounds.settings...)
+		for _, s := range d.bounds.settings {
+			for _, m := range s.models {
+				for meth := range m.runs {
+					if !slices.Contains(ms, meth) {
+						ms = append(ms, meth)
+					}
+				}
+			}
+		}
+		sortMethods(ms)
+	}
+	return boundsTable(settings, ms)
+}
+
+// classicMethods lists, with their registry summaries, the methods of ms
+// that issue 22 added, or "" if none ran.
+func classicMethods(ms []string) string {
+	var parts []string
+	for _, m := range ms {
+		if !slices.Contains([]string{"trw", "dlgbp", "gibbs", "pt"}, m) {
+			continue
+		}
+		if e, err := methods.Lookup(m); err == nil {
+			parts = append(parts, fmt.Sprintf("%s (%s)", m, e.Summary))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -108,6 +108,10 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
+	paperPlan, boundsPlan := splitPrefix(paperPlan, BoundsPrefix)
+	if hard.bounds, err = readBounds(boundsPlan, p.BinDir); err != nil {
+		return err
+	}
 	rt, err := ReadRunTime(paperPlan)
 	if err != nil {
 		return err

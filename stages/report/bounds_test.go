@@ -1,0 +1,67 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/score"
+)
+
+// boundModel is a model with exact ln Z lnZ and the given methods' ln Z,
+// their bound_held scored as score does.
+func boundModel(lnZ float64, est map[string]float64) *hardModel {
+	m := &hardModel{negLogZ: -lnZ, exact: true, runs: map[string]*hardRun{}}
+	lower := est["mf"]
+	for meth, l := range est {
+		r := m.run(meth)
+		r.est = &formats.EstimateRow{Method: meth, LogZ: l}
+		switch meth {
+		case "mf":
+			r.metrics[score.BoundHeld] = b2f(l <= lnZ)
+		case "trw":
+			r.metrics[score.BoundHeld] = b2f(l >= lnZ)
+			r.metrics[score.SandwichWidth] = l - lower
+		}
+	}
+	return m
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The bounds table counts where each bound held, over every setting with a
+// bound method, and skips settings without one.
+func TestBoundsTable(t *testing.T) {
+	grid := &hardSetting{label: "grid", models: []*hardModel{
+		boundModel(10, map[string]float64{"mf": 9, "trw": 12, "bp": 10.5}),
+		boundModel(20, map[string]float64{"mf": 19, "trw": 19.5, "bp": 20}), // trw fails
+	}}
+	complete := &hardSetting{label: "K9", models: []*hardModel{
+		boundModel(5, map[string]float64{"mf": 4.5, "trw": 6}),
+	}}
+	onlyBP := &hardSetting{label: "bp only", models: []*hardModel{boundModel(1, map[string]float64{"bp": 1})}}
+	got := boundsTable([]*hardSetting{grid, complete, onlyBP}, []string{"bp", "trw", "mf"})
+	for _, want := range []string{
+		"| setting | models | mf held | mf slack | trw held | trw slack | trw width |",
+		// mf slack: mean of 1 and 1; trw slack: mean of 2 and -0.5; width: mean of 3 and 0.5.
+		"| grid | 2 | 2 / 2 | 1.000 | 1 / 2 | 0.750 | 1.750 |",
+		"| K9 | 1 | 1 / 1 | 0.500 | 1 / 1 | 1.000 | 1.500 |",
+		"- mf's ln Z was at or below the exact ln Z on 3 of 3 models (100.0%).",
+		"- trw's ln Z was at or above the exact ln Z on 2 of 3 models (66.7%).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "bp only") {
+		t.Errorf("a setting without bound methods has a row:\n%s", got)
+	}
+	if boundsTable([]*hardSetting{onlyBP}, []string{"bp"}) != "" {
+		t.Error("a table without bound methods")
+	}
+}
