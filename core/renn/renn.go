@@ -260,6 +260,9 @@ type RENN struct {
 	warm   bool        // the network holds the result of a previous call
 	last   float64     // mean loss of the previous call's last window
 
+	family      *Family // when set, the message net reads the model through this family network
+	forwardOnly bool    // with family: return the family network's answer, no refinement steps
+
 	trace func(window) // test hook, called at every window end
 }
 
@@ -392,8 +395,10 @@ func (r *RENN) setMask(E [][]float64) error {
 }
 
 // beliefs runs the network and fills every region's belief.
-func (r *RENN) beliefs() {
-	logits := r.net.Forward()
+func (r *RENN) beliefs() { r.beliefsFrom(r.net.Forward()) }
+
+// beliefsFrom fills every region's belief from the roots' logits.
+func (r *RENN) beliefsFrom(logits [][]float64) {
 	for k, id := range r.roots {
 		b := r.b[id]
 		nn.Softmax(logits[k], b)
@@ -545,7 +550,14 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		return nil, err
 	}
 	readFixedPoint := false
-	if mn, ok := r.net.(*nn.MessageNet); ok {
+	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
+		if err := r.readFamily(ctx, mn, m, E); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Name, err)
+		}
+		if r.forwardOnly {
+			return r.forwardResult(m, E), nil
+		}
+	} else if ok {
 		if readFixedPoint, err = r.readModel(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
@@ -558,6 +570,10 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		prev = r.last
 	} else {
 		r.adam.LR = o.LR
+	}
+	if r.family != nil {
+		prev = math.Inf(1) // every call restarts from the family network's answer
+		r.adam.LR = o.LR * familyLRScale
 	}
 	if readFixedPoint {
 		prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
@@ -650,7 +666,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
 	}
 	stop.Note(res.Diagnostics)
-	if _, ok := r.net.(*nn.MessageNet); ok {
+	if _, ok := r.net.(*nn.MessageNet); ok && r.family == nil {
 		// Whether the run started from message passing's fixed point, or
 		// (sweeps not converged) from uniform beliefs or the last call's net.
 		res.Diagnostics["read_fixed_point"] = b2f(readFixedPoint)
