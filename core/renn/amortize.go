@@ -30,7 +30,7 @@ type TrainOptions struct {
 
 // DefaultTrainOptions returns the defaults of TrainFamily.
 func DefaultTrainOptions() TrainOptions {
-	return TrainOptions{Hidden: 16, Sweeps: 8, Lambda: 5, LR: 1e-2, Epochs: 200, Batch: 10, Validation: 0.2, Patience: 10, Seed: 1}
+	return TrainOptions{Hidden: 16, Sweeps: 5, Lambda: 5, LR: 1e-3, Epochs: 200, Batch: 10, Validation: 0.2, Patience: 20, Seed: 1}
 }
 
 // Check reports whether o is valid; the error names the option.
