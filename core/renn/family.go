@@ -48,10 +48,6 @@ const (
 	FamilyRootFeatures  = 2
 )
 
-// familyLRScale scales the learning rate of refinement steps from the
-// family network's answer.
-const familyLRScale = 1
-
 // NewFamilyNet returns an untrained family network with the given hidden
 // width and seed: it outputs 0, the sweeps' beliefs.
 func NewFamilyNet(hidden int, seed int64) (*nn.FamilyNet, error) {
@@ -75,13 +71,15 @@ func (f *Family) Check() error {
 	return nil
 }
 
-// NewWithFamily returns RENN whose message net starts, on every call, from
-// the family network's answer (its messages, with the sweeps' feature G at
-// weight 1). With forwardOnly, Infer returns that answer (Iterations 0,
-// not converged: nothing checked that it is stationary); otherwise the
-// usual loop refines it (MaxSteps, then WarmSteps on later calls with the
-// same structure, cap the steps), with multipliers set by least squares at
-// the start. opts.Net must be "message".
+// NewWithFamily returns RENN whose message net starts from the family
+// network's answer (its messages, with the sweeps' feature G at weight 1).
+// With forwardOnly, Infer returns that answer (Iterations 0, not
+// converged: nothing checked that it is stationary); otherwise the usual
+// loop refines it, with multipliers set by least squares at the start and
+// MaxSteps capping the steps. A later call on a model of the same
+// structure (learning) warm-starts from the previous call's net, as plain
+// RENN does (WarmSteps caps it), with the inputs read afresh from the new
+// model. opts.Net must be "message".
 func NewWithFamily(g *region.Graph, opts Options, f *Family, forwardOnly bool) (*RENN, error) {
 	if opts.Net != "message" {
 		return nil, fmt.Errorf("net: %q, a family network needs the message net", opts.Net)
@@ -103,22 +101,28 @@ type familyRead struct {
 	G    [][]float64 // per root, the sweeps' log messages (the message net's feature)
 }
 
-// readFamily sets the message net's inputs on m and its messages to the
-// family network's output.
-func (r *RENN) readFamily(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E [][]float64) error {
+// readFamily sets the message net's inputs on m (the root energies and the
+// sweeps' log messages) and, unless the net is warm from a previous call on
+// a model of the same structure (learning), its messages to the family
+// network's output and the multipliers by least squares. It reports
+// whether it restarted the net.
+func (r *RENN) readFamily(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E [][]float64) (restarted bool, err error) {
 	fr, err := r.familyRead(ctx, m, E, r.family)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := r.setFamilyInputs(mn, fr, E); err != nil {
-		return err
+		return false, err
+	}
+	if r.warm && !r.forwardOnly {
+		return false, nil
 	}
 	r.restart(mn, 1)
 	setMessages(mn, fr.inst.Forward())
 	if !r.forwardOnly {
 		r.solveMultipliers(m, E)
 	}
-	return nil
+	return true, nil
 }
 
 func (r *RENN) setFamilyInputs(mn *nn.MessageNet, fr *familyRead, E [][]float64) error {

@@ -549,9 +549,9 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if err := r.setMask(E); err != nil {
 		return nil, err
 	}
-	readFixedPoint := false
+	readFixedPoint, restarted := false, false
 	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
-		if err := r.readFamily(ctx, mn, m, E); err != nil {
+		if restarted, err = r.readFamily(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 		if r.forwardOnly {
@@ -571,9 +571,9 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	} else {
 		r.adam.LR = o.LR
 	}
-	if r.family != nil {
-		prev = math.Inf(1) // every call restarts from the family network's answer
-		r.adam.LR = o.LR * familyLRScale
+	if restarted {
+		prev = math.Inf(1) // a new start from the family network's answer
+		limit = o.MaxSteps
 	}
 	if readFixedPoint {
 		prev = math.Inf(1) // a new start: the previous call's loss says nothing of it

@@ -253,21 +253,28 @@ func LoadWeights(path string) (*Weights, error) {
 // Fits reports whether model e (region graph g) belongs to the family the
 // weights were trained on: the same graph kind, cardinality and region
 // graph scheme.
-func (w *Weights) Fits(e stageio.Model, g *region.Graph) error {
+func (w *Weights) Fits(id int32, info mrf.Info, m *mrf.Model, g *region.Graph) error {
 	f := w.Params.Family
-	k, err := cardinality(e.Model)
+	k, err := cardinality(m)
 	if err != nil {
-		return fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, err)
+		return fmt.Errorf("model %d (%s): %w", id, info.Name, err)
 	}
 	switch {
-	case e.Info.Graph != f.Graph:
-		return fmt.Errorf("model %d (%s) is a %s graph; weights %s were trained on %s graphs", e.ID, e.Info.Name, e.Info.Graph, w.Path, f.Graph)
+	case info.Graph != f.Graph:
+		return fmt.Errorf("model %d (%s) is a %s graph; weights %s were trained on %s graphs", id, info.Name, info.Graph, w.Path, f.Graph)
 	case k != f.Cardinality:
-		return fmt.Errorf("model %d (%s) has cardinality %d; weights %s were trained on cardinality %d", e.ID, e.Info.Name, k, w.Path, f.Cardinality)
-	case g.Scheme != w.Params.Architecture.Scheme:
-		return fmt.Errorf("model %d (%s) gets region graph %s; weights %s were trained on %s region graphs", e.ID, e.Info.Name, g.Scheme, w.Path, w.Params.Architecture.Scheme)
+		return fmt.Errorf("model %d (%s) has cardinality %d; weights %s were trained on cardinality %d", id, info.Name, k, w.Path, f.Cardinality)
+	case g == nil || g.Scheme != w.Params.Architecture.Scheme:
+		return fmt.Errorf("model %d (%s) gets region graph %s; weights %s were trained on %s region graphs", id, info.Name, schemeOf(g), w.Path, w.Params.Architecture.Scheme)
 	}
 	return nil
+}
+
+func schemeOf(g *region.Graph) string {
+	if g == nil {
+		return "(none)"
+	}
+	return g.Scheme
 }
 
 // withWeights adds the weights file, its sha256 and the refinement cap to

@@ -216,7 +216,7 @@ func Run(ctx context.Context, p Params, out string) error {
 		}
 		var r infer.Method
 		if weights != nil {
-			if err := weights.Fits(e, g); err != nil {
+			if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
 				return fmt.Errorf("%s: %w", p.Models, err)
 			}
 			fr, err := renn.NewWithFamily(g, o, weights.Family, p.Refine == 0)
