@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"os/signal"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/renn-go/renn/core/renn"
@@ -36,10 +36,10 @@ type root struct {
 	Weights  string            `type:"path" placeholder:"W" help:"A trained family network (directory with network.parquet, or the file): every model starts from its forward pass (method renn-mp only; models of the family's graph kind, cardinality and region scheme). Method name default renn-family (renn-family-fwd with --refine 0)."`
 	Refine   int               `default:"-1" help:"With --weights: cap on the refinement steps after the forward pass (the per-model RENN loop with its usual convergence rule); 0: the forward pass only; -1: up to --max-steps."`
 
-	Out    string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet (network.parquet with --amortize)."`
+	Out string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet (network.parquet with --amortize)."`
 
-	given map[string]bool // flags given on the command line, by name`
-	UAIOut string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
+	given  map[string]bool // flags given on the command line, by name`
+	UAIOut string          `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
 }
 
 func (r *root) params() (trainrenn.Params, error) {

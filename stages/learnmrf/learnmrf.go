@@ -20,8 +20,8 @@ import (
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/region"
-	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/core/renn"
+	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
 	"github.com/renn-go/renn/stages/trainrenn"
 )
