@@ -170,7 +170,9 @@ func (r *root) AfterApply(ctx *kong.Context) error {
 		}
 		f.Set(dv.Field(i))
 	}
-	return nil
+	// Validate ran before the defaults were filled in and before the given
+	// flags were known: check again now, still as usage errors.
+	return r.Validate()
 }
 
 func main() {
