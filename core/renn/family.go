@@ -160,18 +160,19 @@ func (r *RENN) forwardResult(m *mrf.Model, E [][]float64) *infer.Result {
 // the message net's links. r must be set up for m.
 func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *Family) (*familyRead, error) {
 	o := gbp.DefaultOptions()
-	o.MaxIter, o.MaxSeconds = 1, r.opts.MaxSeconds
+	o.MaxIter, o.MaxSeconds = max(f.Sweeps-1, 1), r.opts.MaxSeconds
 	mp, err := gbp.New(r.g, o)
 	if err != nil {
 		return nil, err
 	}
 	var prev, cur [][]float64 // region beliefs after one sweep fewer, and after the sweeps
-	for s := range f.Sweeps {
+	for range min(f.Sweeps, 2) { // Sweeps−1 sweeps, then one more
 		if _, err := mp.Infer(ctx, m); err != nil {
 			return nil, fmt.Errorf("family inputs: message passing: %w", err)
 		}
-		if s >= f.Sweeps-2 {
-			prev, cur = cur, copyTables(mp.Beliefs())
+		prev, cur = cur, mp.Beliefs()
+		if err := mp.SetMaxIter(1); err != nil {
+			return nil, err
 		}
 	}
 	if prev == nil {
@@ -270,14 +271,6 @@ func gibbs(e, b []float64) {
 	for i := range b {
 		b[i] /= s
 	}
-}
-
-func copyTables(t [][]float64) [][]float64 {
-	out := make([][]float64, len(t))
-	for i, v := range t {
-		out[i] = append([]float64(nil), v...)
-	}
-	return out
 }
 
 // logMessages returns, per root, log b_R + E_R on the allowed states (0 on
