@@ -165,7 +165,7 @@ func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *F
 	if err != nil {
 		return nil, err
 	}
-	var prev, cur [][]float64 // region beliefs after one sweep fewer, and after the sweeps
+	var prev, cur [][]float64    // region beliefs after one sweep fewer, and after the sweeps
 	for range min(f.Sweeps, 2) { // Sweeps−1 sweeps, then one more
 		if _, err := mp.Infer(ctx, m); err != nil {
 			return nil, fmt.Errorf("family inputs: message passing: %w", err)
