@@ -32,6 +32,16 @@
 // 0.25 against 0.17 from uniform beliefs); the net then starts from uniform
 // beliefs (both weights 0), as the free logits do.
 //
+// # Family networks
+//
+// A family network (Family, family.go) is trained once on many models of a
+// family (TrainFamily, amortize.go: the mean over mini-batches of models of
+// the region free energy plus λ times the penalty, per variable) and then
+// answers a new model in one forward pass: it predicts the message net's
+// messages from a few sweeps of message passing, with parameters that do
+// not depend on the model's size. NewWithFamily returns that answer, or
+// refines it with the message net's own loop (the same convergence rule).
+//
 // # Constraints
 //
 // With the paper's plain penalty (Constraint "penalty") the minimiser stays
