@@ -18,9 +18,15 @@ type TrainOptions struct {
 	Hidden int     `json:"hidden" help:"Width of the family network's hidden layer."`
 	Sweeps int     `json:"sweeps" help:"Sweeps of parent-to-child message passing that make the family network's inputs (also at inference: stored with the weights)."`
 	Lambda float64 `json:"lambda" help:"Weight of the consistency penalty in the training loss (region free energy + lambda * penalty, per variable, mean over models)."`
-	LR     float64 `json:"lr" help:"Adam learning rate of the family network."`
-	Epochs int     `json:"epochs" help:"Cap on the passes over the training models."`
-	Batch  int     `json:"batch" help:"Models per mini-batch (one Adam step each)."`
+	// Constraint is "penalty" (the plain penalty) or "auglag": every model
+	// also keeps Lagrange multipliers, updated after every epoch by the
+	// method of multipliers, so the loss's minimisers move from the
+	// penalty's O(1/λ)-inconsistent ones towards consistent stationary
+	// points of the region free energy (GBP's fixed points).
+	Constraint string  `json:"constraint" help:"penalty: the plain penalty; auglag: plus per-model Lagrange multipliers updated after every epoch (mu += 2*lambda*mismatch), so training aims at consistent stationary points of the region free energy."`
+	LR         float64 `json:"lr" help:"Adam learning rate of the family network."`
+	Epochs     int     `json:"epochs" help:"Cap on the passes over the training models."`
+	Batch      int     `json:"batch" help:"Models per mini-batch (one Adam step each)."`
 	// Validation is the fraction of the models held out; 0 trains on all
 	// and stops early on the training loss.
 	Validation float64 `json:"validation" help:"Fraction of the models held out for validation and early stopping (0: none; early stopping then watches the training loss)."`
@@ -30,7 +36,7 @@ type TrainOptions struct {
 
 // DefaultTrainOptions returns the defaults of TrainFamily.
 func DefaultTrainOptions() TrainOptions {
-	return TrainOptions{Hidden: 16, Sweeps: 5, Lambda: 5, LR: 1e-3, Epochs: 200, Batch: 10, Validation: 0.2, Patience: 20, Seed: 1}
+	return TrainOptions{Hidden: 16, Sweeps: 5, Lambda: 5, Constraint: "penalty", LR: 1e-3, Epochs: 200, Batch: 10, Validation: 0.2, Patience: 20, Seed: 1}
 }
 
 // Check reports whether o is valid; the error names the option.
@@ -42,6 +48,8 @@ func (o TrainOptions) Check() error {
 		return fmt.Errorf("sweeps: %d, want >= 1", o.Sweeps)
 	case !(o.Lambda > 0) || math.IsInf(o.Lambda, 1):
 		return fmt.Errorf("lambda: %v, want a positive number", o.Lambda)
+	case o.Constraint != "penalty" && o.Constraint != "auglag":
+		return fmt.Errorf("constraint: %q, want penalty or auglag", o.Constraint)
 	case !(o.LR > 0) || math.IsInf(o.LR, 1):
 		return fmt.Errorf("lr: %v, want a positive number", o.LR)
 	case o.Epochs < 1:
@@ -119,7 +127,9 @@ func newFamilyProblem(ctx context.Context, in Instance, f *Family, lambda float6
 }
 
 // loss returns (F + λ·penalty)/n at the family net's answer and, if scale
-// is not 0, adds scale times its gradient to the family's parameters.
+// is not 0, adds scale times the gradient of (F + λ·penalty + <μ,d>)/n to
+// the family's parameters (μ: the model's multipliers, 0 under the plain
+// penalty).
 func (p *familyProblem) loss(scale float64) float64 {
 	r := p.r
 	setMessages(p.mn, p.inst.Forward())
@@ -206,6 +216,13 @@ func TrainFamily(ctx context.Context, models []Instance, o TrainOptions, progres
 		if len(val) > 0 {
 			vl = meanLoss(val)
 			score = vl
+		}
+		if o.Constraint == "auglag" {
+			// meanLoss left every model's mismatches d at this epoch's
+			// answer: one multiplier step on each.
+			for _, p := range probs {
+				p.r.stepMultipliers()
+			}
 		}
 		if math.IsNaN(score) || math.IsInf(score, 0) {
 			return nil, rep, fmt.Errorf("epoch %d: loss is %v", epoch, score)

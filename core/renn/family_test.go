@@ -123,9 +123,43 @@ func TestFamilyRejects(t *testing.T) {
 	if _, err := NewWithFamily(g, messageOptions(), &Family{Net: other, Sweeps: 2}, false); err == nil {
 		t.Error("a net with other inputs accepted")
 	}
-	for _, o := range []TrainOptions{{}, func() TrainOptions { o := DefaultTrainOptions(); o.Validation = 1; return o }()} {
+	for _, o := range []TrainOptions{{}, func() TrainOptions { o := DefaultTrainOptions(); o.Validation = 1; return o }(), func() TrainOptions { o := DefaultTrainOptions(); o.Constraint = "none"; return o }()} {
 		if err := o.Check(); err == nil {
 			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// Under auglag every model's multipliers take a step per epoch and end up
+// non-zero; under the plain penalty they stay 0.
+func TestTrainFamilyMultipliers(t *testing.T) {
+	models := familyModels(t, 3, 4, 50)
+	for _, c := range []string{"penalty", "auglag"} {
+		o := DefaultTrainOptions()
+		o.Epochs, o.Batch, o.Sweeps, o.Hidden, o.Validation, o.Constraint = 3, 2, 2, 4, 0, c
+		net, err := NewFamilyNet(o.Hidden, o.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newFamilyProblem(context.Background(), models[0], &Family{Net: net, Sweeps: o.Sweeps}, o.Lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.loss(0)
+		if c == "auglag" {
+			p.r.stepMultipliers()
+		}
+		moved := 0.0
+		for _, mu := range p.r.mu {
+			for _, v := range mu {
+				moved = max(moved, math.Abs(v))
+			}
+		}
+		if (c == "auglag") != (moved > 0) {
+			t.Errorf("%s: largest multiplier %v", c, moved)
+		}
+		if _, rep, err := TrainFamily(context.Background(), models, o, nil); err != nil || rep.Epochs != 3 || math.IsNaN(rep.TrainLoss) {
+			t.Errorf("%s: %+v, %v", c, rep, err)
 		}
 	}
 }

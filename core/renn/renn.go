@@ -529,6 +529,17 @@ func (r *RENN) gradient(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
 	return F, pen, lin
 }
 
+// stepMultipliers does one step of the method of multipliers at the
+// mismatches of the last loss evaluation: μ += 2λ d.
+func (r *RENN) stepMultipliers() {
+	step := 2 * r.lambda // the method of multipliers' step for penalty λ||d||²
+	for k := range r.mu {
+		for x, dx := range r.d[k] {
+			r.mu[k][x] += step * dx
+		}
+	}
+}
+
 // maxViolation returns the largest |d| of the last loss evaluation.
 func (r *RENN) maxViolation() float64 {
 	v := 0.0
@@ -625,12 +636,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		steps++
 		sum += F + r.lambda*pen
 		if auglag && steps%o.MultiplierEvery == 0 {
-			step := 2 * r.lambda // the method of multipliers' step for penalty λ||d||²
-			for k := range r.mu {
-				for x, dx := range r.d[k] {
-					r.mu[k][x] += step * dx
-				}
-			}
+			r.stepMultipliers()
 			fresh = true
 		}
 		if steps%o.Window != 0 {
