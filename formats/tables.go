@@ -368,3 +368,31 @@ func ReadSummary(path string) (groupCols []string, rows []SummaryRow, prov Prove
 	}
 	return names, rows, prov, nil
 }
+
+// NetworkFile is the file of a trained family network (train-renn --amortize).
+const NetworkFile = "network.parquet"
+
+// NetworkRow is one parameter tensor of a network: a row of
+// network.parquet. Values is row-major, Rows x Cols.
+type NetworkRow struct {
+	Name       string
+	Rows, Cols int32
+	Values     []float64
+}
+
+var networkTable = table[NetworkRow]{cols: []column[NetworkRow]{
+	stringColumn("name", func(r *NetworkRow) *string { return &r.Name }),
+	int32Column("rows", func(r *NetworkRow) *int32 { return &r.Rows }),
+	int32Column("cols", func(r *NetworkRow) *int32 { return &r.Cols }),
+	float64ListColumn("values", func(r *NetworkRow) *[]float64 { return &r.Values }),
+}}
+
+// WriteNetwork writes network.parquet.
+func WriteNetwork(path string, rows []NetworkRow, prov Provenance) error {
+	return writeTable(path, networkTable, rows, prov, defaultWrite)
+}
+
+// ReadNetwork reads network.parquet.
+func ReadNetwork(path string) ([]NetworkRow, Provenance, error) {
+	return readTable(path, fixed(networkTable))
+}

@@ -4,9 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/renn-go/renn/core/renn"
@@ -27,8 +31,15 @@ type root struct {
 
 	renn.Options `embed:""`
 
-	Out    string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
-	UAIOut string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
+	Amortize bool              `help:"Train one family network on every model of --models (all of one graph kind and cardinality) and write OUT/network.parquet, instead of running RENN per model. Takes the --family-* options, not the per-model network options."`
+	Family   renn.TrainOptions `embed:"" prefix:"family-" group:"Family network (--amortize)"`
+	Weights  string            `type:"path" placeholder:"W" help:"A trained family network (directory with network.parquet, or the file): every model starts from its forward pass (method renn-mp only; models of the family's graph kind, cardinality and region scheme). Method name default renn-family (renn-family-fwd with --refine 0)."`
+	Refine   int               `default:"-1" help:"With --weights: cap on the refinement steps after the forward pass (the per-model RENN loop with its usual convergence rule); 0: the forward pass only; -1: up to --max-steps."`
+
+	Out string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet (network.parquet with --amortize)."`
+
+	given  map[string]bool // flags given on the command line, by name`
+	UAIOut string          `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
 }
 
 func (r *root) params() (trainrenn.Params, error) {
@@ -37,12 +48,35 @@ func (r *root) params() (trainrenn.Params, error) {
 	o.Name = r.Name
 	if o.Name == "" {
 		o.Name = trainrenn.DefaultName(r.Method, o.Net)
+		if r.Weights != "" {
+			o.Name = "renn-family"
+			if r.Refine == 0 {
+				o.Name = "renn-family-fwd"
+			}
+		}
 	}
-	return trainrenn.Params{Models: r.Models, IDs: ids, Regions: r.Regions, Scheme: r.Scheme, Method: r.Method, Options: o, UAIOut: r.UAIOut}, err
+	return trainrenn.Params{Models: r.Models, IDs: ids, Regions: r.Regions, Scheme: r.Scheme, Method: r.Method, Options: o,
+		UAIOut: r.UAIOut, Weights: r.Weights, Refine: r.Refine}, err
 }
 
-// Validate makes bad option values usage errors (exit 2).
+func (r *root) amortizeParams() (trainrenn.AmortizeParams, error) {
+	ids, err := stageio.ParseIDs(r.IDs)
+	return trainrenn.AmortizeParams{Models: r.Models, IDs: ids, Scheme: r.Scheme, Options: r.Family}, err
+}
+
+// Validate makes bad option values and flags that do not go together usage
+// errors (exit 2).
 func (r *root) Validate() error {
+	if err := r.combinations(); err != nil {
+		return err
+	}
+	if r.Amortize {
+		p, err := r.amortizeParams()
+		if err != nil {
+			return err
+		}
+		return p.Check()
+	}
 	p, err := r.params()
 	if err != nil {
 		return err
@@ -50,9 +84,59 @@ func (r *root) Validate() error {
 	return p.Check()
 }
 
+// combinations refuses flags that would be ignored: per-model options with
+// --amortize, family options without it, --refine without --weights.
+func (r *root) combinations() error {
+	var per, fam []string
+	for name := range r.given {
+		switch {
+		case strings.HasPrefix(name, "family-"):
+			fam = append(fam, "--"+name)
+		case networkFlag[name]:
+			per = append(per, "--"+name)
+		}
+	}
+	slices.Sort(per)
+	slices.Sort(fam)
+	switch {
+	case r.Amortize && r.Weights != "":
+		return errors.New("--amortize trains a family network and --weights runs one: give one of them")
+	case r.Amortize && len(per) > 0:
+		return fmt.Errorf("%s: per-model network options have no effect with --amortize (its options are --family-*)", strings.Join(per, ", "))
+	case r.Amortize && (r.Regions != "" || r.UAIOut != "" || r.given["method"] || r.given["name"] || r.given["refine"]):
+		return errors.New("--amortize takes --models, --ids, --scheme, --family-* and --out only")
+	case !r.Amortize && len(fam) > 0:
+		return fmt.Errorf("%s: family network options need --amortize", strings.Join(fam, ", "))
+	case r.given["refine"] && r.Weights == "":
+		return errors.New("--refine needs --weights: refinement starts from a family network")
+	}
+	return nil
+}
+
+// networkFlag holds the flag names of renn.Options.
+var networkFlag = func() map[string]bool {
+	m := make(map[string]bool)
+	t := reflect.TypeOf(renn.Options{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Tag.Get("kong") == "-" {
+			continue
+		}
+		m[strings.ReplaceAll(f.Tag.Get("json"), "_", "-")] = true
+	}
+	return m
+}()
+
 func (r *root) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if r.Amortize {
+		p, err := r.amortizeParams()
+		if err != nil {
+			return err
+		}
+		return trainrenn.Amortize(ctx, p, r.Out)
+	}
 	p, err := r.params()
 	if err != nil {
 		return err
@@ -69,7 +153,11 @@ func (r *root) AfterApply(ctx *kong.Context) error {
 		return err
 	}
 	given := make(map[uintptr]bool)
+	r.given = make(map[string]bool)
 	for _, p := range ctx.Path {
+		if p.Flag != nil {
+			r.given[p.Flag.Name] = true
+		}
 		if p.Flag != nil && p.Flag.Target.CanAddr() {
 			given[p.Flag.Target.Addr().Pointer()] = true
 		}
@@ -82,7 +170,9 @@ func (r *root) AfterApply(ctx *kong.Context) error {
 		}
 		f.Set(dv.Field(i))
 	}
-	return nil
+	// Validate ran before the defaults were filled in and before the given
+	// flags were known: check again now, still as usage errors.
+	return r.Validate()
 }
 
 func main() {
@@ -91,5 +181,5 @@ func main() {
 		panic(err) // the registry lacks the default method: a programming error
 	}
 	cli.Main("train-renn", "RENN and Inference Net: region-based free energies minimised by a neural network.",
-		&root{Options: def})
+		&root{Options: def, Family: renn.DefaultTrainOptions()})
 }

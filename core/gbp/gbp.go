@@ -166,6 +166,17 @@ func (gb *GBP) Options() Options { return gb.opts }
 // Graph returns the region graph the method runs on.
 func (gb *GBP) Graph() *region.Graph { return gb.g }
 
+// SetMaxIter sets the sweep cap of later calls (n >= 1), which warm-start
+// from the messages as usual: a caller can read the beliefs after k sweeps
+// and after one more without paying a call per sweep.
+func (gb *GBP) SetMaxIter(n int) error {
+	if n < 1 {
+		return fmt.Errorf("gbp: max-iter %d, want >= 1", n)
+	}
+	gb.opts.MaxIter = n
+	return nil
+}
+
 // Reset forgets the messages, so the next Infer starts from uniform ones.
 func (gb *GBP) Reset() { gb.rb, gb.st = nil, nil }
 

@@ -32,6 +32,16 @@
 // 0.25 against 0.17 from uniform beliefs); the net then starts from uniform
 // beliefs (both weights 0), as the free logits do.
 //
+// # Family networks
+//
+// A family network (Family, family.go) is trained once on many models of a
+// family (TrainFamily, amortize.go: the mean over mini-batches of models of
+// the region free energy plus λ times the penalty, per variable) and then
+// answers a new model in one forward pass: it predicts the message net's
+// messages from a few sweeps of message passing, with parameters that do
+// not depend on the model's size. NewWithFamily returns that answer, or
+// refines it with the message net's own loop (the same convergence rule).
+//
 // # Constraints
 //
 // With the paper's plain penalty (Constraint "penalty") the minimiser stays
@@ -260,6 +270,9 @@ type RENN struct {
 	warm   bool        // the network holds the result of a previous call
 	last   float64     // mean loss of the previous call's last window
 
+	family      *Family // when set, the message net reads the model through this family network
+	forwardOnly bool    // with family: return the family network's answer, no refinement steps
+
 	trace func(window) // test hook, called at every window end
 }
 
@@ -392,8 +405,10 @@ func (r *RENN) setMask(E [][]float64) error {
 }
 
 // beliefs runs the network and fills every region's belief.
-func (r *RENN) beliefs() {
-	logits := r.net.Forward()
+func (r *RENN) beliefs() { r.beliefsFrom(r.net.Forward()) }
+
+// beliefsFrom fills every region's belief from the roots' logits.
+func (r *RENN) beliefsFrom(logits [][]float64) {
 	for k, id := range r.roots {
 		b := r.b[id]
 		nn.Softmax(logits[k], b)
@@ -514,6 +529,17 @@ func (r *RENN) gradient(m *mrf.Model, E [][]float64) (F, pen, lin float64) {
 	return F, pen, lin
 }
 
+// stepMultipliers does one step of the method of multipliers at the
+// mismatches of the last loss evaluation: μ += 2λ d.
+func (r *RENN) stepMultipliers() {
+	step := 2 * r.lambda // the method of multipliers' step for penalty λ||d||²
+	for k := range r.mu {
+		for x, dx := range r.d[k] {
+			r.mu[k][x] += step * dx
+		}
+	}
+}
+
 // maxViolation returns the largest |d| of the last loss evaluation.
 func (r *RENN) maxViolation() float64 {
 	v := 0.0
@@ -544,8 +570,15 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if err := r.setMask(E); err != nil {
 		return nil, err
 	}
-	readFixedPoint := false
-	if mn, ok := r.net.(*nn.MessageNet); ok {
+	readFixedPoint, restarted := false, false
+	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
+		if restarted, err = r.readFamily(ctx, mn, m, E); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Name, err)
+		}
+		if r.forwardOnly {
+			return r.forwardResult(m, E), nil
+		}
+	} else if ok {
 		if readFixedPoint, err = r.readModel(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
@@ -558,6 +591,10 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		prev = r.last
 	} else {
 		r.adam.LR = o.LR
+	}
+	if restarted {
+		prev = math.Inf(1) // a new start from the family network's answer
+		limit = o.MaxSteps
 	}
 	if readFixedPoint {
 		prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
@@ -599,12 +636,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		steps++
 		sum += F + r.lambda*pen
 		if auglag && steps%o.MultiplierEvery == 0 {
-			step := 2 * r.lambda // the method of multipliers' step for penalty λ||d||²
-			for k := range r.mu {
-				for x, dx := range r.d[k] {
-					r.mu[k][x] += step * dx
-				}
-			}
+			r.stepMultipliers()
 			fresh = true
 		}
 		if steps%o.Window != 0 {
@@ -650,7 +682,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
 	}
 	stop.Note(res.Diagnostics)
-	if _, ok := r.net.(*nn.MessageNet); ok {
+	if _, ok := r.net.(*nn.MessageNet); ok && r.family == nil {
 		// Whether the run started from message passing's fixed point, or
 		// (sweeps not converged) from uniform beliefs or the last call's net.
 		res.Diagnostics["read_fixed_point"] = b2f(readFixedPoint)

@@ -20,8 +20,10 @@ import (
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/region"
+	"github.com/renn-go/renn/core/renn"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
+	"github.com/renn-go/renn/stages/trainrenn"
 )
 
 // Params are the learn-mrf parameters.
@@ -56,6 +58,13 @@ type Params struct {
 	// Set holds the method's options as NAME=VALUE, over its learning
 	// defaults (see methods.Resolve).
 	Set []string `json:"set,omitempty"`
+
+	// Weights, when set, is a trained family network (train-renn
+	// --amortize): the RENN method (its net must be message) starts every
+	// inference call from the network's answer instead of afresh.
+	Weights string `json:"weights,omitempty"`
+
+	weights *trainrenn.Weights // loaded by Run
 }
 
 // DefaultParams returns learn-mrf's defaults (the command line starts from
@@ -98,6 +107,12 @@ func (p Params) Check() error {
 	if !(p.CouplingStd > 0) || !(p.FieldStd >= 0) {
 		return fmt.Errorf("coupling-std %v must be > 0 and field-std %v >= 0", p.CouplingStd, p.FieldStd)
 	}
+	if p.Weights != "" {
+		mopts, _ := p.MethodOptions()
+		if o, ok := mopts.Value().(renn.Options); !ok || o.Net != "message" {
+			return fmt.Errorf("--weights starts RENN from a family network and needs the message net: --method renn-mp, or --method renn --set net=message (got --method %s)", p.Method)
+		}
+	}
 	return p.LearnOptions(0).Check()
 }
 
@@ -111,9 +126,17 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
+	if p.Weights != "" {
+		if p.weights, err = trainrenn.LoadWeights(p.Weights); err != nil {
+			return err
+		}
+	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
 		return err
+	}
+	if p.weights != nil {
+		inputs = append(inputs, p.weights.Path)
 	}
 	spath := filepath.Join(p.Samples, formats.SamplesFile)
 	sets, err := loadSamples(spath, inputs[0], models)
@@ -346,8 +369,17 @@ func newMethod(p Params, opts *methods.Options, graph string, start *mrf.Model) 
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := entry.New(opts, g)
-	if err != nil {
+	var m infer.Method
+	if p.weights != nil {
+		if err := p.weights.Fits(0, mrf.Info{Graph: graph}, start, g); err != nil {
+			return nil, nil, err
+		}
+		r, err := renn.NewWithFamily(g, opts.Value().(renn.Options), p.weights.Family, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		m = methods.Verified(r)
+	} else if m, err = entry.New(opts, g); err != nil {
 		return nil, nil, err
 	}
 	if g == nil {

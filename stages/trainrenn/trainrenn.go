@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/region"
 	"github.com/renn-go/renn/core/renn"
@@ -40,6 +41,13 @@ type Params struct {
 	// UAIOut, when set, is the directory of the UAI result files
 	// (stageio.UAIOutputs).
 	UAIOut string `json:"uai_out,omitempty"`
+	// Weights, when set, is a trained family network (train-renn
+	// --amortize): every model starts from its answer (see Refine).
+	Weights string `json:"weights,omitempty"`
+	// Refine caps the refinement steps after the family network's forward
+	// pass: 0 returns the forward pass, -1 refines up to Options.MaxSteps
+	// (ignored without Weights).
+	Refine int `json:"refine,omitempty"`
 }
 
 // Methods are the method names train-renn knows.
@@ -128,6 +136,15 @@ func (p Params) Check() error {
 	if entry.Regions == methods.BetheRegions && p.Regions != "" {
 		return fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
 	}
+	if p.Weights != "" && p.Options.Net != "message" {
+		return fmt.Errorf("--weights needs the message net (--method renn-mp), not --net %s", p.Options.Net)
+	}
+	if p.Refine < -1 {
+		return fmt.Errorf("refine: %d, want >= 0, or -1 (up to --max-steps)", p.Refine)
+	}
+	if p.Refine > 0 && p.Weights == "" {
+		return fmt.Errorf("refine: %d without --weights: refinement starts from a family network", p.Refine)
+	}
 	return nil
 }
 
@@ -148,9 +165,24 @@ func Run(ctx context.Context, p Params, out string) error {
 	if entry.Regions == methods.BetheRegions {
 		scheme = region.Bethe
 	}
+	if err := p.Check(); err != nil {
+		return err
+	}
+	var weights *Weights
+	if p.Weights != "" {
+		if weights, err = LoadWeights(p.Weights); err != nil {
+			return err
+		}
+		if p.Refine > 0 {
+			opts.MaxSteps = p.Refine
+		}
+	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
 		return err
+	}
+	if weights != nil {
+		inputs = append(inputs, weights.Path)
 	}
 	var graphs map[int32]*region.Graph
 	if p.Regions != "" {
@@ -182,13 +214,24 @@ func Run(ctx context.Context, p Params, out string) error {
 				slog.Info("training", progress(e.ID, opts, step, loss, time.Since(start).Seconds())...)
 			}
 		}
-		mo, err := entry.With(o)
-		if err != nil {
-			return err
-		}
-		r, err := entry.New(mo, g)
-		if err != nil {
-			return err
+		var r infer.Method
+		if weights != nil {
+			if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
+				return fmt.Errorf("%s: %w", p.Models, err)
+			}
+			fr, err := renn.NewWithFamily(g, o, weights.Family, p.Refine == 0)
+			if err != nil {
+				return err
+			}
+			r = methods.Verified(fr)
+		} else {
+			mo, err := entry.With(o)
+			if err != nil {
+				return err
+			}
+			if r, err = entry.New(mo, g); err != nil {
+				return err
+			}
 		}
 		start = time.Now()
 		res, err := r.Infer(ctx, e.Model)
@@ -198,6 +241,12 @@ func Run(ctx context.Context, p Params, out string) error {
 		secs := time.Since(start).Seconds()
 		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
 		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
+		if weights != nil {
+			est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine)
+			if err != nil {
+				return err
+			}
+		}
 		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxSteps),
 			"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
 			"seconds", seconds(secs, opts.MaxSeconds), "time_limit", res.Diagnostics["time_limit"] == 1)
