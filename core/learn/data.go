@@ -14,8 +14,8 @@ import (
 // of a batch cost one lookup per factor.
 type Data struct {
 	factors int
-	sizes   []int   // table length of every factor
-	idx     []int32 // idx[s*factors+a]: sample s's entry in factor a's table
+	sizes   []int       // table length of every factor
+	idx     []int32     // idx[s*factors+a]: sample s's entry in factor a's table
 	hidden  *hiddenData // samples of the visible variables only (NewHiddenData); idx is empty
 }
 
