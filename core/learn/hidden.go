@@ -225,10 +225,137 @@ func (c *MethodClamped) method(g int) (infer.Method, error) {
 	return m, nil
 }
 
-// ExactClamped returns the exact clamped phase (core/exact on each clamped
-// model).
-func ExactClamped(opts exact.Options) *MethodClamped {
-	return NewMethodClamped("exact", func(*mrf.Model) (infer.Method, error) { return NewExact(opts), nil }, false)
+// ExactClamped returns the exact clamped phase. When no factor holds two
+// hidden variables (an RBM with its visible units observed, a grid with a
+// quarter or a checkerboard of its nodes hidden), the hidden variables are
+// independent given x_v and p(z | x_v) is a product of per-variable
+// conditionals, computed directly (factorised); otherwise core/exact solves
+// each clamped model.
+func ExactClamped(opts exact.Options) ClampedPhase {
+	return &exactClamped{general: NewMethodClamped("exact", func(*mrf.Model) (infer.Method, error) { return NewExact(opts), nil }, false)}
+}
+
+type exactClamped struct {
+	general *MethodClamped
+	fact    *factorised // nil until the first call decides; see ok
+	checked bool
+}
+
+func (c *exactClamped) Name() string { return "exact" }
+
+func (c *exactClamped) Clamped(ctx context.Context, m *mrf.Model, d *Data, groups []int, w []float64, acc [][]float64) (ClampedStats, error) {
+	if !d.Hidden() {
+		return ClampedStats{}, errors.New("clamped phase: data without hidden variables")
+	}
+	if !c.checked {
+		c.fact, c.checked = newFactorised(m, d.hidden.vis), true
+	}
+	if c.fact == nil {
+		return c.general.Clamped(ctx, m, d, groups, w, acc)
+	}
+	if err := ctx.Err(); err != nil {
+		return ClampedStats{}, err
+	}
+	return c.fact.clamped(m, d, groups, w, acc)
+}
+
+// factorised is the exact clamped phase of a model whose factors hold at
+// most one hidden variable each.
+type factorised struct {
+	hidden []int // hidden variables
+	pos    []int // pos[v]: index of v in hidden, -1 for a visible variable
+	hv     []int // hv[a]: factor a's hidden variable, -1 if none
+	stride []int // stride[a]: the hidden variable's stride in factor a's table
+	x      []int // scratch: a full assignment, hidden variables at state 0
+	logit  [][]float64
+}
+
+// newFactorised returns the factorised phase for models with m's structure
+// and visible variables vis, or nil when some factor holds two hidden
+// variables.
+func newFactorised(m *mrf.Model, vis []int) *factorised {
+	n := len(m.Cards)
+	f := &factorised{pos: make([]int, n), hv: make([]int, len(m.Factors)), stride: make([]int, len(m.Factors)), x: make([]int, n)}
+	for v := range f.pos {
+		f.pos[v] = -2
+	}
+	for _, v := range vis {
+		f.pos[v] = -1
+	}
+	for v := range f.pos {
+		if f.pos[v] == -2 {
+			f.pos[v] = len(f.hidden)
+			f.hidden = append(f.hidden, v)
+			f.logit = append(f.logit, make([]float64, m.Cards[v]))
+		}
+	}
+	for a, fa := range m.Factors {
+		f.hv[a] = -1
+		stride := 1
+		for k := len(fa.Vars) - 1; k >= 0; k-- {
+			v := fa.Vars[k]
+			if f.pos[v] >= 0 {
+				if f.hv[a] >= 0 {
+					return nil
+				}
+				f.hv[a], f.stride[a] = v, stride
+			}
+			stride *= m.Cards[v]
+		}
+	}
+	return f
+}
+
+// condition sets f.x to the visible vector xv (of the variables vis) and
+// f.logit to the conditionals p(z_h | x_v), and returns ln Z(x_v).
+func (f *factorised) condition(m *mrf.Model, vis, xv []int) float64 {
+	for j, v := range vis {
+		f.x[v] = xv[j]
+	}
+	for _, l := range f.logit {
+		clear(l)
+	}
+	logZ := 0.0
+	for a := range m.Factors {
+		fa := &m.Factors[a]
+		base := fa.Index(m.Cards, f.x)
+		if h := f.hv[a]; h < 0 {
+			logZ += fa.LogTable[base]
+		} else {
+			l := f.logit[f.pos[h]]
+			for s := range l {
+				l[s] += fa.LogTable[base+s*f.stride[a]]
+			}
+		}
+	}
+	for _, l := range f.logit {
+		logZ += infer.NormalizeLogTo(l, l)
+	}
+	return logZ
+}
+
+// clamped is ClampedPhase.Clamped for the factorised case.
+func (f *factorised) clamped(m *mrf.Model, d *Data, groups []int, w []float64, acc [][]float64) (ClampedStats, error) {
+	st := ClampedStats{Calls: len(groups), Iterations: len(groups)}
+	vis := d.hidden.vis
+	for k, g := range groups {
+		logZ := f.condition(m, vis, d.hidden.groups[g])
+		if math.IsNaN(logZ) || math.IsInf(logZ, 0) {
+			return st, fmt.Errorf("clamped to visible vector %d: ln Z(x_v) is %v (a visible vector the model excludes?)", g, logZ)
+		}
+		for a := range m.Factors {
+			base := m.Factors[a].Index(m.Cards, f.x)
+			if h := f.hv[a]; h < 0 {
+				acc[a][base] += w[k]
+			} else {
+				for s, p := range f.logit[f.pos[h]] {
+					acc[a][base+s*f.stride[a]] += w[k] * p
+				}
+			}
+		}
+		st.LogZ += w[k] * logZ
+	}
+	return st, nil
 }
 
 // batchGroups returns the distinct groups of samples rows of hidden data d
@@ -292,9 +419,21 @@ func gradientHidden(ctx context.Context, p Param, m *mrf.Model, d *Data, groups 
 
 // exactHiddenNLL is the exact mean NLL of hidden data d under m: ln Z minus
 // the mean ln Z(x_v), each distinct visible vector solved once.
+// Models whose hidden variables are independent given the visible ones
+// take the factorised path.
 func exactHiddenNLL(m *mrf.Model, d *Data, opts exact.Options) (nll, logZ float64, err error) {
-	lp, logZ, err := exact.LogMarginals(m, d.hidden.vis, d.hidden.groups, opts)
-	if err != nil {
+	var lp []float64
+	if f := newFactorised(m, d.hidden.vis); f != nil {
+		res, err := exact.Solve(m, opts)
+		if err != nil {
+			return math.NaN(), math.NaN(), fmt.Errorf("exact ln Z: %w", err)
+		}
+		logZ = res.LogZ
+		lp = make([]float64, len(d.hidden.groups))
+		for g, xv := range d.hidden.groups {
+			lp[g] = f.condition(m, d.hidden.vis, xv) - logZ
+		}
+	} else if lp, logZ, err = exact.LogMarginals(m, d.hidden.vis, d.hidden.groups, opts); err != nil {
 		return math.NaN(), math.NaN(), fmt.Errorf("exact ln p(x_v): %w", err)
 	}
 	sum := 0.0

@@ -283,10 +283,36 @@ func TestClampedPhaseByMethods(t *testing.T) {
 		return out
 	}
 	ctx := context.Background()
+	// The general exact phase (core/exact on every clamped model) is the
+	// reference; the factorised one (an RBM's hidden units are independent
+	// given the visible ones) and BP must agree with it.
 	want := acc()
-	ex, err := ExactClamped(exact.DefaultOptions()).Clamped(ctx, m, d, groups, w, want)
+	general := NewMethodClamped("exact", func(*mrf.Model) (infer.Method, error) { return NewExact(exact.DefaultOptions()), nil }, false)
+	ex, err := general.Clamped(ctx, m, d, groups, w, want)
 	if err != nil {
 		t.Fatal(err)
+	}
+	fact := ExactClamped(exact.DefaultOptions())
+	if fact.(*exactClamped).fact != nil {
+		t.Fatal("factorised before the first call")
+	}
+	got := acc()
+	fs, err := fact.Clamped(ctx, m, d, groups, w, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fact.(*exactClamped).fact == nil {
+		t.Fatal("an RBM's clamped phase is not factorised")
+	}
+	if math.Abs(fs.LogZ-ex.LogZ) > 1e-10 {
+		t.Errorf("factorised ln Z(x_v) %v, exact %v", fs.LogZ, ex.LogZ)
+	}
+	for a := range got {
+		for x := range got[a] {
+			if math.Abs(got[a][x]-want[a][x]) > 1e-10 {
+				t.Fatalf("factorised factor %d entry %d: %v, exact %v", a, x, got[a][x], want[a][x])
+			}
+		}
 	}
 	newBP := func(*mrf.Model) (infer.Method, error) { return bp.New(bp.DefaultOptions()) }
 	for _, perGroup := range []bool{false, true} {
@@ -310,7 +336,7 @@ func TestClampedPhaseByMethods(t *testing.T) {
 		}
 	}
 	mf := NewMethodClamped("mf", func(*mrf.Model) (infer.Method, error) { return meanfield.New(meanfield.DefaultOptions()) }, false)
-	got := acc()
+	got = acc()
 	st, err := mf.Clamped(ctx, m, d, groups, w, got)
 	if err != nil {
 		t.Fatal(err)
