@@ -326,10 +326,13 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	if train.Hidden() {
 		// The clamped phase: the same method and options on the model
 		// clamped to each visible vector (its own region graph).
-		clamped := learn.NewMethodClamped(p.Method, func(cm *mrf.Model) (infer.Method, error) {
+		var clamped learn.ClampedPhase = learn.NewMethodClamped(p.Method, func(cm *mrf.Model) (infer.Method, error) {
 			m, _, err := newMethod(p, mopts, e.Info.Graph, cm)
 			return m, err
 		}, p.ClampedPerSample)
+		if eo, ok := mopts.Value().(exact.Options); ok && p.Method == "exact" {
+			clamped = learn.ExactClamped(eo) // factorised when it can be
+		}
 		fmt.Fprintf(w, "model %d %s hidden variables %d of %d, %d distinct visible training vectors, clamped phase per sample %v\n",
 			e.ID, p.Method, len(e.Info.Hidden), len(e.Model.Cards), train.Groups(), p.ClampedPerSample)
 		l, err = learn.NewHidden(method, clamped, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
