@@ -192,6 +192,13 @@ func loadSamples(path, modelsPath string, models []stageio.Model) (map[int32]*sa
 	if err := sameModels(path, prov, modelsPath); err != nil {
 		return nil, err
 	}
+	return sampleSets(path, rows, models)
+}
+
+// sampleSets checks the rows of samples.parquet (read from path) against the
+// models and splits them by model: a model with hidden variables needs
+// samples of its visible variables, any other full samples.
+func sampleSets(path string, rows []formats.SampleRow, models []stageio.Model) (map[int32]*sampleSet, error) {
 	byID := make(map[int32]*stageio.Model, len(models))
 	for k := range models {
 		byID[models[k].ID] = &models[k]
