@@ -3,6 +3,15 @@
 // starting from a random model of the same structure, with a chosen
 // inference method supplying ln Z and its gradient, and writes the learned
 // models and their learning curves.
+//
+// A model with hidden variables (model_info's hidden column) is learned from
+// samples of its visible variables (paper, appendix F): the method supplies
+// the free phase on the model and, through learn.MethodClamped, the clamped
+// phase on the model clamped to each distinct visible vector of a batch
+// (exact: learn.ExactClamped, factorised where it can be). With
+// ClampedPerSample every distinct vector keeps its own instance of the
+// method (for RENN, its own network); otherwise one instance serves every
+// vector in turn, warm-started from the previous one's state.
 package learnmrf
 
 import (
