@@ -37,6 +37,11 @@
 // at most one reset per epoch.) EpochStats count the resets and the
 // estimates still below the data bound.
 //
+// Samples may hold the visible variables only (NewHiddenData, NewHidden):
+// the gradient is then the clamped phase, a ClampedPhase run on the model
+// clamped to each distinct visible vector of the batch, minus the free
+// phase (paper, appendix F; see hidden.go).
+//
 // Parameters move by Adam (default; as the paper's code) or plain gradient
 // ascent, with the step size decaying over the epochs (Options.Decay). Fit
 // stops early on a plateau: when the epoch's training NLL has changed by less
