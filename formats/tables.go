@@ -47,6 +47,12 @@ type ModelInfoRow struct {
 	Gamma   float64
 	Seed    int64
 	Source  string
+	// Hidden lists the model's hidden (never observed) variables in
+	// increasing order; empty when every variable is visible. It is the
+	// optional column "hidden": written only when some model of the file has
+	// hidden variables, so files without any stay as they were, and files
+	// without the column read as all visible.
+	Hidden []int32
 }
 
 var modelInfoTable = table[ModelInfoRow]{cols: []column[ModelInfoRow]{
@@ -58,6 +64,21 @@ var modelInfoTable = table[ModelInfoRow]{cols: []column[ModelInfoRow]{
 	int64Column("seed", func(r *ModelInfoRow) *int64 { return &r.Seed }),
 	stringColumn("source", func(r *ModelInfoRow) *string { return &r.Source }),
 }}
+
+// hiddenColumn is model_info's optional column of hidden variables.
+var hiddenColumn = int32ListColumn("hidden", func(r *ModelInfoRow) *[]int32 { return &r.Hidden })
+
+// modelInfoWithHidden is model_info with the hidden column.
+var modelInfoWithHidden = table[ModelInfoRow]{cols: append(append([]column[ModelInfoRow](nil), modelInfoTable.cols...), hiddenColumn)}
+
+// modelInfoFor reads model_info with the hidden column when the file has
+// one.
+func modelInfoFor(sc *arrow.Schema) (table[ModelInfoRow], error) {
+	if sc.HasField(hiddenColumn.name) {
+		return modelInfoWithHidden, nil
+	}
+	return modelInfoTable, nil
+}
 
 // RegionRow is one region of a region graph: a row of regions.parquet.
 type RegionRow struct {
@@ -263,13 +284,27 @@ func ReadModels(path string) ([]FactorRow, Provenance, error) {
 }
 
 // WriteModelInfo writes model descriptions to path (model_info.parquet).
+// The hidden column is written only when some row has hidden variables.
 func WriteModelInfo(path string, rows []ModelInfoRow, prov Provenance) error {
-	return writeTable(path, modelInfoTable, rows, prov, defaultWrite)
+	t := modelInfoTable
+	for i := range rows {
+		if len(rows[i].Hidden) > 0 {
+			t = modelInfoWithHidden
+			break
+		}
+	}
+	return writeTable(path, t, rows, prov, defaultWrite)
 }
 
 // ReadModelInfo reads a file written by WriteModelInfo.
 func ReadModelInfo(path string) ([]ModelInfoRow, Provenance, error) {
-	return readTable(path, fixed(modelInfoTable))
+	rows, prov, err := readTable(path, modelInfoFor)
+	for i := range rows {
+		if len(rows[i].Hidden) == 0 {
+			rows[i].Hidden = nil // one form for "every variable visible"
+		}
+	}
+	return rows, prov, err
 }
 
 // WriteRegions writes region graphs to path (regions.parquet).

@@ -38,7 +38,8 @@ type root struct {
 	Scheme      string   ` help:"Region graph of region methods (gbp, renn): auto (faces on grids, star on complete graphs, cycles otherwise), faces, faces+outer, star, cycles, bethe. infnet always uses bethe."`
 	Set         []string `name:"set" placeholder:"NAME=VALUE" help:"Set an option of the method (repeatable), over its learning defaults listed below. Every value is honoured or rejected."`
 
-	Weights string `type:"path" placeholder:"W" help:"A trained family network (train-renn --amortize; directory with network.parquet, or the file): RENN starts every inference call from its forward pass instead of afresh. Needs the message net (--method renn-mp, or --method renn --set net=message) and models of the network's family."`
+	Weights          string `type:"path" placeholder:"W" help:"A trained family network (train-renn --amortize; directory with network.parquet, or the file): RENN starts every inference call from its forward pass instead of afresh. Needs the message net (--method renn-mp, or --method renn --set net=message) and models of the network's family."`
+	ClampedPerSample bool   `name:"clamped-per-sample" help:"Models with hidden variables: give every distinct visible training vector its own instance of the method for the clamped phase (warm-started from its own last state, one epoch earlier) instead of one instance for all vectors (warm-started from the previous vector)."`
 
 	Out string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet (the learned models) and curves.parquet."`
 }
@@ -48,7 +49,7 @@ func (r *root) params() (learnmrf.Params, error) {
 	return learnmrf.Params{Samples: r.Samples, Models: r.Models, IDs: ids, Method: r.Method, Param: r.Param,
 		Epochs: r.Epochs, Batch: r.Batch, LR: r.LR, Optimizer: r.Optimizer, Decay: r.Decay, Tol: r.Tol,
 		Patience: r.Patience, Guard: r.Guard, Seed: r.Seed, FieldStd: r.FieldStd, CouplingStd: r.CouplingStd,
-		MaxTable: r.MaxTable, Scheme: r.Scheme, Set: r.Set, Weights: r.Weights}, err
+		MaxTable: r.MaxTable, Scheme: r.Scheme, Set: r.Set, Weights: r.Weights, ClampedPerSample: r.ClampedPerSample}, err
 }
 
 // Validate makes a malformed --ids, an unknown method and bad option values

@@ -19,6 +19,7 @@ type isingCmd struct {
 	Gamma     *float64 `placeholder:"G" help:"Standard deviation of the fields: h_i ~ N(0, gamma^2), the same as --fields normal:G. Not given: 1, unless --fields is given."`
 	Count     int      `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
 	Seed      int64    `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
+	Hide      string   `placeholder:"SPEC" help:"Mark variables hidden (never observed): 'sample-model data' then writes the visible values only, with their exact marginal log-probability. Patterns: right or left (bipartite: that side; right makes an RBM), interior (grid: every node off the boundary, 9 on 5x5), quarter (grid or torus: row and column both odd, 0-based: a quarter of the nodes for even L, no two adjacent), checkerboard (grid or torus: row+column odd, half the nodes). Or a comma-separated list of variable indices. Not given: every variable visible."`
 	Out       string   `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
@@ -53,7 +54,7 @@ func (c *isingCmd) params() samplemodel.IsingParams {
 		return *p
 	}
 	p := samplemodel.IsingParams{Graph: c.Graph, Size: deref(c.Size), Left: deref(c.Left), Right: deref(c.Right), Degree: deref(c.Degree),
-		Couplings: c.Couplings, Fields: c.Fields, Count: c.Count, Seed: c.Seed}
+		Couplings: c.Couplings, Fields: c.Fields, Count: c.Count, Seed: c.Seed, Hide: c.Hide}
 	switch {
 	case c.Gamma != nil:
 		p.Gamma = *c.Gamma
@@ -71,11 +72,12 @@ type uaiCmd struct {
 	In   string `required:"" type:"path" help:"UAI model file (MARKOV or BAYES), or a directory: every NAME.uai in it, sorted by name, becomes model k (k from 0), with its evidence file NAME.uai.evid or NAME.evid if there is one."`
 	Evid string `type:"existingfile" help:"Evidence file (.evid) of a single --in file; observed variables become point masses."`
 	Case int    `default:"0" help:"Which evidence case to apply when the evidence file holds several (a warning names the count when cases go unused); needs --evid, or a directory --in whose models have evidence files."`
+	Hide string `placeholder:"LIST" help:"Mark variables hidden: a comma-separated list of variable indices (0-based, as in the UAI file), applied to every imported model. 'sample-model data' then writes the visible values only."`
 	Out  string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
 func (c *uaiCmd) params() samplemodel.UAIParams {
-	return samplemodel.UAIParams{In: c.In, Evid: c.Evid, Case: c.Case}
+	return samplemodel.UAIParams{In: c.In, Evid: c.Evid, Case: c.Case, Hide: c.Hide}
 }
 
 // Validate makes a negative --case, or --case without evidence, a usage
@@ -89,11 +91,12 @@ type factorsCmd struct {
 	Size   int    `required:"" help:"The family's size: variables (csp, >= 5), findings (noisy-or, >= 2) or individuals (pedigree, >= 9); at most 100000."`
 	Count  int    `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
 	Seed   int64  `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
+	Hide   string `placeholder:"LIST" help:"Mark variables hidden: a comma-separated list of variable indices, applied to every model."`
 	Out    string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
 func (c *factorsCmd) params() samplemodel.FactorParams {
-	return samplemodel.FactorParams{Family: c.Family, Size: c.Size, Count: c.Count, Seed: c.Seed}
+	return samplemodel.FactorParams{Family: c.Family, Size: c.Size, Count: c.Count, Seed: c.Seed, Hide: c.Hide}
 }
 
 // Validate makes a size or count out of range a usage error (exit 2).

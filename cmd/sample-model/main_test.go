@@ -38,6 +38,9 @@ func TestIsingUsageErrors(t *testing.T) {
 		{"--size 3 --count 2000000000", "--count"},
 		{"--graph grid --size 0", "--graph grid"},
 		{"--graph ring --size 3", "--graph"},
+		{"--size 3 --hide right", "--hide right"},
+		{"--graph bipartite --left 2 --right 2 --hide 4", "out of range"},
+		{"--graph grid --size 2 --hide 0,1,2,3", "every one"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		code, stderr := clitest.Run(t, append(append([]string{"ising"}, strings.Fields(tt.args)...), "--out", out)...)

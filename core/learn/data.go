@@ -14,8 +14,9 @@ import (
 // of a batch cost one lookup per factor.
 type Data struct {
 	factors int
-	sizes   []int   // table length of every factor
-	idx     []int32 // idx[s*factors+a]: sample s's entry in factor a's table
+	sizes   []int       // table length of every factor
+	idx     []int32     // idx[s*factors+a]: sample s's entry in factor a's table
+	hidden  *hiddenData // samples of the visible variables only (NewHiddenData); idx is empty
 }
 
 // NewData indexes samples xs (one state index per variable) against m's
@@ -47,6 +48,9 @@ func NewData(m *mrf.Model, xs [][]int) (*Data, error) {
 
 // Len returns the number of samples.
 func (d *Data) Len() int {
+	if d.Hidden() {
+		return len(d.hidden.group)
+	}
 	if d == nil || d.factors == 0 {
 		return 0
 	}
@@ -57,10 +61,11 @@ func (d *Data) row(s int) []int32 { return d.idx[s*d.factors : (s+1)*d.factors] 
 
 // MeanScore returns the mean over the samples of Σ_a LogTable_a(x_a), the
 // unnormalised log-probability, under m (a model with the structure d was
-// indexed against). It is -Inf if any sample has zero potential.
+// indexed against). It is -Inf if any sample has zero potential, and NaN
+// for samples with hidden variables, which have no score.
 func (d *Data) MeanScore(m *mrf.Model) float64 {
 	n := d.Len()
-	if n == 0 {
+	if n == 0 || d.Hidden() {
 		return math.NaN()
 	}
 	sum := 0.0
@@ -77,8 +82,13 @@ func (d *Data) MeanScore(m *mrf.Model) float64 {
 func (d *Data) NLL(m *mrf.Model, logZ float64) float64 { return logZ - d.MeanScore(m) }
 
 // ExactNLL returns the mean negative log-likelihood per sample of d under m,
-// with m's log Z computed exactly by exact.Solve, and that log Z.
+// with m's log Z computed exactly by exact.Solve, and that log Z. For
+// samples with hidden variables it is the mean of -ln p(x_v) = ln Z -
+// ln Z(x_v), exactly (exact.LogMarginals).
 func ExactNLL(m *mrf.Model, d *Data, opts exact.Options) (nll, logZ float64, err error) {
+	if d.Hidden() {
+		return exactHiddenNLL(m, d, opts)
+	}
 	res, err := exact.Solve(m, opts)
 	if err != nil {
 		return math.NaN(), math.NaN(), fmt.Errorf("exact log Z: %w", err)

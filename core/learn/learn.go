@@ -37,6 +37,11 @@
 // at most one reset per epoch.) EpochStats count the resets and the
 // estimates still below the data bound.
 //
+// Samples may hold the visible variables only (NewHiddenData, NewHidden):
+// the gradient is then the clamped phase, a ClampedPhase run on the model
+// clamped to each distinct visible vector of the batch, minus the free
+// phase (paper, appendix F; see hidden.go).
+//
 // Parameters move by Adam (default; as the paper's code) or plain gradient
 // ascent, with the step size decaying over the epochs (Options.Decay). Fit
 // stops early on a plateau: when the epoch's training NLL has changed by less
@@ -148,6 +153,11 @@ type EpochStats struct {
 	// least the log-sum-exp of the distinct training samples' scores): a
 	// training NLL below the truth's that learning can exploit.
 	Resets, BelowBound int
+	// ClampedCalls, ClampedIterations and ClampedUnconverged count the
+	// clamped phase's inference calls (one per distinct visible vector of
+	// each batch), their iterations, and those that stopped unconverged;
+	// zero for complete data.
+	ClampedCalls, ClampedIterations, ClampedUnconverged int
 	// Seconds is the wall time of the epoch's updates (inference, gradient,
 	// step), without the test evaluation.
 	Seconds float64
@@ -178,6 +188,12 @@ type Learner struct {
 	prevB     [][]float64
 	prevTable [][]float64
 
+	// Hidden variables: the clamped phase and batch scratch (NewHidden).
+	clamped ClampedPhase
+	cnt     []int
+	groups  []int
+	gw      []float64
+
 	distinct   []int     // one training sample of every distinct state
 	scores     []float64 // scratch for dataBound
 	boundReset int       // the epoch of the last reset the data bound caused
@@ -189,6 +205,35 @@ func New(method infer.Method, p Param, theta []float64, train *Data, opts Option
 	if method == nil || p == nil {
 		return nil, errors.New("learn: nil method or parameterisation")
 	}
+	if train.Hidden() {
+		return nil, errors.New("learn: training samples with hidden variables need a clamped phase (NewHidden)")
+	}
+	return newLearner(method, p, theta, train, opts)
+}
+
+// NewHidden returns a learner for samples of the visible variables only
+// (train from NewHiddenData against p.Model's layout): the free phase is
+// method, the clamped phase c (see the comment of hidden.go). The data
+// bound of the guard needs complete samples and is off; the tangent check
+// applies to the free phase as usual.
+func NewHidden(method infer.Method, c ClampedPhase, p Param, theta []float64, train *Data, opts Options) (*Learner, error) {
+	if method == nil || p == nil || c == nil {
+		return nil, errors.New("learn: nil method, clamped phase or parameterisation")
+	}
+	if !train.Hidden() {
+		return nil, errors.New("learn: NewHidden needs samples with hidden variables (NewHiddenData)")
+	}
+	l, err := newLearner(method, p, theta, train, opts)
+	if err != nil {
+		return nil, err
+	}
+	l.clamped = c
+	l.cnt = make([]int, train.Groups())
+	return l, nil
+}
+
+// newLearner is New after the checks on the data kind.
+func newLearner(method infer.Method, p Param, theta []float64, train *Data, opts Options) (*Learner, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
 	}
@@ -222,7 +267,7 @@ func New(method infer.Method, p Param, theta []float64, train *Data, opts Option
 	}
 	seen := map[string]bool{}
 	var key []byte
-	for s := 0; s < train.Len(); s++ {
+	for s := 0; s < train.Len() && !train.Hidden(); s++ {
 		key = key[:0]
 		for _, x := range train.row(s) {
 			key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
@@ -288,7 +333,20 @@ func (l *Learner) Epoch(ctx context.Context) (EpochStats, error) {
 		if !res.Converged {
 			st.Unconverged++
 		}
-		score := gradient(l.param, l.model, l.train, rows, res.Marginals.Factors, l.tg, l.up)
+		var score float64
+		if l.clamped != nil {
+			l.groups, l.gw = batchGroups(l.train, rows, l.cnt, l.groups, l.gw)
+			cs, err := gradientHidden(ctx, l.param, l.model, l.train, l.groups, l.gw, res.Marginals.Factors, l.clamped, l.tg, l.up)
+			if err != nil {
+				return st, fmt.Errorf("epoch %d update %d: %w", l.epoch, st.Updates+1, err)
+			}
+			score = cs.LogZ
+			st.ClampedCalls += cs.Calls
+			st.ClampedIterations += cs.Iterations
+			st.ClampedUnconverged += cs.Unconverged
+		} else {
+			score = gradient(l.param, l.model, l.train, rows, res.Marginals.Factors, l.tg, l.up)
+		}
 		nll += float64(len(rows)) * (res.LogZ - score)
 		l.step()
 		st.Updates++

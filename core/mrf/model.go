@@ -35,6 +35,43 @@ type Info struct {
 	Gamma  float64 // field strength of Ising models; 0 otherwise
 	Seed   int64   // seed the model was generated from; 0 for imported models
 	Source string  // generator or file the model came from
+	// Hidden lists the variables that are never observed, in increasing
+	// order (CheckHidden); empty when every variable is visible. Data sets of
+	// such a model hold the visible values only.
+	Hidden []int
+}
+
+// CheckHidden reports whether hidden is a valid set of hidden variables of
+// a model of n variables: indices in [0, n), strictly increasing, and at
+// least one variable left visible.
+func CheckHidden(hidden []int, n int) error {
+	for k, v := range hidden {
+		if v < 0 || v >= n {
+			return fmt.Errorf("hidden variable %d out of range [0,%d)", v, n)
+		}
+		if k > 0 && v <= hidden[k-1] {
+			return fmt.Errorf("hidden variables must be strictly increasing: %d after %d", v, hidden[k-1])
+		}
+	}
+	if n > 0 && len(hidden) == n {
+		return fmt.Errorf("every one of the %d variables is hidden: a data set would observe nothing", n)
+	}
+	return nil
+}
+
+// Visible returns the variables of a model of n variables that hidden (a
+// valid set, CheckHidden) leaves visible, in increasing order.
+func Visible(hidden []int, n int) []int {
+	vis := make([]int, 0, n-len(hidden))
+	k := 0
+	for i := 0; i < n; i++ {
+		if k < len(hidden) && hidden[k] == i {
+			k++
+			continue
+		}
+		vis = append(vis, i)
+	}
+	return vis
 }
 
 // NumVars returns the number of variables.

@@ -3,6 +3,15 @@
 // starting from a random model of the same structure, with a chosen
 // inference method supplying ln Z and its gradient, and writes the learned
 // models and their learning curves.
+//
+// A model with hidden variables (model_info's hidden column) is learned from
+// samples of its visible variables (paper, appendix F): the method supplies
+// the free phase on the model and, through learn.MethodClamped, the clamped
+// phase on the model clamped to each distinct visible vector of a batch
+// (exact: learn.ExactClamped, factorised where it can be). With
+// ClampedPerSample every distinct vector keeps its own instance of the
+// method (for RENN, its own network); otherwise one instance serves every
+// vector in turn, warm-started from the previous one's state.
 package learnmrf
 
 import (
@@ -58,6 +67,12 @@ type Params struct {
 	// Set holds the method's options as NAME=VALUE, over its learning
 	// defaults (see methods.Resolve).
 	Set []string `json:"set,omitempty"`
+
+	// ClampedPerSample gives every distinct visible vector of a model with
+	// hidden variables its own instance of the method for the clamped
+	// phase, warm-started from its state of the previous epoch; false: one
+	// instance for all vectors, warm-started from the previous vector.
+	ClampedPerSample bool `json:"clamped_per_sample,omitempty"`
 
 	// Weights, when set, is a trained family network (train-renn
 	// --amortize): the RENN method (its net must be message) starts every
@@ -209,13 +224,22 @@ func loadSamples(path, modelsPath string, models []stageio.Model) (map[int32]*sa
 	if err := sameModels(path, prov, modelsPath); err != nil {
 		return nil, err
 	}
+	return sampleSets(path, rows, models)
+}
+
+// sampleSets checks the rows of samples.parquet (read from path) against the
+// models and splits them by model: a model with hidden variables needs
+// samples of its visible variables, any other full samples.
+func sampleSets(path string, rows []formats.SampleRow, models []stageio.Model) (map[int32]*sampleSet, error) {
 	byID := make(map[int32]*stageio.Model, len(models))
 	for k := range models {
 		byID[models[k].ID] = &models[k]
 	}
 	sets := make(map[int32]*sampleSet, len(models))
+	vis := make(map[int32][]int, len(models)) // the variables a sample holds, in order
 	for k := range models {
 		sets[models[k].ID] = &sampleSet{}
+		vis[models[k].ID] = mrf.Visible(models[k].Info.Hidden, len(models[k].Model.Cards))
 	}
 	var unknown []int32
 	for r, row := range rows {
@@ -227,15 +251,21 @@ func loadSamples(path, modelsPath string, models []stageio.Model) (map[int32]*sa
 			continue
 		}
 		n := len(e.Model.Cards)
-		if len(row.X) != n {
-			return nil, fmt.Errorf("%s: row %d: model %d sample has %d values, the model has %d variables", path, r, row.ModelID, len(row.X), n)
+		vars := vis[row.ModelID]
+		switch {
+		case len(e.Info.Hidden) > 0 && len(row.X) != len(vars):
+			return nil, fmt.Errorf("%s: row %d: model %d has %d hidden variables, so its samples hold the %d visible values; this one has %d (full samples, drawn before the variables were hidden?)",
+				path, r, row.ModelID, len(e.Info.Hidden), len(vars), len(row.X))
+		case len(e.Info.Hidden) == 0 && len(row.X) != n:
+			return nil, fmt.Errorf("%s: row %d: model %d sample has %d values, the model has %d variables, none hidden", path, r, row.ModelID, len(row.X), n)
 		}
-		x := make([]int, n)
-		for i, v := range row.X {
+		x := make([]int, len(row.X))
+		for k, v := range row.X {
+			i := vars[k]
 			if v < 0 || int(v) >= e.Model.Cards[i] {
 				return nil, fmt.Errorf("%s: row %d: model %d variable %d has state %d, want 0..%d", path, r, row.ModelID, i, v, e.Model.Cards[i]-1)
 			}
-			x[i] = int(v)
+			x[k] = int(v)
 		}
 		s := sets[row.ModelID]
 		switch row.Split {
@@ -311,13 +341,19 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	}
 	theta := param.Random(mrf.NewRand(seed), fieldStd, couplingStd)
 	start := param.Model(theta)
-	train, err := learn.NewData(start, s.train)
+	newData := func(xs [][]int) (*learn.Data, error) {
+		if len(e.Info.Hidden) > 0 {
+			return learn.NewHiddenData(start, e.Info.Hidden, xs)
+		}
+		return learn.NewData(start, xs)
+	}
+	train, err := newData(s.train)
 	if err != nil {
 		return fail(fmt.Errorf("train split: %w", err))
 	}
 	var test *learn.Data
 	if len(s.test) > 0 {
-		if test, err = learn.NewData(start, s.test); err != nil {
+		if test, err = newData(s.test); err != nil {
 			return fail(fmt.Errorf("test split: %w", err))
 		}
 	}
@@ -325,7 +361,23 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	if err != nil {
 		return fail(err)
 	}
-	l, err := learn.New(method, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
+	var l *learn.Learner
+	if train.Hidden() {
+		// The clamped phase: the same method and options on the model
+		// clamped to each visible vector (its own region graph).
+		var clamped learn.ClampedPhase = learn.NewMethodClamped(p.Method, func(cm *mrf.Model) (infer.Method, error) {
+			m, _, err := newMethod(p, mopts, e.Info.Graph, cm)
+			return m, err
+		}, p.ClampedPerSample)
+		if eo, ok := mopts.Value().(exact.Options); ok && p.Method == "exact" {
+			clamped = learn.ExactClamped(eo) // factorised when it can be
+		}
+		fmt.Fprintf(w, "model %d %s hidden variables %d of %d, %d distinct visible training vectors, clamped phase per sample %v\n",
+			e.ID, p.Method, len(e.Info.Hidden), len(e.Model.Cards), train.Groups(), p.ClampedPerSample)
+		l, err = learn.NewHidden(method, clamped, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
+	} else {
+		l, err = learn.New(method, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -335,8 +387,12 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 		total += st.Seconds
 		rows = append(rows, formats.CurveRow{ModelID: e.ID, Method: p.Method, Iteration: int32(st.Epoch),
 			TrainNLL: st.TrainNLL, TestNLL: st.TestNLL, Seconds: st.Seconds})
-		_, err := fmt.Fprintf(w, "model %d %s epoch %d train_nll %.4f test_nll %.4f true_test_nll %.4f seconds %.3f iterations %d unconverged %d resets %d below_bound %d\n",
-			e.ID, p.Method, st.Epoch, st.TrainNLL, st.TestNLL, s.trueTest, st.Seconds, st.Iterations, st.Unconverged, st.Resets, st.BelowBound)
+		clamped := ""
+		if train.Hidden() {
+			clamped = fmt.Sprintf(" clamped_calls %d clamped_iterations %d clamped_unconverged %d", st.ClampedCalls, st.ClampedIterations, st.ClampedUnconverged)
+		}
+		_, err := fmt.Fprintf(w, "model %d %s epoch %d train_nll %.4f test_nll %.4f true_test_nll %.4f seconds %.3f iterations %d unconverged %d resets %d below_bound %d%s\n",
+			e.ID, p.Method, st.Epoch, st.TrainNLL, st.TestNLL, s.trueTest, st.Seconds, st.Iterations, st.Unconverged, st.Resets, st.BelowBound, clamped)
 		return err
 	})
 	if err != nil {

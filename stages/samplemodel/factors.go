@@ -22,6 +22,7 @@ type FactorParams struct {
 	Size   int    `json:"size"`   // the family's size (mrf.FactorFamily)
 	Count  int    `json:"count"`
 	Seed   int64  `json:"seed"`
+	Hide   string `json:"hide,omitempty"` // hidden variables: a list of indices (hiddenVars)
 }
 
 // Check reports whether p can be generated; its errors name the flags of
@@ -56,11 +57,16 @@ func Factors(p FactorParams, out string) error {
 		if err != nil {
 			return fmt.Errorf("model %d: %w", k, err)
 		}
+		hidden, err := hiddenVars(p.Hide, nil, len(m.Cards))
+		if err != nil {
+			return fmt.Errorf("model %d: %w", k, err)
+		}
 		models[k] = stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{
 			Name:   fmt.Sprintf("%s%d-%d", p.Family, p.Size, k),
 			Graph:  p.Family,
 			Seed:   seed,
-			Source: fmt.Sprintf("sample-model factors family=%s size=%d", p.Family, p.Size),
+			Source: fmt.Sprintf("sample-model factors family=%s size=%d", p.Family, p.Size) + hideSource(p.Hide),
+			Hidden: hidden,
 		}}
 	}
 	return writeModels(out, "sample-model factors", p, p.Seed, nil, models)
@@ -174,7 +180,11 @@ func uaiDir(p UAIParams, out string) error {
 			return err
 		}
 		source := UAIParams{In: path, Evid: evid, Case: p.Case}.source(kind)
-		models = append(models, stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{Name: f, Graph: "uai", Source: source}})
+		hidden, err := hiddenVars(p.Hide, nil, len(m.Cards))
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		models = append(models, stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{Name: f, Graph: "uai", Source: source + hideSource(p.Hide), Hidden: hidden}})
 		inputs = append(inputs, in...)
 		withEvid = withEvid || evid != ""
 	}

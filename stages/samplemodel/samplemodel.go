@@ -33,6 +33,7 @@ type IsingParams struct {
 	Degree    int    `json:"degree,omitempty"`    // regular: the degree d
 	Couplings string `json:"couplings,omitempty"` // J_ij's distribution, "normal:SIGMA" or "uniform:F"; empty means normal:1
 	Fields    string `json:"fields,omitempty"`    // h_i's distribution; empty means normal:Gamma
+	Hide      string `json:"hide,omitempty"`      // hidden variables: a pattern or a list (hiddenVars)
 }
 
 // isingPlan is a checked IsingParams: the canonical parameters (what the
@@ -42,6 +43,7 @@ type isingPlan struct {
 	fields, couplings mrf.Dist
 	graph             mrf.Graph
 	paper             bool // the paper's family: old names and source
+	hidden            []int
 }
 
 // Check reports whether p can be generated; its errors name the flags of
@@ -107,6 +109,9 @@ func (p IsingParams) plan() (isingPlan, error) {
 		return pl, fmt.Errorf("--count %d models of %d variables and %d edges is too large (limits %d variables, %d edges in all)",
 			p.Count, vars, edges, mrf.MaxIsingVars, mrf.MaxIsingEdges)
 	}
+	if pl.hidden, err = hiddenVars(p.Hide, &pl.graph, int(vars)); err != nil {
+		return pl, err
+	}
 	pl.p = p
 	pl.paper = p.Couplings == "" && p.Fields == "" &&
 		(p.Graph == mrf.GraphGrid || p.Graph == mrf.GraphTorus || p.Graph == mrf.GraphComplete)
@@ -121,6 +126,15 @@ func (p IsingParams) plan() (isingPlan, error) {
 // ("sample-model ising couplings=uniform:10 fields=uniform:1"). Gamma is the
 // σ of normal fields, 0 for uniform ones.
 func (pl isingPlan) info(k int, seed int64) mrf.Info {
+	p := pl.p
+	in := pl.baseInfo(k, seed)
+	in.Source += hideSource(p.Hide)
+	in.Hidden = pl.hidden
+	return in
+}
+
+// baseInfo is info without the hidden variables.
+func (pl isingPlan) baseInfo(k int, seed int64) mrf.Info {
 	p := pl.p
 	in := mrf.Info{Graph: p.Graph, Seed: seed, Source: "sample-model ising"}
 	if pl.fields.Kind == mrf.DistNormal {
@@ -184,7 +198,8 @@ func Ising(p IsingParams, out string) error {
 type UAIParams struct {
 	In   string `json:"in"`
 	Evid string `json:"evid,omitempty"`
-	Case int    `json:"case"` // which evidence case to apply (files in the old form may hold several)
+	Case int    `json:"case"`           // which evidence case to apply (files in the old form may hold several)
+	Hide string `json:"hide,omitempty"` // hidden variables: a list of indices (hiddenVars)
 }
 
 // Check rejects a negative case, and a case other than 0 for a single file
@@ -217,7 +232,11 @@ func UAI(p UAIParams, out string) error {
 		return err
 	}
 	name := filepath.Base(p.In)
-	models := []stageio.Model{{ID: 0, Model: m, Info: mrf.Info{Name: name, Graph: "uai", Source: p.source(kind)}}}
+	hidden, err := hiddenVars(p.Hide, nil, len(m.Cards))
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.In, err)
+	}
+	models := []stageio.Model{{ID: 0, Model: m, Info: mrf.Info{Name: name, Graph: "uai", Source: p.source(kind), Hidden: hidden}}}
 	return writeModels(out, "sample-model uai", p, 0, inputs, models)
 }
 
@@ -229,7 +248,7 @@ func (p UAIParams) source(kind string) string {
 	if p.Evid != "" {
 		s += fmt.Sprintf(" evid=%s case=%d", p.Evid, p.Case)
 	}
-	return s
+	return s + hideSource(p.Hide)
 }
 
 // readUAIModel reads the UAI model in, with case evCase of the evidence file
@@ -306,7 +325,10 @@ func (p DataParams) Check() error {
 }
 
 // Data draws Train+Test exact samples from every model of Models (model k from
-// seed mrf.DeriveSeed(Seed, k)); the first Train are the "train" split.
+// seed mrf.DeriveSeed(Seed, k)); the first Train are the "train" split. Of a
+// model with hidden variables (model_info's hidden column) it writes the
+// visible values only, in increasing variable order, and their exact
+// marginal log-probability ln p(x_v) = ln Z(x_v) - ln Z as log_p.
 func Data(p DataParams, out string) error {
 	if err := p.Check(); err != nil {
 		return err
@@ -331,6 +353,11 @@ func Data(p DataParams, out string) error {
 		if err != nil {
 			return fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, err)
 		}
+		if len(e.Info.Hidden) > 0 {
+			if xs, logp, err = visiblePart(e, xs, p.exactOptions()); err != nil {
+				return fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, err)
+			}
+		}
 		for i, x := range xs {
 			split := "train"
 			if i >= p.Train {
@@ -349,6 +376,26 @@ func Data(p DataParams, out string) error {
 		return err
 	}
 	return stageio.Commit(out, stageio.Output{Name: formats.SamplesFile, Write: func(path string) error { return formats.WriteSamples(path, rows, prov) }})
+}
+
+// visiblePart keeps the visible values of the full samples xs of a model
+// with hidden variables and returns them with their exact marginal
+// log-probabilities ln p(x_v) (exact.LogMarginals).
+func visiblePart(e stageio.Model, xs [][]int, opt exact.Options) ([][]int, []float64, error) {
+	vis := mrf.Visible(e.Info.Hidden, len(e.Model.Cards))
+	out := make([][]int, len(xs))
+	for s, x := range xs {
+		v := make([]int, len(vis))
+		for k, i := range vis {
+			v[k] = x[i]
+		}
+		out[s] = v
+	}
+	logp, _, err := exact.LogMarginals(e.Model, vis, out, opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("marginal log-probability of the visible values: %w", err)
+	}
+	return out, logp, nil
 }
 
 // exactOptions are exact sampling's options: its defaults with the table

@@ -41,6 +41,11 @@ func LoadModels(dir string) ([]Model, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, in := range infos {
+		if err := checkHidden(in); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", ipath, err)
+		}
+	}
 	rows, _, err := formats.ReadModels(mpath)
 	if err != nil {
 		return nil, nil, err
@@ -66,7 +71,14 @@ func FromRows(infos []formats.ModelInfoRow, rows []formats.FactorRow) ([]Model, 
 		for i, c := range in.Cards {
 			cards[i] = int(c)
 		}
-		out[k] = Model{ID: in.ModelID, Info: mrf.Info{Name: in.Name, Graph: in.Graph, Gamma: in.Gamma, Seed: in.Seed, Source: in.Source},
+		if err := checkHidden(in); err != nil {
+			return nil, err
+		}
+		var hidden []int
+		for _, v := range in.Hidden {
+			hidden = append(hidden, int(v))
+		}
+		out[k] = Model{ID: in.ModelID, Info: mrf.Info{Name: in.Name, Graph: in.Graph, Gamma: in.Gamma, Seed: in.Seed, Source: in.Source, Hidden: hidden},
 			Model: &mrf.Model{Cards: cards}}
 	}
 	next := make(map[int32]int32)
@@ -95,6 +107,22 @@ func FromRows(infos []formats.ModelInfoRow, rows []formats.FactorRow) ([]Model, 
 	return out, nil
 }
 
+// checkHidden checks a model_info row's hidden variables against its
+// variables (mrf.CheckHidden).
+func checkHidden(in formats.ModelInfoRow) error {
+	if len(in.Hidden) == 0 {
+		return nil
+	}
+	hidden := make([]int, len(in.Hidden))
+	for k, v := range in.Hidden {
+		hidden[k] = int(v)
+	}
+	if err := mrf.CheckHidden(hidden, len(in.Cards)); err != nil {
+		return fmt.Errorf("model %d (%s): column hidden: %w", in.ModelID, in.Name, err)
+	}
+	return nil
+}
+
 // Rows turns models into model_info and factor rows.
 func Rows(models []Model) ([]formats.ModelInfoRow, []formats.FactorRow) {
 	var infos []formats.ModelInfoRow
@@ -104,8 +132,12 @@ func Rows(models []Model) ([]formats.ModelInfoRow, []formats.FactorRow) {
 		for i, c := range e.Model.Cards {
 			cards[i] = int32(c)
 		}
+		var hidden []int32
+		for _, v := range e.Info.Hidden {
+			hidden = append(hidden, int32(v))
+		}
 		infos = append(infos, formats.ModelInfoRow{ModelID: e.ID, Name: e.Info.Name, Cards: cards, Graph: e.Info.Graph,
-			Gamma: e.Info.Gamma, Seed: e.Info.Seed, Source: e.Info.Source})
+			Gamma: e.Info.Gamma, Seed: e.Info.Seed, Source: e.Info.Source, Hidden: hidden})
 		for a, f := range e.Model.Factors {
 			vars := make([]int32, len(f.Vars))
 			for i, v := range f.Vars {
