@@ -41,6 +41,15 @@ type RegionBeliefs interface {
 	RegionBeliefs() (beliefs [][]float64, edges []region.Edge)
 }
 
+// StandardErrors is the optional interface of Monte Carlo methods (gibbs,
+// pt): the standard error of every state of every variable marginal of the
+// last Infer call, laid out like Marginals.Vars (NaN where the method could
+// not estimate one). The slices belong to the method and are valid until its
+// next call.
+type StandardErrors interface {
+	StandardErrors() [][]float64
+}
+
 // Verify runs the checks an answer must pass to be reported converged and
 // returns the first failure as a short reason, or "" when res passes:
 //
