@@ -224,7 +224,7 @@ func TestBadOptions(t *testing.T) {
 		{"betas repeated", p(func(o *PTOptions) { o.Betas = "1,0.5,0.5" }).Check(), "decreasing"},
 		{"betas zero", p(func(o *PTOptions) { o.Betas = "1,0.5,0" }).Check(), "positive"},
 		{"betas negative", p(func(o *PTOptions) { o.Betas = "1,-0.5" }).Check(), "positive"},
-		{"betas empty entry", p(func(o *PTOptions) { o.Betas = "1,,0.5" }).Check(), "betas"},
+		{"betas only commas", p(func(o *PTOptions) { o.Betas = ", ," }).Check(), "betas"},
 		{"betas not a number", p(func(o *PTOptions) { o.Betas = "1,x" }).Check(), "betas"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
@@ -232,7 +232,7 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 	o := PTDefaultOptions()
-	o.Betas = "1, 0.5, 0.1"
+	o.Betas = "1 0.5, 0.1"
 	s, err := NewPT(o)
 	if err != nil {
 		t.Fatal(err)

@@ -82,8 +82,10 @@ type PTOptions struct {
 	// ladder, in (0, 1). Default 0.02.
 	BetaMin float64 `json:"beta_min" help:"Smallest positive inverse temperature of the geometric ladder, 0 < beta_min < 1. Ignored when betas is set."`
 	// Betas, if not empty, is the ladder itself: comma-separated inverse
-	// temperatures starting at 1, strictly decreasing, all positive.
-	Betas string `json:"betas" help:"Explicit ladder instead of temps and beta_min: comma-separated inverse temperatures starting at 1, strictly decreasing, positive (beta = 0 is added below it)."`
+	// temperatures separated by spaces (or commas, where no command line
+	// splits them: run-baselines' --set does), starting at 1, strictly
+	// decreasing, all positive.
+	Betas string `json:"betas" help:"Explicit ladder instead of temps and beta_min: inverse temperatures separated by spaces starting at 1, strictly decreasing, positive (beta = 0 is added below it)."`
 }
 
 // PTDefaultOptions returns parallel tempering's documented defaults: 24
@@ -134,7 +136,10 @@ func (o PTOptions) Ladder() ([]float64, error) {
 const maxTemps = 1000
 
 func parseBetas(s string) ([]float64, error) {
-	fields := strings.Split(s, ",")
+	fields := strings.Fields(strings.ReplaceAll(s, ",", " "))
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("pt: betas %q: no inverse temperatures", s)
+	}
 	if len(fields) > maxTemps {
 		return nil, fmt.Errorf("pt: betas: %d inverse temperatures, want at most %d", len(fields), maxTemps)
 	}
@@ -142,7 +147,7 @@ func parseBetas(s string) ([]float64, error) {
 	for k, f := range fields {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil {
-			return nil, fmt.Errorf("pt: betas: %q is not a number", strings.TrimSpace(f))
+			return nil, fmt.Errorf("pt: betas: %q is not a number", f)
 		}
 		switch {
 		case k == 0 && x != 1:
