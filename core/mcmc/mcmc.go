@@ -226,16 +226,14 @@ func (s *Sampler) record(l *layout, r *replica, row []int32) {
 	for i, x := range r.x {
 		row[l.varOff[i]+x]++
 	}
-	for _, a := range l.unaries {
-		row[l.facOff[a]+r.x[l.g.Scopes[a][0]]]++
+	for k, v := range l.unaryVar {
+		row[l.unaryOff[k]+r.x[v]]++
 	}
-	for _, a := range l.pairs {
-		row[l.facOff[a]+r.idx[a]]++
+	for k, a := range l.pairs {
+		row[l.pairOff[k]+r.idx[a]]++
 	}
-	for a, sc := range l.g.Scopes {
-		if len(sc) == 0 {
-			row[l.facOff[a]]++
-		}
+	for _, off := range l.constOff {
+		row[off]++
 	}
 }
 

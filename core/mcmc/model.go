@@ -28,8 +28,16 @@ type layout struct {
 	incFactor []int32
 	incStride []int32
 	pairs     []int   // the factors of arity >= 2
-	unaries   []int   // the unary factors
+	// flat holds the pair factors' tables one after the other, factor a's
+	// from tOff[a], so that a replica's idx are positions in flat.
+	flat []float64
+	tOff []int
 	constant  float64 // the sum of the zero-arity factors' entries
+	// Where record counts: unary factor k (of variable unaryVar[k]) at
+	// unaryOff[k], pair factor pairs[k] at pairOff[k] + its idx (pairOff
+	// net of tOff), the zero-arity
+	// factors' single entries at constOff.
+	unaryVar, unaryOff, pairOff, constOff []int
 	// Counted states: variable i's state s at varOff[i]+s, factor a's
 	// entry t at facOff[a]+t; width in all.
 	varOff, facOff []int
@@ -39,7 +47,7 @@ type layout struct {
 func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
 	n := g.NumVars()
 	l := &layout{m: m, g: g, cards: g.Cards, uOff: make([]int, n+1), incStart: make([]int, n+1),
-		varOff: make([]int, n), facOff: make([]int, g.NumFactors())}
+		varOff: make([]int, n), facOff: make([]int, g.NumFactors()), tOff: make([]int, g.NumFactors())}
 	for i, c := range g.Cards {
 		l.uOff[i+1] = l.uOff[i] + c
 		l.varOff[i] = l.width
@@ -53,14 +61,19 @@ func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
 		switch len(f.Vars) {
 		case 0:
 			l.constant += f.LogTable[0]
+			l.constOff = append(l.constOff, l.facOff[a])
 		case 1:
-			l.unaries = append(l.unaries, a)
+			l.unaryVar = append(l.unaryVar, f.Vars[0])
+			l.unaryOff = append(l.unaryOff, l.facOff[a])
 			u := l.unary[l.uOff[f.Vars[0]]:]
 			for s, v := range f.LogTable {
 				u[s] += v
 			}
 		default:
 			l.pairs = append(l.pairs, a)
+			l.tOff[a] = len(l.flat)
+			l.flat = append(l.flat, f.LogTable...)
+			l.pairOff = append(l.pairOff, l.facOff[a]-l.tOff[a])
 		}
 	}
 	for i := range n {
@@ -81,14 +94,14 @@ func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
 // factor, the index of its table entry at them.
 type replica struct {
 	x   []int
-	idx []int // table entry of every factor (only pair factors are kept up to date)
+	idx []int // position in layout.flat of every pair factor's entry (0 for the others)
 	e   float64
 }
 
 func (l *layout) newReplica(x []int) *replica {
 	r := &replica{x: x, idx: make([]int, len(l.m.Factors))}
 	for _, a := range l.pairs {
-		t := 0
+		t := l.tOff[a]
 		for p, v := range l.g.Scopes[a] {
 			t += x[v] * l.g.Axes[a][p].Stride
 		}
@@ -103,7 +116,7 @@ func (l *layout) newReplica(x []int) *replica {
 func (l *layout) energy(r *replica) float64 {
 	e := 0.0
 	for _, a := range l.pairs {
-		e += l.m.Factors[a].LogTable[r.idx[a]]
+		e += l.flat[r.idx[a]]
 	}
 	return e
 }
@@ -113,8 +126,7 @@ func (l *layout) energy(r *replica) float64 {
 // left out, zeros included (their -Inf would make 0·-Inf). buf holds at
 // least the largest cardinality. It allocates nothing.
 func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) {
-	idx, x := r.idx, r.x
-	tables := l.m.Factors
+	idx, x, t := r.idx, r.x, l.flat
 	for i, c := range l.cards {
 		xi := x[i]
 		lo, hi := l.incStart[i], l.incStart[i+1]
@@ -128,7 +140,6 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 			p0, p1 := 0.0, 0.0
 			for k := lo; k < cond; k++ {
 				st := int(l.incStride[k])
-				t := tables[l.incFactor[k]].LogTable
 				base := idx[l.incFactor[k]] - xi*st
 				p0 += t[base]
 				p1 += t[base+st]
@@ -155,11 +166,10 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 
 // draw samples variable i's state from its conditional (any cardinality).
 func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng *rand.Rand, lp []float64) int {
-	tables := l.m.Factors
+	t := l.flat
 	clear(lp)
 	for k := lo; k < hi; k++ {
 		st := int(l.incStride[k])
-		t := tables[l.incFactor[k]].LogTable
 		base := idx[l.incFactor[k]] - xi*st
 		for s := range lp {
 			lp[s] += t[base+s*st]
