@@ -27,12 +27,12 @@ type layout struct {
 	incStart  []int
 	incFactor []int32
 	incStride []int32
-	pairs     []int   // the factors of arity >= 2
+	pairs     []int // the factors of arity >= 2
 	// flat holds the pair factors' tables one after the other, factor a's
 	// from tOff[a], so that a replica's idx are positions in flat.
-	flat []float64
-	tOff []int
-	constant  float64 // the sum of the zero-arity factors' entries
+	flat     []float64
+	tOff     []int
+	constant float64 // the sum of the zero-arity factors' entries
 	// Where record counts: unary factor k (of variable unaryVar[k]) at
 	// unaryOff[k], pair factor pairs[k] at pairOff[k] + its idx (pairOff
 	// net of tOff), the zero-arity
