@@ -50,6 +50,13 @@ type StandardErrors interface {
 	StandardErrors() [][]float64
 }
 
+// LogZClaim is the optional interface of a method that may make no claim on
+// ln Z (a sampler): ClaimsLogZ false means its Result.LogZ is NaN by design,
+// not a failure. Methods without it claim an estimate.
+type LogZClaim interface {
+	ClaimsLogZ() bool
+}
+
 // Verify runs the checks an answer must pass to be reported converged and
 // returns the first failure as a short reason, or "" when res passes:
 //

@@ -114,6 +114,10 @@ func (s *Sampler) Name() string { return s.name }
 // Betas returns the ladder (gibbs: just 1; pt: ending in 0).
 func (s *Sampler) Betas() []float64 { return append([]float64(nil), s.betas...) }
 
+// ClaimsLogZ reports whether the sampler estimates ln Z (infer.LogZClaim):
+// pt does, gibbs does not.
+func (s *Sampler) ClaimsLogZ() bool { return len(s.betas) > 1 }
+
 // StandardErrors returns the Monte Carlo standard error of every state of
 // every variable's marginal from the last Infer call (infer.StandardErrors).
 func (s *Sampler) StandardErrors() [][]float64 { return s.se }

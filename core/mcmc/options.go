@@ -41,6 +41,14 @@ func DefaultOptions() Options {
 	return Options{Seed: 1, Chains: 4, Sweeps: 20000, MaxSeconds: 60, BurnIn: 0.2, MaxRhat: 1.01}
 }
 
+// LearningOptions returns Gibbs's defaults inside learning, where it runs
+// once per parameter update: 2000 sweeps per chain.
+func LearningOptions() Options {
+	o := DefaultOptions()
+	o.Sweeps = 2000
+	return o
+}
+
 // Check reports whether o is valid; the error names the option.
 func (o Options) Check() error { return o.check("gibbs") }
 
