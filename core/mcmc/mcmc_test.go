@@ -241,7 +241,7 @@ func TestBadOptions(t *testing.T) {
 		t.Errorf("ladder %v", b)
 	}
 	d, _ := PTDefaultOptions().Ladder()
-	if len(d) != 24 || d[0] != 1 || d[23] != 0.02 {
+	if len(d) != 20 || d[0] != 1 || d[19] != 0.02 {
 		t.Errorf("default ladder %v", d)
 	}
 }

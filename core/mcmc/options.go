@@ -77,14 +77,17 @@ func (o Options) check(method string) error {
 // temperatures geometric from 1 down to BetaMin; β = 0 is always added
 // below it (see the package comment).
 type PTOptions struct {
-	Seed       int64   `json:"seed" help:"Seed of the chains' random numbers (a run ended by sweeps, not by time, is reproducible)."`
+	Seed int64 `json:"seed" help:"Seed of the chains' random numbers (a run ended by sweeps, not by time, is reproducible)."`
+	// Chains defaults to 2: each chain is a whole ladder, and on hard
+	// models longer chains beat more of them (split-R̂ still compares four
+	// halves).
 	Chains     int     `json:"chains" help:"Number of independent chains (each a full ladder of replicas) (>= 1)."`
 	Sweeps     int     `json:"sweeps" help:"Sweeps per chain (every replica sweeps once, then neighbours swap), burn-in included (0: no cap; then max_seconds must be set). Whichever of sweeps and max_seconds ends first ends the run."`
 	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
 	BurnIn     float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
 	MaxRhat    float64 `json:"max_rhat" help:"Converged only when split-R-hat of the beta = 1 replicas across the chains' halves is at most max_rhat on every variable (> 1)."`
 	// Temps is the number of inverse temperatures of the geometric ladder
-	// (>= 2), β_k = BetaMin^(k/(Temps-1)). Default 24.
+	// (>= 2), β_k = BetaMin^(k/(Temps-1)). Default 20.
 	Temps int `json:"temps" help:"Number of inverse temperatures of the geometric ladder from 1 down to beta_min (>= 2; beta = 0 is added below it). Ignored when betas is set."`
 	// BetaMin is the smallest positive inverse temperature of the geometric
 	// ladder, in (0, 1). Default 0.02.
@@ -96,12 +99,13 @@ type PTOptions struct {
 	Betas string `json:"betas" help:"Explicit ladder instead of temps and beta_min: inverse temperatures separated by spaces starting at 1, strictly decreasing, positive (beta = 0 is added below it)."`
 }
 
-// PTDefaultOptions returns parallel tempering's documented defaults: 24
-// temperatures geometric from 1 to 0.02 (see the package comment for why).
+// PTDefaultOptions returns parallel tempering's documented defaults: 2
+// chains of 20 temperatures geometric from 1 to 0.02 (see the package
+// comment for why), 20000 sweeps or 60 s.
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
-	return PTOptions{Seed: d.Seed, Chains: d.Chains, Sweeps: 5000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
-		Temps: 24, BetaMin: 0.02}
+	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
+		Temps: 20, BetaMin: 0.02}
 }
 
 func (o PTOptions) common() Options {
