@@ -15,8 +15,9 @@
 // an error.
 //
 // Budget and burn-in: every chain runs until Sweeps sweeps or MaxSeconds
-// (whichever ends first; infer.Budget); the chains run in lock step, so
-// Result.Iterations is the sweeps of each. Samples are summed in batches
+// (whichever ends first; infer.Budget); the chains run in lock step (in
+// parallel when a sweep is big enough), so Result.Iterations is the sweeps
+// of each. Samples are summed in batches
 // (between 16 and 32 per chain, see batches.go); when the run ends the first
 // BurnIn fraction of the batches (rounded up, at least one batch left) is
 // discarded, so the same fraction is discarded whichever budget ended the
@@ -79,12 +80,21 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
 )
+
+// parallelWork is the work of one chain's sweep (replicas times variables
+// and incidences) above which the chains of a sweep run in goroutines of
+// their own: below it (a Gibbs chain on a small grid, some microseconds)
+// starting them costs more than it saves. Each chain draws from its own
+// generator, so the result does not depend on it.
+var parallelWork = 4000 // a variable for the tests
 
 // Sampler is gibbs or pt. It keeps no state between calls but the standard
 // errors of the last one. A Sampler is not safe for concurrent use.
@@ -153,7 +163,12 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]float64, g.MaxCard)
+	bufs := make([][]float64, len(chains))
+	for c := range bufs {
+		bufs[c] = make([]float64, g.MaxCard)
+	}
+	parallel := len(chains) > 1 && runtime.GOMAXPROCS(0) > 1 &&
+		len(s.betas)*(len(l.cards)+len(l.incFactor)) >= parallelWork
 	res := &infer.Result{Diagnostics: map[string]float64{}}
 	budget := infer.Budget{MaxIter: s.opts.Sweeps, MaxSeconds: s.opts.MaxSeconds}
 	if budget.MaxIter == 0 {
@@ -168,8 +183,16 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		if !more {
 			break
 		}
-		for _, c := range chains {
-			s.step(l, c, buf)
+		if parallel {
+			var wg sync.WaitGroup
+			for k, c := range chains {
+				wg.Go(func() { s.step(l, c, bufs[k]) })
+			}
+			wg.Wait()
+		} else {
+			for k, c := range chains {
+				s.step(l, c, bufs[k])
+			}
 		}
 		res.Iterations++
 	}

@@ -245,3 +245,27 @@ func TestBadOptions(t *testing.T) {
 		t.Errorf("default ladder %v", d)
 	}
 }
+
+// Chains run in parallel give the answer they give one after the other.
+func TestParallelChains(t *testing.T) {
+	m := testModels(t)["evidence"]
+	run := func(work int) *infer.Result {
+		defer func(w int) { parallelWork = w }(parallelWork)
+		parallelWork = work
+		o := ptOpts()
+		o.Sweeps = 300
+		s, err := NewPT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(0), run(math.MaxInt)
+	if !reflect.DeepEqual(a.Marginals, b.Marginals) || a.LogZ != b.LogZ {
+		t.Error("parallel and serial chains differ")
+	}
+}
