@@ -203,6 +203,9 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 
 // start builds every chain from its own feasible configuration.
 func (s *Sampler) start(l *layout) ([]*chain, error) {
+	if math.IsInf(l.constant, -1) { // a zero-arity factor of zero potential
+		return nil, fmt.Errorf("%s: the model has no configuration of non-zero probability (Z = 0)", s.name)
+	}
 	var dom feasible.Domains
 	if feasible.HasZeros(l.m) {
 		dom = feasible.Full(l.cards)

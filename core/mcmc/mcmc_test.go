@@ -191,9 +191,12 @@ func TestInfeasible(t *testing.T) {
 	if err := m.Observe(1, 1); err != nil {
 		t.Fatal(err)
 	}
+	empty := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{LogTable: []float64{math.Inf(-1)}}}}
 	for _, s := range samplers(t) {
-		if _, err := s.Infer(context.Background(), m); err == nil || !strings.Contains(err.Error(), "non-zero probability") {
-			t.Errorf("%s: %v", s.Name(), err)
+		for _, m := range []*mrf.Model{m, empty} {
+			if _, err := s.Infer(context.Background(), m); err == nil || !strings.Contains(err.Error(), "non-zero probability") {
+				t.Errorf("%s: %v", s.Name(), err)
+			}
 		}
 	}
 }
