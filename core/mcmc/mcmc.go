@@ -43,7 +43,12 @@
 //
 // Converged means split-R̂ ≤ MaxRhat on every state of every variable
 // (which needs two full kept batches per chain), and, as for every method,
-// that the answer passed the shared check (the registry's wrapper).
+// that the answer passed the shared check (the registry's wrapper). R̂ and
+// the standard errors cannot see a mode no chain has visited: on a 4x4 spin
+// glass with couplings U(-10,10) (infertest.SpinGlass seed 2), pt's 2
+// chains of 20000 sweeps both missed a mode of about 3 % of the mass (R̂
+// 1.001, every variable off by more than twice its standard error, ln Z 0.03
+// low); 4 chains of 100000 sweeps found it (mean error 0.004, all covered).
 //
 // Parallel tempering: every chain is a ladder of replicas at inverse
 // temperatures 1 = β_0 > β_1 > ... > β_{K-1} > β_K = 0, each sampling
@@ -71,7 +76,7 @@
 // exactly, zero potentials of the other factors weigh 0 there). "log_z_se"
 // is its batch-means standard error (delta method, the stones taken as
 // independent); it understates the error when neighbouring temperatures
-// overlap poorly.
+// overlap poorly or the chains miss a mode (then ln Z is low).
 package mcmc
 
 import (
