@@ -67,7 +67,7 @@ func TestSamplerOptions(t *testing.T) {
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, models); err != nil {
 		t.Fatal(err)
 	}
-	code, stderr := clitest.Run(t, "--models", models, "--methods", "gibbs,pt", "--set", "seed=7", "--set", "chains=2",
+	code, stderr := clitest.Run(t, "--models", models, "--methods", "gibbs,pt", "--set", "seed=7", "--set", "chains=3",
 		"--set", "sweeps=300", "--set", "max_seconds=30", "--set", "burn_in=0.3", "--set", "max_rhat=1.5",
 		"--set", "pt.temps=3", "--set", "pt.beta_min=0.1", "--set", "pt.betas=1 0.5", "--out", out)
 	if code != 0 {
@@ -77,7 +77,7 @@ func TestSamplerOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"seed": 7.0, "chains": 2.0, "sweeps": 300.0, "max_seconds": 30.0, "burn_in": 0.3, "max_rhat": 1.5}
+	want := map[string]any{"seed": 7.0, "chains": 3.0, "sweeps": 300.0, "max_seconds": 30.0, "burn_in": 0.3, "max_rhat": 1.5}
 	for _, r := range est {
 		var p struct {
 			Options map[string]any `json:"options"`
