@@ -20,6 +20,7 @@ const (
 	ScoresFile    = "scores.parquet"
 	SummaryFile   = "summary.parquet"
 	CurvesFile    = "curves.parquet"
+	StderrsFile   = "stderrs.parquet"
 )
 
 // FactorRow is one factor of a model: a row of models.parquet.
@@ -118,6 +119,25 @@ var marginalsTable = table[MarginalRow]{cols: []column[MarginalRow]{
 	int32Column("index", func(r *MarginalRow) *int32 { return &r.Index }),
 	int32ListColumn("vars", func(r *MarginalRow) *[]int32 { return &r.Vars }),
 	float64ListColumn("probs", func(r *MarginalRow) *[]float64 { return &r.Probs }),
+}}
+
+// StderrRow holds the Monte Carlo standard errors of one variable marginal:
+// a row of stderrs.parquet, written beside marginals.parquet by
+// run-baselines for the methods that estimate them (gibbs, pt). Stderr has
+// one entry per state, like the variable's Probs; NaN where the method
+// could not estimate one.
+type StderrRow struct {
+	ModelID int32
+	Method  string
+	Index   int32 // variable id
+	Stderr  []float64
+}
+
+var stderrsTable = table[StderrRow]{cols: []column[StderrRow]{
+	int32Column("model_id", func(r *StderrRow) *int32 { return &r.ModelID }),
+	stringColumn("method", func(r *StderrRow) *string { return &r.Method }),
+	int32Column("index", func(r *StderrRow) *int32 { return &r.Index }),
+	float64ListColumn("stderr", func(r *StderrRow) *[]float64 { return &r.Stderr }),
 }}
 
 // EstimateRow is one method's estimate on one model: a row of
@@ -325,6 +345,16 @@ func WriteMarginals(path string, rows []MarginalRow, prov Provenance) error {
 // ReadMarginals reads a file written by WriteMarginals.
 func ReadMarginals(path string) ([]MarginalRow, Provenance, error) {
 	return readTable(path, fixed(marginalsTable))
+}
+
+// WriteStderrs writes standard errors to path (stderrs.parquet).
+func WriteStderrs(path string, rows []StderrRow, prov Provenance) error {
+	return writeTable(path, stderrsTable, rows, prov, defaultWrite)
+}
+
+// ReadStderrs reads a file written by WriteStderrs.
+func ReadStderrs(path string) ([]StderrRow, Provenance, error) {
+	return readTable(path, fixed(stderrsTable))
 }
 
 // WriteEstimates writes per-method estimates to path (estimates.parquet).

@@ -122,6 +122,14 @@ func genMarginals(rng *rand.Rand, n int) []MarginalRow {
 	return rows
 }
 
+func genStderrs(rng *rand.Rand, n int) []StderrRow {
+	rows := make([]StderrRow, n)
+	for i := range rows {
+		rows[i] = StderrRow{ModelID: int32(i / 10), Method: genString(rng), Index: int32(i), Stderr: genFloats(rng, 1+rng.IntN(3))}
+	}
+	return rows
+}
+
 func genEstimates(rng *rand.Rand, n int) []EstimateRow {
 	rows := make([]EstimateRow, n)
 	for i := range rows {
@@ -195,6 +203,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(fmt.Sprint("model_info/", n), func(t *testing.T) { roundTrip(t, genModelInfo(rng, n), WriteModelInfo, ReadModelInfo) })
 		t.Run(fmt.Sprint("regions/", n), func(t *testing.T) { roundTrip(t, genRegions(rng, n), WriteRegions, ReadRegions) })
 		t.Run(fmt.Sprint("marginals/", n), func(t *testing.T) { roundTrip(t, genMarginals(rng, n), WriteMarginals, ReadMarginals) })
+		t.Run(fmt.Sprint("stderrs/", n), func(t *testing.T) { roundTrip(t, genStderrs(rng, n), WriteStderrs, ReadStderrs) })
 		t.Run(fmt.Sprint("estimates/", n), func(t *testing.T) { roundTrip(t, genEstimates(rng, n), WriteEstimates, ReadEstimates) })
 		t.Run(fmt.Sprint("samples/", n), func(t *testing.T) { roundTrip(t, genSamples(rng, n), WriteSamples, ReadSamples) })
 		t.Run(fmt.Sprint("scores/", n), func(t *testing.T) { roundTrip(t, genScores(rng, n), WriteScores, ReadScores) })

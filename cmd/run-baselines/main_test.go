@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -55,6 +56,54 @@ func TestSetReachesTheMethod(t *testing.T) {
 				t.Errorf("%s: option %s = %v, want %v (params %s)", r.Method, k, p.Options[k], v, r.Params)
 			}
 		}
+	}
+}
+
+// Every option of the samplers reaches them, and their standard errors are
+// written to stderrs.parquet, one row per variable and method.
+func TestSamplerOptions(t *testing.T) {
+	dir := t.TempDir()
+	models, out := filepath.Join(dir, "m"), filepath.Join(dir, "out")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, models); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := clitest.Run(t, "--models", models, "--methods", "gibbs,pt", "--set", "seed=7", "--set", "chains=3",
+		"--set", "sweeps=300", "--set", "max_seconds=30", "--set", "burn_in=0.3", "--set", "max_rhat=1.5",
+		"--set", "pt.temps=3", "--set", "pt.beta_min=0.1", "--set", "pt.betas=1 0.5", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"seed": 7.0, "chains": 3.0, "sweeps": 300.0, "max_seconds": 30.0, "burn_in": 0.3, "max_rhat": 1.5}
+	for _, r := range est {
+		var p struct {
+			Options map[string]any `json:"options"`
+		}
+		if err := json.Unmarshal([]byte(r.Params), &p); err != nil {
+			t.Fatal(err)
+		}
+		w := maps.Clone(want)
+		if r.Method == "pt" {
+			w["temps"], w["beta_min"], w["betas"] = 3.0, 0.1, "1 0.5"
+		}
+		for k, v := range w {
+			if p.Options[k] != v {
+				t.Errorf("%s: option %s = %v, want %v", r.Method, k, p.Options[k], v)
+			}
+		}
+		if r.Iterations != 300 {
+			t.Errorf("%s: %d sweeps", r.Method, r.Iterations)
+		}
+	}
+	se, _, err := formats.ReadStderrs(filepath.Join(out, formats.StderrsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(se) != 2*9 {
+		t.Errorf("%d standard-error rows, want 18", len(se))
 	}
 }
 

@@ -41,6 +41,22 @@ type RegionBeliefs interface {
 	RegionBeliefs() (beliefs [][]float64, edges []region.Edge)
 }
 
+// StandardErrors is the optional interface of Monte Carlo methods (gibbs,
+// pt): the standard error of every state of every variable marginal of the
+// last Infer call, laid out like Marginals.Vars (NaN where the method could
+// not estimate one). The slices belong to the method and are valid until its
+// next call.
+type StandardErrors interface {
+	StandardErrors() [][]float64
+}
+
+// LogZClaim is the optional interface of a method that may make no claim on
+// ln Z (a sampler): ClaimsLogZ false means its Result.LogZ is NaN by design,
+// not a failure. Methods without it claim an estimate.
+type LogZClaim interface {
+	ClaimsLogZ() bool
+}
+
 // Verify runs the checks an answer must pass to be reported converged and
 // returns the first failure as a short reason, or "" when res passes:
 //

@@ -41,6 +41,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/mrf"
 )
@@ -81,9 +82,9 @@ type MF struct {
 	fin    []float64 // scratch: finite part of the expected log potential
 	viol   []float64 // scratch: mass the other q's put on zero potentials
 
-	allowed   domains   // states not ruled out by m's zero potentials; nil if none are
-	restarted bool      // the call runs from a feasible point mass (see restart)
-	began     time.Time // when the call began, for its time budget (shared by a restart)
+	allowed   feasible.Domains // states not ruled out by m's zero potentials; nil if none are
+	restarted bool             // the call runs from a feasible point mass (see restart)
+	began     time.Time        // when the call began, for its time budget (shared by a restart)
 }
 
 // Check reports whether o is valid; the error names the option.
@@ -131,7 +132,7 @@ func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	r := mrf.NewRand(mf.opts.Seed)
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": mf.opts.Damping}}
 	mf.allowed = nil
-	if hasZeros(m) {
+	if feasible.HasZeros(m) {
 		res.Diagnostics["feasible_start"] = b2f(mf.feasibleStart(m))
 	}
 	// A restart shares the time budget of the call that made it.
@@ -156,7 +157,7 @@ func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 // potential, and returns that run's result with both runs' sweeps counted;
 // res itself if the search finds no such configuration.
 func (mf *MF) restart(ctx context.Context, m *mrf.Model, res *infer.Result) (*infer.Result, error) {
-	x := feasible(mf.g, m, mf.allowed.clone(), func(i, s int) float64 { return mf.qOf(i)[s] })
+	x := feasible.Search(mf.g, m, mf.allowed.Clone(), func(i, s int) float64 { return mf.qOf(i)[s] })
 	if x == nil {
 		return res, nil
 	}
@@ -339,8 +340,8 @@ func (mf *MF) finish(m *mrf.Model, res *infer.Result) {
 // zero potentials (mf.allowed) and sets q to 0 there. It reports whether q
 // then covers no zero potential.
 func (mf *MF) feasibleStart(m *mrf.Model) bool {
-	d := fullDomains(mf.g.Cards)
-	if !propagate(mf.g, m, d) {
+	d := feasible.Full(mf.g.Cards)
+	if !feasible.Propagate(mf.g, m, d) {
 		return false // Z = 0
 	}
 	mf.allowed = d

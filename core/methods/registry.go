@@ -6,6 +6,7 @@ import (
 	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/learn"
+	"github.com/renn-go/renn/core/mcmc"
 	"github.com/renn-go/renn/core/meanfield"
 	"github.com/renn-go/renn/core/region"
 	"github.com/renn-go/renn/core/renn"
@@ -25,6 +26,8 @@ var registry = []*Entry{
 	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),
 	define("renn-mp", "RENN (MP net)", "RENN with the network that reads the model: root energies plus messages, started from parent-to-child message passing", AnyRegions, mpDefaults(false), mpDefaults(true), newRENN),
 	define("renn-direct", "RENN (direct)", "RENN with free logits per root region (an ablation without a network)", AnyRegions, rennDefaults("renn-direct", "direct", false), rennDefaults("renn-direct", "direct", true), newRENN),
+	withLogZ(define("gibbs", "Gibbs", "Gibbs sampling: single-site sweeps, several chains, batch-means standard errors (no ln Z)", NoRegions, mcmc.DefaultOptions, mcmc.LearningOptions, newGibbs), LogZNone),
+	define("pt", "Parallel Tempering", "parallel tempering: Gibbs replicas on a temperature ladder with neighbour swaps; stepping-stone ln Z", NoRegions, mcmc.PTDefaultOptions, nil, newPT),
 }
 
 func newExact(o exact.Options, _ *region.Graph) (infer.Method, error) { return learn.NewExact(o), nil }
@@ -38,6 +41,10 @@ func newBP(name string) func(bp.Options, *region.Graph) (infer.Method, error) {
 		return bp.New(o)
 	}
 }
+
+func newGibbs(o mcmc.Options, _ *region.Graph) (infer.Method, error) { return mcmc.New(o) }
+
+func newPT(o mcmc.PTOptions, _ *region.Graph) (infer.Method, error) { return mcmc.NewPT(o) }
 
 func newGBP(o gbp.Options, g *region.Graph) (infer.Method, error) { return gbp.New(g, o) }
 

@@ -34,6 +34,10 @@ func (c verified) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	return res, nil
 }
 
+// ClaimsLogZ reports whether the method makes a claim on ln Z
+// (infer.LogZClaim): false for LogZNone entries.
+func (c verified) ClaimsLogZ() bool { return !c.noLogZ }
+
 // Reset forwards to the method's Reset (learning restarts warm-started
 // methods through it), if it has one.
 func (c verified) Reset() {

@@ -84,8 +84,9 @@ func regionMethod(names []string) string {
 	return ""
 }
 
-// Run runs every method on every model and writes marginals.parquet and
-// estimates.parquet into out, with every run that finished, and their UAI
+// Run runs every method on every model and writes marginals.parquet,
+// estimates.parquet and stderrs.parquet (the standard errors of the Monte
+// Carlo methods' variable marginals; no rows without such a method) into out, with every run that finished, and their UAI
 // result files into p.UAIOut when set. Failed runs are logged as they
 // happen and summarised on w; Run returns an error, and writes nothing, if
 // every run failed, if p.Strict and any did, or if ctx was cancelled.
@@ -104,11 +105,12 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	}
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
+	var stderrs []formats.StderrRow
 	var failed []Failure
 	for _, e := range models {
 		for _, name := range p.Methods {
 			start := time.Now()
-			res, g, err := runOne(ctx, name, opts[name], e, graphs)
+			res, g, se, err := runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
 				if ctx.Err() != nil { // cancelled: stop everything
 					return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
@@ -120,6 +122,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 			secs := time.Since(start).Seconds()
 			marg = append(marg, stageio.MarginalRows(e.ID, name, e.Model, res.Marginals)...)
 			est = append(est, stageio.EstimateRow(e.ID, name, res, secs, opts[name], scheme(g)))
+			for i, v := range se {
+				stderrs = append(stderrs, formats.StderrRow{ModelID: e.ID, Method: name, Index: int32(i), Stderr: v})
+			}
 			slog.Info("inferred", "model", e.ID, "method", name, "iterations", res.Iterations, "converged", res.Converged,
 				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
 		}
@@ -145,6 +150,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	return stageio.Commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+		// Always written, empty without a Monte Carlo method, so that no
+		// earlier run's file is carried over beside the new marginals.
+		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, stderrs, prov) }},
 	}, uai...)...)
 }
 
@@ -155,22 +163,42 @@ var newMethod = func(entry *methods.Entry, opts *methods.Options, g *region.Grap
 
 // runOne runs method name on model e, a fresh method per model: warm starts
 // belong to learning, not to a comparison, where they would make results
-// depend on order. It returns the result and the region graph it ran on.
-func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, error) {
+// depend on order. It returns the result, the region graph it ran on, and
+// the standard errors of the variable marginals if the method gives them
+// (infer.StandardErrors).
+func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, [][]float64, error) {
 	entry, err := methods.Lookup(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	g, err := regionGraph(entry, e, graphs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	m, err := newMethod(entry, opts, g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	res, err := m.Infer(ctx, e.Model)
-	return res, g, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return res, g, standardErrors(m), nil
+}
+
+// standardErrors returns the standard errors of m's last answer, looking
+// inside the registry's wrapper, or nil if m gives none.
+func standardErrors(m infer.Method) [][]float64 {
+	for {
+		if se, ok := m.(infer.StandardErrors); ok {
+			return se.StandardErrors()
+		}
+		u, ok := m.(interface{ Unwrap() infer.Method })
+		if !ok {
+			return nil
+		}
+		m = u.Unwrap()
+	}
 }
 
 // summarise writes the failed runs to w and returns the stage's error: every

@@ -32,6 +32,42 @@ func fixture(t *testing.T) (models, samples string) {
 	return models, samples
 }
 
+// Gibbs sampling learns without a ln Z: its train NLL is NaN, the exact
+// test NLL falls.
+func TestGibbsLearns(t *testing.T) {
+	models, samples := fixture(t)
+	out := filepath.Join(t.TempDir(), "learn")
+	p := withParams(func(o *Params) {
+		o.Samples, o.Models, o.Method = samples, models, "gibbs"
+		o.Epochs, o.Batch, o.LR, o.Tol, o.Seed = 4, 300, 0.1, -1, 3
+		o.Set = []string{"sweeps=500"}
+	})
+	if err := Run(context.Background(), p, out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	curves, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := map[int32]float64{}, map[int32]float64{}
+	for _, c := range curves {
+		if !math.IsNaN(c.TrainNLL) || math.IsNaN(c.TestNLL) {
+			t.Errorf("curve row %+v: want a NaN train NLL and a test NLL", c)
+		}
+		if c.Iteration == 1 {
+			first[c.ModelID] = c.TestNLL
+		}
+		if c.Iteration == 4 {
+			last[c.ModelID] = c.TestNLL
+		}
+	}
+	for id, f := range first {
+		if !(last[id] < f) {
+			t.Errorf("model %d: test NLL %v after epoch 1, %v after 4", id, f, last[id])
+		}
+	}
+}
+
 func TestRunWritesModelsAndCurves(t *testing.T) {
 	models, samples := fixture(t)
 	for _, method := range []string{"exact", "bp", "gbp", "trw"} {

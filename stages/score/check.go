@@ -13,12 +13,13 @@ import (
 )
 
 // wellFormed reports the first way r's answer is not a distribution: a ln Z
-// that is NaN or infinite, or a marginal with a NaN, infinite or negative
+// that is NaN or infinite (NaN is allowed for a method that makes no claim
+// on ln Z, methods.LogZNone), or a marginal with a NaN, infinite or negative
 // entry or a sum off 1 by more than infer.NormTol (the tolerance of the
 // shared check every method's answer went through).
 func (r *run) wellFormed() error {
 	where := fmt.Sprintf("model %d (%s, models %s) method %q", r.model.ID, r.model.Info.Name, r.shard.dir, r.method)
-	if l := r.est.LogZ; math.IsNaN(l) || math.IsInf(l, 0) {
+	if l := r.est.LogZ; (math.IsNaN(l) && !noLogZ(r.method)) || math.IsInf(l, 0) {
 		return fmt.Errorf("%s: %s: ln Z is %v", r.estFile, where, l)
 	}
 	check := func(kind string, k int, p []float64) error {

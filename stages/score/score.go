@@ -57,7 +57,7 @@ const (
 
 // Metrics lists every score in the order of the printed table.
 var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, Seconds, Converged, CheckFailed, Iterations,
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, Seconds, Converged, CheckFailed, Iterations,
 	BoundHeld, SandwichWidth}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
@@ -277,7 +277,8 @@ type run struct {
 	margFile string // file the marginals came from
 	est      *formats.EstimateRow
 	estFile  string
-	dir      string // directory the run was first seen in
+	dir      string      // directory the run was first seen in
+	se       [][]float64 // standard errors of the variable marginals (stderrs.parquet), if any
 }
 
 type runKey struct {
@@ -363,7 +364,11 @@ func (c *collection) read(dir string, shardOf map[string]*shard, keep func(strin
 		}
 		r.est, r.estFile = row, epath
 	}
-	return []string{mpath, epath}, nil
+	sepath, err := c.readStderrs(dir, shardOf, keep)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{mpath, epath}, sepath...), nil
 }
 
 // addMarginal checks one marginal row against the model and stores it.
@@ -517,7 +522,9 @@ func scoreRun(r, t *run) (scoredRun, error) {
 		}
 		s.values = append(s.values, value{metrics.L1, p.L1}, value{metrics.Corr, p.Corr})
 	}
-	s.values = append(s.values, value{metrics.LogZErr, metrics.LogZError(t.est.LogZ, r.est.LogZ)})
+	if !(noLogZ(r.method) && math.IsNaN(r.est.LogZ)) {
+		s.values = append(s.values, value{metrics.LogZErr, metrics.LogZError(t.est.LogZ, r.est.LogZ)})
+	}
 	e, err := metrics.CompareMarginals(m, t.marg, r.marg)
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", where, err)
@@ -525,6 +532,9 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	s.values = append(s.values, value{metrics.VarMeanAbs, e.VarMeanAbs}, value{metrics.VarMaxAbs, e.VarMaxAbs})
 	if e.FactorEntries > 0 {
 		s.values = append(s.values, value{metrics.FactorMeanAbs, e.FactorMeanAbs}, value{metrics.FactorMaxAbs, e.FactorMaxAbs})
+	}
+	if c, ok := coverage(r, t); ok {
+		s.values = append(s.values, value{SECoverage, c})
 	}
 	conv := 0.0
 	if r.est.Converged {

@@ -1,4 +1,10 @@
-package meanfield
+// Package feasible finds configurations of non-zero probability in models
+// with zero potentials (-Inf log entries, evidence): generalised arc
+// consistency rules out the states no allowed table entry supports, and a
+// bounded backtracking search with the same propagation finds a feasible
+// configuration. Mean field starts from one; the samplers (core/mcmc) start
+// their chains from one.
+package feasible
 
 import (
 	"math"
@@ -7,8 +13,8 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// hasZeros reports whether some factor of m has a zero potential.
-func hasZeros(m *mrf.Model) bool {
+// HasZeros reports whether some factor of m has a zero potential.
+func HasZeros(m *mrf.Model) bool {
 	for _, f := range m.Factors {
 		for _, l := range f.LogTable {
 			if math.IsInf(l, -1) {
@@ -19,11 +25,12 @@ func hasZeros(m *mrf.Model) bool {
 	return false
 }
 
-// domains are the states of every variable not yet ruled out: allowed[i][x].
-type domains [][]bool
+// Domains are the states of every variable not yet ruled out: d[i][x].
+type Domains [][]bool
 
-func fullDomains(cards []int) domains {
-	d := make(domains, len(cards))
+// Full returns the domains holding every state of every variable.
+func Full(cards []int) Domains {
+	d := make(Domains, len(cards))
 	for i, c := range cards {
 		d[i] = make([]bool, c)
 		for x := range d[i] {
@@ -33,20 +40,21 @@ func fullDomains(cards []int) domains {
 	return d
 }
 
-func (d domains) clone() domains {
-	c := make(domains, len(d))
+// Clone returns a deep copy of d.
+func (d Domains) Clone() Domains {
+	c := make(Domains, len(d))
 	for i := range d {
 		c[i] = append([]bool(nil), d[i]...)
 	}
 	return c
 }
 
-// propagate removes from d every state that no entry of non-zero potential
+// Propagate removes from d every state that no entry of non-zero potential
 // supports given the other variables' domains (generalised arc consistency),
 // until nothing changes. Such states have probability 0 in every
 // configuration of non-zero probability, so in the exact marginals. It
 // returns false if some domain becomes empty (no such configuration exists).
-func propagate(g *infer.FactorGraph, m *mrf.Model, d domains) bool {
+func Propagate(g *infer.FactorGraph, m *mrf.Model, d Domains) bool {
 	for changed := true; changed; {
 		changed = false
 		for a := range m.Factors {
@@ -67,7 +75,7 @@ func propagate(g *infer.FactorGraph, m *mrf.Model, d domains) bool {
 // revise removes the states of f's variables that no allowed entry of f
 // supports. It returns false if a domain becomes empty, and whether any
 // state was removed.
-func revise(g *infer.FactorGraph, f *mrf.Factor, axes []infer.Axis, d domains) (ok, shrunk bool) {
+func revise(g *infer.FactorGraph, f *mrf.Factor, axes []infer.Axis, d Domains) (ok, shrunk bool) {
 	var supBuf [64]bool
 	n := 0
 	for _, v := range f.Vars {
@@ -113,18 +121,19 @@ entries:
 	return true, shrunk
 }
 
-// maxSearchNodes bounds the backtracking search for a configuration of
+// MaxSearchNodes bounds the backtracking search for a configuration of
 // non-zero probability.
-const maxSearchNodes = 100_000
+const MaxSearchNodes = 100_000
 
-// feasible searches for a configuration of non-zero probability within the
+// Search searches for a configuration of non-zero probability within the
 // domains d (already propagated), trying the states of each variable in the
 // order of pref (larger first), with propagation after every choice. It
-// returns nil if it finds none within maxSearchNodes choices.
-func feasible(g *infer.FactorGraph, m *mrf.Model, d domains, pref func(i, x int) float64) []int {
+// returns nil if it finds none within MaxSearchNodes choices. d is not
+// changed.
+func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) float64) []int {
 	nodes := 0
-	var search func(d domains) []int
-	search = func(d domains) []int {
+	var search func(d Domains) []int
+	search = func(d Domains) []int {
 		// The unfixed variable with the fewest states left.
 		v, best := -1, math.MaxInt
 		for i := range d {
@@ -158,20 +167,20 @@ func feasible(g *infer.FactorGraph, m *mrf.Model, d domains, pref func(i, x int)
 				}
 			}
 			tried[s] = true
-			if nodes++; nodes > maxSearchNodes {
+			if nodes++; nodes > MaxSearchNodes {
 				return nil
 			}
-			c := d.clone()
+			c := d.Clone()
 			for x := range c[v] {
 				c[v][x] = x == s
 			}
-			if !propagate(g, m, c) {
+			if !Propagate(g, m, c) {
 				continue
 			}
 			if x := search(c); x != nil {
 				return x
 			}
-			if nodes > maxSearchNodes {
+			if nodes > MaxSearchNodes {
 				return nil
 			}
 		}

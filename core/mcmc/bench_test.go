@@ -1,0 +1,67 @@
+package mcmc
+
+import (
+	"context"
+	"testing"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// benchGrid is a 10x10 grid of the paper's kind (J ~ N(0,1), γ 1).
+func benchGrid(b *testing.B) (*layout, *replica) {
+	edges, err := mrf.GridEdges(10, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := mrf.RandomIsing(100, edges, 1, 1)
+	g, err := infer.NewFactorGraph(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := newLayout(m, g)
+	return l, l.newReplica(make([]int, 100))
+}
+
+// One Gibbs sweep of a 10x10 grid: the hot path.
+func BenchmarkSweep(b *testing.B) {
+	l, r := benchGrid(b)
+	rng := mrf.NewRand(1)
+	buf := make([]float64, 2)
+	for b.Loop() {
+		l.sweep(r, 1, rng, buf)
+	}
+}
+
+// One sweep and its record, as a chain of gibbs runs them.
+func BenchmarkStep(b *testing.B) {
+	l, _ := benchGrid(b)
+	s, err := New(DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	chains, err := s.start(l)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]float64, 2)
+	for b.Loop() {
+		s.step(l, chains[0], buf)
+	}
+}
+
+// A whole gibbs call of 500 sweeps on a 10x10 grid.
+func BenchmarkGibbs(b *testing.B) {
+	l, _ := benchGrid(b)
+	o := DefaultOptions()
+	o.Sweeps, o.MaxSeconds = 500, 0
+	s, err := New(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.Infer(context.Background(), l.m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package mcmc
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/infer/infertest"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// gridScopes are the edges of an L x L grid as scopes.
+func gridScopes(t *testing.T, L int) [][]int {
+	edges, err := mrf.GridEdges(L, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s [][]int
+	for _, e := range edges {
+		s = append(s, []int{e.I, e.J})
+	}
+	return s
+}
+
+// testModels are small models of every kind the samplers must handle.
+func testModels(t *testing.T) map[string]*mrf.Model {
+	edges, err := mrf.GridEdges(3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evid := infertest.RandomModel(9, gridScopes(t, 3), infertest.Config{MinCard: 2, MaxCard: 3, Scale: 0.8, Unary: true}, 5)
+	if err := evid.Observe(4, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := evid.Observe(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*mrf.Model{
+		"ising 3x3":  mrf.RandomIsing(9, edges, 1, 1),
+		"K=3 grid":   infertest.RandomModel(9, gridScopes(t, 3), infertest.Config{MinCard: 3, MaxCard: 3, Scale: 0.7, Unary: true}, 2),
+		"arity 3":    infertest.RandomModel(7, infertest.RandomScopes(7, 5, 3, 3), infertest.Config{MinCard: 2, MaxCard: 3, Scale: 0.8, Unary: true}, 3),
+		"zeros":      infertest.RandomModel(8, infertest.RandomScopes(8, 8, 2, 4), infertest.Config{MinCard: 2, MaxCard: 3, Scale: 0.8, ZeroProb: 0.1, Unary: true}, 4),
+		"evidence":   evid,
+		"noisy-or":   infertest.NoisyOR(4, 4, 6),
+		"pedigree":   infertest.Pedigree(7, 7),
+		"spin glass": infertest.SpinGlass(3, false, 3, 8),
+	}
+}
+
+func gibbsOpts() Options {
+	o := DefaultOptions()
+	o.Sweeps, o.MaxSeconds = 20000, 0
+	return o
+}
+
+func ptOpts() PTOptions {
+	o := PTDefaultOptions()
+	o.Sweeps, o.MaxSeconds, o.Temps, o.BetaMin = 4000, 0, 6, 0.05
+	return o
+}
+
+// Against exact marginals: every variable state within a few standard
+// errors, the answer passes the shared check, and pt's ln Z is near the
+// exact one.
+func TestAgainstExact(t *testing.T) {
+	for name, m := range testModels(t) {
+		ex, err := infertest.BruteForce(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samplers(t) {
+			t.Run(name+"/"+s.Name(), func(t *testing.T) {
+				res, err := s.Infer(context.Background(), m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if why := infer.VerifyMarginals(m, res, nil); why != "" {
+					t.Fatalf("shared check: %s", why)
+				}
+				se := s.StandardErrors()
+				worst := 0.0
+				for i, p := range res.Marginals.Vars {
+					for x, q := range p {
+						d := math.Abs(q - ex.Marginals.Vars[i][x])
+						if d > 5*se[i][x]+1e-3 {
+							t.Errorf("variable %d state %d: %.4f, exact %.4f, standard error %.4f", i, x, q, ex.Marginals.Vars[i][x], se[i][x])
+						}
+						worst = max(worst, d)
+					}
+				}
+				if worst > 0.03 {
+					t.Errorf("largest error %.3g", worst)
+				}
+				if !res.Converged {
+					t.Errorf("not converged: %v", res.Diagnostics)
+				}
+				if s.Name() == "gibbs" {
+					if !math.IsNaN(res.LogZ) {
+						t.Errorf("gibbs ln Z %v, want NaN", res.LogZ)
+					}
+					return
+				}
+				se0 := res.Diagnostics["log_z_se"]
+				if d := math.Abs(res.LogZ - ex.LogZ); d > 5*se0+0.02 {
+					t.Errorf("ln Z %.4f, exact %.4f, standard error %.4f", res.LogZ, ex.LogZ, se0)
+				}
+			})
+		}
+	}
+}
+
+func samplers(t *testing.T) []*Sampler {
+	g, err := New(gibbsOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPT(ptOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*Sampler{g, p}
+}
+
+// A fixed seed and sweep budget give the same answer; another seed another.
+func TestReproducible(t *testing.T) {
+	m := testModels(t)["zeros"]
+	for _, s := range samplers(t) {
+		a, err := s.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Marginals, b.Marginals) || !sameFloat(a.LogZ, b.LogZ) {
+			t.Errorf("%s: two runs differ", s.Name())
+		}
+		o := gibbsOpts()
+		o.Seed = 2
+		other, _ := New(o)
+		c, err := other.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(a.Marginals, c.Marginals) && s.Name() == "gibbs" {
+			t.Errorf("seeds 1 and 2 give the same answer")
+		}
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// Where zero potentials cut the support into pieces single-site moves cannot
+// cross, the chains stay in their pieces: split-R̂ says so and the answer is
+// not converged.
+func TestReducible(t *testing.T) {
+	// x0 = x1 = x2 with a field: the two constant configurations are the
+	// whole support.
+	eq := []float64{0, math.Inf(-1), math.Inf(-1), 0}
+	m := &mrf.Model{Cards: []int{2, 2, 2}, Factors: []mrf.Factor{
+		{Vars: []int{0, 1}, LogTable: eq}, {Vars: []int{1, 2}, LogTable: eq}, {Vars: []int{0}, LogTable: []float64{0, 0.5}},
+	}}
+	s, err := New(gibbsOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Infer(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.5) {
+		t.Errorf("converged %v, diagnostics %v", res.Converged, res.Diagnostics)
+	}
+	if why := infer.VerifyMarginals(m, res, nil); why != "" {
+		t.Errorf("shared check: %s", why)
+	}
+}
+
+// A model without a configuration of non-zero probability is an error.
+func TestInfeasible(t *testing.T) {
+	m := &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{
+		{Vars: []int{0, 1}, LogTable: []float64{0, math.Inf(-1), math.Inf(-1), 0}},
+	}}
+	if err := m.Observe(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Observe(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	empty := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{LogTable: []float64{math.Inf(-1)}}}}
+	for _, s := range samplers(t) {
+		for _, m := range []*mrf.Model{m, empty} {
+			if _, err := s.Infer(context.Background(), m); err == nil || !strings.Contains(err.Error(), "non-zero probability") {
+				t.Errorf("%s: %v", s.Name(), err)
+			}
+		}
+	}
+}
+
+// Bad options are rejected with the option's name.
+func TestBadOptions(t *testing.T) {
+	g := func(set func(*Options)) Options { o := DefaultOptions(); set(&o); return o }
+	p := func(set func(*PTOptions)) PTOptions { o := PTDefaultOptions(); set(&o); return o }
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"zero chains", g(func(o *Options) { o.Chains = 0 }).Check(), "chains"},
+		{"negative sweeps", g(func(o *Options) { o.Sweeps = -1 }).Check(), "sweeps"},
+		{"negative seconds", g(func(o *Options) { o.MaxSeconds = -1 }).Check(), "max_seconds"},
+		{"no end", g(func(o *Options) { o.Sweeps, o.MaxSeconds = 0, 0 }).Check(), "no end"},
+		{"burn-in 1", g(func(o *Options) { o.BurnIn = 1 }).Check(), "burn_in"},
+		{"negative burn-in", g(func(o *Options) { o.BurnIn = -0.1 }).Check(), "burn_in"},
+		{"max_rhat 1", g(func(o *Options) { o.MaxRhat = 1 }).Check(), "max_rhat"},
+		{"pt zero chains", p(func(o *PTOptions) { o.Chains = 0 }).Check(), "chains"},
+		{"one temperature", p(func(o *PTOptions) { o.Temps = 1 }).Check(), "temps"},
+		{"no temperatures", p(func(o *PTOptions) { o.Temps = 0 }).Check(), "temps"},
+		{"beta_min 0", p(func(o *PTOptions) { o.BetaMin = 0 }).Check(), "beta_min"},
+		{"beta_min 1", p(func(o *PTOptions) { o.BetaMin = 1 }).Check(), "beta_min"},
+		{"betas not from 1", p(func(o *PTOptions) { o.Betas = "0.9,0.5" }).Check(), "start at 1"},
+		{"betas increasing", p(func(o *PTOptions) { o.Betas = "1,0.5,0.7" }).Check(), "decreasing"},
+		{"betas repeated", p(func(o *PTOptions) { o.Betas = "1,0.5,0.5" }).Check(), "decreasing"},
+		{"betas zero", p(func(o *PTOptions) { o.Betas = "1,0.5,0" }).Check(), "positive"},
+		{"betas negative", p(func(o *PTOptions) { o.Betas = "1,-0.5" }).Check(), "positive"},
+		{"betas only commas", p(func(o *PTOptions) { o.Betas = ", ," }).Check(), "betas"},
+		{"betas not a number", p(func(o *PTOptions) { o.Betas = "1,x" }).Check(), "betas"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, tc.err, tc.want)
+		}
+	}
+	o := PTDefaultOptions()
+	o.Betas = "1 0.5, 0.1"
+	s, err := NewPT(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := s.Betas(); !reflect.DeepEqual(b, []float64{1, 0.5, 0.1, 0}) {
+		t.Errorf("ladder %v", b)
+	}
+	d, _ := PTDefaultOptions().Ladder()
+	if len(d) != 20 || d[0] != 1 || d[19] != 0.02 {
+		t.Errorf("default ladder %v", d)
+	}
+}
+
+// Chains run in parallel give the answer they give one after the other.
+func TestParallelChains(t *testing.T) {
+	m := testModels(t)["evidence"]
+	run := func(work int) *infer.Result {
+		defer func(w int) { parallelWork = w }(parallelWork)
+		parallelWork = work
+		o := ptOpts()
+		o.Sweeps = 300
+		s, err := NewPT(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(0), run(math.MaxInt)
+	if !reflect.DeepEqual(a.Marginals, b.Marginals) || a.LogZ != b.LogZ {
+		t.Error("parallel and serial chains differ")
+	}
+}

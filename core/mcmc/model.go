@@ -1,0 +1,228 @@
+package mcmc
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/renn-go/renn/core/feasible"
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// layout is a model prepared for sampling: the tempered part (factors of
+// two or more variables) as flat incidence lists, the untempered part
+// (unary factors) summed per variable, and where every variable state and
+// factor entry is counted.
+type layout struct {
+	m     *mrf.Model
+	g     *infer.FactorGraph
+	cards []int
+	// unary[uOff[i]+s] is the sum of variable i's unary factors at state s.
+	unary []float64
+	uOff  []int
+	// The pair factors (arity >= 2) of variable i are incidences
+	// incStart[i] to incStart[i+1]: factor incFactor[k], in whose table i's
+	// state moves the entry by incStride[k].
+	incStart  []int
+	incFactor []int32
+	incStride []int32
+	pairs     []int // the factors of arity >= 2
+	// flat holds the pair factors' tables one after the other, factor a's
+	// from tOff[a], so that a replica's idx are positions in flat.
+	flat     []float64
+	tOff     []int
+	constant float64 // the sum of the zero-arity factors' entries
+	// Where record counts: unary factor k (of variable unaryVar[k]) at
+	// unaryOff[k], pair factor pairs[k] at pairOff[k] + its idx (pairOff
+	// net of tOff), the zero-arity
+	// factors' single entries at constOff.
+	unaryVar, unaryOff, pairOff, constOff []int
+	// Counted states: variable i's state s at varOff[i]+s, factor a's
+	// entry t at facOff[a]+t; width in all.
+	varOff, facOff []int
+	width          int
+}
+
+func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
+	n := g.NumVars()
+	l := &layout{m: m, g: g, cards: g.Cards, uOff: make([]int, n+1), incStart: make([]int, n+1),
+		varOff: make([]int, n), facOff: make([]int, g.NumFactors()), tOff: make([]int, g.NumFactors())}
+	for i, c := range g.Cards {
+		l.uOff[i+1] = l.uOff[i] + c
+		l.varOff[i] = l.width
+		l.width += c
+	}
+	l.unary = make([]float64, l.uOff[n])
+	for a := range m.Factors {
+		f := &m.Factors[a]
+		l.facOff[a] = l.width
+		l.width += len(f.LogTable)
+		switch len(f.Vars) {
+		case 0:
+			l.constant += f.LogTable[0]
+			l.constOff = append(l.constOff, l.facOff[a])
+		case 1:
+			l.unaryVar = append(l.unaryVar, f.Vars[0])
+			l.unaryOff = append(l.unaryOff, l.facOff[a])
+			u := l.unary[l.uOff[f.Vars[0]]:]
+			for s, v := range f.LogTable {
+				u[s] += v
+			}
+		default:
+			l.pairs = append(l.pairs, a)
+			l.tOff[a] = len(l.flat)
+			l.flat = append(l.flat, f.LogTable...)
+			l.pairOff = append(l.pairOff, l.facOff[a]-l.tOff[a])
+		}
+	}
+	for i := range n {
+		l.incStart[i] = len(l.incFactor)
+		for _, inc := range g.VarFactors[i] {
+			if len(g.Scopes[inc.Factor]) < 2 {
+				continue
+			}
+			l.incFactor = append(l.incFactor, int32(inc.Factor))
+			l.incStride = append(l.incStride, int32(g.Axes[inc.Factor][inc.Pos].Stride))
+		}
+	}
+	l.incStart[n] = len(l.incFactor)
+	return l
+}
+
+// replica is one configuration of the chain: the states and, for every
+// factor, the index of its table entry at them.
+type replica struct {
+	x   []int
+	idx []int // position in layout.flat of every pair factor's entry (0 for the others)
+	e   float64
+}
+
+func (l *layout) newReplica(x []int) *replica {
+	r := &replica{x: x, idx: make([]int, len(l.m.Factors))}
+	for _, a := range l.pairs {
+		t := l.tOff[a]
+		for p, v := range l.g.Scopes[a] {
+			t += x[v] * l.g.Axes[a][p].Stride
+		}
+		r.idx[a] = t
+	}
+	r.e = l.energy(r)
+	return r
+}
+
+// energy is the tempered log potential of r: the sum of its pair factors'
+// entries (-Inf on a zero potential).
+func (l *layout) energy(r *replica) float64 {
+	e := 0.0
+	for _, a := range l.pairs {
+		e += l.flat[r.idx[a]]
+	}
+	return e
+}
+
+// sweep updates every variable of r once, in order, from its conditional
+// under p_β(x) ∝ exp(unary(x) + β·pairs(x)); at β = 0 the pair factors are
+// left out, zeros included (their -Inf would make 0·-Inf). buf holds at
+// least the largest cardinality. It allocates nothing.
+func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) {
+	idx, x, t := r.idx, r.x, l.flat
+	for i, c := range l.cards {
+		xi := x[i]
+		lo, hi := l.incStart[i], l.incStart[i+1]
+		cond := hi // the incidences the conditional reads
+		if beta == 0 {
+			cond = lo
+		}
+		u := l.unary[l.uOff[i]:l.uOff[i+1]]
+		var s int
+		if c == 2 {
+			p0, p1 := 0.0, 0.0
+			for k := lo; k < cond; k++ {
+				st := int(l.incStride[k])
+				base := idx[l.incFactor[k]] - xi*st
+				p0 += t[base]
+				p1 += t[base+st]
+			}
+			l0, l1 := u[0], u[1]
+			if beta != 0 {
+				l0, l1 = l0+beta*p0, l1+beta*p1
+			}
+			// P(x_i = 1) = 1/(1+e^(l0-l1)); an excluded state gets exactly 0.
+			if rng.Float64()*(1+math.Exp(l0-l1)) < 1 {
+				s = 1
+			}
+		} else {
+			s = l.draw(u, idx, xi, lo, cond, beta, rng, buf[:c])
+		}
+		if s != xi {
+			for k := lo; k < hi; k++ {
+				idx[l.incFactor[k]] += (s - xi) * int(l.incStride[k])
+			}
+			x[i] = s
+		}
+	}
+}
+
+// draw samples variable i's state from its conditional (any cardinality).
+func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng *rand.Rand, lp []float64) int {
+	t := l.flat
+	clear(lp)
+	for k := lo; k < hi; k++ {
+		st := int(l.incStride[k])
+		base := idx[l.incFactor[k]] - xi*st
+		for s := range lp {
+			lp[s] += t[base+s*st]
+		}
+	}
+	mx := math.Inf(-1)
+	for s := range lp {
+		if beta == 0 {
+			lp[s] = u[s]
+		} else {
+			lp[s] = u[s] + beta*lp[s]
+		}
+		mx = max(mx, lp[s])
+	}
+	tot := 0.0
+	for s := range lp {
+		lp[s] = math.Exp(lp[s] - mx)
+		tot += lp[s]
+	}
+	r := rng.Float64() * tot
+	last := xi
+	for s, w := range lp {
+		if w == 0 {
+			continue
+		}
+		last = s
+		if r < w {
+			return s
+		}
+		r -= w
+	}
+	return last // rounding: the last state of non-zero weight
+}
+
+// start returns a configuration of non-zero probability for chain rng: each
+// variable uniform among its states if the model has no zero potential,
+// else the result of the feasible search with random state preferences, so
+// that chains start apart.
+func (l *layout) start(rng *rand.Rand, dom feasible.Domains) ([]int, error) {
+	x := make([]int, len(l.cards))
+	if dom == nil {
+		for i, c := range l.cards {
+			x[i] = rng.IntN(c)
+		}
+		return x, nil
+	}
+	pref := make([]float64, l.uOff[len(l.cards)])
+	for k := range pref {
+		pref[k] = rng.Float64()
+	}
+	x = feasible.Search(l.g, l.m, dom, func(i, s int) float64 { return pref[l.uOff[i]+s] })
+	if x == nil {
+		return nil, fmt.Errorf("found no configuration of non-zero probability within %d search steps", feasible.MaxSearchNodes)
+	}
+	return x, nil
+}

@@ -1,0 +1,175 @@
+package mcmc
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/renn-go/renn/core/infer"
+)
+
+// Options configures a Gibbs run; start from DefaultOptions. Every value is
+// honoured or rejected by Check, never replaced.
+type Options struct {
+	// Seed seeds every chain (chain c draws from mrf.NewRand of a seed
+	// derived from Seed and c); a call with a sweep budget is reproducible.
+	// Default 1.
+	Seed int64 `json:"seed" help:"Seed of the chains' random numbers (a run ended by sweeps, not by time, is reproducible)."`
+	// Chains is the number of independent chains (>= 1; split-R̂ needs 2).
+	// Default 4.
+	Chains int `json:"chains" help:"Number of independent chains, each from its own random feasible start (>= 1)."`
+	// Sweeps caps the sweeps of every chain, burn-in included; 0 means no
+	// cap (then MaxSeconds must be set). Default 20000.
+	Sweeps int `json:"sweeps" help:"Sweeps per chain, burn-in included (0: no cap; then max_seconds must be set). Whichever of sweeps and max_seconds ends first ends the run."`
+	// MaxSeconds is the time budget of a call; 0 means no limit (then
+	// Sweeps must be set). Whichever of Sweeps and MaxSeconds ends first
+	// ends the run. Default 60.
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
+	// BurnIn is the fraction in [0, 1) of every chain's sweeps discarded
+	// at the start, decided when the run ends (so it is the same fraction
+	// whichever budget ended it), rounded up to whole batches and always
+	// leaving one batch. Default 0.2.
+	BurnIn float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
+	// MaxRhat is the largest split-R̂ (over every variable state, across
+	// the chains' halves) a converged answer may have. Default 1.01.
+	MaxRhat float64 `json:"max_rhat" help:"Converged only when split-R-hat across the chains' halves is at most max_rhat on every variable (> 1)."`
+}
+
+// DefaultOptions returns Gibbs's documented defaults.
+func DefaultOptions() Options {
+	return Options{Seed: 1, Chains: 4, Sweeps: 20000, MaxSeconds: 60, BurnIn: 0.2, MaxRhat: 1.01}
+}
+
+// LearningOptions returns Gibbs's defaults inside learning, where it runs
+// once per parameter update: 2000 sweeps per chain.
+func LearningOptions() Options {
+	o := DefaultOptions()
+	o.Sweeps = 2000
+	return o
+}
+
+// Check reports whether o is valid; the error names the option.
+func (o Options) Check() error { return o.check("gibbs") }
+
+func (o Options) check(method string) error {
+	switch {
+	case o.Chains < 1:
+		return fmt.Errorf("%s: chains %d, want >= 1", method, o.Chains)
+	case o.Sweeps < 0:
+		return fmt.Errorf("%s: sweeps %d, want >= 0 (0: no cap)", method, o.Sweeps)
+	case !(o.BurnIn >= 0 && o.BurnIn < 1):
+		return fmt.Errorf("%s: burn_in %v, want a fraction 0 <= burn_in < 1", method, o.BurnIn)
+	case !(o.MaxRhat > 1) || math.IsInf(o.MaxRhat, 1):
+		return fmt.Errorf("%s: max_rhat %v, want a finite number > 1", method, o.MaxRhat)
+	}
+	if err := infer.CheckMaxSeconds(method, o.MaxSeconds); err != nil {
+		return err
+	}
+	if o.Sweeps == 0 && o.MaxSeconds == 0 {
+		return fmt.Errorf("%s: sweeps 0 and max_seconds 0: the run would have no end; set one of them", method)
+	}
+	return nil
+}
+
+// PTOptions configures a parallel-tempering run; start from
+// PTDefaultOptions. The ladder is Betas if given, else Temps inverse
+// temperatures geometric from 1 down to BetaMin; β = 0 is always added
+// below it (see the package comment).
+type PTOptions struct {
+	Seed int64 `json:"seed" help:"Seed of the chains' random numbers (a run ended by sweeps, not by time, is reproducible)."`
+	// Chains defaults to 2: each chain is a whole ladder, and on hard
+	// models longer chains beat more of them (split-R̂ still compares four
+	// halves).
+	Chains     int     `json:"chains" help:"Number of independent chains (each a full ladder of replicas) (>= 1)."`
+	Sweeps     int     `json:"sweeps" help:"Sweeps per chain (every replica sweeps once, then neighbours swap), burn-in included (0: no cap; then max_seconds must be set). Whichever of sweeps and max_seconds ends first ends the run."`
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
+	BurnIn     float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
+	MaxRhat    float64 `json:"max_rhat" help:"Converged only when split-R-hat of the beta = 1 replicas across the chains' halves is at most max_rhat on every variable (> 1)."`
+	// Temps is the number of inverse temperatures of the geometric ladder
+	// (>= 2), β_k = BetaMin^(k/(Temps-1)). Default 20.
+	Temps int `json:"temps" help:"Number of inverse temperatures of the geometric ladder from 1 down to beta_min (>= 2; beta = 0 is added below it). Ignored when betas is set."`
+	// BetaMin is the smallest positive inverse temperature of the geometric
+	// ladder, in (0, 1). Default 0.02.
+	BetaMin float64 `json:"beta_min" help:"Smallest positive inverse temperature of the geometric ladder, 0 < beta_min < 1. Ignored when betas is set."`
+	// Betas, if not empty, is the ladder itself: comma-separated inverse
+	// temperatures separated by spaces (or commas, where no command line
+	// splits them: run-baselines' --set does), starting at 1, strictly
+	// decreasing, all positive.
+	Betas string `json:"betas" help:"Explicit ladder instead of temps and beta_min: inverse temperatures separated by spaces starting at 1, strictly decreasing, positive (beta = 0 is added below it)."`
+}
+
+// PTDefaultOptions returns parallel tempering's documented defaults: 2
+// chains of 20 temperatures geometric from 1 to 0.02 (see the package
+// comment for why), 20000 sweeps or 60 s.
+func PTDefaultOptions() PTOptions {
+	d := DefaultOptions()
+	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
+		Temps: 20, BetaMin: 0.02}
+}
+
+func (o PTOptions) common() Options {
+	return Options{Seed: o.Seed, Chains: o.Chains, Sweeps: o.Sweeps, MaxSeconds: o.MaxSeconds, BurnIn: o.BurnIn, MaxRhat: o.MaxRhat}
+}
+
+// Check reports whether o is valid; the error names the option.
+func (o PTOptions) Check() error {
+	if err := o.common().check("pt"); err != nil {
+		return err
+	}
+	_, err := o.Ladder()
+	return err
+}
+
+// Ladder returns the positive inverse temperatures, from 1 down (β = 0 is
+// not included), or an error naming the option at fault.
+func (o PTOptions) Ladder() ([]float64, error) {
+	if strings.TrimSpace(o.Betas) != "" {
+		return parseBetas(o.Betas)
+	}
+	switch {
+	case o.Temps < 2:
+		return nil, fmt.Errorf("pt: temps %d, want >= 2 (or an explicit betas list)", o.Temps)
+	case o.Temps > maxTemps:
+		return nil, fmt.Errorf("pt: temps %d, want at most %d", o.Temps, maxTemps)
+	case !(o.BetaMin > 0 && o.BetaMin < 1):
+		return nil, fmt.Errorf("pt: beta_min %v, want 0 < beta_min < 1", o.BetaMin)
+	}
+	b := make([]float64, o.Temps)
+	for k := range b {
+		b[k] = math.Pow(o.BetaMin, float64(k)/float64(o.Temps-1))
+	}
+	b[0], b[len(b)-1] = 1, o.BetaMin
+	return b, nil
+}
+
+// maxTemps bounds the ladder (each temperature is a replica of the model
+// per chain).
+const maxTemps = 1000
+
+func parseBetas(s string) ([]float64, error) {
+	fields := strings.Fields(strings.ReplaceAll(s, ",", " "))
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("pt: betas %q: no inverse temperatures", s)
+	}
+	if len(fields) > maxTemps {
+		return nil, fmt.Errorf("pt: betas: %d inverse temperatures, want at most %d", len(fields), maxTemps)
+	}
+	b := make([]float64, len(fields))
+	for k, f := range fields {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, fmt.Errorf("pt: betas: %q is not a number", f)
+		}
+		switch {
+		case k == 0 && x != 1:
+			return nil, fmt.Errorf("pt: betas %q: the ladder must start at 1 (the model itself), not %v", s, x)
+		case !(x > 0) || math.IsInf(x, 1):
+			return nil, fmt.Errorf("pt: betas %q: %v is not a positive inverse temperature (beta = 0 is added by pt itself)", s, x)
+		case k > 0 && !(x < b[k-1]):
+			return nil, fmt.Errorf("pt: betas %q: not strictly decreasing at %v", s, x)
+		}
+		b[k] = x
+	}
+	return b, nil
+}
