@@ -268,7 +268,7 @@ func scan(data string) (commits, tmps, stamps int) {
 // runKilled starts cmd and sends it SIGKILL at p, tracing events under
 // data. It returns whether the kill ended the process (it may have exited
 // first) and the process's exit error otherwise.
-func (k *faultKit) runKilled(cmd *exec.Cmd, p killPoint, data string) (killed bool, children []int, err error) {
+func (k *faultKit) runKilled(cmd *exec.Cmd, p killPoint, data string) (killed bool, children []child, err error) {
 	_, _, stamps0 := scan(data)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -319,9 +319,15 @@ func (k *faultKit) runKilled(cmd *exec.Cmd, p killPoint, data string) (killed bo
 	return false, nil, exitErr(err, &out)
 }
 
+// child is a live child process and the CPU time it had used.
+type child struct {
+	pid int
+	cpu time.Duration
+}
+
 // childrenOf lists the live child processes of pid.
-func childrenOf(pid int) []int {
-	var kids []int
+func childrenOf(pid int) []child {
+	var kids []child
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		c, err := strconv.Atoi(e.Name())
@@ -332,10 +338,13 @@ func childrenOf(pid int) []int {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid ...: comm may hold spaces, not ")".
+		// pid (comm) state ppid ... utime stime (fields 14, 15, in clock
+		// ticks, 100 a second on Linux): comm may hold spaces, not ")".
 		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
-			kids = append(kids, c)
+		if len(f) > 12 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
+			ut, _ := strconv.ParseInt(f[11], 10, 64)
+			st, _ := strconv.ParseInt(f[12], 10, 64)
+			kids = append(kids, child{c, time.Duration(ut+st) * 10 * time.Millisecond})
 		}
 	}
 	return kids
@@ -355,29 +364,35 @@ func setSubreaper(t *testing.T) {
 
 // orphans waits for the stage processes a killed `pipeline run` had
 // started (its children, now this process's through the subreaper) and
-// fails for each that did not die with it (killed by SIGKILL) but ran on.
-func (k *faultKit) orphans(children []int, what string) {
-	for _, pid := range children {
+// fails for each that did not die with it but ran on: one still alive a
+// second after the kill, or one that ended otherwise than by SIGKILL
+// having used more than 100 ms of CPU time since the kill. (One that
+// ended by itself just before the kill used next to none.)
+func (k *faultKit) orphans(children []child, what string) {
+	killed := time.Now()
+	for _, c := range children {
 		var ws syscall.WaitStatus
-		deadline := time.Now().Add(time.Minute)
+		var ru syscall.Rusage
 		for {
-			got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			got, err := syscall.Wait4(c.pid, &ws, syscall.WNOHANG, &ru)
 			if errors.Is(err, syscall.EINTR) {
 				continue
 			}
 			if err != nil { // not ours: it ended (and was reaped) before the kill
 				break
 			}
-			if got == pid {
-				if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-					k.t.Errorf("%s: stage process %d ran on after pipeline run was killed (it ended with %s)", what, pid, describeWait(ws))
+			if got == c.pid {
+				more := time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) - c.cpu
+				if (!ws.Signaled() || ws.Signal() != syscall.SIGKILL) && more > 100*time.Millisecond {
+					k.t.Errorf("%s: stage process %d ran on after pipeline run was killed (%s more CPU time, then %s)", what, c.pid, more, describeWait(ws))
 				}
 				break
 			}
-			if time.Now().After(deadline) {
-				syscall.Kill(pid, syscall.SIGKILL)
-				deadline = time.Now().Add(time.Minute)
-				k.t.Errorf("%s: stage process %d still running a minute after pipeline run was killed", what, pid)
+			if time.Since(killed) > time.Second {
+				syscall.Kill(c.pid, syscall.SIGKILL)
+				k.t.Errorf("%s: stage process %d still runs a second after pipeline run was killed", what, c.pid)
+				syscall.Wait4(c.pid, &ws, 0, nil)
+				break
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
