@@ -42,8 +42,10 @@ flags = { log = "LOG", sleep = "1m" }
 	cmd.Wait()
 	for deadline := time.Now().Add(10 * time.Second); alive(stage); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
+			stat, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(stage), "stat"))
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(stage), "cmdline"))
 			syscall.Kill(stage, syscall.SIGKILL)
-			t.Fatalf("stage process %d still runs 10 s after its pipeline run was killed", stage)
+			t.Fatalf("stage process %d still runs 10 s after its pipeline run was killed: %s (%s)", stage, stat, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
 		}
 	}
 }
