@@ -21,8 +21,11 @@
 // run and verify hold a lock on the data directory (an flock on
 // <data>/.pipeline.lock): a second run or verify of the same project fails
 // at once, naming the lock file and the pid holding it. status reads
-// without it. (With --executor slurm --no-wait the lock ends when the jobs
-// are submitted, not when they finish.)
+// without it. With --executor slurm --no-wait the lock ends when the jobs
+// are submitted, not when they finish: a later run, local or on Slurm,
+// then refuses (exit 1, naming the job) instances whose jobs squeue still
+// shows queued or running; Slurm jobs take no lock of their own, and a
+// verify, or a run where squeue is not on PATH, does not look for them.
 //
 // Exit codes: 0 success, 1 a stage or the build failed or the data
 // directory is locked, 2 a usage or config error, 130 interrupted.

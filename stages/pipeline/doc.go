@@ -78,7 +78,10 @@
 // once, each through an Executor (Local: a subprocess in its own process
 // group, its stdout and stderr in <out>/.logs). A failure blocks the
 // instances that depend on it; the others go on. Cancelling the context
-// stops the running subprocesses. Runner.DryRun prints the plan and
+// stops the running subprocesses; on Linux the kernel kills them too when
+// the runner dies without stopping them (SIGKILL). A local run refuses
+// instances whose Slurm jobs from an earlier run are still queued or
+// running (where squeue is on PATH). Runner.DryRun prints the plan and
 // Plan.Status says, for every instance, up to date, stale (why) or missing.
 //
 // # Verifying

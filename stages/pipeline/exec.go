@@ -85,7 +85,8 @@ type Local struct {
 }
 
 // Run starts job in its own process group, so cancelling stops the job and
-// anything it started, and writes its output to LogDir.
+// anything it started, and writes its output to LogDir. On Linux the job
+// is killed when the calling process dies without stopping it.
 func (l Local) Run(ctx context.Context, job *Job) error {
 	if err := os.MkdirAll(job.LogDir, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", job.ID, err)

@@ -21,9 +21,11 @@ func signalName(n int) string { return syscall.Signal(n).String() }
 
 // setProcessGroup puts the job in a process group of its own: a Ctrl-C at
 // the terminal reaches only the runner, which then stops each job and
-// everything the job started.
+// everything the job started. Where the kernel can, the job is also killed
+// when the runner dies without stopping it (SIGKILL, a crash).
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithRunner(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	}

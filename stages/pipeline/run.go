@@ -52,6 +52,11 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*Report, error) {
 	if err := p.CheckBinaries(r.BinDir, ""); err != nil {
 		return nil, err
 	}
+	if r.Slurm == nil {
+		if err := checkSlurmJobs(ctx, p, targets); err != nil {
+			return nil, err
+		}
+	}
 	tr := newTracker(r.Bar)
 	defer tr.clear()
 	ex, err := r.executor(p, forced, tr)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,4 +238,37 @@ func (sl *Slurm) checkActive(ctx context.Context, runs []*Instance) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkSlurmJobs refuses a local run of instances whose Slurm jobs from an
+// earlier run may still be queued or running (run --executor slurm
+// --no-wait, or a submitting process that was killed): the data
+// directory's lock ended with the process that submitted them. Only the
+// instances whose last job has not recorded its end (in .logs/job.json)
+// are looked up, with squeue; where squeue is not on PATH there is no
+// cluster to ask and the check is skipped.
+func checkSlurmJobs(ctx context.Context, p *Plan, targets map[*Instance]bool) error {
+	var open []*Instance
+	for _, inst := range p.Instances {
+		if !targets[inst] {
+			continue
+		}
+		var rec jobRecord
+		if ok, err := readJSON(filepath.Join(logDir(inst), recordName), &rec); err != nil || !ok || rec.Job == "" {
+			continue
+		}
+		var jr jobResult
+		ok, err := readJSON(filepath.Join(logDir(inst), resultName), &jr)
+		if err == nil && ok && jr.Job == rec.Job && jr.Outcome != "running" {
+			continue // it ended
+		}
+		open = append(open, inst)
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	if _, err := exec.LookPath("squeue"); err != nil {
+		return nil
+	}
+	return (&Slurm{}).checkActive(ctx, open)
 }

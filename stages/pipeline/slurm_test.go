@@ -350,6 +350,15 @@ func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 	if got := len(c.state(t).Submitted); got != n {
 		t.Errorf("second run submitted %d jobs", got-n)
 	}
+	// Nor may a local run, which the data directory's lock, released when
+	// the jobs were submitted, no longer keeps out.
+	_, err = p.runner().Run(context.Background(), p.plan(t))
+	if err == nil || !strings.Contains(err.Error(), "a: Slurm job 1 of an earlier run is still PENDING") {
+		t.Errorf("local run: error %v, want one naming the queued job", err)
+	}
+	if got := p.ran(t); len(got) != 0 {
+		t.Errorf("local run ran %v beside the queued jobs", got)
+	}
 }
 
 func TestSlurmInterruptCancelsJobs(t *testing.T) {

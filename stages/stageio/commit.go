@@ -113,10 +113,24 @@ func prepare(dir string, outs []Output) (*stagedDir, error) {
 		return nil, commitFiles(dir, outs) // e.g. a writable dir in a read-only parent
 	}
 	if err := fillNew(tmp, abs, outs); err != nil {
-		return nil, errors.Join(err, os.RemoveAll(tmp))
+		return nil, errors.Join(inOutputDir{err, tmp, dir}, os.RemoveAll(tmp))
 	}
 	return &stagedDir{tmp: tmp, path: abs}, nil
 }
+
+// inOutputDir is the error of a write into the commit directory tmp,
+// which names the file as it would have been in dir: the commit
+// directory is removed, the output directory is what the caller named.
+type inOutputDir struct {
+	err      error
+	tmp, dir string
+}
+
+func (e inOutputDir) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.tmp, filepath.Clean(e.dir))
+}
+
+func (e inOutputDir) Unwrap() error { return e.err }
 
 // fillNew writes outs into tmp and carries over the files of the current
 // directory cur that outs do not replace.

@@ -2,10 +2,12 @@ package stageio
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -234,5 +236,23 @@ func TestCommitFailedWriteOneError(t *testing.T) {
 	}
 	if _, serr := os.Stat(filepath.Join(dir, "ok")); serr == nil {
 		t.Error("the first output is left behind")
+	}
+}
+
+// TestCommitErrorNamesOutput: a writer that fails (a full disk) names the
+// file it was writing; the error names it in the output directory the
+// caller gave, not in the hidden commit directory, which is gone.
+func TestCommitErrorNamesOutput(t *testing.T) {
+	_, out := previous(t)
+	full := Output{Name: "estimates.parquet", Write: func(path string) error {
+		return fmt.Errorf("write %s: %w", path, &os.PathError{Op: "write", Path: path, Err: syscall.EFBIG})
+	}}
+	err := Commit(out, text("marginals.parquet", "new marginals"), full)
+	if !errors.Is(err, syscall.EFBIG) {
+		t.Fatalf("error %v, want EFBIG", err)
+	}
+	want := "write " + filepath.Join(out, "estimates.parquet") + ": "
+	if !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), commitPrefix) {
+		t.Errorf("error %q: want it to begin %q and not name the commit directory", err, want)
 	}
 }
