@@ -12,7 +12,7 @@
 // minimised over normalised beliefs with Σ_{x_{P\C}} b_P = b_C on every edge
 // P→C. Its stationary points are GBP's fixed points. Write every entropy
 // weight as c_R = w_R + (c_R - w_R) with a convex weight w_R > 0: w_R = c_R
-// where c_R > 0 and w_R = CaveWeight where c_R ≤ 0. The terms
+// where c_R > 0 and w_R = 1/4 where c_R ≤ 0. The terms
 // (c_R - w_R) Σ b_R ln b_R are then concave (c_R - w_R ≤ 0).
 //
 // Outer loop (CCCP). At the current beliefs b^t, every concave term is
@@ -74,11 +74,25 @@ import (
 	"github.com/renn-go/renn/core/region"
 )
 
-// CaveWeight is the convex entropy weight w_R given to regions whose counting
-// number is not positive; the rest of their weight, c_R - CaveWeight, is
+// caveWeight is the convex entropy weight w_R given to regions whose counting
+// number is not positive; the rest of their weight, c_R - caveWeight, is
 // linearised by the outer loop. Smaller is a tighter bound (fewer outer
-// steps) but a stiffer inner problem.
-const CaveWeight = 0.25
+// steps) but a stiffer inner problem: on a 10x10 grid with couplings
+// U(-10,10), 0.1 took 680 outer steps and 6755 inner sweeps, 0.25 756 and
+// 4551, 1 1155 and 16326 (inner loops stopped at 1e-2 of the outer change).
+const caveWeight = 0.25
+
+// innerRel ties the inner loop's tolerance to the outer loop's progress: an
+// inner loop stops once every parent marginal is within
+// max(InnerTol, innerRel · δ) of its child, δ the previous outer step's
+// largest belief change. Far from the fixed point the bound moves by much
+// more than the inner loop's residual, so minimising it to 1e-11 is wasted:
+// on a 10x10 grid with couplings U(-10,10) this cut the inner sweeps from
+// 61863 to 4551 (0.01: 10738) for as many outer steps, and the free energy
+// still never rose between outer steps on the grids and complete graphs
+// tried (at 0.3 and 1 it did). When the outer loop has settled, the last
+// inner loop is finished to InnerTol.
+const innerRel = 0.1
 
 // Options configures a double-loop GBP run; start from DefaultOptions.
 type Options struct {
@@ -144,6 +158,9 @@ type DLGBP struct {
 	innerSweeps       int
 	innerUnconverged  int
 	lastInnerViol     float64
+	lastDelta         float64 // the last outer step's largest belief change
+	energy            [][]float64
+	trace             *[]float64 // test hook: F after every outer step
 	degenerateBeliefs int
 }
 
@@ -233,17 +250,23 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 		return nil, fmt.Errorf("dlgbp: %w", err)
 	}
 	d.potentials(E)
+	d.energy = E
 	if !d.warm {
 		d.start()
 	}
 	d.warm = true
-	d.innerSweeps, d.innerUnconverged = 0, 0
+	d.innerSweeps, d.innerUnconverged, d.lastDelta = 0, 0, math.Inf(1)
 
 	res := &infer.Result{Diagnostics: map[string]float64{}}
 	budget := infer.Budget{MaxIter: d.opts.MaxIter, MaxSeconds: d.opts.MaxSeconds}
 	delta, err := budget.Iterate(ctx, "dlgbp", d.opts.Tol, res, d.outer)
 	if err != nil {
 		return nil, err
+	}
+	if res.Converged && d.lastInnerViol >= d.opts.InnerTol {
+		// The outer loop settled on a bound minimised to a looser
+		// tolerance: finish the last inner loop.
+		d.inner(d.opts.InnerTol)
 	}
 	d.finish(res, E)
 	innerOK := d.lastInnerViol < d.opts.InnerTol
@@ -266,7 +289,7 @@ func (d *DLGBP) bind(rb *region.Binding) {
 	d.w = make([]float64, n)
 	for r := range n {
 		d.off[r+1] = d.off[r] + rb.NumStates(r)
-		d.w[r] = CaveWeight
+		d.w[r] = caveWeight
 		if c := d.g.Regions[r].Counting; c > 0 {
 			d.w[r] = c
 		}

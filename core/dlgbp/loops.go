@@ -12,10 +12,14 @@ import (
 func (d *DLGBP) outer() float64 {
 	copy(d.prev, d.belief)
 	d.relinearise()
-	d.inner()
+	d.inner(max(d.opts.InnerTol, innerRel*d.lastDelta))
 	delta := 0.0
 	for x, p := range d.belief {
 		delta = max(delta, math.Abs(p-d.prev[x]))
+	}
+	d.lastDelta = delta
+	if d.trace != nil {
+		*d.trace = append(*d.trace, d.rb.FreeEnergy(d.energy, d.views(d.belief)))
 	}
 	return delta
 }
@@ -54,7 +58,7 @@ func (d *DLGBP) relinearise() {
 
 // inner runs block sweeps until every parent marginal is within InnerTol of
 // its child, or InnerIter sweeps.
-func (d *DLGBP) inner() {
+func (d *DLGBP) inner(tol float64) {
 	for range d.opts.InnerIter {
 		viol := 0.0
 		for k := range d.blocks {
@@ -62,7 +66,7 @@ func (d *DLGBP) inner() {
 		}
 		d.innerSweeps++
 		d.lastInnerViol = viol
-		if viol < d.opts.InnerTol {
+		if viol < tol {
 			return
 		}
 	}
