@@ -94,6 +94,10 @@ const caveWeight = 0.25
 // grid with couplings U(-10,10), 1e-3 took 23046 inner sweeps in 750 outer
 // steps, 0.1 4561. When the outer loop has settled, the last inner loop is
 // finished to InnerTol.
+//
+// Extrapolating the linearisation point from the last two outer steps (with
+// a fall-back to the plain step when F rose) halved the outer steps on small
+// spin glasses but let F rise by up to 6e-5 between steps, so it is not used.
 const innerRel = 1e-3
 
 // Options configures a double-loop GBP run; start from DefaultOptions.
@@ -101,7 +105,10 @@ type Options struct {
 	// Tol stops the outer loop when no entry of any region belief changed
 	// by more than Tol in an outer step. Default 1e-9.
 	Tol float64 `json:"tol" help:"Converged when no entry of any region belief changed by more than tol in an outer step."`
-	// MaxIter caps the outer steps per call. Default 2000.
+	// MaxIter caps the outer steps per call. Default 10000: the outer loop
+	// converges linearly and slowly where the free energy is flat near its
+	// minimum; on the ten 10x10 grids with couplings U(-5,5) of the hard
+	// models (seed 11) it took 573 to 1846 steps, and more than 2000 on one.
 	MaxIter int `json:"max_iter" help:"Cap on the outer steps (re-linearisations of the free energy) per call; a run stopped by it is not converged."`
 	// InnerIter caps the sweeps of one inner loop. Default 1000.
 	InnerIter int `json:"inner_iter" help:"Cap on the sweeps of one inner loop (minimisation of the convex bound)."`
@@ -115,7 +122,7 @@ type Options struct {
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Tol: 1e-9, MaxIter: 2000, InnerIter: 1000, InnerTol: 1e-11}
+	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 1000, InnerTol: 1e-11}
 }
 
 // Check reports whether o is valid; the error names the option.
