@@ -30,8 +30,10 @@ func TestSetReachesTheMethod(t *testing.T) {
 	if err := buildregions.Run(buildregions.Params{Models: models, Scheme: "faces"}, regions, &strings.Builder{}); err != nil {
 		t.Fatal(err)
 	}
-	code, stderr := clitest.Run(t, "--models", models, "--regions", regions, "--methods", "dbp,gbp",
-		"--set", "tol=1e-7", "--set", "gbp.max_iter=3", "--set", "dbp.damping=0", "--out", out)
+	code, stderr := clitest.Run(t, "--models", models, "--regions", regions, "--methods", "dbp,gbp,dlgbp",
+		"--set", "tol=1e-7", "--set", "gbp.max_iter=3", "--set", "dbp.damping=0",
+		"--set", "dlgbp.max_iter=4", "--set", "dlgbp.inner_iter=50", "--set", "dlgbp.inner_tol=1e-9", "--set", "dlgbp.max_seconds=60",
+		"--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -40,8 +42,9 @@ func TestSetReachesTheMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]map[string]float64{
-		"dbp": {"tol": 1e-7, "max_iter": 1000, "damping": 0},
-		"gbp": {"tol": 1e-7, "max_iter": 3, "damping": 0},
+		"dbp":   {"tol": 1e-7, "max_iter": 1000, "damping": 0},
+		"gbp":   {"tol": 1e-7, "max_iter": 3, "damping": 0},
+		"dlgbp": {"tol": 1e-7, "max_iter": 4, "inner_iter": 50, "inner_tol": 1e-9, "max_seconds": 60},
 	}
 	for _, r := range est {
 		var p struct {

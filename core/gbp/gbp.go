@@ -128,7 +128,6 @@ type GBP struct {
 	sum    []float64 // scratch, largest child
 
 	allowed []bool // per region state: not ruled out by the zeros (support); nil until a model has zeros
-	seen    []bool // scratch, largest child
 
 	degenerateMsgs    int
 	diverged          bool // a message overflowed; its entries are not numbers
@@ -295,7 +294,6 @@ func (gb *GBP) alloc() {
 	gb.tab = make([]float64, maxP)
 	gb.out = make([]float64, maxC)
 	gb.sum = make([]float64, maxC)
-	gb.seen = make([]bool, maxC)
 	gb.allowed = nil
 }
 

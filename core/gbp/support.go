@@ -1,6 +1,10 @@
 package gbp
 
-import "math"
+import (
+	"math"
+
+	"github.com/renn-go/renn/core/region"
+)
 
 // support removes, when the model has zero potentials, the region states
 // that no configuration of positive probability can take and that local
@@ -45,14 +49,15 @@ func (gb *GBP) support() {
 	for x, l := range gb.psiR {
 		gb.allowed[x] = !math.IsInf(l, -1)
 	}
-	for changed := true; changed; {
-		changed = false
-		for e := range st.edges {
-			if gb.propagate(e) {
-				changed = true
-			}
-		}
+	allowed := make([][]bool, len(st.size))
+	for r := range allowed {
+		allowed[r] = gb.allowedIn(r)
 	}
+	edges := make([]region.Edge, len(st.edges))
+	for e, ed := range st.edges {
+		edges[e] = region.Edge{Parent: ed.parent, Child: ed.child, Map: st.maps[ed.pc]}
+	}
+	region.Prune(allowed, edges)
 	for x, ok := range gb.allowed {
 		if !ok {
 			gb.psiR[x] = math.Inf(-1)
@@ -77,37 +82,6 @@ func (gb *GBP) support() {
 			}
 		}
 	}
-}
-
-// propagate restricts the allowed states of edge e's child to the marginal
-// support of its parent's, and the parent's to the lift of the child's. It
-// reports whether anything changed.
-func (gb *GBP) propagate(e int) bool {
-	st := gb.st
-	ed := &st.edges[e]
-	par := gb.allowedIn(ed.parent)
-	ch := gb.allowedIn(ed.child)
-	mp := st.maps[ed.pc]
-	seen := gb.seen[:len(ch)]
-	clear(seen)
-	changed := false
-	for x, y := range mp {
-		if par[x] {
-			if ch[y] {
-				seen[y] = true
-			} else {
-				par[x] = false
-				changed = true
-			}
-		}
-	}
-	for y, ok := range ch {
-		if ok && !seen[y] {
-			ch[y] = false
-			changed = true
-		}
-	}
-	return changed
 }
 
 func hasNegInf(x []float64) bool {

@@ -2,6 +2,7 @@ package methods
 
 import (
 	"github.com/renn-go/renn/core/bp"
+	"github.com/renn-go/renn/core/dlgbp"
 	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
@@ -22,6 +23,7 @@ var registry = []*Entry{
 	define("dbp", "Damped BP", "damped loopy BP (damping 0.5)", NoRegions, bp.DampedOptions, nil, newBP("dbp")),
 	withLogZ(define("trw", "TRW", "tree-reweighted BP with a certified upper bound on ln Z", NoRegions, trw.DefaultOptions, nil, func(o trw.Options, _ *region.Graph) (infer.Method, error) { return trw.New(o) }), LogZUpperBound),
 	define("gbp", "GBP", "parent-to-child generalized BP on the region graph", AnyRegions, gbp.DefaultOptions, nil, newGBP),
+	define("dlgbp", "Double-loop GBP", "double-loop GBP: a convergent minimiser of GBP's region free energy", AnyRegions, dlgbp.DefaultOptions, nil, func(o dlgbp.Options, g *region.Graph) (infer.Method, error) { return dlgbp.New(g, o) }),
 	define("infnet", "Inference Net", "Inference Net: the RENN network on the Bethe region graph", BetheRegions, rennDefaults("infnet", "attention", false), rennDefaults("infnet", "attention", true), newRENN),
 	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),
 	define("renn-mp", "RENN (MP net)", "RENN with the network that reads the model: root energies plus messages, started from parent-to-child message passing", AnyRegions, mpDefaults(false), mpDefaults(true), newRENN),

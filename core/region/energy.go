@@ -201,3 +201,23 @@ func resize(buf []float64, n int) []float64 {
 	}
 	return buf[:n]
 }
+
+// MaxInconsistency returns the largest |b_C(x) - Σ_{P\C} b_P(x)| over the
+// edges and child states (NaN if a belief is NaN).
+func MaxInconsistency(edges []Edge, b [][]float64) float64 {
+	var buf []float64
+	worst := 0.0
+	for _, e := range edges {
+		child := b[e.Child]
+		buf = resize(buf, len(child))
+		Marginalize(b[e.Parent], e.Map, buf)
+		for x, v := range child {
+			d := math.Abs(v - buf[x])
+			if math.IsNaN(d) {
+				return d
+			}
+			worst = max(worst, d)
+		}
+	}
+	return worst
+}

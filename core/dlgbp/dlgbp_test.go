@@ -1,0 +1,436 @@
+package dlgbp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/core/dlgbp"
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/gbp"
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/infer/infertest"
+	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/core/region"
+)
+
+var (
+	_ infer.Method        = (*dlgbp.DLGBP)(nil)
+	_ infer.RegionBeliefs = (*dlgbp.DLGBP)(nil)
+)
+
+func build(t testing.TB, m *mrf.Model, graph, scheme string) *region.Graph {
+	t.Helper()
+	g, err := region.Build(m, graph, scheme)
+	if err != nil {
+		t.Fatalf("%s/%s region graph: %v", graph, scheme, err)
+	}
+	return g
+}
+
+func mustNew(t testing.TB, g *region.Graph, opts dlgbp.Options) *dlgbp.DLGBP {
+	t.Helper()
+	d, err := dlgbp.New(g, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func infer1(t testing.TB, method infer.Method, m *mrf.Model) *infer.Result {
+	t.Helper()
+	res, err := method.Infer(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := infertest.CheckResult(m, res); err != nil {
+		t.Fatalf("malformed result: %v", err)
+	}
+	return res
+}
+
+func grid(L int, gamma float64, seed int64) *mrf.Model {
+	es, err := mrf.GridEdges(L, false)
+	if err != nil {
+		panic(err)
+	}
+	return mrf.RandomIsing(L*L, es, gamma, seed)
+}
+
+// frustrated is a 4x4 spin glass (couplings U(-10,10)) on which GBP on the
+// faces region graph oscillates: its default run stops at the cap with
+// belief changes near 1e-3 (found by trying seeds 0-59 of 4x4 and 5x5).
+func frustrated() *mrf.Model { return infertest.SpinGlass(4, false, 10, 26) }
+
+// maxRegionDiff is the largest difference of two sets of region beliefs.
+func maxRegionDiff(a, b [][]float64) float64 { return infertest.MaxAbsDiff(a, b) }
+
+// TestSameFixedPointAsGBP: where GBP converges, double-loop GBP reaches the
+// same region beliefs (within 1e-6) and the same free energy.
+func TestSameFixedPointAsGBP(t *testing.T) {
+	cases := []struct {
+		name, graph, scheme string
+		m                   *mrf.Model
+	}{
+		{"3x3 faces γ1", "grid", "faces", grid(3, 1, 3)},
+		{"4x4 faces γ1", "grid", "faces", grid(4, 1, 5)},
+		{"4x4 faces f5", "grid", "faces", infertest.SpinGlass(4, false, 5, 2)},
+		{"3x3 bethe", "grid", "bethe", grid(3, 1, 4)},
+		{"K5 star", "complete", "star", mrf.RandomIsing(5, mrf.CompleteEdges(5), 0.5, 3)},
+		{"K5 auto", "complete", "auto", mrf.RandomIsing(5, mrf.CompleteEdges(5), 1, 7)},
+		{"4x4 torus faces", "torus", "faces", infertest.SpinGlass(4, true, 1, 8)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := build(t, c.m, c.graph, c.scheme)
+			gm, err := gbp.New(g, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 1e-12 }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := infer1(t, gm, c.m)
+			if !want.Converged {
+				t.Fatalf("gbp did not converge: pick another model")
+			}
+			d := mustNew(t, g, dlgbp.DefaultOptions())
+			got := infer1(t, d, c.m)
+			if !got.Converged {
+				t.Fatalf("not converged after %d outer steps: %v", got.Iterations, got.Diagnostics)
+			}
+			if diff := maxRegionDiff(d.Beliefs(), gm.Beliefs()); diff > 1e-6 {
+				t.Errorf("region beliefs differ from GBP's by %.3g", diff)
+			}
+			if diff := math.Abs(got.FreeEnergy - want.FreeEnergy); diff > 1e-7*(1+math.Abs(want.FreeEnergy)) {
+				t.Errorf("free energy %v, GBP's %v", got.FreeEnergy, want.FreeEnergy)
+			}
+			if got.LogZ != -got.FreeEnergy {
+				t.Errorf("ln Z %v is not -F = %v", got.LogZ, -got.FreeEnergy)
+			}
+			if why := infer.Verify(c.m, got, d); why != "" {
+				t.Errorf("fails the shared check: %s", why)
+			}
+		})
+	}
+}
+
+// TestMonotone: the free energy never rises from one outer step to the next
+// (after the first, whose starting point need not be consistent), on models
+// where GBP converges and where it oscillates.
+func TestMonotone(t *testing.T) {
+	cases := []struct {
+		name, graph, scheme string
+		m                   *mrf.Model
+	}{
+		{"4x4 faces γ1", "grid", "faces", grid(4, 1, 5)},
+		{"K5 auto", "complete", "auto", mrf.RandomIsing(5, mrf.CompleteEdges(5), 1, 7)},
+		{"frustrated 4x4", "grid", "faces", frustrated()},
+		{"5x5 f10", "grid", "faces", infertest.SpinGlass(5, false, 10, 1)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := mustNew(t, build(t, c.m, c.graph, c.scheme), dlgbp.DefaultOptions())
+			var trace []float64
+			d.Trace(&trace)
+			res := infer1(t, d, c.m)
+			if len(trace) != res.Iterations || len(trace) < 10 {
+				t.Fatalf("%d free energies for %d outer steps", len(trace), res.Iterations)
+			}
+			for k := 2; k < len(trace); k++ {
+				if rise := trace[k] - trace[k-1]; rise > 1e-10*(1+math.Abs(trace[k])) {
+					t.Fatalf("F rose by %.3g at outer step %d: %v -> %v", rise, k+1, trace[k-1], trace[k])
+				}
+			}
+			if trace[len(trace)-1] >= trace[1] {
+				t.Errorf("F did not decrease: %v -> %v", trace[1], trace[len(trace)-1])
+			}
+		})
+	}
+}
+
+// TestConvergesWhereGBPOscillates: on a frustrated 4x4 spin glass GBP does
+// not converge; double-loop GBP does, to consistent beliefs whose free energy
+// is below that of GBP's last iterate.
+func TestConvergesWhereGBPOscillates(t *testing.T) {
+	m := frustrated()
+	g := build(t, m, "grid", "faces")
+	gm, err := gbp.New(g, gbp.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := infer1(t, gm, m); r.Converged {
+		t.Fatal("gbp converged: the model no longer shows what the test is about")
+	}
+	d := mustNew(t, g, dlgbp.DefaultOptions())
+	res := infer1(t, d, m)
+	if !res.Converged {
+		t.Fatalf("not converged after %d outer steps: %v", res.Iterations, res.Diagnostics)
+	}
+	if c := res.Diagnostics["max_consistency"]; c > 1e-9 {
+		t.Errorf("max_consistency %g", c)
+	}
+	if why := infer.Verify(m, res, d); why != "" {
+		t.Errorf("fails the shared check: %s", why)
+	}
+	// The region free energy is not convex here, and its minimum is not the
+	// exact answer (marginals off by 0.44): but the minimiser must do at
+	// least as well on F as the exact marginals, a consistent point of it.
+	bd, err := g.Bind(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	E, err := bd.Energies(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bx, err := bd.BeliefsFromJoint(joint(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx := bd.FreeEnergy(E, bx); res.FreeEnergy > fx {
+		t.Errorf("F %v above F %v of the exact marginals", res.FreeEnergy, fx)
+	}
+}
+
+// joint returns the normalised joint distribution of a small model, row-major
+// over its variables, the last fastest.
+func joint(m *mrf.Model) []float64 {
+	size := 1
+	for _, c := range m.Cards {
+		size *= c
+	}
+	p := make([]float64, size)
+	x := make([]int, len(m.Cards))
+	mx := math.Inf(-1)
+	for s := range p {
+		for i, r := len(x)-1, s; i >= 0; i-- {
+			x[i], r = r%m.Cards[i], r/m.Cards[i]
+		}
+		for _, f := range m.Factors {
+			idx := 0
+			for _, v := range f.Vars {
+				idx = idx*m.Cards[v] + x[v]
+			}
+			p[s] += f.LogTable[idx]
+		}
+		mx = max(mx, p[s])
+	}
+	sum := 0.0
+	for s, l := range p {
+		p[s] = math.Exp(l - mx)
+		sum += p[s]
+	}
+	for s := range p {
+		p[s] /= sum
+	}
+	return p
+}
+
+// TestTreesExact: on the bethe region graph of a tree-shaped model the
+// region free energy is exact and convex on the constraints, so double-loop
+// GBP returns the exact marginals and ln Z, with and without evidence.
+func TestTreesExact(t *testing.T) {
+	cfg := infertest.Config{MinCard: 2, MaxCard: 3, Scale: 1, Unary: true}
+	zeros := cfg
+	zeros.ZeroProb = 0.25
+	cases := map[string]*mrf.Model{
+		"chain":       infertest.Chain(8, cfg, 1),
+		"tree 3-ary":  infertest.RandomModel(7, [][]int{{2, 0, 1}, {3, 2}, {1, 4}, {5, 0}, {6, 5}}, cfg, 3),
+		"random tree": infertest.RandomTree(10, cfg, 11),
+		"zeros tree":  infertest.RandomTree(8, zeros, 21),
+	}
+	for seed := int64(0); seed < 2; seed++ {
+		cases[fmt.Sprintf("evidence tree %d", seed)] = observe(t, infertest.RandomTree(10, zeros, 40+seed), 4)
+	}
+	for name, m := range cases {
+		t.Run(name, func(t *testing.T) {
+			ex, err := exact.Solve(m, exact.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := mustNew(t, build(t, m, "uai", "bethe"), dlgbp.DefaultOptions())
+			res := infer1(t, d, m)
+			if !res.Converged {
+				t.Errorf("not converged after %d outer steps", res.Iterations)
+			}
+			if diff := infertest.MaxAbsDiff(res.Marginals.Vars, ex.Marginals.Vars); diff > 1e-6 {
+				t.Errorf("variable marginals off by %.3g", diff)
+			}
+			if diff := infertest.MaxAbsDiff(res.Marginals.Factors, ex.Marginals.Factors); diff > 1e-6 {
+				t.Errorf("factor marginals off by %.3g", diff)
+			}
+			if diff := math.Abs(res.LogZ - ex.LogZ); !(diff < 1e-6) {
+				t.Errorf("ln Z %v, exact %v", res.LogZ, ex.LogZ)
+			}
+			checkExcluded(t, m, res)
+		})
+	}
+}
+
+// observe observes every k-th variable of m at its most probable state under
+// the exact marginals, so that Z stays positive, and returns m.
+func observe(t *testing.T, m *mrf.Model, k int) *mrf.Model {
+	t.Helper()
+	ex, err := exact.Solve(m, exact.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < len(m.Cards); v += k {
+		best := 0
+		for s, p := range ex.Marginals.Vars[v] {
+			if p > ex.Marginals.Vars[v][best] {
+				best = s
+			}
+		}
+		if err := m.Observe(v, best); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// checkExcluded: every factor entry of zero potential and every state a
+// unary factor excludes has probability exactly 0.
+func checkExcluded(t *testing.T, m *mrf.Model, res *infer.Result) {
+	t.Helper()
+	for a, f := range m.Factors {
+		for k, l := range f.LogTable {
+			if p := res.Marginals.Factors[a][k]; math.IsInf(l, -1) && p != 0 {
+				t.Errorf("factor %d entry %d is a zero potential with probability %g", a, k, p)
+			}
+			if len(f.Vars) == 1 && math.IsInf(l, -1) && res.Marginals.Vars[f.Vars[0]][k] != 0 {
+				t.Errorf("variable %d state %d is excluded with probability %g", f.Vars[0], k, res.Marginals.Vars[f.Vars[0]][k])
+			}
+		}
+	}
+}
+
+// TestZerosThroughRegistry: on models with zero potentials and evidence
+// (issue 20's kinds), the registry's dlgbp gives finite answers with zero
+// mass on excluded states; every answer reported converged passed the shared
+// check, and the loopy ones with evidence converge.
+func TestZerosThroughRegistry(t *testing.T) {
+	e, err := methods.Lookup("dlgbp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, graph, scheme string
+		m                   *mrf.Model
+		converge            bool
+	}{
+		{"pedigree bethe", "uai", "bethe", infertest.Pedigree(12, 3), false},
+		{"noisy-or bethe", "uai", "bethe", infertest.NoisyOR(6, 6, 4), false},
+		{"grid with evidence", "grid", "faces", observe(t, grid(4, 1, 9), 3), true},
+		{"K5 with evidence", "complete", "auto", observe(t, mrf.RandomIsing(5, mrf.CompleteEdges(5), 1, 2), 2), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := build(t, c.m, c.graph, c.scheme)
+			o := e.Options(false)
+			if err := o.Set("max_iter", "500"); err != nil {
+				t.Fatal(err)
+			}
+			meth, err := e.New(o, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := infer1(t, meth, c.m)
+			if math.IsNaN(res.LogZ) || math.IsInf(res.LogZ, 0) {
+				t.Errorf("ln Z %v", res.LogZ)
+			}
+			checkExcluded(t, c.m, res)
+			if res.Converged && res.Check != "" {
+				t.Errorf("converged but failed the check: %s", res.Check)
+			}
+			if c.converge && !res.Converged {
+				t.Errorf("not converged after %d outer steps (check %q): %v", res.Iterations, res.Check, res.Diagnostics)
+			}
+		})
+	}
+}
+
+// TestWarmStart: a second call on the same model starts at the fixed point
+// and settles at once; a model with other tables of the same structure
+// converges to its own fixed point.
+func TestWarmStart(t *testing.T) {
+	m1, m2 := grid(4, 1, 5), grid(4, 0.5, 6)
+	g := build(t, m1, "grid", "faces")
+	d := mustNew(t, g, dlgbp.DefaultOptions())
+	first := infer1(t, d, m1)
+	again := infer1(t, d, m1)
+	if !again.Converged || again.Iterations > 2 {
+		t.Errorf("warm start on the same model: converged %v after %d outer steps (cold: %d)", again.Converged, again.Iterations, first.Iterations)
+	}
+	warm := infer1(t, d, m2)
+	cold := infer1(t, mustNew(t, g, dlgbp.DefaultOptions()), m2)
+	if !warm.Converged || infertest.MaxAbsDiff(warm.Marginals.Vars, cold.Marginals.Vars) > 1e-6 {
+		t.Errorf("warm start on new tables: converged %v, marginals off the cold run's by %.3g",
+			warm.Converged, infertest.MaxAbsDiff(warm.Marginals.Vars, cold.Marginals.Vars))
+	}
+}
+
+func TestOptionsRejected(t *testing.T) {
+	m := grid(3, 1, 0)
+	g := build(t, m, "grid", "faces")
+	if _, err := dlgbp.New(nil, dlgbp.DefaultOptions()); err == nil {
+		t.Error("nil graph: no error")
+	}
+	def := dlgbp.DefaultOptions()
+	for _, c := range []struct {
+		option string
+		set    func(*dlgbp.Options)
+	}{
+		{"tol", func(o *dlgbp.Options) { o.Tol = 0 }},
+		{"tol", func(o *dlgbp.Options) { o.Tol = math.NaN() }},
+		{"max_iter", func(o *dlgbp.Options) { o.MaxIter = 0 }},
+		{"inner_iter", func(o *dlgbp.Options) { o.InnerIter = 0 }},
+		{"inner_tol", func(o *dlgbp.Options) { o.InnerTol = -1e-9 }},
+		{"inner_tol", func(o *dlgbp.Options) { o.InnerTol = math.Inf(1) }},
+		{"max_seconds", func(o *dlgbp.Options) { o.MaxSeconds = -1 }},
+	} {
+		_, err := dlgbp.New(g, infertest.With(def, c.set))
+		if err == nil || !strings.Contains(err.Error(), c.option) {
+			t.Errorf("bad %s: error %v", c.option, err)
+		}
+	}
+	d := mustNew(t, g, def)
+	if d.Name() != "dlgbp" || d.Graph() != g || d.Options() != def {
+		t.Errorf("name %q, graph %p, options %+v", d.Name(), d.Graph(), d.Options())
+	}
+	if def.Tol != 1e-9 || def.MaxIter != 10000 || def.InnerIter != 1000 || def.InnerTol != 1e-11 || def.MaxSeconds != 0 {
+		t.Errorf("defaults %+v differ from the documented ones", def)
+	}
+	if _, err := d.Infer(context.Background(), grid(4, 1, 0)); err == nil {
+		t.Error("a model that does not fit the region graph: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Infer(ctx, m); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: error %v", err)
+	}
+}
+
+// BenchmarkDLGBPGrid20 runs double-loop GBP from scratch to convergence on a
+// 20x20 Ising grid (fields and couplings N(0,1)), faces region graph.
+func BenchmarkDLGBPGrid20(b *testing.B) {
+	m := grid(20, 1, 1)
+	d := mustNew(b, build(b, m, "grid", "faces"), dlgbp.DefaultOptions())
+	outer, inner := 0, 0.0
+	for b.Loop() {
+		d.Reset()
+		res, err := d.Infer(context.Background(), m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Converged {
+			b.Fatalf("not converged after %d outer steps", res.Iterations)
+		}
+		outer += res.Iterations
+		inner += res.Diagnostics["inner_sweeps"]
+	}
+	b.ReportMetric(float64(outer)/float64(b.N), "outer/op")
+	b.ReportMetric(inner/float64(b.N), "sweeps/op")
+}
