@@ -21,9 +21,9 @@ var registry = []*Entry{
 	withLogZ(define("mf", "Mean Field", "naive mean field", NoRegions, meanfield.DefaultOptions, nil, newMF), LogZLowerBound),
 	define("bp", "Loopy BP", "loopy belief propagation", NoRegions, bp.DefaultOptions, nil, newBP("bp")),
 	define("dbp", "Damped BP", "damped loopy BP (damping 0.5)", NoRegions, bp.DampedOptions, nil, newBP("dbp")),
-	withLogZ(define("trw", "TRW", "tree-reweighted BP with a certified upper bound on ln Z", NoRegions, trw.DefaultOptions, nil, func(o trw.Options, _ *region.Graph) (infer.Method, error) { return trw.New(o) }), LogZUpperBound),
+	withLogZ(define("trw", "TRW", "tree-reweighted BP with a certified upper bound on ln Z", NoRegions, trw.DefaultOptions, nil, newTRW), LogZUpperBound),
 	define("gbp", "GBP", "parent-to-child generalized BP on the region graph", AnyRegions, gbp.DefaultOptions, nil, newGBP),
-	define("dlgbp", "Double-loop GBP", "double-loop GBP: a convergent minimiser of GBP's region free energy", AnyRegions, dlgbp.DefaultOptions, nil, func(o dlgbp.Options, g *region.Graph) (infer.Method, error) { return dlgbp.New(g, o) }),
+	define("dlgbp", "Double-loop GBP", "double-loop GBP: a convergent minimiser of GBP's region free energy", AnyRegions, dlgbp.DefaultOptions, nil, newDLGBP),
 	define("infnet", "Inference Net", "Inference Net: the RENN network on the Bethe region graph", BetheRegions, rennDefaults("infnet", "attention", false), rennDefaults("infnet", "attention", true), newRENN),
 	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),
 	define("renn-mp", "RENN (MP net)", "RENN with the network that reads the model: root energies plus messages, started from parent-to-child message passing", AnyRegions, mpDefaults(false), mpDefaults(true), newRENN),
@@ -48,7 +48,11 @@ func newGibbs(o mcmc.Options, _ *region.Graph) (infer.Method, error) { return mc
 
 func newPT(o mcmc.PTOptions, _ *region.Graph) (infer.Method, error) { return mcmc.NewPT(o) }
 
+func newTRW(o trw.Options, _ *region.Graph) (infer.Method, error) { return trw.New(o) }
+
 func newGBP(o gbp.Options, g *region.Graph) (infer.Method, error) { return gbp.New(g, o) }
+
+func newDLGBP(o dlgbp.Options, g *region.Graph) (infer.Method, error) { return dlgbp.New(g, o) }
 
 func newRENN(o renn.Options, g *region.Graph) (infer.Method, error) { return renn.New(g, o) }
 
