@@ -345,6 +345,11 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 		dir := from.OutDir
 		path := filepath.Join(dir, formats.EstimatesFile)
 		est, prov, err := formats.ReadEstimates(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A method stage added to the score's inputs that has not run
+			// yet: the score, older than it, did not score it either.
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
