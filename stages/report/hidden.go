@@ -150,7 +150,8 @@ func (d *hiddenData) markdown() string {
 	w("The paper's appendix F: learning a model p(x, z) from samples of its visible variables x alone, by ascending log Z(x) − log Z, ")
 	w("each method supplying both terms (the clamped phase exact and factorised where no factor holds two hidden variables, as in an RBM). ")
 	w("From stages %s: each setting's true model is learned back by every method from the same random start; ", quoteJoin(d.stages))
-	w("the test NLL is the exact −log p(x_v) of the visible test samples per sample, and the gap is a method's NLL minus exact learning's (lower is better; 0: as good as exact learning).\n\n")
+	w("the test NLL is the exact −log p(x_v) of the visible test samples per sample, and the gap is a method's NLL minus exact learning's (lower is better; 0: as good as exact learning). ")
+	w("Every run has the same small budget of epochs (the stages' flags), which can stop learning short of its optimum: then the gap mixes a method's bias with how far its updates got, and a negative gap means a run got further than exact learning's in that budget (compare the true model's NLL and the curves).\n\n")
 	w("%s\n", sectionRunTime(d.rt, d.statusErr, HiddenPrefix))
 	if len(d.learn.missing) > 0 {
 		w("Not run yet: %s.\n\n", strings.Join(truncate(d.learn.missing, 12), ", "))
