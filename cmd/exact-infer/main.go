@@ -18,7 +18,7 @@ func main() {
 // The solver's flags are the fields of exact.Options (embedded), with
 // exact.DefaultOptions as their defaults.
 type root struct {
-	Models        string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	Models        string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet. Hidden variables (model_info's hidden column) are ordinary variables here: ln Z and the marginals of every variable, hidden or not."`
 	exact.Options `embed:""`
 	Out           string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
 	UAIOut        string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`

@@ -14,7 +14,7 @@ import (
 )
 
 type root struct {
-	Models  string   `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	Models  string   `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet. Hidden variables (model_info's hidden column) are ordinary variables here: ln Z and the marginals of every variable, hidden or not."`
 	Regions string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions); needed by region methods (gbp, renn)."`
 	Methods []string `default:"mf,bp,dbp,gbp" help:"Methods to run, comma-separated (see the list below)."`
 	Set     []string `name:"set" placeholder:"[METHOD.]NAME=VALUE" help:"Set a method option (repeatable): NAME=VALUE sets it for every selected method that has it, METHOD.NAME=VALUE for one. Every value is honoured or rejected."`

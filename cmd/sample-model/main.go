@@ -69,10 +69,10 @@ func (c *isingCmd) Run() error {
 }
 
 type uaiCmd struct {
-	In   string `required:"" type:"path" help:"UAI model file (MARKOV or BAYES), or a directory: every NAME.uai in it, sorted by name, becomes model k (k from 0), with its evidence file NAME.uai.evid or NAME.evid if there is one."`
+	In   string `required:"" type:"path" help:"UAI model file (MARKOV or BAYES), or a directory: every NAME.uai in it, sorted by name, becomes model k (k from 0), with its evidence file NAME.uai.evid or NAME.evid if there is one, and its hidden variables from NAME.uai.hidden if there is one (written by 'sample-model export')."`
 	Evid string `type:"existingfile" help:"Evidence file (.evid) of a single --in file; observed variables become point masses."`
 	Case int    `default:"0" help:"Which evidence case to apply when the evidence file holds several (a warning names the count when cases go unused); needs --evid, or a directory --in whose models have evidence files."`
-	Hide string `placeholder:"LIST" help:"Mark variables hidden: a comma-separated list of variable indices (0-based, as in the UAI file), applied to every imported model. 'sample-model data' then writes the visible values only."`
+	Hide string `placeholder:"LIST" help:"Mark variables hidden: a comma-separated list of variable indices (0-based, as in the UAI file), applied to every imported model (an error if a NAME.uai.hidden file in a directory --in marks them too). 'sample-model data' then writes the visible values only."`
 	Out  string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
@@ -106,7 +106,7 @@ func (c *factorsCmd) Run() error { return samplemodel.Factors(c.params(), c.Out)
 
 type exportCmd struct {
 	Models []string `required:"" type:"existingdir" sep:"none" help:"Directory with models.parquet and model_info.parquet; repeat for several. Model names must be distinct."`
-	Out    string   `required:"" type:"path" help:"Output directory: NAME.uai for every model (UAI MARKOV), and NAME.uai.evid for a model with evidence (its trailing point-mass factors). Other .uai and .evid files there are removed."`
+	Out    string   `required:"" type:"path" help:"Output directory: NAME.uai for every model (UAI MARKOV), NAME.uai.evid for a model with evidence (its trailing point-mass factors), and NAME.uai.hidden for a model with hidden variables (UAI has no marker for them: their indices, comma-separated, as --hide takes them; 'sample-model uai --in DIR' reads them back). Other .uai, .evid and .hidden files there are removed."`
 }
 
 func (c *exportCmd) Run() error {

@@ -108,6 +108,11 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
+	paperPlan, hiddenPlan := splitPrefix(paperPlan, HiddenPrefix)
+	hidden, err := readHidden(hiddenPlan, p.BinDir)
+	if err != nil {
+		return err
+	}
 	paperPlan, boundsPlan := splitPrefix(paperPlan, BoundsPrefix)
 	if hard.bounds, err = readBounds(boundsPlan, p.BinDir); err != nil {
 		return err
@@ -139,6 +144,9 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
+	if f, ok := hidden.figure(); ok {
+		figs = append(figs, f)
+	}
 	var written []figureFile
 	if len(figs) > 0 {
 		if err := os.MkdirAll(assets, 0o755); err != nil {
@@ -158,7 +166,7 @@ func Run(p Params) error {
 		written = append(written, f)
 	}
 
-	doc := document(p, paper, rs, sums, hard, uai, rt, statusErr, ThisMachine(), written)
+	doc := document(p, paper, rs, sums, hard, uai, hidden, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
 }
 
@@ -281,7 +289,7 @@ func meanCurve(curves [][]float64) []float64 {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -309,6 +317,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	}
 	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
 	w("- [Beyond the paper: UAI models](#%s)\n", UAIAnchor)
+	w("- [Beyond the paper: hidden variables](#%s)\n", HiddenAnchor)
 	if len(figs) > 0 {
 		w("- [Plots](#plots)\n")
 	}
@@ -373,6 +382,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 
 	w("%s", hard.markdown())
 	w("%s", uai.markdown())
+	w("%s", hidden.markdown())
 
 	if len(figs) > 0 {
 		w("## Plots\n\n")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -80,9 +81,13 @@ type ExportParams struct {
 // Export writes every model of the directories p.Models into out as a UAI
 // MARKOV file NAME.uai, NAME its model_info name, and its evidence (the
 // trailing point-mass factors, formats.SplitEvidence) as NAME.uai.evid.
-// Names must be distinct, non-empty and usable as file names. Other .uai
-// and .evid files in out are removed, so out holds exactly these models
-// and 'sample-model uai --in out' imports them again, in order of name.
+// A model with hidden variables (model_info's hidden column; UAI has no
+// marker for them) also gets NAME.uai.hidden: its hidden variable indices,
+// comma-separated on one line, the form of 'sample-model uai --hide', which
+// imports of the directory read back. Names must be distinct, non-empty
+// and usable as file names. Other .uai, .evid and .hidden files in out are
+// removed, so out holds exactly these models and 'sample-model uai --in
+// out' imports them again, in order of name, hidden markers included.
 func Export(p ExportParams, out string) error {
 	if len(p.Models) == 0 {
 		return errors.New("--models: give at least one models directory")
@@ -109,6 +114,10 @@ func Export(p ExportParams, out string) error {
 			if len(obs) > 0 {
 				outs = append(outs, stageio.Output{Name: name + ".uai" + formats.EvidenceSuffix, Write: func(path string) error { return formats.WriteEvidenceFile(path, obs) }})
 			}
+			if len(e.Info.Hidden) > 0 {
+				line := []byte(hiddenList(e.Info.Hidden) + "\n")
+				outs = append(outs, stageio.Output{Name: name + ".uai" + HiddenSuffix, Write: func(path string) error { return os.WriteFile(path, line, 0o644) }})
+			}
 		}
 	}
 	if err := stageio.Commit(out, outs...); err != nil {
@@ -126,7 +135,7 @@ func removeOtherUAI(dir string, outs []stageio.Output) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(n, ".uai") || strings.HasSuffix(n, formats.EvidenceSuffix)) {
+		if e.IsDir() || !(strings.HasSuffix(n, ".uai") || strings.HasSuffix(n, formats.EvidenceSuffix) || strings.HasSuffix(n, HiddenSuffix)) {
 			continue
 		}
 		if slices.ContainsFunc(outs, func(o stageio.Output) bool { return o.Name == n }) {
@@ -137,6 +146,40 @@ func removeOtherUAI(dir string, outs []stageio.Output) error {
 		}
 	}
 	return nil
+}
+
+// HiddenSuffix ends the side file of an exported model with hidden
+// variables: NAME.uai.hidden holds their indices, comma-separated.
+const HiddenSuffix = ".hidden"
+
+// hiddenList writes hidden variable indices as --hide takes them.
+func hiddenList(hidden []int) string {
+	fs := make([]string, len(hidden))
+	for i, v := range hidden {
+		fs[i] = strconv.Itoa(v)
+	}
+	return strings.Join(fs, ",")
+}
+
+// hideOf is the --hide spec of the UAI file path in a directory import:
+// flag, the spec given for every model, or the file's side file
+// path+HiddenSuffix (written by Export); both is an error.
+func hideOf(flag, path string) (string, error) {
+	side := path + HiddenSuffix
+	b, err := os.ReadFile(side)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return flag, nil
+	case err != nil:
+		return "", fmt.Errorf("read hidden markers: %w", err)
+	case flag != "":
+		return "", fmt.Errorf("--hide %s and %s both mark hidden variables: keep one", flag, side)
+	}
+	spec := strings.TrimSpace(string(b))
+	if spec == "" {
+		return "", fmt.Errorf("%s: no variable indices (a comma-separated list expected)", side)
+	}
+	return spec, nil
 }
 
 // uaiDir imports every NAME.uai of the directory p.In, sorted by name, as
@@ -180,11 +223,15 @@ func uaiDir(p UAIParams, out string) error {
 			return err
 		}
 		source := UAIParams{In: path, Evid: evid, Case: p.Case}.source(kind)
-		hidden, err := hiddenVars(p.Hide, nil, len(m.Cards))
+		hide, err := hideOf(p.Hide, path)
+		if err != nil {
+			return err
+		}
+		hidden, err := hiddenVars(hide, nil, len(m.Cards))
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		models = append(models, stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{Name: f, Graph: "uai", Source: source + hideSource(p.Hide), Hidden: hidden}})
+		models = append(models, stageio.Model{ID: int32(k), Model: m, Info: mrf.Info{Name: f, Graph: "uai", Source: source + hideSource(hide), Hidden: hidden}})
 		inputs = append(inputs, in...)
 		withEvid = withEvid || evid != ""
 	}

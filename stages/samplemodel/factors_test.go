@@ -2,6 +2,8 @@ package samplemodel
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -183,5 +185,59 @@ func TestExportImportErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "y")); err == nil {
 		t.Error("output written after an error")
+	}
+}
+
+// Hidden markers survive an export and a directory import (the side file
+// NAME.uai.hidden); a side file and --hide together, or a side file with an
+// index out of range, are errors naming the file.
+func TestExportImportHidden(t *testing.T) {
+	root := t.TempDir()
+	rbm := filepath.Join(root, "rbm")
+	if err := Ising(IsingParams{Graph: "bipartite", Left: 3, Right: 2, Couplings: "normal:1", Fields: "uniform:1", Count: 1, Seed: 2, Hide: HideRight}, rbm); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "uai")
+	if err := Export(ExportParams{Models: []string{rbm}}, out); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := stageio.LoadModels(rbm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := filepath.Join(out, ms[0].Info.Name+".uai"+HiddenSuffix)
+	if b, err := os.ReadFile(side); err != nil || string(b) != "3,4\n" {
+		t.Fatalf("side file %s: %q, %v; want \"3,4\\n\"", side, b, err)
+	}
+	imported := filepath.Join(root, "imported")
+	if err := UAI(UAIParams{In: out}, imported); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := stageio.LoadModels(imported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[0].Info.Hidden, []int{3, 4}) {
+		t.Errorf("imported hidden %v, want [3 4]", got[0].Info.Hidden)
+	}
+	if err := UAI(UAIParams{In: out, Hide: "0"}, filepath.Join(root, "x")); err == nil || !strings.Contains(err.Error(), side) {
+		t.Errorf("--hide with a side file: %v", err)
+	}
+	if err := os.WriteFile(side, []byte("3,9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := UAI(UAIParams{In: out}, filepath.Join(root, "y")); err == nil || !strings.Contains(err.Error(), ms[0].Info.Name) {
+		t.Errorf("index out of range in a side file: %v", err)
+	}
+	// A later export without hidden variables removes the stale side file.
+	plain := filepath.Join(root, "plain")
+	if err := Ising(IsingParams{Graph: "bipartite", Left: 3, Right: 2, Couplings: "normal:1", Fields: "uniform:1", Count: 1, Seed: 2}, plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := Export(ExportParams{Models: []string{plain}}, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(side); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale side file left: %v", err)
 	}
 }
