@@ -70,7 +70,11 @@ func AmortizedSection(p AmortizedParams) (string, error) {
 		}
 		fams = append(fams, amortizedFamily{name: familyOf(plan, s), sum: sum})
 	}
-	return amortizedMarkdown(fams, p.Command), nil
+	sets, err := readGBPSets(plan)
+	if err != nil {
+		return "", err
+	}
+	return amortizedMarkdown(fams, sets, p.Command), nil
 }
 
 // familyOf names the family of a score stage by the weights its predictions
@@ -92,8 +96,8 @@ func familyOf(plan *pipeline.Plan, stage string) string {
 }
 
 // amortizedMarkdown renders the section: one table per family, a row per
-// test setting (graph size) and method.
-func amortizedMarkdown(fams []amortizedFamily, command string) string {
+// test setting (graph size) and method, then the sets compared with GBP.
+func amortizedMarkdown(fams []amortizedFamily, sets []gbpSet, command string) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("## Beyond the paper: amortized inference\n\n")
@@ -123,6 +127,7 @@ func amortizedMarkdown(fams []amortizedFamily, command string) string {
 		}
 		w("\n")
 	}
+	b.WriteString(gbpMarkdown(sets))
 	if command != "" {
 		w("Made by `%s`.\n", command)
 	}

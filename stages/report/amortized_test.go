@@ -29,7 +29,7 @@ func TestAmortizedMarkdown(t *testing.T) {
 		{name: "grid-n01-gamma1", sum: sum},
 		{name: "grid-u5", sum: &summaryData{stage: "amortized_u5"}},
 	}
-	got := amortizedMarkdown(fams, "go run ./cmd/report --amortized pipeline.amortize.toml")
+	got := amortizedMarkdown(fams, nil, "go run ./cmd/report --amortized pipeline.amortize.toml")
 	for _, want := range []string{
 		"## Beyond the paper: amortized inference",
 		"### grid-n01-gamma1",
@@ -68,5 +68,36 @@ func TestAmortizedSectionNotRun(t *testing.T) {
 	}
 	if !strings.Contains(got, "### grid-n01-gamma1") || !strings.Contains(got, "### grid-u5") {
 		t.Fatalf("families not named by their weights:\n%s", got)
+	}
+}
+
+func TestCompareGBP(t *testing.T) {
+	run := func(p0, p1, lz0, lz1 float64) *gbpRun {
+		return &gbpRun{
+			vars: map[[2]int32][]float64{{0, 0}: {p0, 1 - p0}, {0, 1}: {0.5, 0.5}, {1, 0}: {p1, 1 - p1}, {1, 1}: {0.5, 0.5}},
+			logZ: map[int32]float64{0: lz0, 1: lz1}, seconds: map[int32]float64{0: 1, 1: 3},
+		}
+	}
+	ref := run(0.5, 0.5, 10, 20)
+	got, err := compareGBP(run(0.6, 0.3, 13, 16), ref, "renn-family-fwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Model 0: entries |0.1|,|0.1|,0,0 -> 0.05; model 1: 0.2,0.2,0,0 -> 0.1.
+	// ln Z errors 3 and -4: RMS sqrt(12.5).
+	want := gbpRow{method: "renn-family-fwd", models: 2, dp: 0.075, lzr: math.Sqrt(12.5), seconds: 2}
+	if got.models != want.models || math.Abs(got.dp-want.dp) > 1e-12 || math.Abs(got.lzr-want.lzr) > 1e-12 || got.seconds != want.seconds {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	bad := run(0.6, 0.3, 13, 16)
+	bad.vars[[2]int32{0, 0}] = []float64{1}
+	if _, err := compareGBP(bad, ref, "x"); err == nil || !strings.Contains(err.Error(), "states") {
+		t.Fatalf("err = %v, want a state-count mismatch", err)
+	}
+	md := gbpMarkdown([]gbpSet{{family: "grid-u2", name: "30x30 (2)", rows: []gbpRow{want, {method: "gbp", models: 2, seconds: 0.5}}}})
+	for _, s := range []string{"| grid-u2 | 30x30 (2) | renn-family-fwd | 0.0750 | 3.536 | 2.000 |", "| grid-u2 | 30x30 (2) | gbp | – | – | 0.500 |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("missing %q in\n%s", s, md)
+		}
 	}
 }
