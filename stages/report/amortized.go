@@ -35,6 +35,12 @@ type AmortizedParams struct {
 	Command string // printed under the section
 }
 
+// amortizedNotes are printed under a family's heading, by family name.
+var amortizedNotes = map[string]string{
+	"grid-bpnn": "The setting of Belief Propagation Neural Networks (Kuck et al., NeurIPS 2020): h ~ U(−0.1,0.1), J ~ U(−c,c) with c ~ U(0,5) per model. " +
+		"BPNN's published ln Z RMSE over its nine settings is 0.4 at best (loopy BP 5.9–119); their test models are not ours, so compare orders of magnitude.",
+}
+
 // amortizedFamily is one score stage: a family's test settings.
 type amortizedFamily struct {
 	name string // the family network's stage (the weights), else the score stage
@@ -108,6 +114,9 @@ func amortizedMarkdown(fams []amortizedFamily, sets []gbpSet, command string) st
 	w("seconds are wall time per model.\n\n")
 	for _, f := range fams {
 		w("### %s\n\n", f.name)
+		if note := amortizedNotes[f.name]; note != "" {
+			w("%s\n\n", note)
+		}
 		if !f.sum.present {
 			w("Not run yet (score stage %s).\n\n", f.sum.stage)
 			continue
