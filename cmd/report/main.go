@@ -1,7 +1,8 @@
 // Command report writes REPORT.md: every table of the RENN paper with this
 // project's numbers, read from the outputs of the paper pipeline, next to
 // the paper's, with plots, the machine, the run time and a discussion; or,
-// with --scale, the cost-against-size table of the README. Run
+// with --scale, the cost-against-size table of the README; or, with
+// --amortized, the section on the family networks (pipeline.amortize.toml). Run
 // 'report --help' for the flags.
 package main
 
@@ -15,16 +16,26 @@ import (
 )
 
 type root struct {
-	Config string `default:"pipeline.paper.toml" help:"The pipeline config that ran the paper's experiments; its stages' outputs are read."`
-	Out    string `default:"REPORT.md" help:"The Markdown report to write."`
-	Assets string `default:"report" help:"Directory for the figures (PNG); a relative path is relative to the directory of --out."`
-	Bin    string `default:"bin" help:"Directory of the stage binaries, to say which outputs are stale (as 'pipeline status' does); empty to skip."`
-	Scale  string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown cost-against-size table of the scale pipeline CONFIG (pipeline.scale.toml): seconds, iterations, peak memory and growth exponents of every method, renn-mp's marginals against GBP's."`
+	Config    string `default:"pipeline.paper.toml" help:"The pipeline config that ran the paper's experiments; its stages' outputs are read."`
+	Out       string `default:"REPORT.md" help:"The Markdown report to write."`
+	Assets    string `default:"report" help:"Directory for the figures (PNG); a relative path is relative to the directory of --out."`
+	Bin       string `default:"bin" help:"Directory of the stage binaries, to say which outputs are stale (as 'pipeline status' does); empty to skip."`
+	Scale     string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown cost-against-size table of the scale pipeline CONFIG (pipeline.scale.toml): seconds, iterations, peak memory and growth exponents of every method, renn-mp's marginals against GBP's."`
+	Amortized string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown section 'Beyond the paper: amortized inference' from the amortized_* score stages of CONFIG (pipeline.amortize.toml): the family networks against renn-mp, GBP and BP."`
 }
 
 // Validate makes a missing config a usage error (exit 2). Paths are kept as
 // given, so the report prints them as the user typed them.
 func (r *root) Validate() error {
+	if r.Scale != "" && r.Amortized != "" {
+		return fmt.Errorf("--scale and --amortized: give one")
+	}
+	if r.Amortized != "" {
+		if st, err := os.Stat(r.Amortized); err != nil || st.IsDir() {
+			return fmt.Errorf("--amortized %s: not a file", r.Amortized)
+		}
+		return nil
+	}
 	if r.Scale != "" {
 		if st, err := os.Stat(r.Scale); err != nil || st.IsDir() {
 			return fmt.Errorf("--scale %s: not a file", r.Scale)
@@ -47,6 +58,14 @@ func (r *root) Run() error {
 		table, err := report.ScaleTable(p)
 		if err == nil {
 			fmt.Print(table)
+		}
+		return err
+	}
+	if r.Amortized != "" {
+		sec, err := report.AmortizedSection(report.AmortizedParams{Config: r.Amortized,
+			Command: "go run ./cmd/report --amortized " + r.Amortized})
+		if err == nil {
+			fmt.Print(sec)
 		}
 		return err
 	}

@@ -30,6 +30,9 @@ func TestExitCodes(t *testing.T) {
 		{"not the paper pipeline", "--config " + cfg + " --out " + out + " --bin=", 1, `no stage "grid_score"`},
 		{"scale: missing config", "--scale " + filepath.Join(dir, "nope.toml"), 2, "--scale"},
 		{"scale: nothing run", "--scale " + cfg, 1, "no stage instance with estimates.parquet has completed"},
+		{"amortized: missing config", "--amortized " + filepath.Join(dir, "nope.toml"), 2, "--amortized"},
+		{"amortized: no amortized stages", "--amortized " + cfg, 1, "no score stage named amortized_"},
+		{"amortized and scale", "--amortized " + cfg + " --scale " + cfg, 2, "give one"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

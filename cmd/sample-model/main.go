@@ -14,7 +14,7 @@ type isingCmd struct {
 	Left      *int     `placeholder:"N" help:"Bipartite only, required there: N left nodes, variables 0..N-1."`
 	Right     *int     `placeholder:"M" help:"Bipartite only, required there: M right nodes, variables N..N+M-1."`
 	Degree    *int     `placeholder:"D" help:"Regular only, required there: the degree d of every node (d < n, n*d even)."`
-	Couplings string   `default:"normal:1" placeholder:"DIST" help:"Distribution of the couplings J_ij: normal:SIGMA (N(0, SIGMA^2)) or uniform:F (U(-F, F)), SIGMA and F finite and >= 0. The default normal:1 is the paper's."`
+	Couplings string   `default:"normal:1" placeholder:"DIST" help:"Distribution of the couplings J_ij: normal:SIGMA (N(0, SIGMA^2)) or uniform:F (U(-F, F)), SIGMA and F finite and >= 0; or a scale range A..B (normal:A..B, uniform:A..B): every model draws its own SIGMA or F from U(A, B). The default normal:1 is the paper's."`
 	Fields    string   `placeholder:"DIST" help:"Distribution of the fields h_i, written as for --couplings. Not given: normal with the standard deviation --gamma. Not together with --gamma."`
 	Gamma     *float64 `placeholder:"G" help:"Standard deviation of the fields: h_i ~ N(0, gamma^2), the same as --fields normal:G. Not given: 1, unless --fields is given."`
 	Count     int      `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`

@@ -21,10 +21,16 @@ const (
 )
 
 // Dist is a zero-mean distribution of Ising fields or couplings, written
-// "normal:SIGMA" (N(0, σ²)) or "uniform:F" (U(−F, F)).
+// "normal:SIGMA" (N(0, σ²)) or "uniform:F" (U(−F, F)). With a scale range,
+// "normal:A..B" or "uniform:A..B", every model draws its own scale from
+// U(A, B) first (RandomIsingWith), as in the spin glasses of Belief
+// Propagation Neural Networks (Kuck et al. 2020), whose coupling bound is
+// drawn per model.
 type Dist struct {
 	Kind  string  // DistNormal or DistUniform
-	Scale float64 // σ of a normal, F of a uniform; finite and >= 0
+	Scale float64 // σ of a normal, F of a uniform; finite and >= 0; A of a range
+	// Max is B of a scale range A..B (B > A); 0 for a fixed scale.
+	Max float64
 }
 
 // Normal returns N(0, sigma²).
@@ -34,19 +40,27 @@ func Normal(sigma float64) Dist { return Dist{Kind: DistNormal, Scale: sigma} }
 func Uniform(f float64) Dist { return Dist{Kind: DistUniform, Scale: f} }
 
 // ParseDist parses "normal:SIGMA" or "uniform:F", with SIGMA or F a finite
-// number >= 0 (Go float syntax).
+// number >= 0 (Go float syntax), or a scale range "normal:A..B" or
+// "uniform:A..B" with 0 <= A < B (see Dist).
 func ParseDist(s string) (Dist, error) {
 	kind, num, ok := strings.Cut(s, ":")
 	if !ok || (kind != DistNormal && kind != DistUniform) {
-		return Dist{}, fmt.Errorf("distribution %q: want normal:SIGMA or uniform:F", s)
+		return Dist{}, fmt.Errorf("distribution %q: want normal:SIGMA or uniform:F (or a scale range A..B)", s)
 	}
-	x, err := strconv.ParseFloat(num, 64)
-	if errors.Is(err, strconv.ErrRange) {
-		return Dist{}, fmt.Errorf("distribution %q: scale %q is out of range", s, num)
-	} else if err != nil {
-		return Dist{}, fmt.Errorf("distribution %q: scale %q is not a number", s, num)
+	lo, hi, isRange := strings.Cut(num, "..")
+	x, err := parseScale(s, lo)
+	if err != nil {
+		return Dist{}, err
 	}
 	d := Dist{Kind: kind, Scale: x}
+	if isRange {
+		if d.Max, err = parseScale(s, hi); err != nil {
+			return Dist{}, err
+		}
+		if !(d.Max > d.Scale) {
+			return Dist{}, fmt.Errorf("distribution %q: scale range %v..%v is empty, want A < B", s, d.Scale, d.Max)
+		}
+	}
 	if err := d.Check(); err != nil {
 		return Dist{}, fmt.Errorf("distribution %q: %w", s, err)
 	}
@@ -54,6 +68,16 @@ func ParseDist(s string) (Dist, error) {
 		d.Scale = 0 // -0 prints as 0
 	}
 	return d, nil
+}
+
+func parseScale(s, num string) (float64, error) {
+	x, err := strconv.ParseFloat(num, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("distribution %q: scale %q is out of range", s, num)
+	} else if err != nil {
+		return 0, fmt.Errorf("distribution %q: scale %q is not a number", s, num)
+	}
+	return x, nil
 }
 
 // Check reports whether d is a known kind with a finite scale >= 0.
@@ -64,19 +88,40 @@ func (d Dist) Check() error {
 	if math.IsNaN(d.Scale) || math.IsInf(d.Scale, 0) || d.Scale < 0 {
 		return fmt.Errorf("scale %v must be a finite number >= 0", d.Scale)
 	}
+	if d.Max != 0 && (math.IsNaN(d.Max) || math.IsInf(d.Max, 0) || !(d.Max > d.Scale)) {
+		return fmt.Errorf("scale range %v..%v must have finite bounds, the lower below the upper", d.Scale, d.Max)
+	}
 	return nil
 }
 
-// String is the form ParseDist reads, e.g. "uniform:10".
-func (d Dist) String() string { return d.Kind + ":" + formatG(d.Scale) }
+// String is the form ParseDist reads, e.g. "uniform:10" or "uniform:0..5".
+func (d Dist) String() string { return d.Kind + ":" + d.scaleText() }
 
 // Short is the compact form used in model names: "n1" for normal:1, "u10"
-// for uniform:10.
-func (d Dist) Short() string { return d.Kind[:1] + formatG(d.Scale) }
+// for uniform:10, "u0..5" for uniform:0..5.
+func (d Dist) Short() string { return d.Kind[:1] + d.scaleText() }
+
+func (d Dist) scaleText() string {
+	if d.Max != 0 {
+		return formatG(d.Scale) + ".." + formatG(d.Max)
+	}
+	return formatG(d.Scale)
+}
+
+// Fixed returns d with its scale drawn from r if d has a scale range (one
+// Float64 from r), else d unchanged, drawing nothing.
+func (d Dist) Fixed(r *rand.Rand) Dist {
+	if d.Max == 0 {
+		return d
+	}
+	return Dist{Kind: d.Kind, Scale: d.Scale + (d.Max-d.Scale)*r.Float64()}
+}
 
 // Draw draws one value from r: σ·NormFloat64() for a normal, F·(2·Float64()−1)
-// for a uniform. Each draw consumes the stream exactly as these calls do.
+// for a uniform. Each draw consumes the stream exactly as these calls do. A
+// scale range draws its scale afresh for the value (Fixed first).
 func (d Dist) Draw(r *rand.Rand) float64 {
+	d = d.Fixed(r)
 	if d.Kind == DistUniform {
 		return d.Scale * (2*r.Float64() - 1)
 	}
@@ -87,10 +132,13 @@ func formatG(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // RandomIsingWith draws h_i ~ fields for every node (in node order), then
 // J_ij ~ couplings for every edge (in edge order), from NewRand(seed).
-// RandomIsing(n, edges, gamma, seed) is RandomIsingWith(n, edges, Normal(gamma),
-// Normal(1), seed), bit for bit.
+// A distribution with a scale range first draws the model's scale from the
+// same stream (fields' before couplings'); fixed scales draw nothing, so
+// their models are unchanged. RandomIsing(n, edges, gamma, seed) is
+// RandomIsingWith(n, edges, Normal(gamma), Normal(1), seed), bit for bit.
 func RandomIsingWith(n int, edges []Edge, fields, couplings Dist, seed int64) *Model {
 	r := NewRand(seed)
+	fields, couplings = fields.Fixed(r), couplings.Fixed(r)
 	h := make([]float64, n)
 	for i := range h {
 		h[i] = fields.Draw(r)

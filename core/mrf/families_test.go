@@ -19,6 +19,8 @@ func TestParseDist(t *testing.T) {
 		{"uniform:0", Uniform(0), "uniform:0"},
 		{"uniform:-0", Uniform(0), "uniform:0"},
 		{"uniform:1e-3", Uniform(0.001), "uniform:0.001"},
+		{"uniform:0..5", Dist{Kind: DistUniform, Scale: 0, Max: 5}, "uniform:0..5"},
+		{"normal:0.5..2", Dist{Kind: DistNormal, Scale: 0.5, Max: 2}, "normal:0.5..2"},
 	} {
 		got, err := ParseDist(tt.in)
 		if err != nil || got != tt.want || got.String() != tt.str || math.Signbit(got.Scale) {
@@ -26,12 +28,13 @@ func TestParseDist(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "normal", "uniform", "uniform:", "uniform:x", "cauchy:1", "normal:-1",
-		"normal:NaN", "normal:nan", "uniform:Inf", "uniform:+Inf", "normal:1e400", "Normal:1", "normal:1:2", " normal:1", "normal: 1"} {
+		"normal:NaN", "normal:nan", "uniform:Inf", "uniform:+Inf", "normal:1e400", "Normal:1", "normal:1:2", " normal:1", "normal: 1",
+		"uniform:5..5", "uniform:5..1", "uniform:0..", "uniform:..5", "uniform:-1..5", "uniform:0..Inf", "uniform:0..5..6"} {
 		if d, err := ParseDist(bad); err == nil {
 			t.Errorf("ParseDist(%q) = %+v accepted", bad, d)
 		}
 	}
-	if got := Uniform(10).Short() + Normal(0.5).Short(); got != "u10n0.5" {
+	if got := Uniform(10).Short() + Normal(0.5).Short() + (Dist{Kind: DistUniform, Max: 5}).Short(); got != "u10n0.5u0..5" {
 		t.Errorf("Short: %q", got)
 	}
 }
@@ -255,5 +258,40 @@ func BenchmarkRegularEdges(b *testing.B) {
 		if _, err := RegularEdges(10000, 3, r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A scale range draws one scale per model, from the model's stream before
+// any field or coupling: with A..B every coupling of a model lies within
+// that model's scale, and the scales spread over [A, B).
+func TestScaleRangePerModel(t *testing.T) {
+	es := CompleteEdges(30)
+	rangeD := Dist{Kind: DistUniform, Scale: 1, Max: 5}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for seed := int64(0); seed < 200; seed++ {
+		m := RandomIsingWith(30, es, Uniform(0.1), rangeD, seed)
+		r := NewRand(seed)
+		F := rangeD.Fixed(r)
+		if F.Max != 0 || F.Scale < 1 || F.Scale >= 5 {
+			t.Fatalf("seed %d: fixed scale %+v", seed, F)
+		}
+		lo, hi = math.Min(lo, F.Scale), math.Max(hi, F.Scale)
+		// The model's couplings all lie within its own scale.
+		maxJ := 0.0
+		for _, f := range m.Factors {
+			if len(f.Vars) == 2 {
+				maxJ = math.Max(maxJ, math.Abs(f.LogTable[0]))
+			}
+		}
+		if maxJ > F.Scale+1e-12 || maxJ < 0.95*F.Scale { // 435 couplings reach near the bound
+			t.Fatalf("seed %d: largest |J| %g, want just below the model's scale %g", seed, maxJ, F.Scale)
+		}
+	}
+	if lo > 1.2 || hi < 4.8 {
+		t.Errorf("scales spread over [%g, %g], want about [1, 5)", lo, hi)
+	}
+	// Fixed scales draw nothing: unchanged models.
+	if d := Uniform(2); d.Fixed(NewRand(1)) != d {
+		t.Errorf("Fixed changed a fixed scale")
 	}
 }

@@ -1,0 +1,185 @@
+package report
+
+// The "Beyond the paper: amortized inference" section: the family networks
+// of pipeline.amortize.toml (trained once on 10x10 grids of a family) on
+// unseen models of that family, against per-model RENN, GBP and loopy BP.
+// It reads the score stages named amortized_* of its config; it is not part
+// of the paper's report (pipeline.paper.toml has no such stages) but printed
+// on its own by report --amortized CONFIG.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/score"
+)
+
+// AmortizedPrefix begins the name of every score stage of the section.
+const AmortizedPrefix = "amortized_"
+
+// AmortizedAnchor is the Markdown anchor of the section.
+const AmortizedAnchor = "beyond-the-paper-amortized-inference"
+
+// amortizedMethods are the section's columns, in order: the family
+// network's forward pass, forward pass plus refinement, per-model RENN with
+// the message net, GBP and loopy BP.
+var amortizedMethods = []string{"renn-family-fwd", "renn-family", "renn-mp", "gbp", "bp"}
+
+// AmortizedParams say which config the section reads and how it was made.
+type AmortizedParams struct {
+	Config  string // the pipeline config (pipeline.amortize.toml)
+	Command string // printed under the section
+}
+
+// amortizedNotes are printed under a family's heading, by family name.
+var amortizedNotes = map[string]string{
+	"grid-bpnn": "The setting of Belief Propagation Neural Networks (Kuck et al., NeurIPS 2020): h ~ U(−0.1,0.1), J ~ U(−c,c) with c ~ U(0,5) per model. " +
+		"BPNN's published ln Z RMSE over its nine settings is 0.4 at best (loopy BP 5.9–119); their test models are not ours, so compare orders of magnitude.",
+}
+
+// amortizedFamily is one score stage: a family's test settings.
+type amortizedFamily struct {
+	name string // the family network's stage (the weights), else the score stage
+	sum  *summaryData
+}
+
+// AmortizedSection returns the section in Markdown, from the amortized_*
+// score stages of p.Config that have run.
+func AmortizedSection(p AmortizedParams) (string, error) {
+	cfg, err := pipeline.LoadConfig(p.Config)
+	if err != nil {
+		return "", err
+	}
+	plan, err := pipeline.NewPlan(cfg)
+	if err != nil {
+		return "", err
+	}
+	var fams []amortizedFamily
+	var stages []string
+	for _, inst := range plan.Instances {
+		name := inst.Stage.Name
+		if strings.HasPrefix(name, AmortizedPrefix) && !slices.Contains(stages, name) {
+			stages = append(stages, name)
+		}
+	}
+	if len(stages) == 0 {
+		return "", fmt.Errorf("%s: no score stage named %s*", p.Config, AmortizedPrefix)
+	}
+	for _, s := range stages {
+		sum, err := readSummary(plan, s)
+		if err != nil {
+			return "", err
+		}
+		fams = append(fams, amortizedFamily{name: familyOf(plan, s), sum: sum})
+	}
+	sets, err := readGBPSets(plan)
+	if err != nil {
+		return "", err
+	}
+	return amortizedMarkdown(fams, sets, p.Command), nil
+}
+
+// familyOf names the family of a score stage by the weights its predictions
+// read (the input stage given as --weights), else by the stage itself.
+func familyOf(plan *pipeline.Plan, stage string) string {
+	for _, inst := range instancesOf(plan, stage) {
+		for _, in := range inst.Inputs {
+			if in.Flag != "pred" || in.From == nil {
+				continue
+			}
+			for _, up := range in.From.Inputs {
+				if up.Flag == "weights" && up.From != nil {
+					return up.From.Stage.Name
+				}
+			}
+		}
+	}
+	return strings.TrimPrefix(stage, AmortizedPrefix)
+}
+
+// amortizedMarkdown renders the section: one table per family, a row per
+// test setting (graph size) and method, then the sets compared with GBP.
+func amortizedMarkdown(fams []amortizedFamily, sets []gbpSet, command string) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("## Beyond the paper: amortized inference\n\n")
+	w("One family network per family, trained on 200 10x10 grids (train-renn --amortize), answers unseen models: ")
+	w("its forward pass alone (renn-family-fwd) or followed by per-model refinement (renn-family), against per-model ")
+	w("RENN with the message net (renn-mp), GBP and loopy BP, all scored against exact inference. ")
+	w("Mean |ΔP| is the mean |error| of the variable marginals; ln Z RMSE is the root mean square of the ln Z error over the models; ")
+	w("seconds are wall time per model.\n\n")
+	for _, f := range fams {
+		w("### %s\n\n", f.name)
+		if note := amortizedNotes[f.name]; note != "" {
+			w("%s\n\n", note)
+		}
+		if !f.sum.present {
+			w("Not run yet (score stage %s).\n\n", f.sum.stage)
+			continue
+		}
+		w("| models | method | l1 | mean \\|ΔP\\| | ln Z RMSE | seconds per model |\n|---|---|---:|---:|---:|---:|\n")
+		for _, s := range settingsOf(f.sum) {
+			for _, m := range amortizedMethods {
+				l1 := f.sum.cells[cellKey{s, m, metrics.L1}]
+				if !l1.ok {
+					continue
+				}
+				dp := f.sum.cells[cellKey{s, m, metrics.VarMeanAbs}]
+				lz := f.sum.cells[cellKey{s, m, metrics.LogZErr}]
+				sec := f.sum.cells[cellKey{s, m, score.Seconds}]
+				w("| %s (%d) | %s | %s | %s | %s | %s |\n", gridName(s), l1.n, m, fmtStat(l1, 4), fmtStat(dp, 4), fmtRMSE(lz), fmtStat(sec, 3))
+			}
+		}
+		w("\n")
+	}
+	b.WriteString(gbpMarkdown(sets))
+	if command != "" {
+		w("Made by `%s`.\n", command)
+	}
+	return b.String()
+}
+
+// settingsOf lists the settings of a summary, smallest first.
+func settingsOf(d *summaryData) []setting {
+	var out []setting
+	for k := range d.cells {
+		if !slices.Contains(out, k.setting) {
+			out = append(out, k.setting)
+		}
+	}
+	slices.SortFunc(out, func(a, b setting) int {
+		if c := strings.Compare(a.graph, b.graph); c != 0 {
+			return c
+		}
+		return a.size - b.size
+	})
+	return out
+}
+
+// gridName writes a grid setting as LxL, any other as its graph and size.
+func gridName(s setting) string {
+	if l := int(math.Round(math.Sqrt(float64(s.size)))); s.graph == "grid" && l*l == s.size {
+		return fmt.Sprintf("%dx%d", l, l)
+	}
+	return fmt.Sprintf("%s n=%d", s.graph, s.size)
+}
+
+func fmtStat(s stat, digits int) string {
+	if !s.ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", digits, s.mean)
+}
+
+// fmtRMSE is the root mean square of |error| from its mean and population
+// standard deviation: sqrt(mean² + std²).
+func fmtRMSE(s stat) string {
+	if !s.ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", math.Hypot(s.mean, s.std))
+}

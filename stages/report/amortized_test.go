@@ -1,0 +1,103 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/score"
+)
+
+func TestAmortizedMarkdown(t *testing.T) {
+	s10 := setting{"grid", 100, 1}
+	s20 := setting{"grid", 400, 1}
+	sum := &summaryData{stage: "amortized_n01_g1", present: true, cells: map[cellKey]stat{}}
+	put := func(s setting, method, metric string, mean, std float64, n int) {
+		sum.cells[cellKey{s, method, metric}] = stat{ok: true, mean: mean, std: std, n: n}
+	}
+	put(s10, "bp", metrics.L1, 0.05, 0, 100)
+	put(s10, "bp", metrics.VarMeanAbs, 0.024, 0, 100)
+	put(s10, "bp", metrics.LogZErr, 0.3, 0.4, 100) // RMSE 0.5
+	put(s10, "bp", score.Seconds, 0.1, 0, 100)
+	put(s10, "renn-family-fwd", metrics.L1, 0.002, 0, 100)
+	put(s20, "gbp", metrics.L1, 0.0004, 0, 20)
+	put(s20, "gbp", metrics.LogZErr, math.NaN(), 0, 20)
+	sum.cells[cellKey{s20, "gbp", metrics.LogZErr}] = stat{} // not measured
+	put(s10, "someone-else", metrics.L1, 1, 0, 100)          // not a column
+	fams := []amortizedFamily{
+		{name: "grid-n01-gamma1", sum: sum},
+		{name: "grid-u5", sum: &summaryData{stage: "amortized_u5"}},
+	}
+	got := amortizedMarkdown(fams, nil, "go run ./cmd/report --amortized pipeline.amortize.toml")
+	for _, want := range []string{
+		"## Beyond the paper: amortized inference",
+		"### grid-n01-gamma1",
+		"| 10x10 (100) | renn-family-fwd | 0.0020 | – | – | – |",
+		"| 10x10 (100) | bp | 0.0500 | 0.0240 | 0.500 | 0.100 |",
+		"| 20x20 (20) | gbp | 0.0004 | – | – | – |",
+		"### grid-u5\n\nNot run yet (score stage amortized_u5).",
+		"Made by `go run ./cmd/report --amortized pipeline.amortize.toml`.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "someone-else") {
+		t.Errorf("a method outside the columns was shown:\n%s", got)
+	}
+	// Forward pass before refinement before bp within a setting; 10x10 before 20x20.
+	if i, j := strings.Index(got, "renn-family-fwd"), strings.Index(got, "| bp |"); i > j {
+		t.Errorf("methods out of order:\n%s", got)
+	}
+	if i, j := strings.Index(got, "10x10"), strings.Index(got, "20x20"); i > j {
+		t.Errorf("settings out of order:\n%s", got)
+	}
+}
+
+func TestAmortizedSectionNoStages(t *testing.T) {
+	if _, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.scale.toml"}); err == nil || !strings.Contains(err.Error(), "amortized_") {
+		t.Fatalf("err = %v, want one naming the missing amortized_ stages", err)
+	}
+}
+
+func TestAmortizedSectionNotRun(t *testing.T) {
+	got, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "### grid-n01-gamma1") || !strings.Contains(got, "### grid-u5") {
+		t.Fatalf("families not named by their weights:\n%s", got)
+	}
+}
+
+func TestCompareGBP(t *testing.T) {
+	run := func(p0, p1, lz0, lz1 float64) *gbpRun {
+		return &gbpRun{
+			vars: map[[2]int32][]float64{{0, 0}: {p0, 1 - p0}, {0, 1}: {0.5, 0.5}, {1, 0}: {p1, 1 - p1}, {1, 1}: {0.5, 0.5}},
+			logZ: map[int32]float64{0: lz0, 1: lz1}, seconds: map[int32]float64{0: 1, 1: 3},
+		}
+	}
+	ref := run(0.5, 0.5, 10, 20)
+	got, err := compareGBP(run(0.6, 0.3, 13, 16), ref, "renn-family-fwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Model 0: entries |0.1|,|0.1|,0,0 -> 0.05; model 1: 0.2,0.2,0,0 -> 0.1.
+	// ln Z errors 3 and -4: RMS sqrt(12.5).
+	want := gbpRow{method: "renn-family-fwd", models: 2, dp: 0.075, lzr: math.Sqrt(12.5), seconds: 2}
+	if got.models != want.models || math.Abs(got.dp-want.dp) > 1e-12 || math.Abs(got.lzr-want.lzr) > 1e-12 || got.seconds != want.seconds {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	bad := run(0.6, 0.3, 13, 16)
+	bad.vars[[2]int32{0, 0}] = []float64{1}
+	if _, err := compareGBP(bad, ref, "x"); err == nil || !strings.Contains(err.Error(), "states") {
+		t.Fatalf("err = %v, want a state-count mismatch", err)
+	}
+	md := gbpMarkdown([]gbpSet{{family: "grid-u2", name: "30x30 (2)", rows: []gbpRow{want, {method: "gbp", models: 2, seconds: 0.5}}}})
+	for _, s := range []string{"| grid-u2 | 30x30 (2) | renn-family-fwd | 0.0750 | 3.536 | 2.000 |", "| grid-u2 | 30x30 (2) | gbp | – | – | 0.500 |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("missing %q in\n%s", s, md)
+		}
+	}
+}
