@@ -2,7 +2,8 @@
 // project's numbers, read from the outputs of the paper pipeline, next to
 // the paper's, with plots, the machine, the run time and a discussion; or,
 // with --scale, the cost-against-size table of the README; or, with
-// --amortized, the section on the family networks (pipeline.amortize.toml). Run
+// --amortized, the section on the family networks (pipeline.amortize.toml),
+// which --with-amortized includes in the report. Run
 // 'report --help' for the flags.
 package main
 
@@ -16,12 +17,13 @@ import (
 )
 
 type root struct {
-	Config    string `default:"pipeline.paper.toml" help:"The pipeline config that ran the paper's experiments; its stages' outputs are read."`
-	Out       string `default:"REPORT.md" help:"The Markdown report to write."`
-	Assets    string `default:"report" help:"Directory for the figures (PNG); a relative path is relative to the directory of --out."`
-	Bin       string `default:"bin" help:"Directory of the stage binaries, to say which outputs are stale (as 'pipeline status' does); empty to skip."`
-	Scale     string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown cost-against-size table of the scale pipeline CONFIG (pipeline.scale.toml): seconds, iterations, peak memory and growth exponents of every method, renn-mp's marginals against GBP's."`
-	Amortized string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown section 'Beyond the paper: amortized inference' from the amortized_* score stages of CONFIG (pipeline.amortize.toml): the family networks against renn-mp, GBP and BP."`
+	Config        string `default:"pipeline.paper.toml" help:"The pipeline config that ran the paper's experiments; its stages' outputs are read."`
+	Out           string `default:"REPORT.md" help:"The Markdown report to write."`
+	Assets        string `default:"report" help:"Directory for the figures (PNG); a relative path is relative to the directory of --out."`
+	Bin           string `default:"bin" help:"Directory of the stage binaries, to say which outputs are stale (as 'pipeline status' does); empty to skip."`
+	Scale         string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown cost-against-size table of the scale pipeline CONFIG (pipeline.scale.toml): seconds, iterations, peak memory and growth exponents of every method, renn-mp's marginals against GBP's."`
+	WithAmortized string `placeholder:"CONFIG" help:"Include in the report the section 'Beyond the paper: amortized inference' from the amortized_* score stages of CONFIG (pipeline.amortize.toml)."`
+	Amortized     string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown section 'Beyond the paper: amortized inference' from the amortized_* score stages of CONFIG (pipeline.amortize.toml): the family networks against renn-mp, GBP and BP."`
 }
 
 // Validate makes a missing config a usage error (exit 2). Paths are kept as
@@ -29,6 +31,9 @@ type root struct {
 func (r *root) Validate() error {
 	if r.Scale != "" && r.Amortized != "" {
 		return fmt.Errorf("--scale and --amortized: give one")
+	}
+	if r.WithAmortized != "" && (r.Scale != "" || r.Amortized != "") {
+		return fmt.Errorf("--with-amortized is for the report, not with --scale or --amortized")
 	}
 	if r.Amortized != "" {
 		if st, err := os.Stat(r.Amortized); err != nil || st.IsDir() {
@@ -44,6 +49,11 @@ func (r *root) Validate() error {
 	}
 	if st, err := os.Stat(r.Config); err != nil || st.IsDir() {
 		return fmt.Errorf("--config %s: not a file", r.Config)
+	}
+	if r.WithAmortized != "" {
+		if st, err := os.Stat(r.WithAmortized); err != nil || st.IsDir() {
+			return fmt.Errorf("--with-amortized %s: not a file", r.WithAmortized)
+		}
 	}
 	if r.Out == "" {
 		return fmt.Errorf("--out is empty")
@@ -73,7 +83,10 @@ func (r *root) Run() error {
 	if r.Assets != "report" {
 		cmd += " --assets " + r.Assets
 	}
-	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd})
+	if r.WithAmortized != "" {
+		cmd += " --with-amortized " + r.WithAmortized
+	}
+	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd, Amortized: r.WithAmortized})
 	if err == nil {
 		fmt.Fprintf(os.Stderr, "report: wrote %s (figures in %s)\n", r.Out, strings.TrimSuffix(r.Assets, "/"))
 	}

@@ -33,6 +33,8 @@ func TestExitCodes(t *testing.T) {
 		{"amortized: missing config", "--amortized " + filepath.Join(dir, "nope.toml"), 2, "--amortized"},
 		{"amortized: no amortized stages", "--amortized " + cfg, 1, "no score stage named amortized_"},
 		{"amortized and scale", "--amortized " + cfg + " --scale " + cfg, 2, "give one"},
+		{"with-amortized: missing config", "--config " + cfg + " --out " + out + " --with-amortized " + filepath.Join(dir, "nope.toml"), 2, "--with-amortized"},
+		{"with-amortized and amortized", "--amortized " + cfg + " --with-amortized " + cfg, 2, "not with --scale or --amortized"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,5 +101,39 @@ func TestCompareGBP(t *testing.T) {
 		if !strings.Contains(md, s) {
 			t.Errorf("missing %q in\n%s", s, md)
 		}
+	}
+}
+
+// TestRunAmortized checks that Params.Amortized puts the section, listed
+// in the contents, into the report, and that a config without the
+// amortized_* stages fails the report.
+func TestRunAmortized(t *testing.T) {
+	root := t.TempDir()
+	writeFixture(t, root)
+	cfg := writeHardFixture(t, root, fixtureConfig, "data/hard_bip")
+	out := filepath.Join(root, "REPORT.md")
+	amortized, err := filepath.Abs("../../pipeline.amortize.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(Params{Config: cfg, Out: out, Amortized: amortized}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	contents := strings.Index(doc, "- [Beyond the paper: amortized inference](#"+AmortizedAnchor+")")
+	section := strings.Index(doc, "<a id=\""+AmortizedAnchor+"\"></a>\n\n## Beyond the paper: amortized inference")
+	if contents < 0 || section < 0 || section < strings.LastIndex(doc, "## Table ") {
+		t.Errorf("contents entry at %d, section at %d", contents, section)
+	}
+	scale, err := filepath.Abs("../../pipeline.scale.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(Params{Config: cfg, Out: out, Amortized: scale}); err == nil || !strings.Contains(err.Error(), "amortized_") {
+		t.Errorf("err = %v, want one naming the missing amortized_ stages", err)
 	}
 }

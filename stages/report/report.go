@@ -42,6 +42,10 @@ type Params struct {
 	BinDir string
 	// Command is how the report was made, printed at its top.
 	Command string
+	// Amortized, when set, is the pipeline config of the family networks
+	// (pipeline.amortize.toml): the report then has the section "Beyond
+	// the paper: amortized inference" from its amortized_* score stages.
+	Amortized string
 }
 
 // Figure files written into the assets directory.
@@ -121,6 +125,13 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
+	var amortized string
+	if p.Amortized != "" {
+		if amortized, err = AmortizedSection(AmortizedParams{Config: p.Amortized,
+			Command: "go run ./cmd/report --amortized " + p.Amortized}); err != nil {
+			return err
+		}
+	}
 	var statusErr error
 	if p.BinDir != "" {
 		statusErr = rt.addStatus(paperPlan, p.BinDir)
@@ -166,7 +177,7 @@ func Run(p Params) error {
 		written = append(written, f)
 	}
 
-	doc := document(p, paper, rs, sums, hard, uai, hidden, rt, statusErr, ThisMachine(), written)
+	doc := document(p, paper, rs, sums, hard, uai, amortized, hidden, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
 }
 
@@ -289,7 +300,7 @@ func meanCurve(curves [][]float64) []float64 {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, amortized string, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -317,6 +328,9 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	}
 	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
 	w("- [Beyond the paper: UAI models](#%s)\n", UAIAnchor)
+	if amortized != "" {
+		w("- [Beyond the paper: amortized inference](#%s)\n", AmortizedAnchor)
+	}
 	w("- [Beyond the paper: hidden variables](#%s)\n", HiddenAnchor)
 	if len(figs) > 0 {
 		w("- [Plots](#plots)\n")
@@ -382,6 +396,9 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 
 	w("%s", hard.markdown())
 	w("%s", uai.markdown())
+	if amortized != "" {
+		w("<a id=\"%s\"></a>\n\n%s", AmortizedAnchor, amortized)
+	}
 	w("%s", hidden.markdown())
 
 	if len(figs) > 0 {
