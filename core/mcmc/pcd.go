@@ -22,12 +22,25 @@ type PCDOptions struct {
 	// Sweeps is the number of Gibbs sweeps of every chain per call (per
 	// parameter update in learning), >= 1; the configuration after each
 	// is counted. Default 1 (Tieleman's PCD).
-	Sweeps int `json:"sweeps" help:"Gibbs sweeps of every chain per call (per parameter update in learning), >= 1; each sweep's configurations are counted."`
+	Sweeps int `json:"sweeps" help:"Gibbs sweeps of every chain per call (per parameter update in learning), >= 1; each sweep's configurations are counted. Whichever of sweeps and max_seconds ends first ends the call."`
+	// MaxSeconds is the time budget of a call; 0 means no limit. The first
+	// sweep always runs.
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; the first sweep always runs). Whichever of sweeps and max_seconds ends first ends the call."`
 }
 
-// PCDDefaultOptions returns pcd's documented defaults: 100 chains, one
-// sweep per call, seed 1.
-func PCDDefaultOptions() PCDOptions { return PCDOptions{Seed: 1, Chains: 100, Sweeps: 1} }
+// PCDDefaultOptions returns pcd's defaults outside learning, where one call
+// is a plain Gibbs run from random starts without burn-in: 100 chains of
+// 1000 sweeps or 60 s, seed 1.
+func PCDDefaultOptions() PCDOptions {
+	return PCDOptions{Seed: 1, Chains: 100, Sweeps: 1000, MaxSeconds: 60}
+}
+
+// PCDLearningOptions returns pcd's defaults inside learning (persistent
+// contrastive divergence as Tieleman 2008 ran it): 100 chains, one sweep
+// per parameter update, no time budget (so a run is reproducible).
+func PCDLearningOptions() PCDOptions {
+	return PCDOptions{Seed: 1, Chains: 100, Sweeps: 1}
+}
 
 // maxPCDChains bounds the chains (each holds a configuration and the
 // counts are per chain sweep).
@@ -41,7 +54,7 @@ func (o PCDOptions) Check() error {
 	case o.Sweeps < 1:
 		return fmt.Errorf("pcd: sweeps %d, want >= 1", o.Sweeps)
 	}
-	return nil
+	return infer.CheckMaxSeconds("pcd", o.MaxSeconds)
 }
 
 // PCD is the free phase of persistent contrastive divergence as an
@@ -95,14 +108,28 @@ func (p *PCD) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		return nil, fmt.Errorf("pcd: %w", err)
 	}
 	p.chains.ClearStats()
-	if err := p.chains.Sweep(ctx, p.opts.Sweeps); err != nil {
-		return nil, fmt.Errorf("pcd: %w", err)
+	stop := infer.Budget{MaxIter: p.opts.Sweeps, MaxSeconds: p.opts.MaxSeconds}.Start(ctx)
+	sweeps := 0
+	for {
+		more, err := stop.Next()
+		if err != nil {
+			return nil, fmt.Errorf("pcd: stopped after %d sweeps: %w", sweeps, err)
+		}
+		if !more {
+			break
+		}
+		if err := p.chains.Sweep(ctx, 1); err != nil {
+			return nil, fmt.Errorf("pcd: %w", err)
+		}
+		sweeps++
 	}
 	mg, err := p.chains.Marginals()
 	if err != nil {
 		return nil, fmt.Errorf("pcd: %w", err)
 	}
-	return &infer.Result{Marginals: mg, LogZ: math.NaN(), FreeEnergy: math.NaN(), Iterations: p.opts.Sweeps,
-		Diagnostics: map[string]float64{"chains": float64(p.chains.Len()), "sweeps": float64(p.opts.Sweeps),
-			"total_sweeps": float64(p.chains.SweepsRun())}}, nil
+	res := &infer.Result{Marginals: mg, LogZ: math.NaN(), FreeEnergy: math.NaN(), Iterations: sweeps,
+		Diagnostics: map[string]float64{"chains": float64(p.chains.Len()), "sweeps": float64(sweeps),
+			"total_sweeps": float64(p.chains.SweepsRun())}}
+	stop.Note(res.Diagnostics)
+	return res, nil
 }
