@@ -196,7 +196,7 @@ func (d *hiddenData) table(s setting) string {
 			epochs, significant(d.learn.epochSeconds[cellKey{setting: s, method: m}].mean, 3))
 	}
 	if p, ok := d.atWallTime(s); ok {
-		w("\n%s\n", p.text(exactLast))
+		w("\n%s", p.text(exactLast))
 	}
 	return b.String()
 }
@@ -378,7 +378,7 @@ func (d *hiddenData) wallClaim() string {
 		if rg <= pg+gapTol {
 			held++
 		} else {
-			notes = append(notes, fmt.Sprintf("%s: %+.3f against %+.3f (%.3f nats worse)", s, rg, pg, rg-pg))
+			notes = append(notes, fmt.Sprintf("%s: %s against %s (%.3f nats worse)", s, gapText(r.mean, e.mean), gapText(p.nll, e.mean), rg-pg))
 		}
 	}
 	out := ""
