@@ -224,6 +224,7 @@ type wallPoint struct {
 	refSeconds float64 // mean over the models of wallRef's summed epoch seconds
 	nll        float64 // mean test NLL over the models where PCD had finished an epoch by then
 	epochs     []int   // per such model, the epochs PCD had finished
+	whole      int     // of them, models whose whole PCD run ended within the time
 	models     int     // models with both runs
 	unfinished int     // of them, those where PCD had not finished an epoch by then
 }
@@ -261,6 +262,9 @@ func (d *hiddenData) atWallTime(s setting) (wallPoint, bool) {
 			}
 			nlls = append(nlls, run.nll[at])
 			p.epochs = append(p.epochs, at+1)
+			if at == len(run.seconds)-1 {
+				p.whole++
+			}
 		}
 	}
 	if p.models == 0 {
@@ -289,6 +293,9 @@ func (p wallPoint) text(exactLast float64) string {
 		epochs = fmt.Sprint(p.epochs)
 	}
 	out := head + fmt.Sprintf("test NLL %s (gap to exact %s) after %s epochs, its last epoch within that time", significant(p.nll, 5), gapText(p.nll, exactLast), epochs)
+	if p.whole > 0 {
+		out += fmt.Sprintf(" (on %d of %d models its whole run ended within it: more epochs would have fit)", p.whole, p.models)
+	}
 	if p.unfinished > 0 {
 		out += fmt.Sprintf("; on %d of %d models %s had not finished an epoch by then (left out of the mean)", p.unfinished, p.models, pcdMethod)
 	}

@@ -48,7 +48,8 @@ func writePCD(t *testing.T, epochSeconds float64) string {
 // pcd gets a row, and a line with its test NLL at renn-mp's wall time
 // (renn-mp: 3 epochs of 2 s): with epochs of 1.5 s, the 4th ends at 6 s
 // (NLL 5.25, gap +0.05, better than renn-mp's +0.3, which the claim
-// names); with epochs of 7 s none had ended.
+// names); with epochs of 7 s none had ended; with epochs of 1 s the whole
+// run had.
 func TestHiddenPCDAtRENNTime(t *testing.T) {
 	for _, tc := range []struct {
 		secs float64
@@ -63,6 +64,10 @@ func TestHiddenPCDAtRENNTime(t *testing.T) {
 			"| pcd | 5.1000 | -0.100 | 5.1000 | 0.000 | 5 | 7.00 |",
 			"**pcd at renn-mp's wall time** (6.00 s, renn-mp's whole run): pcd had not finished an epoch by then.",
 			"On bipartite n=5 γ=0.5, pcd had not finished an epoch within renn-mp's wall time.",
+		}},
+		{1, []string{
+			"test NLL 5.1000 (gap to exact -0.100) after 5 epochs, its last epoch within that time (on 1 of 1 models its whole run ended within it: more epochs would have fit).",
+			"on **0 of 1** settings. Where it is not: bipartite n=5 γ=0.5: +0.300 against -0.100 (0.400 nats worse).",
 		}},
 	} {
 		cfg := writePCD(t, tc.secs)
