@@ -19,7 +19,7 @@ type root struct {
 	Samples string   `required:"" type:"existingdir" help:"Directory with samples.parquet (sample-model data): the train split is learned from, the test split scored."`
 	Models  string   `required:"" type:"existingdir" help:"Directory with the true models (models.parquet, model_info.parquet): their structure is learned; their parameters are never read."`
 	IDs     []string `name:"ids" help:"Model ids to learn, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`
-	Method  string   ` help:"Inference method supplying ln Z and its gradient (see the list below): exact, mf, bp, dbp, gbp, infnet, renn, renn-mp, renn-direct."`
+	Method  string   ` help:"Inference method supplying ln Z and its gradient (see the list below): exact, mf, bp, dbp, gbp, infnet, renn, renn-mp, renn-direct; gibbs and pcd (persistent contrastive divergence: persistent Gibbs chains, --set chains=K --set sweeps=S per update) estimate no ln Z, so their train NLL is NaN and the plateau rule never stops them."`
 	Param   string   `help:"Parameterisation: ising (one field per node, one coupling per edge; binary pairwise models), table (every log-potential entry), auto (ising when possible)."`
 
 	Epochs    int     ` help:"Maximum number of epochs (passes over the training set)."`

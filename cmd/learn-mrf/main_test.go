@@ -31,6 +31,11 @@ func TestExitCodes(t *testing.T) {
 		{"out is the models directory", "--models " + dir + " --samples " + filepath.Dir(dir) + " --out " + dir, 2, "--out " + dir + " is the --models input"},
 		{"out resolves to the models directory", "--models " + dir + " --samples " + filepath.Dir(dir) + " --out " + filepath.Join(dir, "..", filepath.Base(dir)) + "/.", 2, "is the --models input"},
 		{"empty out", "--models " + dir + " --samples " + dir + " --out=", 2, "--out: empty path"},
+		{"pcd without chains", dirs + " --method pcd --set chains=0", 2, "chains"},
+		{"pcd without sweeps", dirs + " --method pcd --set sweeps=0", 2, "sweeps"},
+		{"pcd bad sweeps", dirs + " --method pcd --set sweeps=many", 2, "sweeps"},
+		{"pcd unknown option", dirs + " --method pcd --set lambda=1", 2, "lambda"},
+		{"pcd", dirs + " --method pcd --set chains=10 --set sweeps=3", 1, "model_info.parquet"},
 		{"no models file", dirs, 1, "model_info.parquet"},
 		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}

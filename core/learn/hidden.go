@@ -12,8 +12,9 @@ package learn
 // complete data; the clamped phase is a ClampedPhase, by default
 // MethodClamped, which runs an inference method on the model clamped to each
 // distinct visible vector of the batch (mrf.Clamp: point-mass factors, as
-// evidence). A sampling-based phase (persistent chains over z given x_v)
-// plugs in through the same interface.
+// evidence). PCDClamped (pcd.go) is the sampling-based phase of persistent
+// contrastive divergence: exact where the model allows, else persistent
+// chains over z given x_v.
 
 import (
 	"context"

@@ -135,7 +135,8 @@ type EpochStats struct {
 	// TrainNLL is the mean NLL per sample of the training set under the
 	// method's ln Z, accumulated over the epoch's batches at the parameters
 	// each batch's update started from (as the paper's code reports it);
-	// NaN for a method without a ln Z (gibbs).
+	// NaN for a method without a ln Z (gibbs, pcd), whose runs then never
+	// stop on the plateau rule (it compares training NLLs).
 	TrainNLL float64
 	// TestNLL is the mean NLL per sample of the test set under the exact ln
 	// Z of the parameters at the end of the epoch (set by Fit; NaN without a

@@ -1,6 +1,9 @@
 // Package mcmc is the Monte Carlo baseline: single-site Gibbs sampling
 // ("gibbs") and parallel tempering ("pt") on any factor graph (factors of any
-// arity, variables of any cardinality; no region graph).
+// arity, variables of any cardinality; no region graph), and persistent
+// Gibbs chains (Chains, and the "pcd" method built on them: the free phase
+// of persistent contrastive divergence in learning; see chains.go and
+// pcd.go).
 //
 // A sweep visits the variables in order and draws each from its conditional
 // given the others: exp(Σ of its factors' log entries at the current

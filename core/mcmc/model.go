@@ -42,6 +42,9 @@ type layout struct {
 	// entry t at facOff[a]+t; width in all.
 	varOff, facOff []int
 	width          int
+	// fixed, when not nil, marks the variables sweeps leave as they are
+	// (Chains.Fix).
+	fixed []bool
 }
 
 func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
@@ -128,6 +131,9 @@ func (l *layout) energy(r *replica) float64 {
 func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) {
 	idx, x, t := r.idx, r.x, l.flat
 	for i, c := range l.cards {
+		if l.fixed != nil && l.fixed[i] {
+			continue
+		}
 		xi := x[i]
 		lo, hi := l.incStart[i], l.incStart[i+1]
 		cond := hi // the incidences the conditional reads

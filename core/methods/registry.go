@@ -29,6 +29,7 @@ var registry = []*Entry{
 	define("renn-mp", "RENN (MP net)", "RENN with the network that reads the model: root energies plus messages, started from parent-to-child message passing", AnyRegions, mpDefaults(false), mpDefaults(true), newRENN),
 	define("renn-direct", "RENN (direct)", "RENN with free logits per root region (an ablation without a network)", AnyRegions, rennDefaults("renn-direct", "direct", false), rennDefaults("renn-direct", "direct", true), newRENN),
 	withLogZ(define("gibbs", "Gibbs", "Gibbs sampling: single-site sweeps, several chains, batch-means standard errors (no ln Z)", NoRegions, mcmc.DefaultOptions, mcmc.LearningOptions, newGibbs), LogZNone),
+	withLogZ(define("pcd", "PCD", "persistent Gibbs chains: the free phase of persistent contrastive divergence in learning (chains kept from update to update; no ln Z, never converged)", NoRegions, mcmc.PCDDefaultOptions, mcmc.PCDLearningOptions, newPCD), LogZNone),
 	define("pt", "Parallel Tempering", "parallel tempering: Gibbs replicas on a temperature ladder with neighbour swaps; stepping-stone ln Z", NoRegions, mcmc.PTDefaultOptions, nil, newPT),
 }
 
@@ -45,6 +46,8 @@ func newBP(name string) func(bp.Options, *region.Graph) (infer.Method, error) {
 }
 
 func newGibbs(o mcmc.Options, _ *region.Graph) (infer.Method, error) { return mcmc.New(o) }
+
+func newPCD(o mcmc.PCDOptions, _ *region.Graph) (infer.Method, error) { return mcmc.NewPCD(o) }
 
 func newPT(o mcmc.PTOptions, _ *region.Graph) (infer.Method, error) { return mcmc.NewPT(o) }
 

@@ -8,7 +8,9 @@
 // samples of its visible variables (paper, appendix F): the method supplies
 // the free phase on the model and, through learn.MethodClamped, the clamped
 // phase on the model clamped to each distinct visible vector of a batch
-// (exact: learn.ExactClamped, factorised where it can be). With
+// (exact: learn.ExactClamped, factorised where it can be; pcd:
+// learn.PCDClamped, the same where it can be, else a persistent Gibbs
+// chain per distinct visible vector). With
 // ClampedPerSample every distinct vector keeps its own instance of the
 // method (for RENN, its own network); otherwise one instance serves every
 // vector in turn, warm-started from the previous one's state.
@@ -26,6 +28,7 @@ import (
 	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/learn"
+	"github.com/renn-go/renn/core/mcmc"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/core/region"
@@ -371,6 +374,14 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 		}, p.ClampedPerSample)
 		if eo, ok := mopts.Value().(exact.Options); ok && p.Method == "exact" {
 			clamped = learn.ExactClamped(eo) // factorised when it can be
+		}
+		if po, ok := mopts.Value().(mcmc.PCDOptions); ok && p.Method == "pcd" {
+			// Exact and factorised where the hidden variables are
+			// independent given x (an RBM), else a persistent chain per
+			// distinct visible vector.
+			if clamped, err = learn.PCDClamped(po.Sweeps, mrf.DeriveSeed(po.Seed, -1)); err != nil {
+				return fail(err)
+			}
 		}
 		fmt.Fprintf(w, "model %d %s hidden variables %d of %d, %d distinct visible training vectors, clamped phase per sample %v\n",
 			e.ID, p.Method, len(e.Info.Hidden), len(e.Model.Cards), train.Groups(), p.ClampedPerSample)

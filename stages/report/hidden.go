@@ -160,6 +160,9 @@ func (d *hiddenData) markdown() string {
 		w("No learning run has finished yet.\n\n")
 		return b.String()
 	}
+	if d.hasPCD() {
+		w("pcd is persistent contrastive divergence (persistent Gibbs chains for the free phase; the clamped phase exact and factorised on the RBMs), the method practitioners use on RBMs. Its updates are cheap, so it runs more epochs than the others (its stage's flags), and the line under a table gives its test NLL at %s's wall time: at its last epoch whose cumulative seconds (the curves' seconds, test evaluation excluded, as for every method) are at most %s's whole run's.\n\n", wallRef, wallRef)
+	}
 	w("%s\n", d.claim())
 	for _, s := range d.settings() {
 		w("%s\n", d.table(s))
@@ -192,7 +195,111 @@ func (d *hiddenData) table(s setting) string {
 		w("| %s | %s | %s | %s | %s | %d | %s |\n", m, significant(last, 5), gapText(last, exactLast), significant(best, 5), gapText(best, exactBest),
 			epochs, significant(d.learn.epochSeconds[cellKey{setting: s, method: m}].mean, 3))
 	}
+	if p, ok := d.atWallTime(s); ok {
+		w("\n%s", p.text(exactLast))
+	}
 	return b.String()
+}
+
+// pcdMethod is persistent contrastive divergence, the method practitioners
+// use on RBMs; wallRef is the method whose whole run sets the wall time
+// at which PCD is compared.
+const (
+	pcdMethod = "pcd"
+	wallRef   = "renn-mp"
+)
+
+// hasPCD reports whether pcd has a finished run on some setting.
+func (d *hiddenData) hasPCD() bool {
+	for k := range d.learn.runs {
+		if k.method == pcdMethod {
+			return true
+		}
+	}
+	return false
+}
+
+// wallPoint is PCD at wallRef's wall time on one setting.
+type wallPoint struct {
+	refSeconds float64 // mean over the models of wallRef's summed epoch seconds
+	nll        float64 // mean test NLL over the models where PCD had finished an epoch by then
+	epochs     []int   // per such model, the epochs PCD had finished
+	whole      int     // of them, models whose whole PCD run ended within the time
+	models     int     // models with both runs
+	unfinished int     // of them, those where PCD had not finished an epoch by then
+}
+
+// atWallTime compares PCD with wallRef at wallRef's wall time on s: for
+// every model with both runs, PCD's test NLL at its last epoch whose
+// cumulative seconds are at most wallRef's whole run's. ok is false unless
+// both methods ran on s.
+func (d *hiddenData) atWallTime(s setting) (wallPoint, bool) {
+	var p wallPoint
+	refs := d.learn.runs[cellKey{setting: s, method: wallRef}]
+	pcds := d.learn.runs[cellKey{setting: s, method: pcdMethod}]
+	var nlls, secs []float64
+	for _, ref := range refs {
+		for _, run := range pcds {
+			if run.model != ref.model {
+				continue
+			}
+			budget := 0.0
+			for _, v := range ref.seconds {
+				budget += v
+			}
+			p.models++
+			secs = append(secs, budget)
+			used, at := 0.0, -1
+			for e, v := range run.seconds {
+				if used += v; used > budget {
+					break
+				}
+				at = e
+			}
+			if at < 0 {
+				p.unfinished++
+				continue
+			}
+			nlls = append(nlls, run.nll[at])
+			p.epochs = append(p.epochs, at+1)
+			if at == len(run.seconds)-1 {
+				p.whole++
+			}
+		}
+	}
+	if p.models == 0 {
+		return p, false
+	}
+	p.refSeconds = statOf(secs).mean
+	p.nll = math.NaN()
+	if len(nlls) > 0 {
+		p.nll = statOf(nlls).mean
+	}
+	return p, true
+}
+
+// text is the line under a setting's table.
+func (p wallPoint) text(exactLast float64) string {
+	head := fmt.Sprintf("**%s at %s's wall time** (%s s, %s's whole run", pcdMethod, wallRef, significant(p.refSeconds, 3), wallRef)
+	if p.models > 1 {
+		head += ", mean over the models"
+	}
+	head += "): "
+	if len(p.epochs) == 0 {
+		return head + fmt.Sprintf("%s had not finished an epoch by then.\n", pcdMethod)
+	}
+	epochs := fmt.Sprint(p.epochs[0])
+	if len(p.epochs) > 1 {
+		epochs = fmt.Sprint(p.epochs)
+	}
+	out := head + fmt.Sprintf("test NLL %s (gap to exact %s) after %s epochs, its last epoch within that time", significant(p.nll, 5), gapText(p.nll, exactLast), epochs)
+	if p.whole > 0 {
+		out += fmt.Sprintf(" (on %d of %d models its whole run ended within it: more epochs would have fit)", p.whole, p.models)
+	}
+	if p.unfinished > 0 {
+		out += fmt.Sprintf("; on %d of %d models %s had not finished an epoch by then (left out of the mean)", p.unfinished, p.models, pcdMethod)
+	}
+	return out + ".\n"
 }
 
 // exactMethod is the method of exact learning.
@@ -245,14 +352,53 @@ func (d *hiddenData) claim() string {
 			}
 		}
 	}
+	var out string
 	if checked == 0 {
-		return "RENN against BP and GBP: no setting has both yet.\n"
+		out = "RENN against BP and GBP: no setting has both yet."
+	} else {
+		out = fmt.Sprintf("RENN's gap to exact learning (last epoch) is at most the better of BP's and GBP's (within %g nats, the tables' precision) on **%d of %d** (RENN method, setting) pairs.", gapTol, held, checked)
+		if len(notes) > 0 {
+			out += " Where it is not: " + strings.Join(notes, "; ") + "."
+		}
 	}
-	out := fmt.Sprintf("RENN's gap to exact learning (last epoch) is at most the better of BP's and GBP's (within %g nats, the tables' precision) on **%d of %d** (RENN method, setting) pairs.", gapTol, held, checked)
-	if len(notes) > 0 {
-		out += " Where it is not: " + strings.Join(notes, "; ") + "."
+	return out + d.wallClaim() + "\n"
+}
+
+// wallClaim checks wallRef's gap (last epoch) against PCD's at wallRef's
+// wall time on every setting with both; "" when none has.
+func (d *hiddenData) wallClaim() string {
+	var held, checked int
+	var notes, unfinished []string
+	for _, s := range d.settings() {
+		p, ok := d.atWallTime(s)
+		e := d.learn.nll[cellKey{setting: s, method: exactMethod}]
+		r := d.learn.nll[cellKey{setting: s, method: wallRef}]
+		if !ok || !e.ok || !r.ok {
+			continue
+		}
+		if len(p.epochs) == 0 {
+			unfinished = append(unfinished, s.String())
+			continue
+		}
+		checked++
+		rg, pg := r.mean-e.mean, p.nll-e.mean
+		if rg <= pg+gapTol {
+			held++
+		} else {
+			notes = append(notes, fmt.Sprintf("%s: %s against %s (%.3f nats worse)", s, gapText(r.mean, e.mean), gapText(p.nll, e.mean), rg-pg))
+		}
 	}
-	return out + "\n"
+	out := ""
+	if checked > 0 {
+		out = fmt.Sprintf(" At equal wall time, %s's gap (last epoch) is at most %s's at %s's wall time (within %g nats) on **%d of %d** settings.", wallRef, pcdMethod, wallRef, gapTol, held, checked)
+		if len(notes) > 0 {
+			out += " Where it is not: " + strings.Join(notes, "; ") + "."
+		}
+	}
+	if len(unfinished) > 0 {
+		out += fmt.Sprintf(" On %s, %s had not finished an epoch within %s's wall time.", strings.Join(unfinished, ", "), pcdMethod, wallRef)
+	}
+	return out
 }
 
 // figure is the section's learning-curve figure, if any run has finished.

@@ -138,10 +138,20 @@ type learnData struct {
 	// epoch; trueNLL the true model's test NLL of each model.
 	curves  map[setting]map[string][][]float64
 	trueNLL map[setting][]float64
+	// runs holds every model's run per setting and method: its test NLL
+	// and seconds per epoch, for comparisons at equal wall time.
+	runs map[cellKey][]learnRun
 	// instances counts the learn-mrf instances, and missing lists those
 	// without curves.parquet yet.
 	instances int
 	missing   []string
+}
+
+// learnRun is one model's learning run: the test NLL and the seconds of
+// every epoch, in order.
+type learnRun struct {
+	model        int32
+	nll, seconds []float64
 }
 
 // readLearning reads curves.parquet of every instance of the given
@@ -149,7 +159,7 @@ type learnData struct {
 // setting) and samples.parquet of their samples input (the true NLL).
 func readLearning(plan *pipeline.Plan, stages []string) (*learnData, error) {
 	d := &learnData{nll: map[cellKey]stat{}, epochSeconds: map[cellKey]stat{},
-		curves: map[setting]map[string][][]float64{}, trueNLL: map[setting][]float64{}}
+		curves: map[setting]map[string][][]float64{}, trueNLL: map[setting][]float64{}, runs: map[cellKey][]learnRun{}}
 	finals := map[cellKey][]float64{}
 	perEpoch := map[cellKey][]float64{}
 	samplesRead := map[string]bool{}
@@ -206,12 +216,15 @@ func readLearning(plan *pipeline.Plan, stages []string) (*learnData, error) {
 				rs := byModel[k]
 				sort.Slice(rs, func(a, b int) bool { return rs[a].Iteration < rs[b].Iteration })
 				curve := make([]float64, len(rs))
+				epochSecs := make([]float64, len(rs))
 				secs := 0.0
 				for e, r := range rs {
 					curve[e] = r.TestNLL
+					epochSecs[e] = r.Seconds
 					secs += r.Seconds
 				}
 				ck := cellKey{setting: s, method: k.method}
+				d.runs[ck] = append(d.runs[ck], learnRun{model: k.id, nll: curve, seconds: epochSecs})
 				finals[ck] = append(finals[ck], curve[len(curve)-1])
 				perEpoch[ck] = append(perEpoch[ck], secs/float64(len(rs)))
 				if d.curves[s] == nil {
