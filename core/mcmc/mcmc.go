@@ -139,6 +139,7 @@ type Sampler struct {
 	name  string
 	opts  Options
 	betas []float64 // the ladder: {1} for gibbs; positive ones then 0 for pt
+	swaps int       // swap passes per sweep (pt)
 	se    [][]float64
 }
 
@@ -159,7 +160,7 @@ func NewPT(opts PTOptions) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0)}, nil
+	return &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps}, nil
 }
 
 // Name returns "gibbs" or "pt".
@@ -280,25 +281,25 @@ func (s *Sampler) step(l *layout, c *chain, buf []float64) {
 			l.sync(r)
 		}
 	}
+	row := c.b.begin()
 	if len(betas) > 1 {
 		for _, r := range c.reps {
 			r.e = l.energy(r)
 		}
-		for k := 0; k+1 < len(betas); k++ {
-			la := (betas[k] - betas[k+1]) * (c.reps[k+1].e - c.reps[k].e)
-			c.attempts[k]++
-			if la >= 0 || c.rng.Float64() < math.Exp(la) {
-				c.reps[k], c.reps[k+1] = c.reps[k+1], c.reps[k]
-				c.accepts[k]++
+		for range s.swaps {
+			for k := 0; k+1 < len(betas); k++ {
+				la := (betas[k] - betas[k+1]) * (c.reps[k+1].e - c.reps[k].e)
+				c.attempts[k]++
+				if la >= 0 || c.rng.Float64() < math.Exp(la) {
+					c.reps[k], c.reps[k+1] = c.reps[k+1], c.reps[k]
+					c.accepts[k]++
+				}
 			}
-		}
-	}
-	row := c.b.begin()
-	if len(betas) > 1 {
-		c.reps[len(betas)-1].hot = true
-		if r := c.reps[0]; r.hot {
-			r.hot = false
-			c.b.trips[row]++
+			c.reps[len(betas)-1].hot = true
+			if r := c.reps[0]; r.hot {
+				r.hot = false
+				c.b.trips[row]++
+			}
 		}
 	}
 	e := s.record(l, c.reps[0], c.b.row(row))

@@ -222,6 +222,8 @@ func TestBadOptions(t *testing.T) {
 		{"pt negative sweeps", p(func(o *PTOptions) { o.Sweeps = -1 }).Check(), "sweeps"},
 		{"pt negative seconds", p(func(o *PTOptions) { o.MaxSeconds = -1 }).Check(), "max_seconds"},
 		{"pt no end", p(func(o *PTOptions) { o.Sweeps, o.MaxSeconds = 0, 0 }).Check(), "no end"},
+		{"zero swaps", p(func(o *PTOptions) { o.Swaps = 0 }).Check(), "swaps"},
+		{"swaps too many", p(func(o *PTOptions) { o.Swaps = maxSwaps + 1 }).Check(), "swaps"},
 		{"temps too many", p(func(o *PTOptions) { o.Temps = maxTemps + 1 }).Check(), "temps"},
 		{"beta_min NaN", p(func(o *PTOptions) { o.BetaMin = math.NaN() }).Check(), "beta_min"},
 		{"betas infinite", p(func(o *PTOptions) { o.Betas = "1 Inf" }).Check(), "positive"},
