@@ -19,11 +19,18 @@ type batches struct {
 	fill   int       // sweeps in the last batch
 	counts []int32   // row b: counts[b*width:(b+1)*width]
 	logw   []float64 // row b: ln Σ_t exp((β_{k-1}-β_k)·E_k(t)), k = 1..rungs
+	// energy row b: Σ_t E(t) and Σ_t E(t)² of the counted replica's
+	// tempered log potential, for its autocorrelation time.
+	energy []float64
+	// trips row b: arrivals at β = 1 of replicas that have been at β = 0
+	// since their last visit to β = 1 (pt's round trips).
+	trips []float64
 }
 
 func newBatches(width, rungs int) *batches {
 	b := &batches{width: width, rungs: rungs, size: 1,
-		counts: make([]int32, 2*minBatches*width), logw: make([]float64, 2*minBatches*rungs)}
+		counts: make([]int32, 2*minBatches*width), logw: make([]float64, 2*minBatches*rungs),
+		energy: make([]float64, 4*minBatches), trips: make([]float64, 2*minBatches)}
 	for k := range b.logw {
 		b.logw[k] = math.Inf(-1)
 	}
@@ -57,6 +64,15 @@ func (b *batches) merge() {
 			lw[k] = logAddExp(la[k], lc[k])
 		}
 	}
+	for j := range minBatches {
+		b.energy[2*j] = b.energy[4*j] + b.energy[4*j+2]
+		b.energy[2*j+1] = b.energy[4*j+1] + b.energy[4*j+3]
+	}
+	clear(b.energy[2*minBatches:])
+	for j := range minBatches {
+		b.trips[j] = b.trips[2*j] + b.trips[2*j+1]
+	}
+	clear(b.trips[minBatches:])
 	clear(b.counts[minBatches*w:])
 	for k := minBatches * r; k < len(b.logw); k++ {
 		b.logw[k] = math.Inf(-1)

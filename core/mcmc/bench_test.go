@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
 )
 
@@ -63,5 +64,31 @@ func BenchmarkGibbs(b *testing.B) {
 		if _, err := s.Infer(context.Background(), l.m); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// One parallel-tempering sweep of a chain (default ladder, 21 replicas) on a
+// 10x10 spin glass with couplings U(-10,10): the hot path of pt.
+func BenchmarkPTStep(b *testing.B) {
+	m := infertest.SpinGlass(10, false, 10, 1)
+	g, err := infer.NewFactorGraph(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := newLayout(m, g)
+	s, err := NewPT(PTDefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	chains, err := s.start(l)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]float64, 2)
+	for range 2000 { // past the start's transient
+		s.step(l, chains[0], buf)
+	}
+	for b.Loop() {
+		s.step(l, chains[0], buf)
 	}
 }

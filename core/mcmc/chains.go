@@ -52,6 +52,11 @@ func NewChains(m *mrf.Model, k int, seed int64) (*Chains, error) {
 		return nil, fmt.Errorf("chains: %w", err)
 	}
 	l := newLayout(m, g)
+	// Persistent chains take the general sweep: it keeps every factor's
+	// entry index (the factor statistics count them), honours Fix, and
+	// stays valid when SetModel swaps the tables (the binary pairwise
+	// path's fields are built from the tables).
+	l.is = nil
 	if math.IsInf(l.constant, -1) {
 		return nil, errors.New("chains: the model has no configuration of non-zero probability (Z = 0)")
 	}

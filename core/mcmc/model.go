@@ -45,6 +45,9 @@ type layout struct {
 	// fixed, when not nil, marks the variables sweeps leave as they are
 	// (Chains.Fix).
 	fixed []bool
+	// is is the binary pairwise fast path (fields.go), nil if the model is
+	// not binary pairwise.
+	is *ising
 }
 
 func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
@@ -90,18 +93,31 @@ func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
 		}
 	}
 	l.incStart[n] = len(l.incFactor)
+	l.is = newIsing(l)
 	return l
 }
 
 // replica is one configuration of the chain: the states and, for every
 // factor, the index of its table entry at them.
 type replica struct {
-	x   []int
-	idx []int // position in layout.flat of every pair factor's entry (0 for the others)
+	x []int
+	// idx is the position in layout.flat of every pair factor's entry (0
+	// for the others); not kept on the binary pairwise path, which keeps
+	// the fields h instead (fields.go).
+	idx []int
+	h   []float64
 	e   float64
+	// hot is set while the replica is on its way down from β = 0 (pt's
+	// round trips).
+	hot bool
 }
 
 func (l *layout) newReplica(x []int) *replica {
+	if l.is != nil {
+		r := &replica{x: x, h: make([]float64, len(x))}
+		l.sync(r)
+		return r
+	}
 	r := &replica{x: x, idx: make([]int, len(l.m.Factors))}
 	for _, a := range l.pairs {
 		t := l.tOff[a]
@@ -117,6 +133,9 @@ func (l *layout) newReplica(x []int) *replica {
 // energy is the tempered log potential of r: the sum of its pair factors'
 // entries (-Inf on a zero potential).
 func (l *layout) energy(r *replica) float64 {
+	if l.is != nil {
+		return r.e // kept up to date by sweepIsing
+	}
 	e := 0.0
 	for _, a := range l.pairs {
 		e += l.flat[r.idx[a]]
@@ -129,6 +148,10 @@ func (l *layout) energy(r *replica) float64 {
 // left out, zeros included (their -Inf would make 0·-Inf). buf holds at
 // least the largest cardinality. It allocates nothing.
 func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) {
+	if l.is != nil {
+		l.sweepIsing(r, beta, rng)
+		return
+	}
 	idx, x, t := r.idx, r.x, l.flat
 	for i, c := range l.cards {
 		if l.fixed != nil && l.fixed[i] {
