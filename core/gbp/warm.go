@@ -109,3 +109,34 @@ func (gb *GBP) InferFrom(ctx context.Context, m *mrf.Model, msgs []EdgeMessage) 
 	gb.support()
 	return gb.run(ctx)
 }
+
+// Sweep runs n >= 1 sweeps of the schedule on m from the current messages
+// (those of the last call on a model of m's structure, else uniform), with
+// neither a convergence test nor a read-out, and leaves the beliefs after
+// the last sweep for Beliefs: the inputs of an amortized network (package
+// renn) are the beliefs after a fixed number of sweeps. It fails if the
+// messages overflow (see "Divergence" in the package comment); the next
+// call then starts afresh, as Infer does.
+func (gb *GBP) Sweep(ctx context.Context, m *mrf.Model, n int) error {
+	if n < 1 {
+		return fmt.Errorf("gbp: %d sweeps, want >= 1", n)
+	}
+	if err := gb.prepare(m); err != nil {
+		return err
+	}
+	gb.support()
+	if gb.diverged {
+		clear(gb.msg)
+		gb.diverged = false
+	}
+	for k := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if gb.sweep(); gb.diverged {
+			return fmt.Errorf("gbp: the messages overflowed in sweep %d", k+1)
+		}
+	}
+	gb.beliefs(gb.belief)
+	return nil
+}

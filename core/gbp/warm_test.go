@@ -113,3 +113,35 @@ func TestInferFromBadMessages(t *testing.T) {
 		})
 	}
 }
+
+// Sweep(k) then Sweep(1) leaves the beliefs Infer has after k+1 sweeps,
+// to the bit: the same updates in the same order.
+func TestSweepMatchesInfer(t *testing.T) {
+	m := grid(t, 5, 1, 4)
+	g := build(t, m, "grid", "faces")
+	ctx := context.Background()
+	o := gbp.DefaultOptions()
+	o.MaxIter = 4
+	ref := mustNew(t, g, o)
+	if _, err := ref.Infer(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	sw := mustNew(t, g, gbp.DefaultOptions())
+	if err := sw.Sweep(ctx, m, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Sweep(ctx, m, 1); err != nil {
+		t.Fatal(err)
+	}
+	want, got := ref.Beliefs(), sw.Beliefs()
+	for r := range want {
+		for x := range want[r] {
+			if got[r][x] != want[r][x] {
+				t.Fatalf("region %d state %d: %v, Infer %v", r, x, got[r][x], want[r][x])
+			}
+		}
+	}
+	if err := sw.Sweep(ctx, m, 0); err == nil {
+		t.Error("0 sweeps accepted")
+	}
+}

@@ -288,20 +288,20 @@ func (r *RENN) forwardResult(m *mrf.Model, E [][]float64) *infer.Result {
 // the message net's links. r must be set up for m.
 func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *Family) (*familyRead, error) {
 	o := gbp.DefaultOptions()
-	o.MaxIter, o.MaxSeconds = max(f.Sweeps-1, 1), r.opts.MaxSeconds
+	o.MaxSeconds = r.opts.MaxSeconds
 	mp, err := gbp.New(r.g, o)
 	if err != nil {
 		return nil, err
 	}
-	var prev, cur [][]float64    // region beliefs after one sweep fewer, and after the sweeps
-	for range min(f.Sweeps, 2) { // Sweeps−1 sweeps, then one more
-		if _, err := mp.Infer(ctx, m); err != nil {
+	var prev, cur [][]float64 // region beliefs after one sweep fewer, and after the sweeps
+	for _, n := range []int{f.Sweeps - 1, 1} {
+		if n == 0 {
+			continue // one sweep: compared with uniform messages below
+		}
+		if err := mp.Sweep(ctx, m, n); err != nil {
 			return nil, fmt.Errorf("family inputs: message passing: %w", err)
 		}
 		prev, cur = cur, mp.Beliefs()
-		if err := mp.SetMaxIter(1); err != nil {
-			return nil, err
-		}
 	}
 	if prev == nil {
 		prev = r.rb.NewBeliefs() // one sweep: compare with uniform messages
