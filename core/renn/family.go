@@ -26,8 +26,8 @@ import (
 // where G_R = log b_R + E_R is the log of the messages into the root after
 // Sweeps sweeps of parent-to-child message passing (package gbp) from
 // uniform messages. Its answer is thus of the form of generalized belief
-// propagation's beliefs, and refinement (the message net's own training)
-// can reach GBP's fixed point from it. The inputs of a link's child state c
+// propagation's beliefs, and refinement (GBP's updates from its messages,
+// or the message net's own training) can reach GBP's fixed point from it. The inputs of a link's child state c
 // are
 //
 //	f_0 = log b_C(c) − log Σ_{x_C = c} b_R(x),

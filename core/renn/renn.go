@@ -39,8 +39,10 @@
 // the region free energy plus λ times the penalty, per variable) and then
 // answers a new model in one forward pass: it predicts the message net's
 // messages from a few sweeps of message passing, with parameters that do
-// not depend on the model's size. NewWithFamily returns that answer, or
-// refines it with the message net's own loop (the same convergence rule).
+// not depend on the model's size. NewFamilyInference returns that answer,
+// or refines it: by GBP's own updates started from the answer's messages
+// (RefineGBP; the gradient refinement where they do not converge), or by
+// the message net's own loop (RefineGradient, the same convergence rule).
 //
 // # Constraints
 //
