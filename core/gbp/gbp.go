@@ -73,6 +73,12 @@
 // "max_consistency" (largest |b_C - Σ_{P\C} b_P| over all edges and states),
 // "damping", "degenerate_messages" and "degenerate_beliefs", and, only when
 // set, "inconsistent" and "diverged" (see Divergence).
+//
+// Starts. Infer starts from uniform messages, or from the last call's when
+// the model keeps its structure. InferFrom (the WarmStarter ability, warm.go)
+// starts from messages the caller gives, such as an amortized network's
+// (package renn), and converges by the same rule; Sweep runs a fixed number
+// of sweeps with no convergence test or read-out.
 package gbp
 
 import (
