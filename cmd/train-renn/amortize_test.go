@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +46,14 @@ func TestAmortize(t *testing.T) {
 	if err != nil || len(prov.Inputs) != 2 {
 		t.Errorf("provenance inputs %v, %v", prov.Inputs, err)
 	}
-	for _, tc := range []struct{ models, refine, method string }{{train, "0", "renn-family-fwd"}, {big, "0", "renn-family-fwd"}, {big, "-1", "renn-family"}} {
-		out := filepath.Join(dir, "out-"+tc.refine)
-		if code, stderr := clitest.Run(t, "--weights", w, "--refine="+tc.refine, "--models", tc.models, "--out", out); code != 0 {
+	for i, tc := range []struct{ models, refine, method, by string }{{train, "0", "renn-family-fwd", ""}, {big, "0", "renn-family-fwd", ""},
+		{big, "-1", "renn-family", `"refine_by":"gbp"`}, {big, "50", "renn-family", `"refine_by":"gradient"`}} {
+		out := filepath.Join(dir, fmt.Sprint("out-", i))
+		args := []string{"--weights", w, "--refine=" + tc.refine, "--models", tc.models, "--out", out}
+		if strings.Contains(tc.by, "gradient") {
+			args = append(args, "--refine-by", "gradient")
+		}
+		if code, stderr := clitest.Run(t, args...); code != 0 {
 			t.Fatalf("--weights on %s: exit %d: %s", tc.models, code, stderr)
 		}
 		est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
@@ -55,7 +61,8 @@ func TestAmortize(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range est {
-			if e.Method != tc.method || (tc.refine == "0" && (e.Converged || e.Iterations != 0)) || !strings.Contains(e.Params, `"weights"`) {
+			if e.Method != tc.method || (tc.refine == "0" && (e.Converged || e.Iterations != 0)) || !strings.Contains(e.Params, `"weights"`) ||
+				(tc.by != "" && !strings.Contains(e.Params, tc.by)) || (tc.by == "" && strings.Contains(e.Params, "refine_by")) {
 				t.Errorf("%s refine %s: %+v", tc.models, tc.refine, e)
 			}
 		}
@@ -79,6 +86,9 @@ func TestAmortize(t *testing.T) {
 		{"another family", "--weights " + w + " --models " + complete, 1, "trained on grid graphs"},
 		{"weights with amortize", "--amortize --weights " + w + " --models " + train, 2, "--amortize"},
 		{"refine without weights", "--refine 3 --models " + train, 2, "without --weights"},
+		{"refine-by without weights", "--refine-by gradient --models " + train, 2, "--refine-by needs --weights"},
+		{"refine-by with refine 0", "--weights " + w + " --refine 0 --refine-by gbp --models " + train, 2, "--refine 0"},
+		{"unknown refine-by", "--weights " + w + " --refine-by newton --models " + train, 2, "refine-by"},
 		{"network option with amortize", "--amortize --lambda 3 --models " + train, 2, "--lambda"},
 		{"family option without amortize", "--family-epochs 3 --models " + train, 2, "--family-epochs"},
 		{"weights with the attention net", "--weights " + w + " --method renn --models " + train, 2, "message net"},

@@ -34,7 +34,8 @@ type root struct {
 	Amortize bool              `help:"Train one family network on every model of --models (all of one graph kind and cardinality) and write OUT/network.parquet, instead of running RENN per model. Takes the --family-* options, not the per-model network options."`
 	Family   renn.TrainOptions `embed:"" prefix:"family-" group:"Family network (--amortize)"`
 	Weights  string            `type:"path" placeholder:"W" help:"A trained family network (directory with network.parquet, or the file): every model starts from its forward pass (method renn-mp only; models of the family's graph kind, cardinality and region scheme). Method name default renn-family (renn-family-fwd with --refine 0)."`
-	Refine   int               `default:"-1" help:"With --weights: cap on the refinement steps after the forward pass (the per-model RENN loop with its usual convergence rule); 0: the forward pass only; -1: up to --max-steps."`
+	Refine   int               `default:"-1" help:"With --weights: cap on the refinement after the forward pass (GBP sweeps and gradient steps alike); 0: the forward pass only; -1: GBP's sweep cap (2000) and --max-steps."`
+	RefineBy string            `name:"refine-by" default:"gbp" enum:"gbp,gradient" help:"With --weights: gbp runs GBP's parent-to-child updates (its tolerance) from the forward pass's messages and, when they do not converge, the gradient refinement; gradient runs the per-model RENN loop (Adam on the RENN loss, its usual convergence rule) from the forward pass."`
 
 	Out string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet (network.parquet with --amortize)."`
 
@@ -55,8 +56,12 @@ func (r *root) params() (trainrenn.Params, error) {
 			}
 		}
 	}
+	by := ""
+	if r.Weights != "" && r.Refine != 0 {
+		by = r.RefineBy
+	}
 	return trainrenn.Params{Models: r.Models, IDs: ids, Regions: r.Regions, Scheme: r.Scheme, Method: r.Method, Options: o,
-		UAIOut: r.UAIOut, Weights: r.Weights, Refine: r.Refine}, err
+		UAIOut: r.UAIOut, Weights: r.Weights, Refine: r.Refine, RefineBy: by}, err
 }
 
 func (r *root) amortizeParams() (trainrenn.AmortizeParams, error) {
@@ -103,12 +108,16 @@ func (r *root) combinations() error {
 		return errors.New("--amortize trains a family network and --weights runs one: give one of them")
 	case r.Amortize && len(per) > 0:
 		return fmt.Errorf("%s: per-model network options have no effect with --amortize (its options are --family-*)", strings.Join(per, ", "))
-	case r.Amortize && (r.Regions != "" || r.UAIOut != "" || r.given["method"] || r.given["name"] || r.given["refine"]):
+	case r.Amortize && (r.Regions != "" || r.UAIOut != "" || r.given["method"] || r.given["name"] || r.given["refine"] || r.given["refine-by"]):
 		return errors.New("--amortize takes --models, --ids, --scheme, --family-* and --out only")
 	case !r.Amortize && len(fam) > 0:
 		return fmt.Errorf("%s: family network options need --amortize", strings.Join(fam, ", "))
 	case r.given["refine"] && r.Weights == "":
 		return errors.New("--refine needs --weights: refinement starts from a family network")
+	case r.given["refine-by"] && r.Weights == "":
+		return errors.New("--refine-by needs --weights: refinement starts from a family network")
+	case r.given["refine-by"] && r.Refine == 0:
+		return errors.New("--refine-by with --refine 0: the forward pass alone has nothing to refine")
 	}
 	return nil
 }

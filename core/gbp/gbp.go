@@ -73,6 +73,12 @@
 // "max_consistency" (largest |b_C - Σ_{P\C} b_P| over all edges and states),
 // "damping", "degenerate_messages" and "degenerate_beliefs", and, only when
 // set, "inconsistent" and "diverged" (see Divergence).
+//
+// Starts. Infer starts from uniform messages, or from the last call's when
+// the model keeps its structure. InferFrom (the WarmStarter ability, warm.go)
+// starts from messages the caller gives, such as an amortized network's
+// (package renn), and converges by the same rule; Sweep runs a fixed number
+// of sweeps with no convergence test or read-out.
 package gbp
 
 import (
@@ -215,25 +221,38 @@ func (gb *GBP) RegionBeliefs() ([][]float64, []region.Edge) {
 // Infer runs GBP on m, warm-starting from the messages of the previous call
 // when m has the same structure. It fails if m does not fit the region graph.
 func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	if err := gb.prepare(m); err != nil {
+		return nil, err
+	}
+	gb.support()
+	return gb.run(ctx)
+}
+
+// prepare binds m (reusing the structure when m has the last model's) and
+// fills the potentials.
+func (gb *GBP) prepare(m *mrf.Model) error {
 	if m == nil {
-		return nil, errors.New("gbp: nil model")
+		return errors.New("gbp: nil model")
 	}
 	if gb.rb.SameStructure(m) {
 		// The graph was checked when it was bound; the tables are new.
 		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("gbp: invalid model: %w", err)
+			return fmt.Errorf("gbp: invalid model: %w", err)
 		}
 	} else {
 		rb, err := gb.g.Bind(m)
 		if err != nil {
-			return nil, fmt.Errorf("gbp: %w", err)
+			return fmt.Errorf("gbp: %w", err)
 		}
 		gb.rb, gb.st = rb, newStructure(rb, m)
 		gb.alloc()
 	}
 	gb.potentials(m)
-	gb.support()
+	return nil
+}
 
+// run sweeps from the current messages until convergence or the budget.
+func (gb *GBP) run(ctx context.Context) (*infer.Result, error) {
 	if gb.diverged {
 		// The last call's messages overflowed: start afresh.
 		clear(gb.msg)

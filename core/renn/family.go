@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
@@ -23,8 +26,8 @@ import (
 // where G_R = log b_R + E_R is the log of the messages into the root after
 // Sweeps sweeps of parent-to-child message passing (package gbp) from
 // uniform messages. Its answer is thus of the form of generalized belief
-// propagation's beliefs, and refinement (the message net's own training)
-// can reach GBP's fixed point from it. The inputs of a link's child state c
+// propagation's beliefs, and refinement (GBP's updates from its messages,
+// or the message net's own training) can reach GBP's fixed point from it. The inputs of a link's child state c
 // are
 //
 //	f_0 = log b_C(c) − log Σ_{x_C = c} b_R(x),
@@ -81,6 +84,41 @@ func (f *Family) Check() error {
 // RENN does (WarmSteps caps it), with the inputs read afresh from the new
 // model. opts.Net must be "message".
 func NewWithFamily(g *region.Graph, opts Options, f *Family, forwardOnly bool) (*RENN, error) {
+	by := RefineGradient
+	if forwardOnly {
+		by = RefineNone
+	}
+	return NewFamilyInference(g, opts, f, by, 0)
+}
+
+// How NewFamilyInference refines the family network's answer.
+const (
+	// RefineNone returns the forward pass (Iterations 0, not converged).
+	RefineNone = "none"
+	// RefineGradient runs the message net's own loop (Adam on the RENN
+	// loss, the usual convergence rule) from the forward pass.
+	RefineGradient = "gradient"
+	// RefineGBP runs GBP's parent-to-child updates (package gbp, its
+	// default tolerance) from the forward pass's messages (see
+	// refineGBP); when GBP does not converge within the sweep cap, the
+	// gradient refinement follows from the forward pass.
+	RefineGBP = "gbp"
+)
+
+// RefineKinds lists the refinements NewFamilyInference knows.
+var RefineKinds = []string{RefineGBP, RefineGradient, RefineNone}
+
+// NewFamilyInference returns RENN that answers from the family network's
+// forward pass, refined by by (RefineGBP, RefineGradient or RefineNone).
+// sweeps caps the sweeps of RefineGBP's message passing (>= 1; ignored,
+// and may be 0, for the others); opts.MaxSteps caps the gradient steps.
+func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, sweeps int) (*RENN, error) {
+	switch {
+	case !slices.Contains(RefineKinds, by):
+		return nil, fmt.Errorf("refine-by: %q, want one of %s", by, strings.Join(RefineKinds, ", "))
+	case by == RefineGBP && sweeps < 1:
+		return nil, fmt.Errorf("refine-by gbp: sweep cap %d, want >= 1", sweeps)
+	}
 	if opts.Net != "message" {
 		return nil, fmt.Errorf("net: %q, a family network needs the message net", opts.Net)
 	}
@@ -91,14 +129,103 @@ func NewWithFamily(g *region.Graph, opts Options, f *Family, forwardOnly bool) (
 	if err != nil {
 		return nil, err
 	}
-	r.family, r.forwardOnly = f, forwardOnly
+	r.family, r.forwardOnly, r.refineBy, r.refineCap = f, by == RefineNone, by, sweeps
 	return r, nil
+}
+
+// refineGBP runs GBP from the family network's answer: the messages of the
+// sweeps that made the network's inputs, with the message of every root
+// edge P→C corrected so that each root's belief gains the network's
+// output, Σ_C a_{R→C}(x_C), as in the forward pass. A root R's belief reads
+// the messages into its children from their other parents, so with P_C
+// the k >= 2 root parents of C, every P ∈ P_C adds
+//
+//	δ_{P→C} = Σ_{Q ∈ P_C} a_{Q→C} / (k−1) − a_{P→C},
+//
+// which gives Σ_{P ∈ P_C \ {R}} δ_{P→C} = a_{R→C} for every R ∈ P_C (the
+// lower messages, functions of these, then move as well; a child with one
+// root parent carries no correction). GBP then sweeps from there with its
+// default tolerance, as cold GBP does, up to the sweep cap and the time
+// left of the call. The result is GBP's (beliefs, marginals, region free
+// energy), Converged by GBP's own rule.
+func (r *RENN) refineGBP(ctx context.Context, m *mrf.Model, began time.Time) (*infer.Result, error) {
+	mp := r.famGBP
+	msgs := mp.EdgeMessages()
+	r.correctMessages(msgs, r.famOut)
+	if err := mp.SetMaxIter(r.refineCap); err != nil {
+		return nil, err
+	}
+	if s := r.opts.MaxSeconds; s > 0 {
+		left := s - infer.Now(ctx).Sub(began).Seconds()
+		if err := mp.SetMaxSeconds(max(left, 1e-9)); err != nil {
+			return nil, err
+		}
+	}
+	res, err := mp.InferFrom(ctx, m, msgs)
+	if err != nil {
+		return nil, fmt.Errorf("refinement by gbp: %w", err)
+	}
+	b, _ := mp.RegionBeliefs()
+	for id, t := range b {
+		copy(r.b[id], t)
+	}
+	r.warm = false // the network does not hold this answer
+	res.Diagnostics["refine_gbp"] = 1
+	res.Diagnostics["forward_sweeps"] = float64(r.family.Sweeps)
+	res.Diagnostics["steps"] = 0
+	return res, nil
+}
+
+// correctMessages adds to msgs (every edge of the region graph) the
+// corrections of refineGBP for the family network's output out (per root
+// link, in the message net's link order).
+func (r *RENN) correctMessages(msgs []gbp.EdgeMessage, out [][]float64) {
+	type link struct{ parent, row int }
+	byChild := make(map[int][]link)
+	row := 0
+	isRoot := make(map[int]bool, len(r.roots))
+	for _, id := range r.roots {
+		isRoot[id] = true
+	}
+	for _, e := range r.edges {
+		if isRoot[e.Parent] {
+			byChild[e.Child] = append(byChild[e.Child], link{e.Parent, row})
+			row++
+		}
+	}
+	delta := make(map[[2]int][]float64)
+	for c, ls := range byChild {
+		if len(ls) < 2 {
+			continue
+		}
+		sum := make([]float64, len(out[ls[0].row]))
+		for _, l := range ls {
+			for y, a := range out[l.row] {
+				sum[y] += a
+			}
+		}
+		for _, l := range ls {
+			d := make([]float64, len(sum))
+			for y, a := range out[l.row] {
+				d[y] = sum[y]/float64(len(ls)-1) - a
+			}
+			delta[[2]int{l.parent, c}] = d
+		}
+	}
+	for _, msg := range msgs {
+		if d, ok := delta[[2]int{msg.Parent, msg.Child}]; ok {
+			for y := range msg.Log {
+				msg.Log[y] += d[y] // −Inf stays −Inf
+			}
+		}
+	}
 }
 
 // familyRead is what the family network reads on one model.
 type familyRead struct {
 	inst *nn.FamilyInstance
 	G    [][]float64 // per root, the sweeps' log messages (the message net's feature)
+	mp   *gbp.GBP    // the sweeps' message passing, holding its messages
 }
 
 // readFamily sets the message net's inputs on m (the root energies and the
@@ -118,8 +245,9 @@ func (r *RENN) readFamily(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, 
 		return false, nil
 	}
 	r.restart(mn, 1)
-	setMessages(mn, fr.inst.Forward())
-	if !r.forwardOnly {
+	r.famOut, r.famGBP = fr.inst.Forward(), fr.mp
+	setMessages(mn, r.famOut)
+	if !r.forwardOnly && r.refineBy != RefineGBP {
 		r.solveMultipliers(m, E)
 	}
 	return true, nil
@@ -160,20 +288,20 @@ func (r *RENN) forwardResult(m *mrf.Model, E [][]float64) *infer.Result {
 // the message net's links. r must be set up for m.
 func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *Family) (*familyRead, error) {
 	o := gbp.DefaultOptions()
-	o.MaxIter, o.MaxSeconds = max(f.Sweeps-1, 1), r.opts.MaxSeconds
+	o.MaxSeconds = r.opts.MaxSeconds
 	mp, err := gbp.New(r.g, o)
 	if err != nil {
 		return nil, err
 	}
-	var prev, cur [][]float64    // region beliefs after one sweep fewer, and after the sweeps
-	for range min(f.Sweeps, 2) { // Sweeps−1 sweeps, then one more
-		if _, err := mp.Infer(ctx, m); err != nil {
+	var prev, cur [][]float64 // region beliefs after one sweep fewer, and after the sweeps
+	for _, n := range []int{f.Sweeps - 1, 1} {
+		if n == 0 {
+			continue // one sweep: compared with uniform messages below
+		}
+		if err := mp.Sweep(ctx, m, n); err != nil {
 			return nil, fmt.Errorf("family inputs: message passing: %w", err)
 		}
 		prev, cur = cur, mp.Beliefs()
-		if err := mp.SetMaxIter(1); err != nil {
-			return nil, err
-		}
 	}
 	if prev == nil {
 		prev = r.rb.NewBeliefs() // one sweep: compare with uniform messages
@@ -232,7 +360,7 @@ func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *F
 	if err != nil {
 		return nil, err
 	}
-	return &familyRead{inst: inst, G: r.logMessages(cur, E)}, nil
+	return &familyRead{inst: inst, G: r.logMessages(cur, E), mp: mp}, nil
 }
 
 // familyFloor bounds the log of a belief in the family net's inputs: a

@@ -163,3 +163,134 @@ func TestTrainFamilyMultipliers(t *testing.T) {
 		}
 	}
 }
+
+// perturbedFamily returns an untrained family net moved off its start, so
+// that its output (the corrections) is not 0.
+func perturbedFamily(t *testing.T, sweeps int) *Family {
+	t.Helper()
+	net, err := NewFamilyNet(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range net.Params() {
+		for j := range p.Value {
+			p.Value[j] += 0.5 * math.Sin(float64(5*i+j+1))
+		}
+	}
+	return &Family{Net: net, Sweeps: sweeps}
+}
+
+// Refinement by GBP from the family net's answer ends at cold GBP's fixed
+// point (marginals and ln Z within 1e-6), converged, and says so in its
+// diagnostics; with a sweep cap too small it falls back to the gradient
+// refinement, which also ends at that fixed point.
+func TestFamilyRefineGBP(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		L      int
+		gamma  float64
+		sweeps int
+		cap    int
+		gbp    bool // the warm-started GBP converges within the cap
+	}{
+		{"4x4", 4, 1, 2, 2000, true},
+		{"6x6 weak", 6, 0.5, 3, 2000, true},
+		{"5x5 one sweep", 5, 1, 1, 2000, true},
+		{"4x4 capped", 4, 1, 2, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := grid(t, tc.L, tc.gamma, 77)
+			g := build(t, m, "grid", "faces")
+			want := runGBP(t, g, m)
+			r, err := NewFamilyInference(g, messageOptions(), perturbedFamily(t, tc.sweeps), RefineGBP, tc.cap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := mustInfer(t, r, m)
+			if !res.Converged {
+				t.Fatalf("not converged: %v", res.Diagnostics)
+			}
+			if got := res.Diagnostics["refine_gbp"] == 1; got != tc.gbp {
+				t.Errorf("refined by gbp %v, want %v (diagnostics %v)", got, tc.gbp, res.Diagnostics)
+			}
+			tol := 1e-6
+			if !tc.gbp {
+				tol = 1e-3 // the gradient refinement's own convergence rule
+				if res.Diagnostics["refine_gbp_sweeps"] != 1 {
+					t.Errorf("fallback after %v sweeps, want 1", res.Diagnostics["refine_gbp_sweeps"])
+				}
+			}
+			if d := maxVarDiff(res.Marginals.Vars, want.Marginals.Vars); d > tol {
+				t.Errorf("marginals %.3g from gbp", d)
+			}
+			if d := math.Abs(res.LogZ - want.LogZ); d > tol*10 {
+				t.Errorf("ln Z %v, gbp %v", res.LogZ, want.LogZ)
+			}
+			b, _ := r.RegionBeliefs()
+			if b == nil || len(b) != len(g.Regions) {
+				t.Fatal("no region beliefs")
+			}
+		})
+	}
+}
+
+// The corrections of refineGBP give every root, through the messages into
+// its children from their other root parents, exactly the net's output.
+func TestCorrectMessages(t *testing.T) {
+	m := grid(t, 4, 1, 5)
+	g := build(t, m, "grid", "faces")
+	r, err := NewFamilyInference(g, messageOptions(), perturbedFamily(t, 2), RefineGBP, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustInfer(t, r, m)
+	zero := r.famGBP.EdgeMessages()
+	for _, msg := range zero {
+		clear(msg.Log)
+	}
+	out := make([][]float64, len(r.famOut))
+	for k, o := range r.famOut {
+		out[k] = make([]float64, len(o))
+		for y := range o {
+			out[k][y] = math.Cos(float64(3*k + y))
+		}
+	}
+	r.correctMessages(zero, out)
+	got := make(map[[2]int][]float64)
+	for _, msg := range zero {
+		got[[2]int{msg.Parent, msg.Child}] = msg.Log
+	}
+	isRoot := make(map[int]bool)
+	for _, id := range r.roots {
+		isRoot[id] = true
+	}
+	row := 0
+	for _, e := range r.edges {
+		if !isRoot[e.Parent] {
+			continue
+		}
+		parents := 0
+		sum := make([]float64, len(out[row]))
+		for _, p := range g.Regions[e.Child].Parents {
+			if p == e.Parent || !isRoot[p] {
+				continue
+			}
+			parents++
+			for y, v := range got[[2]int{p, e.Child}] {
+				sum[y] += v
+			}
+		}
+		for y := range sum {
+			if parents > 0 && math.Abs(sum[y]-out[row][y]) > 1e-12 {
+				t.Fatalf("root %d child %d state %d: messages add %v, net %v", e.Parent, e.Child, y, sum[y], out[row][y])
+			}
+		}
+		row++
+	}
+	if _, err := NewFamilyInference(g, messageOptions(), perturbedFamily(t, 2), "newton", 1); err == nil {
+		t.Error("unknown refinement accepted")
+	}
+	if _, err := NewFamilyInference(g, messageOptions(), perturbedFamily(t, 2), RefineGBP, 0); err == nil {
+		t.Error("sweep cap 0 accepted")
+	}
+}

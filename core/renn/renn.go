@@ -39,8 +39,10 @@
 // the region free energy plus λ times the penalty, per variable) and then
 // answers a new model in one forward pass: it predicts the message net's
 // messages from a few sweeps of message passing, with parameters that do
-// not depend on the model's size. NewWithFamily returns that answer, or
-// refines it with the message net's own loop (the same convergence rule).
+// not depend on the model's size. NewFamilyInference returns that answer,
+// or refines it: by GBP's own updates started from the answer's messages
+// (RefineGBP; the gradient refinement where they do not converge), or by
+// the message net's own loop (RefineGradient, the same convergence rule).
 //
 // # Constraints
 //
@@ -270,8 +272,12 @@ type RENN struct {
 	warm   bool        // the network holds the result of a previous call
 	last   float64     // mean loss of the previous call's last window
 
-	family      *Family // when set, the message net reads the model through this family network
-	forwardOnly bool    // with family: return the family network's answer, no refinement steps
+	family      *Family     // when set, the message net reads the model through this family network
+	forwardOnly bool        // with family: return the family network's answer, no refinement steps
+	refineBy    string      // with family and not forwardOnly: RefineGradient or RefineGBP
+	refineCap   int         // RefineGBP: cap on the warm-started GBP's sweeps
+	famOut      [][]float64 // the family network's output on the current model, per root link
+	famGBP      *gbp.GBP    // the message passing that made the family network's inputs, at its last sweep
 
 	trace func(window) // test hook, called at every window end
 }
@@ -571,12 +577,26 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		return nil, err
 	}
 	readFixedPoint, restarted := false, false
+	fallback := -1 // sweeps of a warm-started GBP that did not converge
 	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
 		if restarted, err = r.readFamily(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 		if r.forwardOnly {
 			return r.forwardResult(m, E), nil
+		}
+		if restarted && r.refineBy == RefineGBP {
+			res, err := r.refineGBP(ctx, m, began)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", o.Name, err)
+			}
+			if res.Converged {
+				return res, nil
+			}
+			// Not converged: the gradient refinement from the family
+			// network's answer, which needs the multipliers.
+			fallback = res.Iterations
+			r.solveMultipliers(m, E)
 		}
 	} else if ok {
 		if readFixedPoint, err = r.readModel(ctx, mn, m, E); err != nil {
@@ -682,6 +702,10 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
 	}
 	stop.Note(res.Diagnostics)
+	if fallback >= 0 {
+		res.Diagnostics["refine_gbp_sweeps"] = float64(fallback)
+		res.Diagnostics["refine_gbp"] = 0
+	}
 	if _, ok := r.net.(*nn.MessageNet); ok && r.family == nil {
 		// Whether the run started from message passing's fixed point, or
 		// (sweeps not converged) from uniform beliefs or the last call's net.

@@ -38,7 +38,8 @@ type AmortizedParams struct {
 // amortizedNotes are printed under a family's heading, by family name.
 var amortizedNotes = map[string]string{
 	"grid-bpnn": "The setting of Belief Propagation Neural Networks (Kuck et al., NeurIPS 2020): h ~ U(−0.1,0.1), J ~ U(−c,c) with c ~ U(0,5) per model. " +
-		"BPNN's published ln Z RMSE over its nine settings is 0.4 at best (loopy BP 5.9–119); their test models are not ours, so compare orders of magnitude.",
+		"BPNN's published ln Z RMSE over its nine settings is 0.4 at best (loopy BP 5.9–119); their test models are not ours, so compare orders of magnitude. " +
+		"Every ln Z here but exact inference's and BP's is the faces region (Kikuchi) free energy at the answer's beliefs: no estimate was trained on exact ln Z.",
 }
 
 // amortizedFamily is one score stage: a family's test settings.
@@ -110,6 +111,10 @@ func amortizedMarkdown(fams []amortizedFamily, sets []gbpSet, command string) st
 	w("One family network per family, trained on 200 10x10 grids (train-renn --amortize), answers unseen models: ")
 	w("its forward pass alone (renn-family-fwd) or followed by per-model refinement (renn-family), against per-model ")
 	w("RENN with the message net (renn-mp), GBP and loopy BP, all scored against exact inference. ")
+	w("The refinement (train-renn --refine-by gbp, the default) is GBP's own parent-to-child updates, with GBP's tolerance, ")
+	w("started from the messages of the forward pass (the sweeps that made the network's inputs, corrected by its output); ")
+	w("where they do not converge it continues by gradient steps on the RENN loss (the message net's loop) from the forward pass, ")
+	w("so on models where GBP converges renn-family ends at GBP's fixed point. ")
 	w("Mean |ΔP| is the mean |error| of the variable marginals; ln Z RMSE is the root mean square of the ln Z error over the models; ")
 	w("seconds are wall time per model.\n\n")
 	for _, f := range fams {

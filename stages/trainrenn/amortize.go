@@ -277,9 +277,9 @@ func schemeOf(g *region.Graph) string {
 	return g.Scheme
 }
 
-// withWeights adds the weights file, its sha256 and the refinement cap to
-// an estimate's params JSON.
-func withWeights(params string, w *Weights, refine int) (string, error) {
+// withWeights adds the weights file, its sha256, the refinement cap and
+// (when refined) the refinement to an estimate's params JSON.
+func withWeights(params string, w *Weights, refine int, by string) (string, error) {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(params), &m); err != nil {
 		return "", err
@@ -288,7 +288,11 @@ func withWeights(params string, w *Weights, refine int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m["weights"] = map[string]any{"path": w.Path, "sha256": sum, "refine": refine}
+	wm := map[string]any{"path": w.Path, "sha256": sum, "refine": refine}
+	if by != "" {
+		wm["refine_by"] = by
+	}
+	m["weights"] = wm
 	b, err := json.Marshal(m)
 	return string(b), err
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/region"
@@ -48,6 +49,13 @@ type Params struct {
 	// pass: 0 returns the forward pass, -1 refines up to Options.MaxSteps
 	// (ignored without Weights).
 	Refine int `json:"refine,omitempty"`
+	// RefineBy is how a refined forward pass is refined (with Weights and
+	// Refine != 0): renn.RefineGBP (GBP's updates from the forward pass's
+	// messages, the gradient refinement when they do not converge) or
+	// renn.RefineGradient (the message net's loop). Refine caps the sweeps
+	// and the gradient steps alike; -1 means GBP's default sweep cap and
+	// Options.MaxSteps.
+	RefineBy string `json:"refine_by,omitempty"`
 }
 
 // Methods are the method names train-renn knows.
@@ -145,6 +153,14 @@ func (p Params) Check() error {
 	if p.Refine > 0 && p.Weights == "" {
 		return fmt.Errorf("refine: %d without --weights: refinement starts from a family network", p.Refine)
 	}
+	switch {
+	case p.RefineBy != "" && p.Weights == "":
+		return fmt.Errorf("refine-by: %s without --weights: refinement starts from a family network", p.RefineBy)
+	case p.Weights != "" && p.Refine != 0 && p.RefineBy != renn.RefineGBP && p.RefineBy != renn.RefineGradient:
+		return fmt.Errorf("refine-by: %q, want %s or %s", p.RefineBy, renn.RefineGBP, renn.RefineGradient)
+	case p.Refine == 0 && p.RefineBy != "":
+		return fmt.Errorf("refine-by: %s with --refine 0 (the forward pass only, nothing to refine)", p.RefineBy)
+	}
 	return nil
 }
 
@@ -219,7 +235,14 @@ func Run(ctx context.Context, p Params, out string) error {
 			if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
 				return fmt.Errorf("%s: %w", p.Models, err)
 			}
-			fr, err := renn.NewWithFamily(g, o, weights.Family, p.Refine == 0)
+			by, sweeps := p.RefineBy, p.Refine
+			switch {
+			case p.Refine == 0:
+				by = renn.RefineNone
+			case p.Refine < 0:
+				sweeps = gbp.DefaultOptions().MaxIter
+			}
+			fr, err := renn.NewFamilyInference(g, o, weights.Family, by, sweeps)
 			if err != nil {
 				return err
 			}
@@ -242,7 +265,7 @@ func Run(ctx context.Context, p Params, out string) error {
 		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
 		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
 		if weights != nil {
-			est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine)
+			est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine, p.RefineBy)
 			if err != nil {
 				return err
 			}

@@ -175,6 +175,7 @@ func TestRunIDs(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	models, regions := fixture(t)
 	out := filepath.Join(t.TempDir(), "out")
+	mp := opts("renn-family", func(o *renn.Options) { o.Net = "message" })
 	for _, tc := range []struct {
 		name string
 		p    Params
@@ -188,6 +189,10 @@ func TestRunErrors(t *testing.T) {
 		{"no models", Params{Models: t.TempDir(), Method: "renn", Options: opts("renn", nil)}, formats.ModelInfoFile},
 		{"no regions", Params{Models: models, Regions: models, Method: "renn", Options: opts("renn", nil)}, formats.RegionsFile},
 		{"unknown id", Params{Models: models, Regions: regions, Method: "renn", IDs: []int32{7}, Options: opts("renn", nil)}, "no model with model_id 7"},
+		{"refine-by without weights", Params{Models: models, Method: "renn-mp", RefineBy: renn.RefineGBP, Options: mp}, "refine-by: gbp without --weights"},
+		{"unknown refine-by", Params{Models: models, Method: "renn-mp", Weights: models, Refine: -1, RefineBy: "newton", Options: mp}, `refine-by: "newton"`},
+		{"no refine-by", Params{Models: models, Method: "renn-mp", Weights: models, Refine: 5, Options: mp}, `refine-by: ""`},
+		{"refine-by with refine 0", Params{Models: models, Method: "renn-mp", Weights: models, RefineBy: renn.RefineGradient, Options: mp}, "--refine 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Run(context.Background(), tc.p, out)
