@@ -272,6 +272,7 @@ type RENN struct {
 
 	family      *Family // when set, the message net reads the model through this family network
 	forwardOnly bool    // with family: return the family network's answer, no refinement steps
+	familyMode  string  // with family: when the model is read through it (FamilyReadStart or FamilyReadEvery; "" is start)
 
 	trace func(window) // test hook, called at every window end
 }
@@ -572,7 +573,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	}
 	readFixedPoint, restarted := false, false
 	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
-		if restarted, err = r.readFamily(ctx, mn, m, E); err != nil {
+		if restarted, err = r.familyStart(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 		if r.forwardOnly {
