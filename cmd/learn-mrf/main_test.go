@@ -31,6 +31,8 @@ func TestExitCodes(t *testing.T) {
 		{"out is the models directory", "--models " + dir + " --samples " + filepath.Dir(dir) + " --out " + dir, 2, "--out " + dir + " is the --models input"},
 		{"out resolves to the models directory", "--models " + dir + " --samples " + filepath.Dir(dir) + " --out " + filepath.Join(dir, "..", filepath.Base(dir)) + "/.", 2, "is the --models input"},
 		{"empty out", "--models " + dir + " --samples " + dir + " --out=", 2, "--out: empty path"},
+		{"family read without weights", dirs + " --method renn-mp --family-read every", 2, "only with --weights"},
+		{"bad family read", dirs + " --method renn-mp --weights " + dir + " --family-read always", 2, `family-read: "always"`},
 		{"no models file", dirs, 1, "model_info.parquet"},
 		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}
