@@ -2,6 +2,7 @@ package learnmrf
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"math"
 	"path/filepath"
@@ -41,9 +42,12 @@ func lastNLL(t *testing.T, p Params) (map[int32]float64, string) {
 	if err := Run(context.Background(), p, out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	rows, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+	rows, prov, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p.Weights != "" && !strings.Contains(prov.Params, `"family_read":"`+cmp.Or(p.FamilyRead, renn.FamilyReadStart)+`"`) {
+		t.Errorf("provenance does not record the family read mode: %s", prov.Params)
 	}
 	last := map[int32]float64{}
 	for _, r := range rows {

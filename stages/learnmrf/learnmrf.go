@@ -171,6 +171,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 		if p.weights, err = trainrenn.LoadWeights(p.Weights); err != nil {
 			return err
 		}
+		if p.FamilyRead == "" {
+			p.FamilyRead = renn.FamilyReadStart // recorded as run
+		}
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
