@@ -36,6 +36,8 @@ func TestExitCodes(t *testing.T) {
 		{"pcd bad sweeps", dirs + " --method pcd --set sweeps=many", 2, "sweeps"},
 		{"pcd unknown option", dirs + " --method pcd --set lambda=1", 2, "lambda"},
 		{"pcd", dirs + " --method pcd --set chains=10 --set sweeps=3", 1, "model_info.parquet"},
+		{"family read without weights", dirs + " --method renn-mp --family-read every", 2, "only with --weights"},
+		{"bad family read", dirs + " --method renn-mp --weights " + dir + " --family-read always", 2, `family-read: "always"`},
 		{"no models file", dirs, 1, "model_info.parquet"},
 		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}

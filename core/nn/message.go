@@ -181,6 +181,11 @@ func (n *MessageNet) SetInputs(E [][]float64, G [][][]float64) error {
 	return nil
 }
 
+// Features returns the features the last SetInputs set: Features()[k][r] is
+// feature k of root r. The tables are the net's own; passing them back to
+// SetInputs with new energies keeps them.
+func (n *MessageNet) Features() [][][]float64 { return n.feat }
+
 func (n *MessageNet) linkSizes() []int {
 	s := make([]int, len(n.links))
 	for l, lk := range n.links {

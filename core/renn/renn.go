@@ -278,6 +278,7 @@ type RENN struct {
 	refineCap   int         // RefineGBP: cap on the warm-started GBP's sweeps
 	famOut      [][]float64 // the family network's output on the current model, per root link
 	famGBP      *gbp.GBP    // the message passing that made the family network's inputs, at its last sweep
+	familyMode  string      // with family: when the model is read through it (FamilyReadStart or FamilyReadEvery; "" is start)
 
 	trace func(window) // test hook, called at every window end
 }
@@ -579,7 +580,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	readFixedPoint, restarted := false, false
 	fallback := -1 // sweeps of a warm-started GBP that did not converge
 	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
-		if restarted, err = r.readFamily(ctx, mn, m, E); err != nil {
+		if restarted, err = r.familyStart(ctx, mn, m, E); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 		if r.forwardOnly {

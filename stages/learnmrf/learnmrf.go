@@ -82,6 +82,12 @@ type Params struct {
 	// inference call from the network's answer instead of afresh.
 	Weights string `json:"weights,omitempty"`
 
+	// FamilyRead, with Weights, says when RENN reads the model through the
+	// family network: renn.FamilyReadStart ("start"; also when empty) only
+	// when its net starts afresh, renn.FamilyReadEvery ("every") at every
+	// parameter update (see renn.SetFamilyRead).
+	FamilyRead string `json:"family_read,omitempty"`
+
 	weights *trainrenn.Weights // loaded by Run
 }
 
@@ -104,6 +110,20 @@ func (p Params) MethodOptions() (*methods.Options, error) {
 		return nil, err
 	}
 	return opts[p.Method], nil
+}
+
+// FamilyLabel is the method name of learning with a family network
+// (--weights) in curves.parquet and the learned models' names: the report
+// lists it beside renn-mp, which learns without one.
+const FamilyLabel = "renn-family"
+
+// Label returns the method name the outputs carry: p.Method, or FamilyLabel
+// with --weights.
+func (p Params) Label() string {
+	if p.Weights != "" {
+		return FamilyLabel
+	}
+	return p.Method
 }
 
 // LearnOptions returns the learning options of p for a model's seed.
@@ -131,6 +151,12 @@ func (p Params) Check() error {
 			return fmt.Errorf("--weights starts RENN from a family network and needs the message net: --method renn-mp, or --method renn --set net=message (got --method %s)", p.Method)
 		}
 	}
+	switch {
+	case p.FamilyRead != "" && p.Weights == "":
+		return fmt.Errorf("family-read %q: only with --weights (it says when RENN reads the model through the family network)", p.FamilyRead)
+	case p.FamilyRead != "" && p.FamilyRead != renn.FamilyReadStart && p.FamilyRead != renn.FamilyReadEvery:
+		return fmt.Errorf("family-read: %q, want %s or %s", p.FamilyRead, renn.FamilyReadStart, renn.FamilyReadEvery)
+	}
 	return p.LearnOptions(0).Check()
 }
 
@@ -147,6 +173,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if p.Weights != "" {
 		if p.weights, err = trainrenn.LoadWeights(p.Weights); err != nil {
 			return err
+		}
+		if p.FamilyRead == "" {
+			p.FamilyRead = renn.FamilyReadStart // recorded as run
 		}
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
@@ -396,7 +425,7 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	total := 0.0
 	rep, err := l.Fit(ctx, test, func(st learn.EpochStats) error {
 		total += st.Seconds
-		rows = append(rows, formats.CurveRow{ModelID: e.ID, Method: p.Method, Iteration: int32(st.Epoch),
+		rows = append(rows, formats.CurveRow{ModelID: e.ID, Method: p.Label(), Iteration: int32(st.Epoch),
 			TrainNLL: st.TrainNLL, TestNLL: st.TestNLL, Seconds: st.Seconds})
 		clamped := ""
 		if train.Hidden() {
@@ -413,9 +442,9 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	fmt.Fprintf(w, "model %d %s done: %d epochs (%s), test_nll %.4f, true_test_nll %.4f, %.3f s/epoch\n",
 		e.ID, p.Method, len(rep.Epochs), rep.Stopped, last.TestNLL, s.trueTest, total/float64(len(rep.Epochs)))
 	info := e.Info
-	info.Name = fmt.Sprintf("%s-learned-%s", e.Info.Name, p.Method)
+	info.Name = fmt.Sprintf("%s-learned-%s", e.Info.Name, p.Label())
 	info.Seed = seed
-	info.Source = fmt.Sprintf("learn-mrf %s %s", p.Method, param.Name())
+	info.Source = fmt.Sprintf("learn-mrf %s %s", p.Label(), param.Name())
 	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, resolved, param.Name(), nil
 }
 
@@ -444,6 +473,11 @@ func newMethod(p Params, opts *methods.Options, graph string, start *mrf.Model) 
 		r, err := renn.NewWithFamily(g, opts.Value().(renn.Options), p.weights.Family, false)
 		if err != nil {
 			return nil, nil, err
+		}
+		if p.FamilyRead != "" {
+			if err := r.SetFamilyRead(p.FamilyRead); err != nil {
+				return nil, nil, err
+			}
 		}
 		m = methods.Verified(r)
 	} else if m, err = entry.New(opts, g); err != nil {

@@ -48,6 +48,11 @@ type Table struct {
 	Notes     []string `toml:"notes"`
 	Columns   []Column `toml:"columns"`
 	Rows      []Row    `toml:"rows"`
+
+	// OptionalSources (nll, epoch_seconds) are learn-mrf stages read too
+	// when the pipeline config has them: stages beyond the paper's, whose
+	// columns say "not run" in a config without them.
+	OptionalSources []string `toml:"optional_sources"`
 }
 
 // Column is one method column.
@@ -154,6 +159,9 @@ func (t *Table) check() error {
 	}
 	switch t.Kind {
 	case KindInference:
+		if len(t.OptionalSources) > 0 {
+			return fmt.Errorf("optional_sources are learn-mrf stages, for nll and epoch_seconds tables")
+		}
 		for _, c := range t.Columns {
 			if c.Source == "" && t.Source == "" {
 				return fmt.Errorf("column %q has no source stage and neither has the table", c.Name)
@@ -162,6 +170,9 @@ func (t *Table) check() error {
 	case KindNLL, KindEpochSeconds:
 		if len(t.Sources) == 0 {
 			return fmt.Errorf("no learn-mrf stages in sources")
+		}
+		if slices.ContainsFunc(t.OptionalSources, func(s string) bool { return slices.Contains(t.Sources, s) }) {
+			return fmt.Errorf("a stage is in both sources and optional_sources")
 		}
 		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Source != "" }) {
 			return fmt.Errorf("learning tables take their stages from sources, not per column")

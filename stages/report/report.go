@@ -68,6 +68,15 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
+	// Optional learning stages count where the config has them.
+	for i := range paper.Tables {
+		t := &paper.Tables[i]
+		for _, s := range t.OptionalSources {
+			if len(instancesOf(plan, s)) > 0 {
+				t.Sources = append(t.Sources, s)
+			}
+		}
+	}
 	// Score stages in order of first use, so errors come out the same way
 	// every run.
 	var scoreStages, learnStages []string

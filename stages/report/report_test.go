@@ -177,6 +177,8 @@ func TestRun(t *testing.T) {
 		"| 11.60 ± 0.600<br><sub>paper 9.048</sub> |",
 		// Table 12: seconds per epoch of renn (2 and 2).
 		"| RENN | 2.00<br><sub>paper 1.371</sub> |",
+		// No stage learn_grid_fit_family in the config: its column is not run.
+		"| RENN (family net) | not run | not run |",
 		// The discussion counts the one complete row.
 		"RENN has the lowest ℓ1 error of the paper's six methods in 1 of 1 settings (paper: 7 of 8)",
 		"log Z: RENN's error is the lowest in 0 of 1 settings (paper: 7 of 18). Our lowest log Z error by method, counting settings: gbp 1.",
@@ -208,6 +210,49 @@ func TestRun(t *testing.T) {
 		}
 		if !strings.Contains(doc, "(report/"+f+")") {
 			t.Errorf("report does not link %s", f)
+		}
+	}
+}
+
+// A learning stage in a table's optional_sources counts when the config has
+// it: the family-network column of Table 12 shows its seconds per epoch, and
+// "not run" (not an error) in a config without the stage (TestRun).
+func TestRunOptionalLearningStage(t *testing.T) {
+	root := t.TempDir()
+	writeFixture(t, root)
+	config := fixtureConfig + `
+[stage.learn_grid_fit_family]
+run = ["learn-mrf"]
+inputs = { models = "learn_grid", samples = "learn_grid_samples" }
+`
+	if err := os.WriteFile(filepath.Join(root, "pipeline.paper.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := mkdir(t, filepath.Join(root, "data", "learn_grid_fit_family", "size=5"))
+	rows := []formats.CurveRow{
+		{ModelID: 0, Method: "renn-family", Iteration: 1, TestNLL: 11, Seconds: 1},
+		{ModelID: 1, Method: "renn-family", Iteration: 1, TestNLL: 12.4, Seconds: 2},
+	}
+	if err := formats.WriteCurves(filepath.Join(dir, formats.CurvesFile), rows, prov); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "REPORT.md")
+	if err := Run(Params{Config: filepath.Join(root, "pipeline.paper.toml"), Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		// Table 12: the fastest (1.5 against renn's 2): bold.
+		"| RENN (family net) | **1.50** | not run |",
+		// Table 3: its last test NLL, 11 and 12.4.
+		"| 11.70 ± 0.700 |",
+		"Ours from stages `learn_grid_fit`, `learn_complete_fit`, `learn_grid_fit_family`.",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q", want)
 		}
 	}
 }

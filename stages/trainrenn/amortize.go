@@ -257,7 +257,7 @@ func (w *Weights) Fits(id int32, info mrf.Info, m *mrf.Model, g *region.Graph) e
 	f := w.Params.Family
 	k, err := cardinality(m)
 	if err != nil {
-		return fmt.Errorf("model %d (%s): %w", id, info.Name, err)
+		return fmt.Errorf("model %d (%s): %w; weights %s were trained on cardinality %d", id, info.Name, err, w.Path, f.Cardinality)
 	}
 	switch {
 	case info.Graph != f.Graph:
