@@ -481,8 +481,22 @@ func TestVerifySamples(t *testing.T) {
 		t.Errorf("unknown cover key: error %v, want ErrUnknownShardKey naming it", err)
 	}
 
+	// A key that shards some stage, with a selection of none it shards,
+	// covers nothing.
+	r := p.runner()
+	r.Only = []string{"models"}
+	vp, err := r.PlanVerify(p.plan(t), Verify{Cover: []string{"method"}})
+	if err != nil {
+		t.Fatalf("cover method with only models: %v", err)
+	}
+	for _, sc := range vp.Stages {
+		if sc.Stage.Name != "models" && len(sc.Samples) > 0 {
+			t.Errorf("only models: stage %s sampled", sc.Stage.Name)
+		}
+	}
+
 	// The plan of a dry run names each sample, why, and its command line.
-	vp, err := p.runner().PlanVerify(p.plan(t), Verify{Cover: []string{"method"}})
+	vp, err = p.runner().PlanVerify(p.plan(t), Verify{Cover: []string{"method"}})
 	if err != nil {
 		t.Fatal(err)
 	}
