@@ -25,13 +25,18 @@ func familyWeights(t *testing.T) string {
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 3, Seed: 9}, train); err != nil {
 		t.Fatal(err)
 	}
-	to := renn.DefaultTrainOptions()
-	to.Epochs, to.Sweeps, to.Hidden = 2, 2, 4
 	w := filepath.Join(dir, "w")
-	if err := trainrenn.Amortize(context.Background(), trainrenn.AmortizeParams{Models: train, Scheme: "auto", Options: to}, w); err != nil {
+	if err := trainrenn.Amortize(context.Background(), trainrenn.AmortizeParams{Models: train, Scheme: "auto", Options: smallFamilyOptions()}, w); err != nil {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// smallFamilyOptions are training options small enough for a test.
+func smallFamilyOptions() renn.TrainOptions {
+	to := renn.DefaultTrainOptions()
+	to.Epochs, to.Sweeps, to.Hidden = 2, 2, 4
+	return to
 }
 
 // lastNLL learns with p and returns each model's last test NLL, and the

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/renn-go/renn/core/renn"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/samplemodel"
 	"github.com/renn-go/renn/stages/trainrenn"
@@ -19,16 +18,7 @@ import (
 func TestRunWithWeights(t *testing.T) {
 	models, samples := fixture(t)
 	dir := t.TempDir()
-	train := filepath.Join(dir, "train")
-	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 3, Seed: 9}, train); err != nil {
-		t.Fatal(err)
-	}
-	to := renn.DefaultTrainOptions()
-	to.Epochs, to.Sweeps, to.Hidden = 2, 2, 4
-	w := filepath.Join(dir, "w")
-	if err := trainrenn.Amortize(context.Background(), trainrenn.AmortizeParams{Models: train, Scheme: "auto", Options: to}, w); err != nil {
-		t.Fatal(err)
-	}
+	w := familyWeights(t)
 	base := func(method string, set ...string) Params {
 		return withParams(func(o *Params) {
 			o.Samples, o.Models, o.Method, o.Weights = samples, models, method, w
@@ -60,7 +50,7 @@ func TestRunWithWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	cw := filepath.Join(dir, "cw")
-	if err := trainrenn.Amortize(context.Background(), trainrenn.AmortizeParams{Models: complete, Scheme: "auto", Options: to}, cw); err != nil {
+	if err := trainrenn.Amortize(context.Background(), trainrenn.AmortizeParams{Models: complete, Scheme: "auto", Options: smallFamilyOptions()}, cw); err != nil {
 		t.Fatal(err)
 	}
 	p = base("renn-mp")
