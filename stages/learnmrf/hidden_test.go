@@ -159,6 +159,9 @@ func TestRunHiddenClampedExact(t *testing.T) {
 			if !(last < first) {
 				t.Errorf("test NLL %v -> %v, want a decrease", first, last)
 			}
+			if want := method + ClampedExactSuffix; curves[0].Method != want {
+				t.Errorf("curves name the method %q, want %q", curves[0].Method, want)
+			}
 		})
 	}
 	t.Run("exact unchanged", func(t *testing.T) {

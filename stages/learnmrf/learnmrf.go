@@ -124,13 +124,22 @@ func (p Params) MethodOptions() (*methods.Options, error) {
 // lists it beside renn-mp, which learns without one.
 const FamilyLabel = "renn-family"
 
+// ClampedExactSuffix ends the method name of learning with ClampedExact
+// (but for method exact, whose clamped phase is exact anyway), so that the
+// report tells it from the same method computing the clamped phase itself.
+const ClampedExactSuffix = "-exact-clamped"
+
 // Label returns the method name the outputs carry: p.Method, or FamilyLabel
-// with --weights.
+// with --weights, followed by ClampedExactSuffix with ClampedExact.
 func (p Params) Label() string {
+	label := p.Method
 	if p.Weights != "" {
-		return FamilyLabel
+		label = FamilyLabel
 	}
-	return p.Method
+	if p.ClampedExact && p.Method != "exact" {
+		label += ClampedExactSuffix
+	}
+	return label
 }
 
 // LearnOptions returns the learning options of p for a model's seed.
