@@ -10,7 +10,9 @@
 // phase on the model clamped to each distinct visible vector of a batch
 // (exact: learn.ExactClamped, factorised where it can be; pcd:
 // learn.PCDClamped, the same where it can be, else a persistent Gibbs
-// chain per distinct visible vector). With
+// chain per distinct visible vector). ClampedExact makes the clamped phase
+// learn.ExactClamped for every method, which then supplies the free phase
+// alone (outputs named with ClampedExactSuffix). With
 // ClampedPerSample every distinct vector keeps its own instance of the
 // method (for RENN, its own network); otherwise one instance serves every
 // vector in turn, warm-started from the previous one's state.
