@@ -38,6 +38,8 @@ func TestExitCodes(t *testing.T) {
 		{"pcd", dirs + " --method pcd --set chains=10 --set sweeps=3", 1, "model_info.parquet"},
 		{"family read without weights", dirs + " --method renn-mp --family-read every", 2, "only with --weights"},
 		{"bad family read", dirs + " --method renn-mp --weights " + dir + " --family-read always", 2, `family-read: "always"`},
+		{"clamped exact and per sample", dirs + " --method bp --clamped-exact --clamped-per-sample", 2, "clamped-exact and clamped-per-sample"},
+		{"clamped exact", dirs + " --method bp --clamped-exact", 1, "model_info.parquet"},
 		{"no models file", dirs, 1, "model_info.parquet"},
 		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}

@@ -3,6 +3,7 @@ package learnmrf
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -114,4 +115,68 @@ func loadCheck(p Params) error {
 	}
 	_, err = sampleSets(spath, rows, models)
 	return err
+}
+
+// TestRunHiddenClampedExact checks ClampedExact: the clamped phase is the
+// exact, factorised one (one iteration per visible vector) whatever the
+// learning method, learning still lowers the test NLL, and exact learning
+// is unchanged by it.
+func TestRunHiddenClampedExact(t *testing.T) {
+	dir := hiddenFixture(t)
+	run := func(t *testing.T, method string, clampedExact bool) ([]formats.CurveRow, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "learn")
+		var log bytes.Buffer
+		p := withParams(func(o *Params) {
+			o.Samples, o.Models = filepath.Join(dir, "rbm-data"), filepath.Join(dir, "rbm")
+			o.Method, o.ClampedExact = method, clampedExact
+			o.Epochs, o.Batch, o.LR, o.Tol, o.Seed = 6, 100, 0.1, -1, 3
+		})
+		if err := Run(context.Background(), p, out, &log); err != nil {
+			t.Fatal(err)
+		}
+		curves, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return curves, log.String()
+	}
+	for _, method := range []string{"bp", "renn-mp"} {
+		t.Run(method, func(t *testing.T) {
+			curves, log := run(t, method, true)
+			if !strings.Contains(log, "by exact") {
+				t.Errorf("log does not name the exact clamped phase:\n%s", log)
+			}
+			for _, line := range strings.Split(log, "\n") {
+				var calls, iters int
+				if i := strings.Index(line, "clamped_calls "); i >= 0 {
+					if _, err := fmt.Sscanf(line[i:], "clamped_calls %d clamped_iterations %d", &calls, &iters); err != nil || calls != iters {
+						t.Errorf("line %q: want one iteration per clamped call (factorised)", line)
+					}
+				}
+			}
+			first, last := curves[0].TestNLL, curves[len(curves)-1].TestNLL
+			if !(last < first) {
+				t.Errorf("test NLL %v -> %v, want a decrease", first, last)
+			}
+			if want := method + ClampedExactSuffix; curves[0].Method != want {
+				t.Errorf("curves name the method %q, want %q", curves[0].Method, want)
+			}
+		})
+	}
+	t.Run("exact unchanged", func(t *testing.T) {
+		a, _ := run(t, "exact", false)
+		b, _ := run(t, "exact", true)
+		for i := range a {
+			if a[i].TestNLL != b[i].TestNLL || a[i].TrainNLL != b[i].TrainNLL {
+				t.Errorf("epoch %d: NLL %v/%v with clamped-exact, %v/%v without", i+1, b[i].TrainNLL, b[i].TestNLL, a[i].TrainNLL, a[i].TestNLL)
+			}
+		}
+	})
+	t.Run("with per-sample", func(t *testing.T) {
+		p := withParams(func(o *Params) { o.Method, o.ClampedExact, o.ClampedPerSample = "bp", true, true })
+		if err := p.Check(); err == nil || !strings.Contains(err.Error(), "clamped-exact") {
+			t.Errorf("Check: %v, want an error naming clamped-exact", err)
+		}
+	})
 }

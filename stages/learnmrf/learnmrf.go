@@ -10,7 +10,9 @@
 // phase on the model clamped to each distinct visible vector of a batch
 // (exact: learn.ExactClamped, factorised where it can be; pcd:
 // learn.PCDClamped, the same where it can be, else a persistent Gibbs
-// chain per distinct visible vector). With
+// chain per distinct visible vector). ClampedExact makes the clamped phase
+// learn.ExactClamped for every method, which then supplies the free phase
+// alone (outputs named with ClampedExactSuffix). With
 // ClampedPerSample every distinct vector keeps its own instance of the
 // method (for RENN, its own network); otherwise one instance serves every
 // vector in turn, warm-started from the previous one's state.
@@ -77,6 +79,13 @@ type Params struct {
 	// instance for all vectors, warm-started from the previous vector.
 	ClampedPerSample bool `json:"clamped_per_sample,omitempty"`
 
+	// ClampedExact computes the clamped phase of a model with hidden
+	// variables exactly (learn.ExactClamped: factorised where no factor
+	// holds two hidden variables, as in an RBM, else the junction tree per
+	// distinct visible vector) instead of with the learning method; the
+	// method then supplies the free phase alone.
+	ClampedExact bool `json:"clamped_exact,omitempty"`
+
 	// Weights, when set, is a trained family network (train-renn
 	// --amortize): the RENN method (its net must be message) starts every
 	// inference call from the network's answer instead of afresh.
@@ -117,13 +126,22 @@ func (p Params) MethodOptions() (*methods.Options, error) {
 // lists it beside renn-mp, which learns without one.
 const FamilyLabel = "renn-family"
 
+// ClampedExactSuffix ends the method name of learning with ClampedExact
+// (but for method exact, whose clamped phase is exact anyway), so that the
+// report tells it from the same method computing the clamped phase itself.
+const ClampedExactSuffix = "-exact-clamped"
+
 // Label returns the method name the outputs carry: p.Method, or FamilyLabel
-// with --weights.
+// with --weights, followed by ClampedExactSuffix with ClampedExact.
 func (p Params) Label() string {
+	label := p.Method
 	if p.Weights != "" {
-		return FamilyLabel
+		label = FamilyLabel
 	}
-	return p.Method
+	if p.ClampedExact && p.Method != "exact" {
+		label += ClampedExactSuffix
+	}
+	return label
 }
 
 // LearnOptions returns the learning options of p for a model's seed.
@@ -150,6 +168,9 @@ func (p Params) Check() error {
 		if o, ok := mopts.Value().(renn.Options); !ok || o.Net != "message" {
 			return fmt.Errorf("--weights starts RENN from a family network and needs the message net: --method renn-mp, or --method renn --set net=message (got --method %s)", p.Method)
 		}
+	}
+	if p.ClampedExact && p.ClampedPerSample {
+		return fmt.Errorf("clamped-exact and clamped-per-sample exclude each other: the exact clamped phase keeps no per-vector state")
 	}
 	switch {
 	case p.FamilyRead != "" && p.Weights == "":
@@ -403,8 +424,10 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 		}, p.ClampedPerSample)
 		if eo, ok := mopts.Value().(exact.Options); ok && p.Method == "exact" {
 			clamped = learn.ExactClamped(eo) // factorised when it can be
+		} else if p.ClampedExact {
+			clamped = learn.ExactClamped(p.LearnOptions(0).Exact)
 		}
-		if po, ok := mopts.Value().(mcmc.PCDOptions); ok && p.Method == "pcd" {
+		if po, ok := mopts.Value().(mcmc.PCDOptions); ok && p.Method == "pcd" && !p.ClampedExact {
 			// Exact and factorised where the hidden variables are
 			// independent given x (an RBM), else a persistent chain per
 			// distinct visible vector.
@@ -412,8 +435,8 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 				return fail(err)
 			}
 		}
-		fmt.Fprintf(w, "model %d %s hidden variables %d of %d, %d distinct visible training vectors, clamped phase per sample %v\n",
-			e.ID, p.Method, len(e.Info.Hidden), len(e.Model.Cards), train.Groups(), p.ClampedPerSample)
+		fmt.Fprintf(w, "model %d %s hidden variables %d of %d, %d distinct visible training vectors, clamped phase per sample %v, by %s\n",
+			e.ID, p.Method, len(e.Info.Hidden), len(e.Model.Cards), train.Groups(), p.ClampedPerSample, clamped.Name())
 		l, err = learn.NewHidden(method, clamped, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
 	} else {
 		l, err = learn.New(method, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
