@@ -63,7 +63,9 @@ func (g *Graph) NumLevels() int {
 // Each root is sorted and de-duplicated; roots equal to or contained in
 // another root are dropped (the CVM requires R0 to have no subregions); the
 // remaining roots keep their given order. Every factor scope must lie in
-// some root, otherwise the validity check fails and names the factor.
+// some root, otherwise the validity check fails and names the factor. For
+// scheme blocks3 the regions of counting number 0 are dropped (see the
+// package comment).
 func FromRoots(m *mrf.Model, scheme string, roots [][]int) (*Graph, error) {
 	if err := checkModel(m); err != nil {
 		return nil, err

@@ -111,6 +111,10 @@ type Roots struct {
 //     must be pairwise and its interaction graph an L x L grid or torus
 //     under some numbering (found as detectLattice documents); the faces are
 //     then those of the lattice found.
+//   - blocks3: the same check; roots are the 3x3 windows
+//     {(r+i, c+j) : 0 <= i, j < 3} in row-major order of their top-left
+//     node (wrapping on a torus; one root, every node, on a grid of side
+//     <= 3). FromRoots drops the regions of counting number 0.
 //   - star: m's pairwise interactions must be exactly those of K_n. Roots are
 //     {0,i,j} for 1 <= i < j < n in lexicographic order ({0,1} for n = 2,
 //     {0} for n = 1).
