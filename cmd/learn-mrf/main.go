@@ -35,7 +35,7 @@ type root struct {
 	FieldStd    float64  `name:"field-std" help:"Starting fields ~ N(0, field-std^2); 0 means the true model's gamma (1 when it has none)."`
 	CouplingStd float64  `name:"coupling-std" help:"Starting couplings (and higher-order table entries) ~ N(0, coupling-std^2); > 0."`
 	MaxTable    int64    ` help:"Largest table (entries) the exact inference of the test NLL may build; >= 1 (method exact has its own max_table option)."`
-	Scheme      string   ` help:"Region graph of region methods (gbp, renn): auto (faces on grids, star on complete graphs, cycles otherwise), faces, faces+outer, star, cycles, bethe. infnet always uses bethe."`
+	Scheme      string   ` help:"Region graph of region methods (gbp, renn): auto (faces on grids, star on complete graphs, cycles otherwise), faces, faces+outer, blocks3 (3x3 windows of a grid), star, cycles, bethe. infnet always uses bethe."`
 	Set         []string `name:"set" placeholder:"NAME=VALUE" help:"Set an option of the method (repeatable), over its learning defaults listed below. Every value is honoured or rejected."`
 
 	Weights          string `type:"path" placeholder:"W" help:"A trained family network (train-renn --amortize; directory with network.parquet, or the file): RENN starts every inference call from its forward pass instead of afresh. Needs the message net (--method renn-mp, or --method renn --set net=message) and models of the network's family."`

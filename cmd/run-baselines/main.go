@@ -18,13 +18,14 @@ type root struct {
 	Regions string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions); needed by region methods (gbp, renn)."`
 	Methods []string `default:"mf,bp,dbp,gbp" help:"Methods to run, comma-separated (see the list below)."`
 	Set     []string `name:"set" placeholder:"[METHOD.]NAME=VALUE" help:"Set a method option (repeatable): NAME=VALUE sets it for every selected method that has it, METHOD.NAME=VALUE for one. Every value is honoured or rejected."`
+	Name    string   `placeholder:"NAME" help:"Method name written to the outputs instead of the method's own (one method only), e.g. gbp-blocks3 for GBP on a blocks3 region graph, so that score can set it beside gbp on the faces."`
 	Strict  bool     `help:"Fail (exit 1, nothing written) if any method fails on any model. Without it a failed run is reported on stderr and recorded in the outputs' provenance (failed), the runs that finished are written, and only a run where every method failed on every model exits 1."`
 	Out     string   `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
 	UAIOut  string   `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR, one subdirectory per method (DIR/<method>/): <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
 }
 
 func (r *root) params() baselines.Params {
-	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set, Strict: r.Strict, UAIOut: r.UAIOut}
+	return baselines.Params{Models: r.Models, Regions: r.Regions, Methods: r.Methods, Set: r.Set, Strict: r.Strict, UAIOut: r.UAIOut, Name: r.Name}
 }
 
 // Validate makes unknown methods, bad option values and a missing --regions

@@ -25,7 +25,7 @@ type root struct {
 	Models  string   `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
 	IDs     []string `name:"ids" help:"Model ids to run, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`
 	Regions string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions) for renn. Without it renn builds the --scheme region graph itself; infnet always builds the bethe graph and rejects this flag."`
-	Scheme  string   `default:"auto" enum:"auto,bethe,faces,faces+outer,star,cycles" help:"Region graph renn builds when --regions is not given (see build-regions --help)."`
+	Scheme  string   `default:"auto" enum:"auto,bethe,faces,faces+outer,blocks3,star,cycles" help:"Region graph renn builds when --regions is not given (see build-regions --help)."`
 	Method  string   `default:"renn-mp" enum:"renn-mp,renn,renn-direct,infnet" help:"renn-mp: RENN with the network that reads the model; renn: with the paper's attention network; renn-direct: with free logits (an ablation); infnet: Inference Net (the paper's network on the Bethe free energy, roots = factors). Every network option not given takes the method's default; the defaults shown are renn-mp's (renn and infnet: --net attention --constraint auglag --max-steps 5000; renn-direct: --net direct, likewise)."`
 	Name    string   `help:"Method name written to the outputs; default the name of the network's method: renn, renn-mp or renn-direct (infnet, infnet-mp, infnet-direct for infnet)."`
 

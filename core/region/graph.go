@@ -63,7 +63,9 @@ func (g *Graph) NumLevels() int {
 // Each root is sorted and de-duplicated; roots equal to or contained in
 // another root are dropped (the CVM requires R0 to have no subregions); the
 // remaining roots keep their given order. Every factor scope must lie in
-// some root, otherwise the validity check fails and names the factor.
+// some root, otherwise the validity check fails and names the factor. For
+// scheme blocks3 the regions of counting number 0 are dropped (see the
+// package comment).
 func FromRoots(m *mrf.Model, scheme string, roots [][]int) (*Graph, error) {
 	if err := checkModel(m); err != nil {
 		return nil, err
@@ -73,6 +75,9 @@ func FromRoots(m *mrf.Model, scheme string, roots [][]int) (*Graph, error) {
 		return nil, err
 	}
 	g := cvm(len(m.Cards), sets)
+	if scheme == Blocks3 {
+		g = dropZeroCounting(g)
+	}
 	g.Scheme = scheme
 	attachFactors(g, m)
 	if err := g.validate(m); err != nil {
@@ -492,4 +497,76 @@ func (g *Graph) validate(m *mrf.Model) error {
 		}
 	}
 	return nil
+}
+
+// dropZeroCounting returns g without its regions of counting number 0, which
+// add nothing to the region free energy: every kept region's parents become
+// its minimal strict supersets among the kept regions, and levels follow.
+// Counting numbers are unchanged, since c_R sums over all ancestors and the
+// dropped ones count 0. Kept regions stay in order within a level. Factors
+// are not carried over: attach them afterwards.
+func dropZeroCounting(g *Graph) *Graph {
+	var keep []int
+	for id := range g.Regions {
+		if g.Regions[id].Level == 0 || g.Regions[id].Counting != 0 {
+			keep = append(keep, id)
+		}
+	}
+	// Regions are ordered by level and a strict superset has a lower level,
+	// so every superset of keep[k] comes before it.
+	level := make([]int, len(keep))
+	parents := make([][]int, len(keep)) // positions in keep
+	for k, x := range keep {
+		vx := g.Regions[x].Vars
+		var minimal []int
+		for j := k - 1; j >= 0; j-- {
+			vy := g.Regions[keep[j]].Vars
+			if len(vy) <= len(vx) || !isSubset(vx, vy) {
+				continue
+			}
+			minimal = append(minimal, j)
+		}
+		// Keep the minimal ones: no other superset inside them.
+		slices.SortStableFunc(minimal, func(a, b int) int { return len(g.Regions[keep[a]].Vars) - len(g.Regions[keep[b]].Vars) })
+		var mins []int
+		for _, j := range minimal {
+			isMin := true
+			for _, z := range mins {
+				if isSubset(g.Regions[keep[z]].Vars, g.Regions[keep[j]].Vars) {
+					isMin = false
+					break
+				}
+			}
+			if isMin {
+				mins = append(mins, j)
+				level[k] = max(level[k], level[j]+1)
+			}
+		}
+		parents[k] = mins
+	}
+	order := make([]int, len(keep))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return level[a] - level[b] })
+	newID := make([]int, len(keep))
+	for pos, k := range order {
+		newID[k] = pos
+	}
+	out := &Graph{Scheme: g.Scheme, Detail: g.Detail, Regions: make([]Region, len(keep))}
+	for pos, k := range order {
+		old := g.Regions[keep[k]]
+		r := &out.Regions[pos]
+		r.Vars, r.Level, r.Counting = old.Vars, level[k], old.Counting
+		for _, p := range parents[k] {
+			r.Parents = append(r.Parents, newID[p])
+		}
+		slices.Sort(r.Parents)
+	}
+	for c := range out.Regions {
+		for _, p := range out.Regions[c].Parents {
+			out.Regions[p].Children = append(out.Regions[p].Children, c)
+		}
+	}
+	return out
 }

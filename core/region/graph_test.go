@@ -52,6 +52,17 @@ func TestKnownShapes(t *testing.T) {
 			[]levelShape{{16, 4, 1}, {24, 2, -1}, {9, 1, 1}}},
 		{"4x4 torus faces", gridModel(t, 4, true, 1), "torus", Faces,
 			[]levelShape{{16, 4, 1}, {32, 2, -1}, {16, 1, 1}}},
+		// blocks3 after dropping the c = 0 regions (3x1 strips, 2x1
+		// pairs, single nodes): 3x3 windows, 2x3 and 3x2 overlaps, 2x2
+		// overlaps of four windows.
+		{"5x5 blocks3", gridModel(t, 5, false, 1), "grid", Blocks3,
+			[]levelShape{{9, 9, 1}, {12, 6, -1}, {4, 4, 1}}},
+		{"10x10 blocks3", gridModel(t, 10, false, 1), "grid", Blocks3,
+			[]levelShape{{64, 9, 1}, {112, 6, -1}, {49, 4, 1}}},
+		{"6x6 blocks3 detected", gridModel(t, 6, false, 1), "uai", Blocks3,
+			[]levelShape{{16, 9, 1}, {24, 6, -1}, {9, 4, 1}}},
+		{"3x3 blocks3: one window", gridModel(t, 3, false, 1), "grid", Blocks3,
+			[]levelShape{{1, 9, 1}}},
 		{"K9 star", completeModel(9, 1), "complete", Star,
 			[]levelShape{{28, 3, 1}, {8, 2, -6}, {1, 1, 21}}},
 		{"K16 star", completeModel(16, 1), "complete", Auto,
@@ -211,7 +222,7 @@ func checkGraph(t *testing.T, g *Graph, m *mrf.Model) {
 func TestValidityGrids(t *testing.T) {
 	for L := 3; L <= 20; L++ {
 		m := gridModel(t, L, false, int64(L))
-		for _, scheme := range []string{Faces, FacesOuter, Bethe, Cycles} {
+		for _, scheme := range []string{Faces, FacesOuter, Blocks3, Bethe, Cycles} {
 			t.Run(fmt.Sprintf("%dx%d %s", L, L, scheme), func(t *testing.T) {
 				checkGraph(t, build(t, m, "grid", scheme), m)
 			})
@@ -219,7 +230,7 @@ func TestValidityGrids(t *testing.T) {
 	}
 	for _, L := range []int{3, 4, 7} {
 		m := gridModel(t, L, true, int64(L))
-		for _, scheme := range []string{Faces, Bethe, Cycles} {
+		for _, scheme := range []string{Faces, Blocks3, Bethe, Cycles} {
 			t.Run(fmt.Sprintf("%dx%d torus %s", L, L, scheme), func(t *testing.T) {
 				checkGraph(t, build(t, m, "torus", scheme), m)
 			})
@@ -697,4 +708,31 @@ func TestEnergies(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDropZeroCounting: dropping the c = 0 regions of the full CVM closure
+// of the 3x3 windows keeps every other region with its counting number and
+// leaves no region of counting number 0.
+func TestDropZeroCounting(t *testing.T) {
+	m := gridModel(t, 6, false, 3)
+	full := cvm(len(m.Cards), blocks(6, 3, false))
+	g := build(t, m, "grid", Blocks3)
+	want := map[string]float64{}
+	for _, R := range full.Regions {
+		if R.Counting != 0 {
+			want[fmt.Sprint(R.Vars)] = R.Counting
+		}
+	}
+	if len(want) == len(full.Regions) {
+		t.Fatal("the full closure has no region of counting number 0: nothing tested")
+	}
+	if len(g.Regions) != len(want) {
+		t.Fatalf("%d regions, want the %d of non-zero counting number", len(g.Regions), len(want))
+	}
+	for _, R := range g.Regions {
+		if c, ok := want[fmt.Sprint(R.Vars)]; !ok || c != R.Counting {
+			t.Errorf("region %v: counting %g, full closure %g (present %v)", R.Vars, R.Counting, c, ok)
+		}
+	}
+	checkGraph(t, g, m)
 }

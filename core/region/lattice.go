@@ -36,6 +36,19 @@ func (lt *lattice) faces(outer bool) [][]int {
 	return roots
 }
 
+// blocks returns the k x k windows of lt (as the function blocks documents)
+// in lattice order, as sorted variable sets.
+func (lt *lattice) blocks(k int) [][]int {
+	roots := blocks(lt.L, k, lt.torus)
+	for _, r := range roots {
+		for i, p := range r {
+			r[i] = lt.at[p]
+		}
+		slices.Sort(r)
+	}
+	return roots
+}
+
 // detectLattice reports whether m is pairwise (factors of arity <= 2) and its
 // interaction graph is an L x L grid (L >= 2) or torus (L >= 3) under some
 // numbering of the variables. Row-major (equivalently column-major)

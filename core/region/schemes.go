@@ -14,12 +14,13 @@ const (
 	Bethe      = "bethe"
 	Faces      = "faces"
 	FacesOuter = "faces+outer"
+	Blocks3    = "blocks3"
 	Star       = "star"
 	Cycles     = "cycles"
 )
 
 // SchemeNames returns the scheme names in the order they are documented.
-func SchemeNames() []string { return []string{Auto, Bethe, Faces, FacesOuter, Star, Cycles} }
+func SchemeNames() []string { return []string{Auto, Bethe, Faces, FacesOuter, Blocks3, Star, Cycles} }
 
 // Build returns the region graph of m for a root scheme with the bounds
 // Build has always applied: DefaultBounds shape cycles (and auto when it
@@ -68,7 +69,7 @@ func ResolveScheme(graph, scheme string) (string, error) {
 		default:
 			return Cycles, nil
 		}
-	case Bethe, Faces, FacesOuter, Star, Cycles:
+	case Bethe, Faces, FacesOuter, Blocks3, Star, Cycles:
 		return scheme, nil
 	}
 	return "", fmt.Errorf("unknown region scheme %q, want one of %s", scheme, strings.Join(SchemeNames(), ", "))
@@ -110,6 +111,10 @@ type Roots struct {
 //     must be pairwise and its interaction graph an L x L grid or torus
 //     under some numbering (found as detectLattice documents); the faces are
 //     then those of the lattice found.
+//   - blocks3: the same check; roots are the 3x3 windows
+//     {(r+i, c+j) : 0 <= i, j < 3} in row-major order of their top-left
+//     node (wrapping on a torus; one root, every node, on a grid of side
+//     <= 3). FromRoots drops the regions of counting number 0.
 //   - star: m's pairwise interactions must be exactly those of K_n. Roots are
 //     {0,i,j} for 1 <= i < j < n in lexicographic order ({0,1} for n = 2,
 //     {0} for n = 1).
@@ -187,7 +192,7 @@ func RootSetsBounded(m *mrf.Model, graph, scheme string, b Bounds) (Roots, error
 	case Bethe:
 		rs.Roots = betheRoots(m)
 		return rs, nil
-	case Faces, FacesOuter:
+	case Faces, FacesOuter, Blocks3:
 		rs.Roots, rs.Detail, err = faceRoots(m, graph, resolved)
 	case Star:
 		if err := matchEdges(m, mrf.CompleteEdges(len(m.Cards)), "complete-graph"); err != nil {
@@ -243,6 +248,9 @@ func faceRoots(m *mrf.Model, graph, scheme string) ([][]int, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("scheme %s: %w", scheme, err)
 		}
+		if scheme == Blocks3 {
+			return blocks(L, 3, torus), scheme, nil
+		}
 		return plaquettes(L, torus, outer), scheme, nil
 	}
 	lt := detectLattice(m, interaction(m))
@@ -251,6 +259,9 @@ func faceRoots(m *mrf.Model, graph, scheme string) ([][]int, string, error) {
 	}
 	if lt.torus && outer {
 		return nil, "", fmt.Errorf("scheme %s needs an open grid; the model is a %s, which has no outer face", scheme, lt)
+	}
+	if scheme == Blocks3 {
+		return lt.blocks(3), fmt.Sprintf("%s (detected %s)", scheme, lt), nil
 	}
 	return lt.faces(outer), fmt.Sprintf("%s (detected %s)", scheme, lt), nil
 }
@@ -352,6 +363,34 @@ func plaquettes(L int, torus, outer bool) [][]int {
 			}
 		}
 		roots = append(roots, p)
+	}
+	return roots
+}
+
+// blocks returns the k x k windows (stride 1) of an L x L grid in row-major
+// order of their top-left node, sorted within; with torus they wrap around.
+// k = 2 gives the plaquettes. A side shorter than k gives one window, the
+// whole lattice.
+func blocks(L, k int, torus bool) [][]int {
+	if L <= k && !torus || L < k {
+		return [][]int{seq(L * L)}
+	}
+	last := L - k + 1
+	if torus {
+		last = L
+	}
+	var roots [][]int
+	for r := 0; r < last; r++ {
+		for c := 0; c < last; c++ {
+			s := make([]int, 0, k*k)
+			for dr := range k {
+				for dc := range k {
+					s = append(s, ((r+dr)%L)*L+(c+dc)%L)
+				}
+			}
+			slices.Sort(s)
+			roots = append(roots, s)
+		}
 	}
 	return roots
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/renn-go/renn/core/infer"
@@ -38,6 +39,10 @@ type Params struct {
 	// UAIOut, when set, is the directory of the UAI result files: each
 	// method's in UAIOut/<method>/ (stageio.UAIOutputs).
 	UAIOut string `json:"uai_out,omitempty"`
+	// Name, when set, is the method name written to the outputs in place
+	// of the one method's registry name (e.g. gbp-blocks3 for GBP on
+	// another region graph, scored beside plain gbp). Only with one method.
+	Name string `json:"name,omitempty"`
 }
 
 // Failure is a (model, method) run whose method returned an error.
@@ -70,7 +75,21 @@ func (p Params) Check() error {
 	if need := regionMethod(p.Methods); need != "" && p.Regions == "" {
 		return fmt.Errorf("method %s needs --regions (the output of build-regions)", need)
 	}
+	if p.Name != "" && len(p.Methods) != 1 {
+		return fmt.Errorf("--name %s names one method's outputs, but %d methods are given (%s)", p.Name, len(p.Methods), strings.Join(p.Methods, ","))
+	}
+	if p.Name != "" && strings.TrimSpace(p.Name) != p.Name {
+		return fmt.Errorf("--name %q has leading or trailing white space", p.Name)
+	}
 	return nil
+}
+
+// label is the method name written to the outputs for method name.
+func (p Params) label(name string) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return name
 }
 
 // regionMethod returns the first of names that runs on the caller's region
@@ -91,6 +110,9 @@ func regionMethod(names []string) string {
 // happen and summarised on w; Run returns an error, and writes nothing, if
 // every run failed, if p.Strict and any did, or if ctx was cancelled.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
 	opts, err := p.Options()
 	if err != nil {
 		return err
@@ -109,23 +131,24 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	var failed []Failure
 	for _, e := range models {
 		for _, name := range p.Methods {
+			label := p.label(name)
 			start := time.Now()
 			res, g, se, err := runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
 				if ctx.Err() != nil { // cancelled: stop everything
 					return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
 				}
-				slog.Error("failed", "model", e.ID, "name", e.Info.Name, "method", name, "error", err)
-				failed = append(failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: name, Error: err.Error()})
+				slog.Error("failed", "model", e.ID, "name", e.Info.Name, "method", label, "error", err)
+				failed = append(failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: label, Error: err.Error()})
 				continue
 			}
 			secs := time.Since(start).Seconds()
-			marg = append(marg, stageio.MarginalRows(e.ID, name, e.Model, res.Marginals)...)
-			est = append(est, stageio.EstimateRow(e.ID, name, res, secs, opts[name], scheme(g)))
+			marg = append(marg, stageio.MarginalRows(e.ID, label, e.Model, res.Marginals)...)
+			est = append(est, stageio.EstimateRow(e.ID, label, res, secs, opts[name], scheme(g)))
 			for i, v := range se {
-				stderrs = append(stderrs, formats.StderrRow{ModelID: e.ID, Method: name, Index: int32(i), Stderr: v})
+				stderrs = append(stderrs, formats.StderrRow{ModelID: e.ID, Method: label, Index: int32(i), Stderr: v})
 			}
-			slog.Info("inferred", "model", e.ID, "method", name, "iterations", res.Iterations, "converged", res.Converged,
+			slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "converged", res.Converged,
 				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
 		}
 	}

@@ -97,9 +97,50 @@ func TestErrors(t *testing.T) {
 		{Models: models, Methods: []string{"lbp"}},
 		{Models: models, Methods: []string{"gbp"}},
 		{Models: models, Methods: []string{"gbp"}, Regions: filepath.Join(dir, "none")},
+		{Models: models, Methods: []string{"bp", "mf"}, Name: "two"},
+		{Models: models, Methods: []string{"bp"}, Name: " bp2"},
 	} {
 		if err := Run(context.Background(), p, filepath.Join(dir, "out"), io.Discard); err == nil {
 			t.Errorf("%+v accepted", p)
+		}
+	}
+}
+
+// TestName: --name writes the one method's results under the given name,
+// on blocks3 regions as on any other.
+func TestName(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 4, Gamma: 0.5, Count: 2, Seed: 3}, models); err != nil {
+		t.Fatal(err)
+	}
+	regions := filepath.Join(dir, "regions")
+	if err := buildregions.Run(buildregions.Params{Models: models, Scheme: "blocks3"}, regions, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := Run(context.Background(), Params{Models: models, Regions: regions, Methods: []string{"gbp"}, Name: "gbp-blocks3"}, out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marg, _, err := formats.ReadMarginals(filepath.Join(out, formats.MarginalsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est) != 2 || len(marg) == 0 {
+		t.Fatalf("%d estimates, %d marginal rows", len(est), len(marg))
+	}
+	for _, e := range est {
+		if e.Method != "gbp-blocks3" || !strings.Contains(e.Params, `"blocks3"`) || !e.Converged {
+			t.Errorf("estimate of model %d: method %q params %s converged %v", e.ModelID, e.Method, e.Params, e.Converged)
+		}
+	}
+	for _, r := range marg {
+		if r.Method != "gbp-blocks3" {
+			t.Fatalf("marginal row of method %q", r.Method)
 		}
 	}
 }

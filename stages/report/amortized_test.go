@@ -23,6 +23,10 @@ func TestAmortizedMarkdown(t *testing.T) {
 	put(s10, "bp", metrics.LogZErr, 0.3, 0.4, 100) // RMSE 0.5
 	put(s10, "bp", score.Seconds, 0.1, 0, 100)
 	put(s10, "renn-family-fwd", metrics.L1, 0.002, 0, 100)
+	put(s10, "gbp-blocks3", metrics.L1, 0.003, 0, 100)
+	put(s10, "gbp-blocks3", metrics.VarMeanAbs, 0.0032, 0, 100)
+	put(s10, "gbp-blocks3", metrics.LogZErr, 0.03, 0.04, 100) // RMSE 0.05
+	put(s10, "gbp-blocks3", score.Seconds, 0.49, 0, 100)
 	put(s20, "gbp", metrics.L1, 0.0004, 0, 20)
 	put(s20, "gbp", metrics.LogZErr, math.NaN(), 0, 20)
 	sum.cells[cellKey{s20, "gbp", metrics.LogZErr}] = stat{} // not measured
@@ -37,6 +41,7 @@ func TestAmortizedMarkdown(t *testing.T) {
 		"### grid-n01-gamma1",
 		"| 10x10 (100) | renn-family-fwd | 0.0020 | – | – | – |",
 		"| 10x10 (100) | bp | 0.0500 | 0.0240 | 0.500 | 0.100 |",
+		"| 10x10 (100) | gbp-blocks3 | 0.0030 | 0.0032 | 0.050 | 0.490 |",
 		"| 20x20 (20) | gbp | 0.0004 | – | – | – |",
 		"### grid-u5\n\nNot run yet (score stage amortized_u5).",
 		"Made by `go run ./cmd/report --amortized pipeline.amortize.toml`.",
@@ -49,7 +54,7 @@ func TestAmortizedMarkdown(t *testing.T) {
 		t.Errorf("a method outside the columns was shown:\n%s", got)
 	}
 	// Forward pass before refinement before bp within a setting; 10x10 before 20x20.
-	if i, j := strings.Index(got, "renn-family-fwd"), strings.Index(got, "| bp |"); i > j {
+	if i, j := strings.Index(got, "renn-family-fwd"), strings.Index(got, "| bp |"); i > j || strings.Index(got, "| gbp-blocks3 |") > j {
 		t.Errorf("methods out of order:\n%s", got)
 	}
 	if i, j := strings.Index(got, "10x10"), strings.Index(got, "20x20"); i > j {
@@ -70,6 +75,9 @@ func TestAmortizedSectionNotRun(t *testing.T) {
 	}
 	if !strings.Contains(got, "### grid-n01-gamma1") || !strings.Contains(got, "### grid-u5") {
 		t.Fatalf("families not named by their weights:\n%s", got)
+	}
+	if !strings.Contains(got, "gbp-blocks3") {
+		t.Errorf("BPNN's note does not name gbp-blocks3:\n%s", got)
 	}
 }
 
