@@ -26,9 +26,11 @@ const AmortizedAnchor = "beyond-the-paper-amortized-inference"
 
 // amortizedMethods are the section's columns, in order: the family
 // network's forward pass, forward pass plus refinement, per-model RENN with
-// the message net, GBP, GBP on the 3x3 windows (blocks3; BPNN's setting)
-// and loopy BP.
-var amortizedMethods = []string{"renn-family-fwd", "renn-family", "renn-mp", "gbp", "gbp-blocks3", "bp"}
+// the message net, GBP, then (BPNN's setting) the family network trained
+// on the 3x3 windows (blocks3), forward and refined, and GBP on them, and
+// loopy BP.
+var amortizedMethods = []string{"renn-family-fwd", "renn-family", "renn-mp", "gbp",
+	"renn-family-fwd-blocks3", "renn-family-blocks3", "gbp-blocks3", "bp"}
 
 // AmortizedParams say which config the section reads and how it was made.
 type AmortizedParams struct {
@@ -40,8 +42,9 @@ type AmortizedParams struct {
 var amortizedNotes = map[string]string{
 	"grid-bpnn": "The setting of Belief Propagation Neural Networks (Kuck et al., NeurIPS 2020): h ~ U(−0.1,0.1), J ~ U(−c,c) with c ~ U(0,5) per model. " +
 		"BPNN's published ln Z RMSE over its nine settings is 0.4 at best (loopy BP 5.9–119); their test models are not ours, so compare orders of magnitude. " +
-		"Every ln Z here but exact inference's and BP's is a region (Kikuchi) free energy at the answer's beliefs, on the faces (2x2 plaquettes) but for gbp-blocks3, " +
-		"which is GBP on the overlapping 3x3 windows (build-regions --scheme blocks3: Kikuchi's larger clusters, their regions of counting number 0 dropped): no estimate was trained on exact ln Z. " +
+		"Every ln Z here but exact inference's and BP's is a region (Kikuchi) free energy at the answer's beliefs, on the faces (2x2 plaquettes) but for the *-blocks3 columns, " +
+		"which run on the overlapping 3x3 windows (build-regions --scheme blocks3: Kikuchi's larger clusters, their regions of counting number 0 dropped): " +
+		"renn-family-fwd-blocks3 and renn-family-blocks3 are the family network grid-bpnn-blocks3, trained on those windows, forward alone and refined; gbp-blocks3 is GBP there. No estimate was trained on exact ln Z. " +
 		"On the faces the strongly coupled models (max |J| near 4-5) end at stationary points whose ln Z is too high by 0.5-2.6, which the larger clusters remove.",
 }
 
