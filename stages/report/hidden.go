@@ -271,7 +271,7 @@ func (d *hiddenData) longPart() string {
 	w("so that it supplies the free phase (−log Z and its gradient) alone and its gap measures that phase; such runs are named <method>%s (exact keeps its name). ", clampedExactSuffix)
 	w("The budget is longer (the stages' flags; the epochs column), the gap is to exact learning's run at this budget, and the tables add the mean test NLL over the last %d epochs, since single epochs jump on the RBMs. Their run time is in the section's table above.", tailEpochs)
 	if d.hasPCD() {
-		w(" pcd (its own stages, above) is compared with %s at %s's wall time, as above, its gap taken to this budget's exact run.", longRef, longRef)
+		w(" pcd (its own stages, above) is compared with %s at the latter's wall time (pcd's last epoch within the latter's whole run, as above), its gap taken to this budget's exact run.", longRef)
 	}
 	w("\n\n")
 	if len(d.long.missing) > 0 {
