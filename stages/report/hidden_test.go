@@ -88,8 +88,8 @@ func TestHiddenSection(t *testing.T) {
 			t.Errorf("section lacks %q", want)
 		}
 	}
-	if f, ok := d.figure(); !ok || len(f.fig.Panels) != 1 || len(f.fig.Panels[0].Series) != 4 {
-		t.Errorf("figure %+v, %v: want one panel, three methods and the true model", f.fig, ok)
+	if fs := d.figures(); len(fs) != 1 || len(fs[0].fig.Panels) != 1 || len(fs[0].fig.Panels[0].Series) != 4 {
+		t.Errorf("figures %+v: want one, with one panel, three methods and the true model", fs)
 	}
 	if t.Failed() {
 		t.Log(doc)

@@ -164,9 +164,7 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	if f, ok := hidden.figure(); ok {
-		figs = append(figs, f)
-	}
+	figs = append(figs, hidden.figures()...)
 	var written []figureFile
 	if len(figs) > 0 {
 		if err := os.MkdirAll(assets, 0o755); err != nil {
