@@ -148,7 +148,10 @@ type Sampler struct {
 	opts  Options
 	betas []float64 // the ladder: {1} for gibbs; positive ones then 0 for pt
 	swaps int       // swap passes per sweep (pt)
-	se    [][]float64
+	// move is the cluster move between paired chains (pt's cluster
+	// option), nil for none; a field so that a test can break it.
+	move func(l *layout, a, b *replica, rng *rand.Rand, w *clusterWork) int
+	se   [][]float64
 }
 
 // New returns a Gibbs sampler with opts.
@@ -168,7 +171,11 @@ func NewPT(opts PTOptions) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps}, nil
+	s := &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps}
+	if opts.Cluster == ClusterHoudayer {
+		s.move = (*layout).houdayer
+	}
+	return s, nil
 }
 
 // Name returns "gibbs" or "pt".
@@ -216,6 +223,12 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	}
 	parallel := len(chains) > 1 && runtime.GOMAXPROCS(0) > 1 &&
 		len(s.betas)*(len(l.cards)+len(l.incFactor)) >= parallelWork
+	var work []*clusterWork
+	if s.move != nil {
+		for range len(chains) / 2 {
+			work = append(work, newClusterWork(len(l.cards)))
+		}
+	}
 	res := &infer.Result{Diagnostics: map[string]float64{}}
 	budget := infer.Budget{MaxIter: s.opts.Sweeps, MaxSeconds: s.opts.MaxSeconds}
 	if budget.MaxIter == 0 {
@@ -241,11 +254,31 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 				s.step(l, c, bufs[k])
 			}
 		}
+		s.cluster(l, chains, work)
 		res.Iterations++
 	}
 	stop.Note(res.Diagnostics)
 	s.finish(l, chains, res)
+	if len(work) > 0 {
+		moves, flipped := 0, 0
+		for _, w := range work {
+			moves, flipped = moves+w.moves, flipped+w.flipped
+		}
+		res.Diagnostics["cluster_size_mean"] = float64(flipped) / float64(max(moves, 1))
+	}
 	return res, nil
+}
+
+// cluster makes the cluster moves between paired chains (after the sweeps,
+// swaps and counting of a step, before the next), at every positive
+// inverse temperature, drawing from the pair's first chain's generator.
+func (s *Sampler) cluster(l *layout, chains []*chain, work []*clusterWork) {
+	for p, w := range work {
+		a, b := chains[2*p], chains[2*p+1]
+		for k := range len(s.betas) - 1 {
+			s.move(l, a.reps[k], b.reps[k], a.rng, w)
+		}
+	}
 }
 
 // start builds every chain from its own feasible configuration.
