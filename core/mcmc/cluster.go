@@ -108,6 +108,9 @@ func (l *layout) set(r *replica, i, s int) {
 			sign = -1
 		}
 		r.e -= sign * r.h[i]
+		if is.duS != nil {
+			r.e -= sign * is.duS[i]
+		}
 		for k := l.incStart[i]; k < l.incStart[i+1]; k++ {
 			r.h[is.nb[k]] += sign * is.dRev[k]
 		}

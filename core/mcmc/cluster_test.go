@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
@@ -25,6 +26,7 @@ func clusterModels(t *testing.T) map[string]*mrf.Model {
 		"K=3 grid":         ms["K=3 grid"],
 		"zeros":            ms["zeros"],
 		"arity 3":          ms["arity 3"],
+		"evidence":         ms["evidence"],
 	}
 }
 
@@ -53,61 +55,73 @@ func logWeight(m *mrf.Model, x []int, beta float64) float64 {
 // recomputed from its states.
 func TestHoudayerExchange(t *testing.T) {
 	for name, m := range clusterModels(t) {
-		t.Run(name, func(t *testing.T) {
-			g, err := infer.NewFactorGraph(m)
-			if err != nil {
-				t.Fatal(err)
+		for _, all := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/temper all %v", name, all), func(t *testing.T) { testExchange(t, m, all) })
+		}
+	}
+}
+
+func testExchange(t *testing.T, m *mrf.Model, temperAll bool) {
+	g, err := infer.NewFactorGraph(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLayout(m, g)
+	if temperAll {
+		l.setTemperAll()
+	}
+	rng := mrf.NewRand(7)
+	var dom feasible.Domains
+	if feasible.HasZeros(m) {
+		dom = feasible.Full(l.cards)
+		feasible.Propagate(g, m, dom)
+	}
+	x0, err := l.start(rng, dom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := l.newReplica(x0), l.newReplica(append([]int(nil), x0...))
+	w := newClusterWork(len(m.Cards))
+	buf := make([]float64, g.MaxCard)
+	sizes := 0
+	for step := range 200 {
+		l.sweep(a, 0.7, rng, buf)
+		l.sweep(b, 0.7, rng, buf)
+		xa, xb := append([]int(nil), a.x...), append([]int(nil), b.x...)
+		before := logWeight(m, xa, 0.7) + logWeight(m, xb, 0.7)
+		sizes += l.houdayer(a, b, rng, w)
+		after := logWeight(m, a.x, 0.7) + logWeight(m, b.x, 0.7)
+		if !(math.Abs(after-before) <= 1e-9*max(1, math.Abs(before))) {
+			t.Fatalf("step %d: log weights %v before, %v after", step, before, after)
+		}
+		for i := range xa {
+			exchanged := a.x[i] == xb[i] && b.x[i] == xa[i]
+			if a.x[i] != xa[i] && (!exchanged || xa[i] == xb[i]) {
+				t.Fatalf("step %d: variable %d went %d/%d -> %d/%d", step, i, xa[i], xb[i], a.x[i], b.x[i])
 			}
-			l := newLayout(m, g)
-			rng := mrf.NewRand(7)
-			x0, err := l.start(rng, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, b := l.newReplica(x0), l.newReplica(append([]int(nil), x0...))
-			w := newClusterWork(len(m.Cards))
-			buf := make([]float64, g.MaxCard)
-			sizes := 0
-			for step := range 200 {
-				l.sweep(a, 0.7, rng, buf)
-				l.sweep(b, 0.7, rng, buf)
-				xa, xb := append([]int(nil), a.x...), append([]int(nil), b.x...)
-				before := logWeight(m, xa, 0.7) + logWeight(m, xb, 0.7)
-				sizes += l.houdayer(a, b, rng, w)
-				after := logWeight(m, a.x, 0.7) + logWeight(m, b.x, 0.7)
-				if !(math.Abs(after-before) <= 1e-9*max(1, math.Abs(before))) {
-					t.Fatalf("step %d: log weights %v before, %v after", step, before, after)
-				}
-				for i := range xa {
-					exchanged := a.x[i] == xb[i] && b.x[i] == xa[i]
-					if a.x[i] != xa[i] && (!exchanged || xa[i] == xb[i]) {
-						t.Fatalf("step %d: variable %d went %d/%d -> %d/%d", step, i, xa[i], xb[i], a.x[i], b.x[i])
+		}
+		for _, r := range []*replica{a, b} {
+			fresh := l.newReplica(append([]int(nil), r.x...))
+			if l.is != nil {
+				for i := range r.h {
+					if math.Abs(r.h[i]-fresh.h[i]) > 1e-9 {
+						t.Fatalf("step %d: field %d is %v, recomputed %v", step, i, r.h[i], fresh.h[i])
 					}
 				}
-				for _, r := range []*replica{a, b} {
-					fresh := l.newReplica(append([]int(nil), r.x...))
-					if l.is != nil {
-						for i := range r.h {
-							if math.Abs(r.h[i]-fresh.h[i]) > 1e-9 {
-								t.Fatalf("step %d: field %d is %v, recomputed %v", step, i, r.h[i], fresh.h[i])
-							}
-						}
-						if math.Abs(r.e-fresh.e) > 1e-9 {
-							t.Fatalf("step %d: log potential %v, recomputed %v", step, r.e, fresh.e)
-						}
-					} else {
-						for _, f := range l.pairs {
-							if r.idx[f] != fresh.idx[f] {
-								t.Fatalf("step %d: factor %d entry %d, recomputed %d", step, f, r.idx[f], fresh.idx[f])
-							}
-						}
+				if math.Abs(r.e-fresh.e) > 1e-9 {
+					t.Fatalf("step %d: log potential %v, recomputed %v", step, r.e, fresh.e)
+				}
+			} else {
+				for _, f := range l.pairs {
+					if r.idx[f] != fresh.idx[f] {
+						t.Fatalf("step %d: factor %d entry %d, recomputed %d", step, f, r.idx[f], fresh.idx[f])
 					}
 				}
 			}
-			if sizes == 0 {
-				t.Error("no cluster was ever exchanged")
-			}
-		})
+		}
+	}
+	if sizes == 0 {
+		t.Error("no cluster was ever exchanged")
 	}
 }
 
@@ -117,37 +131,46 @@ func houdayerOpts() PTOptions {
 	return o
 }
 
-// pt with the cluster move samples the exact marginals and ln Z (within a
-// few standard errors), on binary pairwise and general models.
+// pt with the cluster move, with temper "all", and with both samples the
+// exact marginals and ln Z (within a few standard errors), on binary
+// pairwise and general models, evidence included.
 func TestHoudayerAgainstExact(t *testing.T) {
+	variants := map[string]PTOptions{"houdayer": houdayerOpts(), "temper all": ptOpts(), "houdayer, temper all": houdayerOpts()}
+	for _, k := range []string{"temper all", "houdayer, temper all"} {
+		o := variants[k]
+		o.Temper = TemperAll
+		variants[k] = o
+	}
 	for name, m := range clusterModels(t) {
-		t.Run(name, func(t *testing.T) {
-			ex, err := infertest.BruteForce(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := NewPT(houdayerOpts())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Infer(context.Background(), m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if why := infer.VerifyMarginals(m, res, nil); why != "" {
-				t.Fatalf("shared check: %s", why)
-			}
-			if worst, bad := worstError(res, s.StandardErrors(), ex.Marginals.Vars); bad != "" || worst > 0.03 {
-				t.Errorf("largest error %.3g; %s", worst, bad)
-			}
-			if res.Diagnostics["cluster_size_mean"] <= 0 {
-				t.Errorf("cluster_size_mean %v", res.Diagnostics["cluster_size_mean"])
-			}
-			se0 := res.Diagnostics["log_z_se"]
-			if d := math.Abs(res.LogZ - ex.LogZ); d > 5*se0+0.02 {
-				t.Errorf("ln Z %.4f, exact %.4f, standard error %.4f", res.LogZ, ex.LogZ, se0)
-			}
-		})
+		for vn, o := range variants {
+			t.Run(name+"/"+vn, func(t *testing.T) {
+				ex, err := infertest.BruteForce(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := NewPT(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := s.Infer(context.Background(), m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if why := infer.VerifyMarginals(m, res, nil); why != "" {
+					t.Fatalf("shared check: %s", why)
+				}
+				if worst, bad := worstError(res, s.StandardErrors(), ex.Marginals.Vars); bad != "" || worst > 0.03 {
+					t.Errorf("largest error %.3g; %s", worst, bad)
+				}
+				if c, ok := res.Diagnostics["cluster_size_mean"]; ok != (o.Cluster == ClusterHoudayer) || ok && !(c > 0) {
+					t.Errorf("cluster_size_mean %v (present %v)", c, ok)
+				}
+				se0 := res.Diagnostics["log_z_se"]
+				if d := math.Abs(res.LogZ - ex.LogZ); d > 5*se0+0.02 {
+					t.Errorf("ln Z %.4f, exact %.4f, standard error %.4f", res.LogZ, ex.LogZ, se0)
+				}
+			})
+		}
 	}
 }
 

@@ -148,6 +148,9 @@ type Sampler struct {
 	opts  Options
 	betas []float64 // the ladder: {1} for gibbs; positive ones then 0 for pt
 	swaps int       // swap passes per sweep (pt)
+	// temperAll: pt tempers the unary factors' finite entries too (option
+	// temper "all").
+	temperAll bool
 	// move is the cluster move between paired chains (pt's cluster
 	// option), nil for none; a field so that a test can break it.
 	move func(l *layout, a, b *replica, rng *rand.Rand, w *clusterWork) int
@@ -171,7 +174,7 @@ func NewPT(opts PTOptions) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps}
+	s := &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps, temperAll: opts.Temper == TemperAll}
 	if opts.Cluster == ClusterHoudayer {
 		s.move = (*layout).houdayer
 	}
@@ -213,6 +216,9 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
 	l := newLayout(m, g)
+	if s.temperAll {
+		l.setTemperAll()
+	}
 	chains, err := s.start(l)
 	if err != nil {
 		return nil, err
@@ -356,7 +362,7 @@ func (s *Sampler) step(l *layout, c *chain, buf []float64) {
 // returns r's tempered log potential (finite: the counted replica is never
 // outside the support).
 func (s *Sampler) record(l *layout, r *replica, row []int32) float64 {
-	e := 0.0
+	e := l.softEnergy(r)
 	for i, x := range r.x {
 		row[l.varOff[i]+x]++
 	}
@@ -689,8 +695,21 @@ func (s *Sampler) swapStats(chains []*chain, diag map[string]float64) {
 // logZ returns the stepping-stone estimate of ln Z and its standard error.
 func (s *Sampler) logZ(l *layout, chains []*chain, d, full int, n float64) (float64, float64) {
 	lz := l.constant
-	for i := range l.cards {
-		lz += infer.LogSumExp(l.unary[l.uOff[i]:l.uOff[i+1]])
+	for i, c := range l.cards {
+		u := l.unary[l.uOff[i]:l.uOff[i+1]]
+		if l.soft == nil {
+			lz += infer.LogSumExp(u)
+			continue
+		}
+		// temper "all": β = 0 is uniform over the states the unary
+		// factors allow.
+		allowed := 0
+		for _, v := range u[:c] {
+			if !math.IsInf(v, -1) {
+				allowed++
+			}
+		}
+		lz += math.Log(float64(allowed))
 	}
 	size := float64(chains[0].b.size)
 	variance2 := 0.0

@@ -111,7 +111,18 @@ type PTOptions struct {
 	// replicas at every positive inverse temperature; it needs an even
 	// number of chains.
 	Cluster string `json:"cluster" help:"Cluster move between paired chains (0 with 1, 2 with 3, ...) after every sweep: none, or houdayer (exchange one connected cluster of the sites where the pair's replicas at the same positive temperature disagree; needs an even number of chains)."`
+	// Temper is what the ladder tempers: "pairs" (the factors of two or
+	// more variables; the unary factors hold at every temperature) or
+	// "all" (the unary factors' finite entries too; their zeros, such as
+	// evidence, hold at every temperature). See the package comment.
+	Temper string `json:"temper" help:"What the ladder tempers: pairs (factors of two or more variables; unary factors hold at every temperature) or all (unary factors' finite entries too; their zeros, e.g. evidence, hold at every temperature)."`
 }
+
+// What the ladder tempers (PTOptions.Temper).
+const (
+	TemperPairs = "pairs"
+	TemperAll   = "all"
+)
 
 // Cluster moves (PTOptions.Cluster).
 const (
@@ -125,7 +136,7 @@ const (
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
 	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
-		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone}
+		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperPairs}
 }
 
 func (o PTOptions) common() Options {
@@ -148,6 +159,9 @@ func (o PTOptions) Check() error {
 		}
 	default:
 		return fmt.Errorf("pt: cluster %q, want %q or %q", o.Cluster, ClusterNone, ClusterHoudayer)
+	}
+	if o.Temper != TemperPairs && o.Temper != TemperAll {
+		return fmt.Errorf("pt: temper %q, want %q or %q", o.Temper, TemperPairs, TemperAll)
 	}
 	_, err := o.Ladder()
 	return err
