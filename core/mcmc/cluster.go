@@ -25,6 +25,43 @@ import "math/rand/v2"
 // independent, so the spread of their means says less (see the package
 // comment on the standard errors).
 
+// pairUp returns one chain per pair of chains exchanging clusters, whose
+// batches hold both chains' samples (batches of twice the size): the
+// statistics then treat a pair as the unit it is. The exchange makes the
+// pair's two chains dependent (it leaves their pooled counts unchanged
+// while swapping which chain holds what), so each chain alone looks better
+// mixed than the pair is, and their spread understates the error; the
+// pair's pooled samples move only by the moves that do mix.
+func pairUp(chains []*chain) []*chain {
+	out := make([]*chain, 0, len(chains)/2)
+	for p := 0; p+1 < len(chains); p += 2 {
+		a, b := chains[p], chains[p+1]
+		ab, bb := a.b, b.b
+		m := &batches{width: ab.width, rungs: ab.rungs, size: 2 * ab.size, n: ab.n, fill: 2 * ab.fill,
+			counts: make([]int32, len(ab.counts)), logw: make([]float64, len(ab.logw)),
+			energy: make([]float64, len(ab.energy)), trips: make([]float64, len(ab.trips))}
+		for k := range m.counts {
+			m.counts[k] = ab.counts[k] + bb.counts[k]
+		}
+		for k := range m.logw {
+			m.logw[k] = logAddExp(ab.logw[k], bb.logw[k])
+		}
+		for k := range m.energy {
+			m.energy[k] = ab.energy[k] + bb.energy[k]
+		}
+		for k := range m.trips {
+			m.trips[k] = ab.trips[k] + bb.trips[k]
+		}
+		c := &chain{b: m, steps: a.steps, attempts: make([]int, len(a.attempts)), accepts: make([]int, len(a.accepts))}
+		for k := range c.attempts {
+			c.attempts[k] = a.attempts[k] + b.attempts[k]
+			c.accepts[k] = a.accepts[k] + b.accepts[k]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // clusterWork is the scratch of the cluster moves of one pair of chains.
 type clusterWork struct {
 	diff, stack, cluster []int32

@@ -391,6 +391,10 @@ func (s *Sampler) record(l *layout, r *replica, row []int32) float64 {
 // finish turns the kept batches into marginals, standard errors, ln Z and
 // the diagnostics.
 func (s *Sampler) finish(l *layout, chains []*chain, res *infer.Result) {
+	nChains := len(chains)
+	if s.move != nil {
+		chains = pairUp(chains)
+	}
 	b0 := chains[0].b // every chain has the same batches
 	d := b0.burnIn(s.opts.BurnIn)
 	full := b0.full(d)
@@ -415,7 +419,7 @@ func (s *Sampler) finish(l *layout, chains []*chain, res *infer.Result) {
 	}
 	st := s.varStats(l, chains, d, full, n, mg.Vars)
 	diag := res.Diagnostics
-	diag["chains"] = float64(len(chains))
+	diag["chains"] = float64(nChains)
 	diag["sweeps"] = float64(res.Iterations)
 	diag["burn_in_sweeps"] = float64(d * b0.size)
 	diag["batch_size"] = float64(b0.size)
