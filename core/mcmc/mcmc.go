@@ -89,14 +89,33 @@
 // 0.004).
 //
 // Parallel tempering: every chain is a ladder of replicas at inverse
-// temperatures 1 = β_0 > β_1 > ... > β_{K-1} > β_K = 0, each sampling
-// p_β(x) ∝ exp(U(x) + β·P(x)), where U is the sum of the unary factors (so
-// evidence and fields hold at every temperature) and P that of the factors
-// of two or more variables (at β = 0 they are left out, zeros included).
+// temperatures 1 = β_0 > β_1 > ... > β_{K-1} > β_K = 0, each sampling a
+// tempered model p_β. What is tempered is the option temper:
+//   - "pairs": p_β(x) ∝ exp(U(x) + β·P(x)), U the sum of the unary factors
+//     (so fields hold at every temperature) and P that of the factors of
+//     two or more variables (at β = 0 they are left out, zeros included);
+//     the "energy" E below is P.
+//   - "all": p_β(x) ∝ [U(x) > -Inf]·exp(β·(U'(x) + P(x))), U' the unary
+//     factors with their -Inf entries replaced by 0: everything is
+//     tempered but the unary zeros (evidence), which hold at every
+//     temperature; β = 0 is uniform over the states they allow; E is
+//     U' + P.
 // Every sweep, each replica does one Gibbs sweep, then neighbours K, K+1
 // swap configurations, in order from the top, with probability
-// min(1, exp((β_K - β_{K+1})(P_{K+1} - P_K))). Only the β = 1 replica is
-// counted. The default ladder is 20 temperatures geometric from 1 to 0.02
+// min(1, exp((β_K - β_{K+1})(E_{K+1} - E_K))). Only the β = 1 replica is
+// counted. The default is temper "all" (it was "pairs" before issue 22's
+// measurements): with untempered fields, the balance between the two
+// orientations of a large frozen domain of a spin glass depends strongly
+// on β (the fields' sum over the domain, several units, against β times
+// its couplings' difference; at β = 1 they nearly cancel), so replicas
+// carry the wrong orientation down the ladder and the β = 1 replica's
+// weights relax only over many round trips; tempering the fields too keeps
+// that balance close to its β = 1 value along the whole ladder. On the
+// ten 10x10 spin glasses with couplings U(-10,10), fields U(-1,1) (paper
+// run, seed 11), 2 chains of 60000 sweeps: model 3 (a domain of about 80
+// spins, orientations 0.60/0.40) went from mean |ΔP| 0.158 to 0.010
+// (round trips 316 to 774) at the same cost; see the table in
+// core/mcmc/README.md... TODO The default ladder is 20 temperatures geometric from 1 to 0.02
 // plus 0, in 2 chains: on the spin glasses it is made for (couplings
 // U(-10,10), fields U(-1,1) on 10x10 grids) β = 0.02 makes every coupling
 // weaker than 0.2, so the hot end mixes freely, and the geometric spacing
@@ -109,12 +128,21 @@
 //
 // ln Z: gibbs makes none (Result.LogZ is NaN; registered as LogZNone). pt
 // estimates it by stepping stones down its ladder: ln Z = ln Z_0 +
-// Σ_K ln E_{p_{β_K}}[exp((β_{K-1} - β_K)·P)], K = 1..K, where Z_0 =
-// Π_i Σ_s exp(U_i(s)) is exact (the β = 0 replica samples the unary factors
-// exactly, zero potentials of the other factors weigh 0 there). "log_z_se"
+// Σ_K ln E_{p_{β_K}}[exp((β_{K-1} - β_K)·E)], K = 1..K, where Z_0 is
+// exact: Π_i Σ_s exp(U_i(s)) under temper "pairs", Π_i (the states U_i
+// allows) under "all" (the β = 0 replica samples p_0 exactly; zero
+// potentials of the other factors weigh 0 there). "log_z_se"
 // is its batch-means standard error (delta method, the stones taken as
 // independent); it understates the error when neighbouring temperatures
 // overlap poorly or the chains miss a mode (then ln Z is low).
+//
+// Cluster move (option cluster "houdayer", off by default; cluster.go):
+// chains are paired, and after every sweep the pair's replicas at every
+// positive temperature exchange one cluster of the sites where they
+// disagree (Houdayer 2001), always accepted. The pair's chains are then
+// dependent, so the standard errors, R̂ and energy_tau treat each pair as
+// one chain (counting both its β = 1 replicas); "cluster_size_mean" in the
+// diagnostics. TODO numbers
 package mcmc
 
 import (

@@ -114,7 +114,8 @@ type PTOptions struct {
 	// Temper is what the ladder tempers: "pairs" (the factors of two or
 	// more variables; the unary factors hold at every temperature) or
 	// "all" (the unary factors' finite entries too; their zeros, such as
-	// evidence, hold at every temperature). See the package comment.
+	// evidence, hold at every temperature). Default "all" (see the
+	// package comment for why).
 	Temper string `json:"temper" help:"What the ladder tempers: pairs (factors of two or more variables; unary factors hold at every temperature) or all (unary factors' finite entries too; their zeros, e.g. evidence, hold at every temperature)."`
 }
 
@@ -131,12 +132,13 @@ const (
 )
 
 // PTDefaultOptions returns parallel tempering's documented defaults: 2
-// chains of 20 temperatures geometric from 1 to 0.02 (see the package
-// comment for why), 20000 sweeps or 60 s.
+// chains of 20 temperatures geometric from 1 to 0.02 tempering everything
+// but the unary zeros, no cluster move (see the package comment for why),
+// 20000 sweeps or 60 s.
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
 	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
-		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperPairs}
+		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll}
 }
 
 func (o PTOptions) common() Options {
