@@ -10,7 +10,8 @@ import (
 // glasses) take a faster sweep: every replica keeps, for every variable i,
 // its field h_i = Σ over its pair factors a of a(0, x_j) - a(1, x_j), so
 // that a draw reads one number, P(x_i = 1) = 1/(1 + exp(u_i(0) - u_i(1) +
-// β·h_i)), and a flip of x_i moves its neighbours' fields and the replica's
+// β·h_i)) (β·(u_i(0) - u_i(1) + h_i) under pt's temper "all", an
+// infinite u_i(0) - u_i(1) kept as it is), and a flip of x_i moves its neighbours' fields and the replica's
 // tempered log potential by precomputed amounts (no exponential, no factor
 // tables). The fields and the log potential are recomputed from scratch
 // every resyncSweeps sweeps, so rounding cannot accumulate.
