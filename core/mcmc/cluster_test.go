@@ -131,15 +131,16 @@ func houdayerOpts() PTOptions {
 	return o
 }
 
-// pt with the cluster move, with temper "all", and with both samples the
+// pt with either temper, with and without the cluster move, samples the
 // exact marginals and ln Z (within a few standard errors), on binary
 // pairwise and general models, evidence included.
-func TestHoudayerAgainstExact(t *testing.T) {
-	variants := map[string]PTOptions{"houdayer": houdayerOpts(), "temper all": ptOpts(), "houdayer, temper all": houdayerOpts()}
-	for _, k := range []string{"temper all", "houdayer, temper all"} {
-		o := variants[k]
-		o.Temper = TemperAll
-		variants[k] = o
+func TestTemperAndClusterAgainstExact(t *testing.T) {
+	variants := map[string]PTOptions{}
+	for _, temper := range []string{TemperPairs, TemperAll} {
+		for _, o := range []PTOptions{ptOpts(), houdayerOpts()} {
+			o.Temper = temper
+			variants["temper "+temper+", cluster "+o.Cluster] = o
+		}
 	}
 	for name, m := range clusterModels(t) {
 		for vn, o := range variants {
@@ -226,7 +227,7 @@ func TestBrokenClusterMoveFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The correct move stays within 0.03 on this model
-	// (TestHoudayerAgainstExact).
+	// (TestTemperAndClusterAgainstExact).
 	worst, _ := worstError(res, s.StandardErrors(), ex.Marginals.Vars)
 	if worst < 0.05 {
 		t.Errorf("a broken cluster move passed: largest error %.3g", worst)
