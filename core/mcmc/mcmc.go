@@ -156,7 +156,10 @@
 // both); with temper "pairs" it did not fix the domains temper "all"
 // fixes (model 3: 0.10; a domain whose two orientations differ by fields
 // is only exchanged between two replicas holding both, which leaves their
-// pooled counts as they were).
+// pooled counts as they were). At 45000 sweeps (about the cost of 60000
+// without it) it did as well or better on the runs measured: grids seeds 1
+// and 3 mean |ΔP| 0.0023 and 0.0029, |ln Z error| 0.044 and 0.058,
+// se_coverage 1; torus seed 3 0.0044, se_coverage 0.94 (0.88 without).
 package mcmc
 
 import (
