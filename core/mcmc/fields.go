@@ -10,7 +10,8 @@ import (
 // glasses) take a faster sweep: every replica keeps, for every variable i,
 // its field h_i = Σ over its pair factors a of a(0, x_j) - a(1, x_j), so
 // that a draw reads one number, P(x_i = 1) = 1/(1 + exp(u_i(0) - u_i(1) +
-// β·h_i)), and a flip of x_i moves its neighbours' fields and the replica's
+// β·h_i)) (β·(u_i(0) - u_i(1) + h_i) under pt's temper "all", an
+// infinite u_i(0) - u_i(1) kept as it is), and a flip of x_i moves its neighbours' fields and the replica's
 // tempered log potential by precomputed amounts (no exponential, no factor
 // tables). The fields and the log potential are recomputed from scratch
 // every resyncSweeps sweeps, so rounding cannot accumulate.
@@ -25,7 +26,11 @@ const resyncSweeps = 256
 // g0[k] = a(0,0) - a(1,0), g1[k] = a(0,1) - a(1,1); the field of the
 // neighbour moves by dRev[k] when x_i goes from 0 to 1 (its own g1 - g0).
 type ising struct {
-	du           []float64 // u_i(0) - u_i(1)
+	du []float64 // u_i(0) - u_i(1)
+	// Under temper "all": du split into its finite part duS (tempered)
+	// and its infinite part duH (0 or ±Inf: a state excluded at every
+	// temperature).
+	duS, duH     []float64
 	nb           []int32
 	g0, g1, dRev []float64
 	// The pair factors' variables and strides, for the entry of factor
@@ -106,7 +111,7 @@ func (l *layout) sync(r *replica) {
 		}
 		r.h[i] = h
 	}
-	e := 0.0
+	e := l.softEnergy(r)
 	for k, a := range l.pairs {
 		e += l.flat[l.tOff[a]+r.x[is.v0[k]]*int(is.s0[k])+r.x[is.v1[k]]*int(is.s1[k])]
 	}
@@ -118,9 +123,12 @@ func (l *layout) sync(r *replica) {
 func (l *layout) sweepIsing(r *replica, beta float64, rng *rand.Rand) {
 	is := l.is
 	x, h := r.x, r.h
+	temperAll := is.duS != nil
 	for i, xi := range x {
 		d := is.du[i]
-		if beta != 0 {
+		if temperAll {
+			d = is.duH[i] + beta*(is.duS[i]+h[i])
+		} else if beta != 0 {
 			d += beta * h[i]
 		}
 		// P(x_i = 1) = 1/(1+e^d); an excluded state gets exactly 0.
@@ -137,6 +145,9 @@ func (l *layout) sweepIsing(r *replica, beta float64, rng *rand.Rand) {
 			sign = -1
 		}
 		r.e -= sign * h[i]
+		if temperAll {
+			r.e -= sign * is.duS[i]
+		}
 		for k := l.incStart[i]; k < l.incStart[i+1]; k++ {
 			h[is.nb[k]] += sign * is.dRev[k]
 		}

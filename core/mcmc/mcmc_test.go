@@ -239,6 +239,11 @@ func TestBadOptions(t *testing.T) {
 		{"betas negative", p(func(o *PTOptions) { o.Betas = "1,-0.5" }).Check(), "positive"},
 		{"betas only commas", p(func(o *PTOptions) { o.Betas = ", ," }).Check(), "betas"},
 		{"betas not a number", p(func(o *PTOptions) { o.Betas = "1,x" }).Check(), "betas"},
+		{"cluster unknown", p(func(o *PTOptions) { o.Cluster = "wolff" }).Check(), "cluster"},
+		{"cluster empty", p(func(o *PTOptions) { o.Cluster = "" }).Check(), "cluster"},
+		{"cluster odd chains", p(func(o *PTOptions) { o.Cluster, o.Chains = ClusterHoudayer, 3 }).Check(), "even"},
+		{"temper unknown", p(func(o *PTOptions) { o.Temper = "unary" }).Check(), "temper"},
+		{"temper empty", p(func(o *PTOptions) { o.Temper = "" }).Check(), "temper"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, tc.err, tc.want)

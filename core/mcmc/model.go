@@ -48,6 +48,45 @@ type layout struct {
 	// is is the binary pairwise fast path (fields.go), nil if the model is
 	// not binary pairwise.
 	is *ising
+	// soft, when not nil, is unary with its -Inf entries (evidence, zeros)
+	// replaced by 0: pt's temper "all" tempers it along with the pair
+	// factors, the -Inf entries staying excluded at every temperature
+	// (setTemperAll).
+	soft []float64
+}
+
+// setTemperAll makes sweeps and log potentials temper the finite unary
+// entries too: p_β(x) ∝ [x allowed by the unary zeros]·exp(β·(U(x) + P(x))).
+func (l *layout) setTemperAll() {
+	l.soft = make([]float64, len(l.unary))
+	for k, v := range l.unary {
+		if !math.IsInf(v, -1) {
+			l.soft[k] = v
+		}
+	}
+	if is := l.is; is != nil {
+		is.duS, is.duH = make([]float64, len(is.du)), make([]float64, len(is.du))
+		for i, d := range is.du {
+			if math.IsInf(d, 0) || math.IsNaN(d) {
+				is.duH[i] = d
+			} else {
+				is.duS[i] = d
+			}
+		}
+	}
+}
+
+// softEnergy is the sum of the tempered unary entries at r (0 unless
+// temper "all").
+func (l *layout) softEnergy(r *replica) float64 {
+	if l.soft == nil {
+		return 0
+	}
+	e := 0.0
+	for i, x := range r.x {
+		e += l.soft[l.uOff[i]+x]
+	}
+	return e
 }
 
 func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
@@ -136,7 +175,7 @@ func (l *layout) energy(r *replica) float64 {
 	if l.is != nil {
 		return r.e // kept up to date by sweepIsing
 	}
-	e := 0.0
+	e := l.softEnergy(r)
 	for _, a := range l.pairs {
 		e += l.flat[r.idx[a]]
 	}
@@ -174,7 +213,9 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 				p1 += t[base+st]
 			}
 			l0, l1 := u[0], u[1]
-			if beta != 0 {
+			if l.soft != nil {
+				l0, l1 = l.tempered(u[0], beta, p0), l.tempered(u[1], beta, p1)
+			} else if beta != 0 {
 				l0, l1 = l0+beta*p0, l1+beta*p1
 			}
 			// P(x_i = 1) = 1/(1+e^(l0-l1)); an excluded state gets exactly 0.
@@ -193,6 +234,19 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 	}
 }
 
+// tempered is the conditional log weight of a state of unary entry u and
+// pair entries p under temper "all": -Inf if u is, else β·(u + p) (0 at
+// β = 0, where the pair entries are left out).
+func (l *layout) tempered(u, beta, p float64) float64 {
+	switch {
+	case math.IsInf(u, -1):
+		return u
+	case beta == 0:
+		return 0
+	}
+	return beta * (u + p)
+}
+
 // draw samples variable i's state from its conditional (any cardinality).
 func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng *rand.Rand, lp []float64) int {
 	t := l.flat
@@ -206,9 +260,12 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 	}
 	mx := math.Inf(-1)
 	for s := range lp {
-		if beta == 0 {
+		switch {
+		case l.soft != nil:
+			lp[s] = l.tempered(u[s], beta, lp[s])
+		case beta == 0:
 			lp[s] = u[s]
-		} else {
+		default:
 			lp[s] = u[s] + beta*lp[s]
 		}
 		mx = max(mx, lp[s])

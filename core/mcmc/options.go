@@ -105,15 +105,40 @@ type PTOptions struct {
 	// and replica, and more passes move replicas along the ladder faster.
 	Swaps int    `json:"swaps" help:"Passes of neighbour swaps after every sweep, each trying every neighbouring pair once from the top (>= 1)."`
 	Betas string `json:"betas" help:"Explicit ladder instead of temps and beta_min: inverse temperatures separated by spaces starting at 1, strictly decreasing, positive (beta = 0 is added below it)."`
+	// Cluster is the cluster move between paired chains: "none", or
+	// "houdayer" (cluster.go): after every sweep, chains 0 and 1 (2 and 3,
+	// ...) exchange one cluster of disagreeing sites between their
+	// replicas at every positive inverse temperature; it needs an even
+	// number of chains.
+	Cluster string `json:"cluster" help:"Cluster move between paired chains (0 with 1, 2 with 3, ...) after every sweep: none, or houdayer (exchange one connected cluster of the sites where the pair's replicas at the same positive temperature disagree; needs an even number of chains)."`
+	// Temper is what the ladder tempers: "pairs" (the factors of two or
+	// more variables; the unary factors hold at every temperature) or
+	// "all" (the unary factors' finite entries too; their zeros, such as
+	// evidence, hold at every temperature). Default "all" (see the
+	// package comment for why).
+	Temper string `json:"temper" help:"What the ladder tempers: pairs (factors of two or more variables; unary factors hold at every temperature) or all (unary factors' finite entries too; their zeros, e.g. evidence, hold at every temperature)."`
 }
 
+// What the ladder tempers (PTOptions.Temper).
+const (
+	TemperPairs = "pairs"
+	TemperAll   = "all"
+)
+
+// Cluster moves (PTOptions.Cluster).
+const (
+	ClusterNone     = "none"
+	ClusterHoudayer = "houdayer"
+)
+
 // PTDefaultOptions returns parallel tempering's documented defaults: 2
-// chains of 20 temperatures geometric from 1 to 0.02 (see the package
-// comment for why), 20000 sweeps or 60 s.
+// chains of 20 temperatures geometric from 1 to 0.02 tempering everything
+// but the unary zeros, no cluster move (see the package comment for why),
+// 20000 sweeps or 60 s.
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
 	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
-		Temps: 20, BetaMin: 0.02, Swaps: 1}
+		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll}
 }
 
 func (o PTOptions) common() Options {
@@ -127,6 +152,18 @@ func (o PTOptions) Check() error {
 	}
 	if o.Swaps < 1 || o.Swaps > maxSwaps {
 		return fmt.Errorf("pt: swaps %d, want 1 <= swaps <= %d", o.Swaps, maxSwaps)
+	}
+	switch o.Cluster {
+	case ClusterNone:
+	case ClusterHoudayer:
+		if o.Chains%2 != 0 {
+			return fmt.Errorf("pt: cluster %q pairs the chains, but chains is %d: want an even number", o.Cluster, o.Chains)
+		}
+	default:
+		return fmt.Errorf("pt: cluster %q, want %q or %q", o.Cluster, ClusterNone, ClusterHoudayer)
+	}
+	if o.Temper != TemperPairs && o.Temper != TemperAll {
+		return fmt.Errorf("pt: temper %q, want %q or %q", o.Temper, TemperPairs, TemperAll)
 	}
 	_, err := o.Ladder()
 	return err
