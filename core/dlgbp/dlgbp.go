@@ -119,7 +119,14 @@ type Options struct {
 	// models (seed 11) plain CCCP took 573 to 1846 steps, and more than 2000
 	// on one; counts are outer steps (plain or SQUAREM) either way.
 	MaxIter int `json:"max_iter" help:"Cap on the outer steps (re-linearisations of the free energy) per call; a run stopped by it is not converged."`
-	// InnerIter caps the sweeps of one inner loop. Default 1000.
+	// InnerIter caps the sweeps of one inner loop. Default 100: where the
+	// inner problem is ill-conditioned (near-zero beliefs) block ascent
+	// creeps, and a bound that the next outer step replaces anyway is not
+	// worth finishing; the next step continues from the multipliers reached.
+	// On a 5x5 torus with couplings U(-10,10) (infertest.SpinGlass(5, true,
+	// 10, 4)) 1000 took 68593 inner sweeps, 300 23611, 100 14639, 30 15979;
+	// on three 10x10 grids with couplings U(-10,10) 1000 took 33511, 4585
+	// and 16755, 100 30615, 4655 and 12073.
 	InnerIter int `json:"inner_iter" help:"Cap on the sweeps of one inner loop (minimisation of the convex bound)."`
 	// InnerTol stops an inner loop when every parent's marginal is within
 	// InnerTol of its child's belief. Default 1e-11.
@@ -131,7 +138,7 @@ type Options struct {
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 1000, InnerTol: 1e-11}
+	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 100, InnerTol: 1e-11}
 }
 
 // Check reports whether o is valid; the error names the option.
