@@ -96,24 +96,38 @@ func TestSameFixedPointAsGBP(t *testing.T) {
 			if !want.Converged {
 				t.Fatalf("gbp did not converge: pick another model")
 			}
-			d := mustNew(t, g, dlgbp.DefaultOptions())
-			got := infer1(t, d, c.m)
-			if !got.Converged {
-				t.Fatalf("not converged after %d outer steps: %v", got.Iterations, got.Diagnostics)
-			}
-			if diff := maxRegionDiff(d.Beliefs(), gm.Beliefs()); diff > 1e-6 {
-				t.Errorf("region beliefs differ from GBP's by %.3g", diff)
-			}
-			if diff := math.Abs(got.FreeEnergy - want.FreeEnergy); diff > 1e-7*(1+math.Abs(want.FreeEnergy)) {
-				t.Errorf("free energy %v, GBP's %v", got.FreeEnergy, want.FreeEnergy)
-			}
-			if got.LogZ != -got.FreeEnergy {
-				t.Errorf("ln Z %v is not -F = %v", got.LogZ, -got.FreeEnergy)
-			}
-			if why := infer.Verify(c.m, got, d); why != "" {
-				t.Errorf("fails the shared check: %s", why)
+			// From GBP's fixed point (the default) and from uniform beliefs.
+			for _, gbpIter := range []int{2000, 0} {
+				opts := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter = gbpIter })
+				d := mustNew(t, g, opts)
+				got := infer1(t, d, c.m)
+				if !got.Converged {
+					t.Fatalf("gbp_iter %d: not converged after %d outer steps: %v", gbpIter, got.Iterations, got.Diagnostics)
+				}
+				if started := got.Diagnostics["gbp_start"] == 1; started != (gbpIter > 0) {
+					t.Errorf("gbp_iter %d: gbp_start %v", gbpIter, started)
+				}
+				if diff := maxRegionDiff(d.Beliefs(), gm.Beliefs()); diff > 1e-6 {
+					t.Errorf("gbp_iter %d: region beliefs differ from GBP's by %.3g", gbpIter, diff)
+				}
+				checkFixedPoint(t, c.m, d, got, want)
 			}
 		})
+	}
+}
+
+// checkFixedPoint checks got's free energy against GBP's answer want, and
+// the shared check.
+func checkFixedPoint(t *testing.T, m *mrf.Model, d *dlgbp.DLGBP, got, want *infer.Result) {
+	t.Helper()
+	if diff := math.Abs(got.FreeEnergy - want.FreeEnergy); diff > 1e-7*(1+math.Abs(want.FreeEnergy)) {
+		t.Errorf("free energy %v, GBP's %v", got.FreeEnergy, want.FreeEnergy)
+	}
+	if got.LogZ != -got.FreeEnergy {
+		t.Errorf("ln Z %v is not -F = %v", got.LogZ, -got.FreeEnergy)
+	}
+	if why := infer.Verify(m, got, d); why != "" {
+		t.Errorf("fails the shared check: %s", why)
 	}
 }
 
@@ -134,7 +148,8 @@ func TestMonotone(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := mustNew(t, build(t, c.m, c.graph, c.scheme), dlgbp.DefaultOptions())
+			cold := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter = 0 })
+			d := mustNew(t, build(t, c.m, c.graph, c.scheme), cold)
 			var trace []float64
 			d.Trace(&trace)
 			res := infer1(t, d, c.m)
@@ -410,6 +425,7 @@ func TestOptionsRejected(t *testing.T) {
 		{"inner_iter", func(o *dlgbp.Options) { o.InnerIter = 0 }},
 		{"inner_tol", func(o *dlgbp.Options) { o.InnerTol = -1e-9 }},
 		{"inner_tol", func(o *dlgbp.Options) { o.InnerTol = math.Inf(1) }},
+		{"gbp_iter", func(o *dlgbp.Options) { o.GBPIter = -1 }},
 		{"max_seconds", func(o *dlgbp.Options) { o.MaxSeconds = -1 }},
 	} {
 		_, err := dlgbp.New(g, infertest.With(def, c.set))
@@ -421,7 +437,7 @@ func TestOptionsRejected(t *testing.T) {
 	if d.Name() != "dlgbp" || d.Graph() != g || d.Options() != def {
 		t.Errorf("name %q, graph %p, options %+v", d.Name(), d.Graph(), d.Options())
 	}
-	if def.Tol != 1e-9 || def.MaxIter != 10000 || def.InnerIter != 100 || def.InnerTol != 1e-11 || def.MaxSeconds != 0 {
+	if def.Tol != 1e-9 || def.MaxIter != 10000 || def.InnerIter != 100 || def.InnerTol != 1e-11 || def.GBPIter != 2000 || def.MaxSeconds != 0 {
 		t.Errorf("defaults %+v differ from the documented ones", def)
 	}
 	if _, err := d.Infer(context.Background(), grid(4, 1, 0)); err == nil {

@@ -287,3 +287,16 @@ func (d *DLGBP) finish(res *infer.Result, E [][]float64) {
 	res.LogZ = -F
 	res.Diagnostics["max_consistency"] = region.MaxInconsistency(d.edges, b)
 }
+
+// normalize scales p to sum 1 (left alone if it sums to 0).
+func normalize(p []float64) {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	if s > 0 {
+		for i := range p {
+			p[i] /= s
+		}
+	}
+}
