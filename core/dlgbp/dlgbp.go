@@ -54,7 +54,12 @@
 // the model: there is no damping to tune. The beliefs themselves carry the
 // multipliers, so the next outer step only multiplies them by
 // exp(θ^{t+1} - θ^t) and the inner loop warm-starts; it stops when no parent
-// marginal differs from its child by more than InnerTol.
+// marginal differs from its child by more than max(InnerTol, innerRel · δ),
+// δ the last outer step (inexact CCCP), or after InnerIter sweeps.
+//
+// Start. A cold start first runs single-loop GBP (GBPIter sweeps); where it
+// converges, the outer loop starts at its fixed point (a fixed point of the
+// outer loop too) and only confirms it. Otherwise beliefs start uniform.
 //
 // Zero potentials and evidence. The states no positive-probability
 // configuration can take are found by arc consistency on the region graph
@@ -69,8 +74,9 @@
 // within infer.ConsistencyTol. Diagnostics: "max_delta" (last outer step's
 // largest belief change), "max_consistency", "inner_sweeps" (total),
 // "inner_unconverged" (outer steps whose inner loop hit InnerIter),
-// "degenerate_beliefs" and "extrapolated" (SQUAREM cycles whose
-// extrapolation was kept).
+// "degenerate_beliefs", "extrapolated" (SQUAREM cycles whose
+// extrapolation was kept) and "gbp_start" (1 when the run started at GBP's
+// fixed point).
 package dlgbp
 
 import (
