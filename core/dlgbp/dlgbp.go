@@ -57,9 +57,9 @@
 // marginal differs from its child by more than max(InnerTol, innerRel · δ),
 // δ the last outer step (inexact CCCP), or after InnerIter sweeps.
 //
-// Start. A cold start first runs single-loop GBP (GBPIter sweeps); where it
-// converges, the outer loop starts at its fixed point (a fixed point of the
-// outer loop too) and only confirms it. Otherwise beliefs start uniform.
+// Start. Beliefs start uniform; with GBPIter > 0 a cold start first runs
+// single-loop GBP and, where it converges, starts at its fixed point (a
+// fixed point of the outer loop too).
 //
 // Zero potentials and evidence. The states no positive-probability
 // configuration can take are found by arc consistency on the region graph
@@ -141,14 +141,18 @@ type Options struct {
 	// GBPIter is the sweep cap of single-loop GBP (core/gbp, undamped, the
 	// same Tol) run before a cold start; when it converges and its answer
 	// passes the shared check, the outer loop starts at its beliefs, a
-	// stationary point of F, so where GBP converges dlgbp gives GBP's
-	// fixed point (from uniform beliefs it can reach another stationary
-	// point: max |ΔP| 0.89 on one 10x10 torus with couplings U(-5,5)).
-	// 0: no GBP start. Default 2000 (GBP's own default). The GBP run is
-	// bounded by GBPIter, not by MaxSeconds (its sweeps are cheap beside
-	// the outer loop's: 4 s for 2000 on a 20x20 grid, where dlgbp takes
-	// minutes), so that a time stop never changes the starting point.
-	GBPIter int `json:"gbp_iter" help:"Sweep cap of single-loop GBP run before a cold start; if it converges, the outer loop starts at its fixed point (0: start from uniform beliefs)."`
+	// stationary point of F, so that dlgbp confirms GBP's fixed point
+	// rather than possibly reaching another (from uniform beliefs: max |ΔP|
+	// 0.89 from GBP's on one 10x10 torus with couplings U(-5,5), within
+	// 1.4e-7 on the 20 20x20 grids with couplings U(-2,2), U(-5,5) and
+	// U(-10,10) where GBP converges). 0 (the default): no GBP start. Not the default
+	// because the start has zero multipliers and can be a poor start for
+	// the inner loop: on a 10x10 grid with couplings U(-15,15) (hard models,
+	// model 2) the run from GBP's fixed point did not converge in 10000
+	// outer steps, the run from uniform beliefs in 768. The GBP run is
+	// bounded by GBPIter, not by MaxSeconds, so that a time stop never
+	// changes the starting point.
+	GBPIter int `json:"gbp_iter" help:"Sweep cap of single-loop GBP run before a cold start; if it converges, the outer loop starts at its fixed point (0: no GBP run, start from uniform beliefs)."`
 	// MaxSeconds is the time budget of a call (see infer.Budget), checked
 	// before every outer step; 0 means no limit. Default 0.
 	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
@@ -156,7 +160,7 @@ type Options struct {
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 100, InnerTol: 1e-11, GBPIter: 2000}
+	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 100, InnerTol: 1e-11}
 }
 
 // Check reports whether o is valid; the error names the option.
