@@ -126,14 +126,14 @@ type Options struct {
 	// models (seed 11) plain CCCP took 573 to 1846 steps, and more than 2000
 	// on one; counts are outer steps (plain or SQUAREM) either way.
 	MaxIter int `json:"max_iter" help:"Cap on the outer steps (re-linearisations of the free energy) per call; a run stopped by it is not converged."`
-	// InnerIter caps the sweeps of one inner loop. Default 100: where the
-	// inner problem is ill-conditioned (near-zero beliefs) block ascent
-	// creeps, and a bound that the next outer step replaces anyway is not
-	// worth finishing; the next step continues from the multipliers reached.
-	// On a 5x5 torus with couplings U(-10,10) (infertest.SpinGlass(5, true,
-	// 10, 4)) 1000 took 68593 inner sweeps, 300 23611, 100 14639, 30 15979;
-	// on three 10x10 grids with couplings U(-10,10) 1000 took 33511, 4585
-	// and 16755, 100 30615, 4655 and 12073.
+	// InnerIter caps the sweeps of one inner loop. Default 1000. A step
+	// whose inner loop stops at the cap leaves the rest to the next step
+	// (which continues from the multipliers reached); a smaller cap saves
+	// sweeps where the inner problem is ill-conditioned (100: 14639 inner
+	// sweeps instead of 68593 on infertest.SpinGlass(5, true, 10, 4)) but
+	// can stall the outer loop: with 100, model 2 of the 10x10 grids with
+	// couplings U(-15,15) of the hard models stopped at 10000 outer steps
+	// (largest change 3e-5), with 1000 it converged in 768.
 	InnerIter int `json:"inner_iter" help:"Cap on the sweeps of one inner loop (minimisation of the convex bound)."`
 	// InnerTol stops an inner loop when every parent's marginal is within
 	// InnerTol of its child's belief. Default 1e-11.
@@ -145,13 +145,10 @@ type Options struct {
 	// rather than possibly reaching another (from uniform beliefs: max |ΔP|
 	// 0.89 from GBP's on one 10x10 torus with couplings U(-5,5), within
 	// 1.4e-7 on the 20 20x20 grids with couplings U(-2,2), U(-5,5) and
-	// U(-10,10) where GBP converges). 0 (the default): no GBP start. Not the default
-	// because the start has zero multipliers and can be a poor start for
-	// the inner loop: on a 10x10 grid with couplings U(-15,15) (hard models,
-	// model 2) the run from GBP's fixed point did not converge in 10000
-	// outer steps, the run from uniform beliefs in 768. The GBP run is
-	// bounded by GBPIter, not by MaxSeconds, so that a time stop never
-	// changes the starting point.
+	// U(-10,10) where GBP converges). 0 (the default): no GBP start; the
+	// start has zero multipliers, and was measured on the hard models only
+	// together with inner_iter 100. The GBP run is bounded by GBPIter, not
+	// by MaxSeconds, so that a time stop never changes the starting point.
 	GBPIter int `json:"gbp_iter" help:"Sweep cap of single-loop GBP run before a cold start; if it converges, the outer loop starts at its fixed point (0: no GBP run, start from uniform beliefs)."`
 	// MaxSeconds is the time budget of a call (see infer.Budget), checked
 	// before every outer step; 0 means no limit. Default 0.
@@ -160,7 +157,7 @@ type Options struct {
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 100, InnerTol: 1e-11}
+	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 1000, InnerTol: 1e-11}
 }
 
 // Check reports whether o is valid; the error names the option.
