@@ -2,3 +2,13 @@ package dlgbp
 
 // Trace makes d record the free energy after every outer step into *tr.
 func (d *DLGBP) Trace(tr *[]float64) { d.trace = tr }
+
+// Sweep runs one inner sweep (every block once) and returns its largest
+// violation, for benchmarks of the hot loop.
+func (d *DLGBP) Sweep() float64 {
+	viol := 0.0
+	for k := range d.blocks {
+		viol = max(viol, d.update(&d.blocks[k]))
+	}
+	return viol
+}
