@@ -116,7 +116,7 @@ func amortizedMarkdown(fams []amortizedFamily, sets []gbpSet, command string) st
 	w("## Beyond the paper: amortized inference\n\n")
 	w("One family network per family, trained on 200 10x10 grids (train-renn --amortize), answers unseen models: ")
 	w("its forward pass alone (renn-family-fwd) or followed by per-model refinement (renn-family), against per-model ")
-	w("RENN with the message net (renn-mp), GBP and loopy BP (and, in BPNN's setting, GBP on 3x3 windows: gbp-blocks3), all scored against exact inference. ")
+	w("RENN with the message net (renn-mp), GBP and loopy BP (and, in BPNN's setting, the same on overlapping 3x3 windows: the family network grid-bpnn-blocks3 forward and refined, renn-family-fwd-blocks3 and renn-family-blocks3, and GBP, gbp-blocks3), all scored against exact inference. ")
 	w("The refinement (train-renn --refine-by gbp, the default) is GBP's own parent-to-child updates, with GBP's tolerance, ")
 	w("started from the messages of the forward pass (the sweeps that made the network's inputs, corrected by its output); ")
 	w("where they do not converge it continues by gradient steps on the RENN loss (the message net's loop) from the forward pass, ")
