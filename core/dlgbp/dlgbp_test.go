@@ -437,7 +437,7 @@ func TestOptionsRejected(t *testing.T) {
 	if d.Name() != "dlgbp" || d.Graph() != g || d.Options() != def {
 		t.Errorf("name %q, graph %p, options %+v", d.Name(), d.Graph(), d.Options())
 	}
-	if def.Tol != 1e-9 || def.MaxIter != 10000 || def.InnerIter != 1000 || def.InnerTol != 1e-11 || def.GBPIter != 0 || def.MaxSeconds != 0 {
+	if def.Tol != 1e-9 || def.MaxIter != 10000 || def.InnerIter != 1000 || def.InnerTol != 1e-11 || def.GBPIter != 2000 || def.MaxSeconds != 0 {
 		t.Errorf("defaults %+v differ from the documented ones", def)
 	}
 	if _, err := d.Infer(context.Background(), grid(4, 1, 0)); err == nil {
