@@ -332,12 +332,18 @@ func cvm(n int, roots [][]int) *Graph {
 		}
 		slices.Sort(r.Parents)
 	}
+	linkChildren(g)
+	return g
+}
+
+// linkChildren fills every region's Children from the Parents lists, in
+// increasing child index.
+func linkChildren(g *Graph) {
 	for c := range g.Regions {
 		for _, p := range g.Regions[c].Parents {
 			g.Regions[p].Children = append(g.Regions[p].Children, c)
 		}
 	}
-	return g
 }
 
 // factorsByVar lists, for every variable, the factors whose scope holds it.
@@ -563,10 +569,6 @@ func dropZeroCounting(g *Graph) *Graph {
 		}
 		slices.Sort(r.Parents)
 	}
-	for c := range out.Regions {
-		for _, p := range out.Regions[c].Parents {
-			out.Regions[p].Children = append(out.Regions[p].Children, c)
-		}
-	}
+	linkChildren(out)
 	return out
 }
