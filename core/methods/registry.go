@@ -64,12 +64,20 @@ func newRENN(o renn.Options, g *region.Graph) (infer.Method, error) { return ren
 // mpDefaults are renn-mp's: the message net, the constraint chosen by the
 // region graph (auto), and a longer cap for the runs that start from uniform
 // beliefs because message passing did not converge (on 10x10 spin glasses
-// with couplings U(−10,10) they took up to 9750 steps).
+// with couplings U(−10,10) they took up to 9750 steps). In learning the
+// constraint is auglag on every region graph: learning takes ln Z and the
+// gradient from a stationary point of the region free energy under the
+// consistency constraints (the envelope theorem), which the plain penalty
+// that auto picks on dense region graphs is not: on the 16 x 8 RBM its
+// ln Z was 4-5 nats above the truth where GBP's and auglag's were within
+// 0.25, and learning with it ended 2x further from exact learning.
 func mpDefaults(learning bool) func() renn.Options {
 	return func() renn.Options {
 		o := rennDefaults("renn-mp", "message", learning)()
 		o.Constraint = "auto"
-		if !learning {
+		if learning {
+			o.Constraint = "auglag"
+		} else {
 			o.MaxSteps = 20000
 		}
 		return o
