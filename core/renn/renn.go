@@ -53,7 +53,8 @@
 // the loss gains a term Σ <μ_e, d_e> over the parent-child mismatches d_e,
 // and every MultiplierEvery steps μ_e += 2λ d_e. At a fixed point the beliefs
 // are consistent and stationary for F under the consistency constraints, as
-// GBP's fixed points are. "auto" (renn-mp's default) is the plain penalty
+// GBP's fixed points are. "auto" (renn-mp's default for inference; in
+// learning it uses auglag on every graph, see core/methods) is the plain penalty
 // with weight DenseLambda on dense region graphs (a variable in more than
 // eight roots: complete and complete bipartite graphs) and auglag with
 // Lambda elsewhere: on complete graphs the consistent minima of the region
