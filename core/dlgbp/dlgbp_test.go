@@ -75,15 +75,21 @@ func TestSameFixedPointAsGBP(t *testing.T) {
 	cases := []struct {
 		name, graph, scheme string
 		m                   *mrf.Model
+		gbpStartOnly        bool // from uniform beliefs dlgbp may reach another minimum
 	}{
-		{"3x3 faces γ1", "grid", "faces", grid(3, 1, 3)},
-		{"4x4 faces γ1", "grid", "faces", grid(4, 1, 5)},
-		{"4x4 faces f5", "grid", "faces", infertest.SpinGlass(4, false, 5, 2)},
-		{"3x3 bethe", "grid", "bethe", grid(3, 1, 4)},
-		{"K5 star", "complete", "star", mrf.RandomIsing(5, mrf.CompleteEdges(5), 0.5, 3)},
-		{"K5 auto", "complete", "auto", mrf.RandomIsing(5, mrf.CompleteEdges(5), 1, 7)},
-		{"4x4 torus faces", "torus", "faces", infertest.SpinGlass(4, true, 1, 8)},
-		{"5x5 torus f10", "torus", "faces", infertest.SpinGlass(5, true, 10, 3)},
+		{"3x3 faces γ1", "grid", "faces", grid(3, 1, 3), false},
+		{"4x4 faces γ1", "grid", "faces", grid(4, 1, 5), false},
+		{"4x4 faces f5", "grid", "faces", infertest.SpinGlass(4, false, 5, 2), false},
+		{"3x3 bethe", "grid", "bethe", grid(3, 1, 4), false},
+		{"K5 star", "complete", "star", mrf.RandomIsing(5, mrf.CompleteEdges(5), 0.5, 3), false},
+		{"K5 auto", "complete", "auto", mrf.RandomIsing(5, mrf.CompleteEdges(5), 1, 7), false},
+		{"4x4 torus faces", "torus", "faces", infertest.SpinGlass(4, true, 1, 8), false},
+		{"5x5 torus f10", "torus", "faces", infertest.SpinGlass(5, true, 10, 3), false},
+		// Counting numbers -18 and 324: with one convex weight 1/4 for every
+		// non-positive region the first outer step left GBP's fixed point
+		// (by 0.19; see caveWeight). From uniform beliefs dlgbp reaches a
+		// minimum of lower free energy (-498 against GBP's -274).
+		{"RBM 20x20 cycles f4", "bipartite", "cycles", infertest.RBM(20, 20, 4, 3), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,6 +104,9 @@ func TestSameFixedPointAsGBP(t *testing.T) {
 			}
 			// From uniform beliefs (the default) and from GBP's fixed point.
 			for _, gbpIter := range []int{0, 2000} {
+				if gbpIter == 0 && c.gbpStartOnly {
+					continue
+				}
 				opts := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter = gbpIter })
 				d := mustNew(t, g, opts)
 				got := infer1(t, d, c.m)
