@@ -107,9 +107,9 @@ func provenanceOf(r *file.Reader) (Provenance, error) {
 // without reading its rows.
 func ReadProvenance(path string) (Provenance, error) {
 	var p Provenance
-	err := withParquet(path, func(r *file.Reader) error {
+	err := withParquet(path, func(r parquetFile) error {
 		var err error
-		p, err = provenanceOf(r)
+		p, err = provenanceOf(r.Reader)
 		return err
 	})
 	if err != nil {
