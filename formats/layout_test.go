@@ -206,3 +206,49 @@ func TestReadCompressibleLargeRow(t *testing.T) {
 		t.Errorf("read %d rows", len(got))
 	}
 }
+
+// Every table reader checks the claims: a models, samples, estimates or
+// marginals file (or any other table) whose first column chunk claims 2 GiB
+// is rejected.
+func TestReadersCheckClaims(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 3))
+	for _, tc := range []struct {
+		name  string
+		write func(string) error
+		read  func(string) error
+	}{
+		{ModelsFile, func(p string) error { return WriteModels(p, genFactors(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadModels(p); return err }},
+		{ModelInfoFile, func(p string) error { return WriteModelInfo(p, genModelInfo(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadModelInfo(p); return err }},
+		{SamplesFile, func(p string) error { return WriteSamples(p, genSamples(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadSamples(p); return err }},
+		{EstimatesFile, func(p string) error { return WriteEstimates(p, genEstimates(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadEstimates(p); return err }},
+		{MarginalsFile, func(p string) error { return WriteMarginals(p, genMarginals(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadMarginals(p); return err }},
+		{ScoresFile, func(p string) error { return WriteScores(p, genScores(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadScores(p); return err }},
+		{CurvesFile, func(p string) error { return WriteCurves(p, genCurves(rng, 3), testProv) },
+			func(p string) error { _, _, err := ReadCurves(p); return err }},
+		{SummaryFile, func(p string) error { return WriteSummary(p, []string{"graph"}, genSummary(rng, 3, 1), testProv) },
+			func(p string) error { _, _, _, err := ReadSummary(p); return err }},
+	} {
+		path := filepath.Join(t.TempDir(), tc.name)
+		if err := tc.write(path); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := editFooter(t, data, func(md *metadata.FileMetaData) { md.RowGroups[0].Columns[0].MetaData.TotalCompressedSize = 1 << 31 })
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err = tc.read(path)
+		if err == nil || !strings.HasPrefix(err.Error(), "read "+path+": row group 0 column ") || !strings.Contains(err.Error(), "claims 2147483648 bytes at byte 4, outside the data") {
+			t.Errorf("%s: error %v", tc.name, err)
+		}
+	}
+}
