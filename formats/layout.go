@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -139,6 +140,35 @@ func checkPages(f io.ReaderAt, start, end, values int64) error {
 			seen += int64(h.values)
 		}
 		pos += int64(h.size) + stored
+	}
+	return nil
+}
+
+// checkFooter checks the sizes that the footer of the Parquet file f, of
+// size bytes, claims for its lists, maps and strings against the bytes the
+// footer has: the Thrift decoder allocates a list by its claimed length (up
+// to 100 million entries) before it reads one. A footer that is not
+// Thrift at all is left to the Parquet reader, which reports it.
+func checkFooter(f io.ReaderAt, size int64) error {
+	if size < 12 {
+		return nil
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return nil
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if string(tail[4:]) != "PAR1" || n > size-12 {
+		return nil
+	}
+	footer := make([]byte, n)
+	if _, err := f.ReadAt(footer, size-8-n); err != nil {
+		return nil
+	}
+	d := compactReader{b: footer}
+	d.skip(ctStruct, 0)
+	if errors.Is(d.err, errShortHeader) {
+		return fmt.Errorf("footer of %d bytes: a list or string in it claims more bytes than that: %w", n, errDamaged)
 	}
 	return nil
 }

@@ -252,3 +252,43 @@ func TestReadersCheckClaims(t *testing.T) {
 		}
 	}
 }
+
+// A footer whose schema list claims 2^25 elements is rejected before the
+// Thrift decoder allocates the list (256 MiB of pointers).
+func TestReadFooterListClaim(t *testing.T) {
+	good := regionsFile(t, 3)
+	n := int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	body, footer := good[:len(good)-8-n], good[len(good)-8-n:len(good)-8]
+	d := compactReader{b: footer}
+	if id, typ, _ := d.field(0); id != 1 || typ != ctI32 {
+		t.Fatalf("footer begins with field %d of type %d", id, typ)
+	}
+	d.i32()
+	if id, typ, _ := d.field(1); id != 2 || typ != ctList {
+		t.Fatalf("footer field %d of type %d, want the schema list", id, typ)
+	}
+	if footer[d.i] != 0xf0|ctStruct {
+		t.Fatalf("schema list header %#x: want a long list of structs", footer[d.i])
+	}
+	start := d.i + 1
+	d.i++
+	d.uvarint()
+	bad := append(append(append([]byte{}, footer[:start]...), binary.AppendUvarint(nil, 1<<25)...), footer[d.i:]...)
+	data := binary.LittleEndian.AppendUint32(append(append([]byte{}, body...), bad...), uint32(len(bad)))
+	data = append(data, "PAR1"...)
+	path := filepath.Join(t.TempDir(), RegionsFile)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := ReadRegions(path)
+	runtime.ReadMemStats(&after)
+	want := "read " + path + ": footer of " + itoa(int64(len(bad))) + " bytes: a list or string in it claims more bytes than that: file damaged"
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("the read allocated %d bytes", n)
+	}
+}

@@ -217,6 +217,9 @@ func withParquet(path string, fn func(parquetFile) error) error {
 	if st.Size() == 0 {
 		return errors.New("empty file, not a Parquet file")
 	}
+	if err := checkFooter(f, st.Size()); err != nil {
+		return err
+	}
 	var r *file.Reader
 	err = guard("corrupt Parquet file", func() error {
 		var err error
