@@ -53,47 +53,32 @@ func parsePageHeader(b []byte) (pageHeader, error) {
 	d := compactReader{b: b}
 	var h pageHeader
 	var typ int32 = -1
-	var id int16
-	for {
-		fid, ft, ok := d.field(id)
-		if !ok {
-			break
-		}
-		id = fid
+	d.eachField(func(id int16, t byte) {
 		switch {
-		case fid == 1 && ft == ctI32:
+		case id == 1 && t == ctI32:
 			typ = d.i32()
-		case fid == 2 && ft == ctI32:
+		case id == 2 && t == ctI32:
 			h.uncompressed = d.i32()
-		case fid == 3 && ft == ctI32:
+		case id == 3 && t == ctI32:
 			h.compressed = d.i32()
-		case (fid == 5 || fid == 7 || fid == 8) && ft == ctStruct:
+		case (id == 5 || id == 7 || id == 8) && t == ctStruct:
 			// data_page_header, dictionary_page_header, data_page_header_v2:
 			// num_values is field 1 of each; v2 has the level lengths in
 			// fields 5 and 6.
-			var sid int16
-			for {
-				sf, st, ok := d.field(sid)
-				if !ok {
-					break
-				}
-				sid = sf
+			d.eachField(func(sub int16, st byte) {
 				switch {
-				case sf == 1 && st == ctI32:
+				case sub == 1 && st == ctI32:
 					h.values = d.i32()
-				case fid == 8 && (sf == 5 || sf == 6) && st == ctI32:
+				case id == 8 && (sub == 5 || sub == 6) && st == ctI32:
 					h.levels += int64(d.i32())
 				default:
 					d.skip(st, 1)
 				}
-			}
+			})
 		default:
-			d.skip(ft, 0)
+			d.skip(t, 0)
 		}
-		if d.err != nil {
-			break
-		}
-	}
+	})
 	if d.err != nil {
 		return pageHeader{}, d.err
 	}
@@ -193,12 +178,27 @@ func (d *compactReader) field(last int16) (id int16, typ byte, ok bool) {
 	return int16(uint16(u>>1) ^ -uint16(u&1)), typ, d.err == nil
 }
 
-// skip skips a value of type typ at the given nesting depth; inList says
-// it is a list element, where booleans take a byte.
+// eachField calls fn with the id and type of every field of the struct at
+// d, up to its end or an error; fn reads or skips the field's value.
+func (d *compactReader) eachField(fn func(id int16, typ byte)) {
+	var id int16
+	for d.err == nil {
+		fid, t, ok := d.field(id)
+		if !ok {
+			return
+		}
+		id = fid
+		fn(fid, t)
+	}
+}
+
+// skip skips a field's value of type typ at the given nesting depth.
 func (d *compactReader) skip(typ byte, depth int) {
 	d.skipValue(typ, depth, false)
 }
 
+// skipValue skips a value of type typ; inList says it is a list, set or
+// map element, where a boolean takes a byte (in a field, none).
 func (d *compactReader) skipValue(typ byte, depth int, inList bool) {
 	if depth > maxNesting {
 		d.fail(fmt.Errorf("values nested deeper than %d: %w", maxNesting, errDamaged))
@@ -239,15 +239,7 @@ func (d *compactReader) skipValue(typ byte, depth int, inList bool) {
 			d.skipValue(kv&0x0f, depth+1, true)
 		}
 	case ctStruct:
-		var id int16
-		for {
-			fid, ft, ok := d.field(id)
-			if !ok {
-				return
-			}
-			id = fid
-			d.skipValue(ft, depth+1, false)
-		}
+		d.eachField(func(_ int16, t byte) { d.skipValue(t, depth+1, false) })
 	default:
 		d.fail(fmt.Errorf("unknown Thrift type %d: %w", typ, errDamaged))
 	}
