@@ -57,11 +57,13 @@ func Commit(dir string, outs ...Output) error {
 		if o.Dir != "" {
 			d = o.Dir
 		}
-		d = sameDir(d) // "u", "u/" and "./u" are one directory, committed once
-		if _, ok := byDir[d]; !ok {
+		// "u", "u/" and "./u" are one directory, committed once and
+		// named in errors as first given.
+		key := sameDir(d)
+		if _, ok := byDir[key]; !ok {
 			dirs = append(dirs, d)
 		}
-		byDir[d] = append(byDir[d], o)
+		byDir[key] = append(byDir[key], o)
 	}
 	if len(dirs) == 0 {
 		dirs = []string{dir}
@@ -70,7 +72,7 @@ func Commit(dir string, outs ...Output) error {
 	// failed writer leaves every directory as it was.
 	var staged []*stagedDir
 	for _, d := range dirs {
-		s, err := prepare(d, byDir[d])
+		s, err := prepare(d, byDir[sameDir(d)])
 		if err != nil {
 			for _, s := range staged {
 				os.RemoveAll(s.tmp)
@@ -152,8 +154,8 @@ func within(dir, path string) bool {
 	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
-// stagedDir is a new output set written in tmp, to replace path (dir as
-// Commit grouped it, resolved). Once installed, tmp holds the previous
+// stagedDir is a new output set written in tmp, to replace path (dir is
+// the name Commit groups it by, before links are resolved). Once installed, tmp holds the previous
 // directory if there was one (replaced), and carried lists the
 // subdirectories moved from it into the new one.
 type stagedDir struct {
@@ -187,7 +189,7 @@ func prepare(dir string, outs []Output) (*stagedDir, error) {
 	if err := fillNew(tmp, abs, outs); err != nil {
 		return nil, errors.Join(inOutputDir{err, tmp, dir}, os.RemoveAll(tmp))
 	}
-	return &stagedDir{tmp: tmp, path: abs, dir: dir}, nil
+	return &stagedDir{tmp: tmp, path: abs, dir: sameDir(dir)}, nil
 }
 
 // inOutputDir is the error of a write into the commit directory tmp,
