@@ -186,9 +186,22 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// withParquet opens path as a Parquet file and calls fn with its reader.
-// Errors do not name path: the caller does.
-func withParquet(path string, fn func(*file.Reader) error) error {
+// parquetFile is an open Parquet file: its reader, and the file under it
+// for checkLayout.
+type parquetFile struct {
+	*file.Reader
+	src  io.ReaderAt
+	size int64
+}
+
+// checkLayout checks what the file's footer and page headers claim against
+// the file (see the function checkLayout); the Arrow reader allocates by
+// those claims, so this comes before any data is read.
+func (p parquetFile) checkLayout() error { return checkLayout(p.Reader, p.src, p.size) }
+
+// withParquet opens path as a Parquet file and calls fn with it. Errors do
+// not name path: the caller does.
+func withParquet(path string, fn func(parquetFile) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return unwrapPath(err)
@@ -204,6 +217,9 @@ func withParquet(path string, fn func(*file.Reader) error) error {
 	if st.Size() == 0 {
 		return errors.New("empty file, not a Parquet file")
 	}
+	if err := checkFooter(f, st.Size()); err != nil {
+		return err
+	}
 	var r *file.Reader
 	err = guard("corrupt Parquet file", func() error {
 		var err error
@@ -214,7 +230,7 @@ func withParquet(path string, fn func(*file.Reader) error) error {
 		return fmt.Errorf("not a Parquet file: %w", err)
 	}
 	// r.Close would close f, which the deferred f.Close already does.
-	return guard("corrupt Parquet file", func() error { return fn(r) })
+	return guard("corrupt Parquet file", func() error { return fn(parquetFile{r, f, st.Size()}) })
 }
 
 // guard turns a panic inside the Arrow library (seen on corrupt files and
@@ -236,9 +252,9 @@ func readTable[R any](path string, tableFor func(*arrow.Schema) (table[R], error
 		rows []R
 		prov Provenance
 	)
-	err := withParquet(path, func(r *file.Reader) error {
+	err := withParquet(path, func(r parquetFile) error {
 		var err error
-		if prov, err = provenanceOf(r); err != nil {
+		if prov, err = provenanceOf(r.Reader); err != nil {
 			return err
 		}
 		rows, err = decodeRows(r, tableFor)
@@ -259,8 +275,8 @@ func fixed[R any](t table[R]) func(*arrow.Schema) (table[R], error) {
 // in file order, readBatch rows at a time. Columns are read one after the
 // other in this goroutine (not with pqarrow's parallel readers), so guard
 // can turn a panic on a corrupt file into an error.
-func decodeRows[R any](r *file.Reader, tableFor func(*arrow.Schema) (table[R], error)) ([]R, error) {
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{BatchSize: readBatch}, alloc)
+func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], error)) ([]R, error) {
+	fr, err := pqarrow.NewFileReader(r.Reader, pqarrow.ArrowReadProperties{BatchSize: readBatch}, alloc)
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +308,9 @@ func decodeRows[R any](r *file.Reader, tableFor func(*arrow.Schema) (table[R], e
 		for _, l := range appendLeaves(nil, &fr.Manifest.Fields[idx[0]]) {
 			leaves[l] = true
 		}
+	}
+	if err := r.checkLayout(); err != nil {
+		return nil, err
 	}
 	total := r.NumRows()
 	rows := make([]R, 0, min(total, readBatch))

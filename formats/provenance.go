@@ -72,13 +72,14 @@ func provenanceOf(r *file.Reader) (Provenance, error) {
 	}
 	p.Stage, _ = get(keyStage)
 	p.Version, _ = get(keyVersion)
-	// The writer cannot store other bytes: they come back empty.
-	for _, kv := range [][2]string{{keyStage, p.Stage}, {keyVersion, p.Version}} {
+	p.Params, _ = get(keyParams)
+	// The writer cannot store other bytes: they come back empty. (JSON
+	// strings may hold them, so valid JSON params are checked too.)
+	for _, kv := range [][2]string{{keyStage, p.Stage}, {keyVersion, p.Version}, {keyParams, p.Params}} {
 		if !utf8.ValidString(kv[1]) {
 			return Provenance{}, fmt.Errorf("metadata %s: not valid UTF-8: %q", kv[0], kv[1])
 		}
 	}
-	p.Params, _ = get(keyParams)
 	if p.Params != "" && !json.Valid([]byte(p.Params)) {
 		// The writer refuses such params, so a file carrying them could not
 		// be written back.
@@ -107,9 +108,9 @@ func provenanceOf(r *file.Reader) (Provenance, error) {
 // without reading its rows.
 func ReadProvenance(path string) (Provenance, error) {
 	var p Provenance
-	err := withParquet(path, func(r *file.Reader) error {
+	err := withParquet(path, func(r parquetFile) error {
 		var err error
-		p, err = provenanceOf(r)
+		p, err = provenanceOf(r.Reader)
 		return err
 	})
 	if err != nil {

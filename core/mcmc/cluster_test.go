@@ -149,14 +149,7 @@ func TestTemperAndClusterAgainstExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := NewPT(o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := s.Infer(context.Background(), m)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s, res := inferPT(t, o, m)
 				if why := infer.VerifyMarginals(m, res, nil); why != "" {
 					t.Fatalf("shared check: %s", why)
 				}

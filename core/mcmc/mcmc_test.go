@@ -272,14 +272,7 @@ func TestParallelChains(t *testing.T) {
 		parallelWork = work
 		o := ptOpts()
 		o.Sweeps = 300
-		s, err := NewPT(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.Infer(context.Background(), m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, res := inferPT(t, o, m)
 		return res
 	}
 	a, b := run(0), run(math.MaxInt)
@@ -349,14 +342,7 @@ func TestSECoverage(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
 		o := PTDefaultOptions()
 		o.Seed, o.Sweeps, o.MaxSeconds, o.Temps, o.BetaMin = seed, 10000, 0, 10, 0.05
-		s, err := NewPT(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.Infer(context.Background(), m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, res := inferPT(t, o, m)
 		se := s.StandardErrors()
 		covered := 0
 		for i, p := range res.Marginals.Vars {

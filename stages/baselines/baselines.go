@@ -170,7 +170,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return stageio.Commit(out, append([]stageio.Output{
+	return commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
 		// Always written, empty without a Monte Carlo method, so that no
@@ -178,6 +178,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, stderrs, prov) }},
 	}, uai...)...)
 }
+
+// commit is stageio.Commit; a variable so tests can make an output fail.
+var commit = stageio.Commit
 
 // newMethod builds a method; a variable so tests can make one fail.
 var newMethod = func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error) {

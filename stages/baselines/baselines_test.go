@@ -27,14 +27,7 @@ import (
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	models := filepath.Join(dir, "models")
-	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 4, Gamma: 0.5, Count: 2, Seed: 3}, models); err != nil {
-		t.Fatal(err)
-	}
-	regions := filepath.Join(dir, "regions")
-	if err := buildregions.Run(buildregions.Params{Models: models, Scheme: "faces"}, regions, &bytes.Buffer{}); err != nil {
-		t.Fatal(err)
-	}
+	models, regions := isingWithRegions(t, dir, "faces")
 	truth := filepath.Join(dir, "exact")
 	if err := exactinfer.Run(exactinfer.Params{Models: models, Options: exact.DefaultOptions()}, truth, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
@@ -110,26 +103,12 @@ func TestErrors(t *testing.T) {
 // on blocks3 regions as on any other.
 func TestName(t *testing.T) {
 	dir := t.TempDir()
-	models := filepath.Join(dir, "models")
-	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 4, Gamma: 0.5, Count: 2, Seed: 3}, models); err != nil {
-		t.Fatal(err)
-	}
-	regions := filepath.Join(dir, "regions")
-	if err := buildregions.Run(buildregions.Params{Models: models, Scheme: "blocks3"}, regions, &bytes.Buffer{}); err != nil {
-		t.Fatal(err)
-	}
+	models, regions := isingWithRegions(t, dir, "blocks3")
 	out := filepath.Join(dir, "out")
 	if err := Run(context.Background(), Params{Models: models, Regions: regions, Methods: []string{"gbp"}, Name: "gbp-blocks3"}, out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	marg, _, err := formats.ReadMarginals(filepath.Join(out, formats.MarginalsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	est, marg := readOutputs(t, out)
 	if len(est) != 2 || len(marg) == 0 {
 		t.Fatalf("%d estimates, %d marginal rows", len(est), len(marg))
 	}

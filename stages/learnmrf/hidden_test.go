@@ -2,7 +2,6 @@ package learnmrf
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -49,13 +48,7 @@ func TestRunHidden(t *testing.T) {
 				o.Method = tt.method
 				o.Epochs, o.Batch, o.LR, o.Tol, o.Seed = 8, 100, 0.1, -1, 3
 			})
-			if err := Run(context.Background(), p, out, &log); err != nil {
-				t.Fatal(err)
-			}
-			curves, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
-			if err != nil {
-				t.Fatal(err)
-			}
+			curves, _ := runCurves(t, p, out, &log)
 			first, last := curves[0].TestNLL, curves[len(curves)-1].TestNLL
 			if !(last < first) || math.IsNaN(last) {
 				t.Errorf("test NLL %v -> %v, want a decrease", first, last)
@@ -132,13 +125,7 @@ func TestRunHiddenClampedExact(t *testing.T) {
 			o.Method, o.ClampedExact = method, clampedExact
 			o.Epochs, o.Batch, o.LR, o.Tol, o.Seed = 6, 100, 0.1, -1, 3
 		})
-		if err := Run(context.Background(), p, out, &log); err != nil {
-			t.Fatal(err)
-		}
-		curves, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
-		if err != nil {
-			t.Fatal(err)
-		}
+		curves, _ := runCurves(t, p, out, &log)
 		return curves, log.String()
 	}
 	for _, method := range []string{"bp", "renn-mp"} {

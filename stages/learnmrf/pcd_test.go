@@ -2,7 +2,6 @@ package learnmrf
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"path/filepath"
 	"strings"
@@ -47,13 +46,7 @@ func TestPCDLearns(t *testing.T) {
 						o.Set = []string{"chains=100", "sweeps=20"}
 					}
 				})
-				if err := Run(context.Background(), p, out, &log); err != nil {
-					t.Fatal(err)
-				}
-				curves, _, err := formats.ReadCurves(filepath.Join(out, formats.CurvesFile))
-				if err != nil {
-					t.Fatal(err)
-				}
+				curves, _ := runCurves(t, p, out, &log)
 				return curves, log.String()
 			}
 			a, log := run("pcd")

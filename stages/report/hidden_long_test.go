@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,14 +38,7 @@ func longCurve(v, last float64) []float64 {
 func writeLong(t *testing.T, pcdSeconds float64, curves map[string][]float64) string {
 	t.Helper()
 	cfg := writePCD(t, pcdSeconds)
-	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(longStage); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendStages(t, cfg, longStage)
 	root := filepath.Dir(cfg)
 	for m, nll := range curves {
 		label := m
@@ -58,10 +50,7 @@ func writeLong(t *testing.T, pcdSeconds float64, curves map[string][]float64) st
 		for e, v := range nll {
 			rows = append(rows, formats.CurveRow{ModelID: 0, Method: label, Iteration: int32(e + 1), TestNLL: v, Seconds: 0.5})
 		}
-		if err := formats.WriteCurves(filepath.Join(dir, formats.CurvesFile), rows, prov); err != nil {
-			t.Fatal(err)
-		}
-		writeStamp(t, dir, time.Date(2026, 1, 2, 4, 0, 0, 0, time.UTC), 0.5*float64(len(nll)))
+		writeCurveRun(t, dir, rows, time.Date(2026, 1, 2, 4, 0, 0, 0, time.UTC), 0.5*float64(len(nll)))
 	}
 	return cfg
 }
@@ -134,11 +123,7 @@ func TestHiddenLongClaims(t *testing.T) {
 				curves["gbp"] = tc.gbp
 			}
 			cfg := writeLong(t, tc.pcdSecs, curves)
-			_, hp := splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-			d, err := readHidden(hp, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			d := readHiddenOf(t, cfg)
 			doc := d.markdown()
 			long := strings.Index(doc, "### Longer budget, exact clamped phase")
 			if long < 0 {
@@ -180,19 +165,12 @@ func TestHiddenLongClaims(t *testing.T) {
 // so.
 func TestHiddenLongNotRun(t *testing.T) {
 	cfg := writePCD(t, 1.5)
-	_, hp := splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-	d, err := readHidden(hp, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readHiddenOf(t, cfg)
 	if doc := d.markdown(); !strings.Contains(doc, "### Longer budget, exact clamped phase\n\nNot run: the config has no hidden_*_long learn-mrf stages") {
 		t.Errorf("without the stages:\n%s", doc)
 	}
 	cfg = writeLong(t, 1.5, nil)
-	_, hp = splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-	if d, err = readHidden(hp, ""); err != nil {
-		t.Fatal(err)
-	}
+	d = readHiddenOf(t, cfg)
 	doc := d.markdown()
 	for _, want := range []string{
 		"Not run yet: hidden_rbm_long/method=exact, hidden_rbm_long/method=bp, hidden_rbm_long/method=gbp, hidden_rbm_long/method=renn-mp.",

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,23 +24,13 @@ func writePCD(t *testing.T, epochSeconds float64) string {
 	t.Helper()
 	root := t.TempDir()
 	cfg := writeHiddenFixture(t, root, `data = "data"`)
-	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(pcdStage); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendStages(t, cfg, pcdStage)
 	dir := mkdir(t, filepath.Join(root, "data", "hidden_rbm_pcd"))
 	var rows []formats.CurveRow
 	for e, v := range []float64{7, 6, 5.4, 5.25, 5.1} {
 		rows = append(rows, formats.CurveRow{ModelID: 0, Method: "pcd", Iteration: int32(e + 1), TestNLL: v, Seconds: epochSeconds})
 	}
-	if err := formats.WriteCurves(filepath.Join(dir, formats.CurvesFile), rows, prov); err != nil {
-		t.Fatal(err)
-	}
-	writeStamp(t, dir, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), 5*epochSeconds)
+	writeCurveRun(t, dir, rows, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), 5*epochSeconds)
 	return cfg
 }
 
@@ -71,11 +60,7 @@ func TestHiddenPCDAtRENNTime(t *testing.T) {
 		}},
 	} {
 		cfg := writePCD(t, tc.secs)
-		_, hp := splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-		d, err := readHidden(hp, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := readHiddenOf(t, cfg)
 		doc := d.markdown()
 		for _, want := range tc.want {
 			if !strings.Contains(doc, want) {

@@ -39,7 +39,13 @@ var exchangeDirs = exchange
 // previous directory is removed. Hidden temporary files of writers killed
 // in earlier runs (".*.tmp") are not carried over, and siblings left by
 // earlier killed commits are removed first. Outputs with their own Dir are
-// committed per directory, each atomically. Where no sibling can be made,
+// committed per directory, each atomically; every directory is written
+// before any is installed, the main one (dir) is installed last (a
+// directory inside another first), and if an install fails the directories
+// already installed are put back as they were, so a failed commit changes
+// none of them. Only a kill between the installs of two directories leaves
+// the other directories new and dir old (the stage did not finish, and the
+// pipeline reruns it). Where no sibling can be made,
 // or dir is the working directory or holds it, each file is still written
 // atomically and a failed commit removes what it wrote (the set is then
 // not atomic under a kill).
@@ -51,10 +57,13 @@ func Commit(dir string, outs ...Output) error {
 		if o.Dir != "" {
 			d = o.Dir
 		}
-		if _, ok := byDir[d]; !ok {
+		// "u", "u/" and "./u" are one directory, committed once and
+		// named in errors as first given.
+		key := sameDir(d)
+		if _, ok := byDir[key]; !ok {
 			dirs = append(dirs, d)
 		}
-		byDir[d] = append(byDir[d], o)
+		byDir[key] = append(byDir[key], o)
 	}
 	if len(dirs) == 0 {
 		dirs = []string{dir}
@@ -63,7 +72,7 @@ func Commit(dir string, outs ...Output) error {
 	// failed writer leaves every directory as it was.
 	var staged []*stagedDir
 	for _, d := range dirs {
-		s, err := prepare(d, byDir[d])
+		s, err := prepare(d, byDir[sameDir(d)])
 		if err != nil {
 			for _, s := range staged {
 				os.RemoveAll(s.tmp)
@@ -74,21 +83,86 @@ func Commit(dir string, outs ...Output) error {
 			staged = append(staged, s)
 		}
 	}
+	staged = installOrder(staged, sameDir(dir))
 	for i, s := range staged {
-		if err := install(s.tmp, s.path); err != nil {
-			for _, s := range staged[i:] {
+		if err := install(s); err != nil {
+			// Put back the directories already installed, newest first, so
+			// that a failed commit leaves every directory as it was.
+			for j := i - 1; j >= 0; j-- {
+				uninstall(staged[j])
+			}
+			for _, s := range staged {
 				os.RemoveAll(s.tmp)
 			}
 			return fmt.Errorf("commit outputs to %s: %w", s.path, err)
 		}
 		syncDir(filepath.Dir(s.path))
+	}
+	for _, s := range staged {
 		os.RemoveAll(s.tmp) // now the previous directory; if this fails, the next commit removes it
 	}
 	return nil
 }
 
-// stagedDir is a new output set written in tmp, to replace path.
-type stagedDir struct{ tmp, path string }
+// sameDir returns the name of dir that Commit groups outputs by.
+func sameDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return filepath.Clean(dir)
+}
+
+// installOrder orders the staged directories for installing: the main
+// directory (main, the one Commit was given) last, so that its Parquet set
+// is new only once the other directories (--uai-out) are; but a directory
+// inside another before that one, whose install moves it along (--uai-out
+// out/uai).
+func installOrder(staged []*stagedDir, main string) []*stagedDir {
+	var pref []*stagedDir
+	for _, s := range staged {
+		if s.dir != main {
+			pref = append(pref, s)
+		}
+	}
+	for _, s := range staged {
+		if s.dir == main {
+			pref = append(pref, s)
+		}
+	}
+	order := make([]*stagedDir, 0, len(pref))
+	for len(pref) > 0 {
+		pick := 0
+	search:
+		for i, s := range pref {
+			for _, t := range pref {
+				if t != s && within(s.path, t.path) {
+					continue search // t is inside s: t goes first
+				}
+			}
+			pick = i
+			break
+		}
+		order = append(order, pref[pick])
+		pref = append(pref[:pick:pick], pref[pick+1:]...)
+	}
+	return order
+}
+
+// within reports whether path lies inside dir.
+func within(dir, path string) bool {
+	r, err := filepath.Rel(dir, path)
+	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// stagedDir is a new output set written in tmp, to replace path (dir is
+// the name Commit groups it by, before links are resolved). Once installed, tmp holds the previous
+// directory if there was one (replaced), and carried lists the
+// subdirectories moved from it into the new one.
+type stagedDir struct {
+	tmp, path, dir string
+	replaced       bool
+	carried        []string
+}
 
 // prepare writes outs into a hidden sibling of dir, or, where that cannot
 // be, straight into dir (returning nil).
@@ -115,7 +189,7 @@ func prepare(dir string, outs []Output) (*stagedDir, error) {
 	if err := fillNew(tmp, abs, outs); err != nil {
 		return nil, errors.Join(inOutputDir{err, tmp, dir}, os.RemoveAll(tmp))
 	}
-	return &stagedDir{tmp: tmp, path: abs}, nil
+	return &stagedDir{tmp: tmp, path: abs, dir: sameDir(dir)}, nil
 }
 
 // inOutputDir is the error of a write into the commit directory tmp,
@@ -207,60 +281,103 @@ func carryFiles(tmp, cur, rel string, own, holding map[string]bool) error {
 
 // carryDirs moves the subdirectories of cur that are not owned into tmp,
 // just before tmp replaces cur: open files in them (the pipeline's logs of
-// the running stage) move with them.
-func carryDirs(tmp, cur string, own map[string]bool) error {
+// the running stage) move with them. It returns the names moved; on an
+// error, those are moved back.
+func carryDirs(tmp, cur string, own map[string]bool) ([]string, error) {
 	entries, err := os.ReadDir(cur)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var moved []string
 	for _, e := range entries {
 		if own[e.Name()] || !e.IsDir() || strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), commitPrefix) {
 			continue
 		}
 		if err := os.Rename(filepath.Join(cur, e.Name()), filepath.Join(tmp, e.Name())); err != nil {
-			return err
+			moveBack(tmp, cur, moved)
+			return nil, err
 		}
+		moved = append(moved, e.Name())
 	}
-	return nil
+	return moved, nil
 }
 
-// install makes tmp the directory at path: exchanged with the current one,
-// which then sits at tmp, or renamed into place if there is none.
-func install(tmp, path string) error {
+// moveBack moves the entries names of from back into to.
+func moveBack(from, to string, names []string) {
+	for _, n := range names {
+		os.Rename(filepath.Join(from, n), filepath.Join(to, n))
+	}
+}
+
+// install makes s.tmp the directory at s.path: exchanged with the current
+// one, which then sits at s.tmp, or renamed into place if there is none.
+// On an error everything is as it was.
+func install(s *stagedDir) error {
 	own := make(map[string]bool)
-	if entries, err := os.ReadDir(tmp); err == nil {
+	if entries, err := os.ReadDir(s.tmp); err == nil {
 		for _, e := range entries {
 			own[e.Name()] = true // already in tmp: outputs and carried files
 		}
 	}
-	if err := carryDirs(tmp, path, own); err != nil {
+	carried, err := carryDirs(s.tmp, s.path, own)
+	if err != nil {
 		return err
 	}
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(tmp, path)
+	if _, err := os.Lstat(s.path); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(s.tmp, s.path)
 	}
-	err := exchangeDirs(tmp, path)
+	if err := swap(s.tmp, s.path); err != nil {
+		moveBack(s.tmp, s.path, carried)
+		return err
+	}
+	s.replaced, s.carried = true, carried
+	return nil
+}
+
+// uninstall undoes install(s): the previous directory back at s.path with
+// its carried subdirectories, the new one at s.tmp (or, with no previous
+// directory, the new one moved back to s.tmp).
+func uninstall(s *stagedDir) {
+	if !s.replaced {
+		os.Rename(s.path, s.tmp)
+		return
+	}
+	if swap(s.tmp, s.path) == nil {
+		moveBack(s.tmp, s.path, s.carried)
+	}
+}
+
+// swap exchanges the directories a and b, the second existing: in one
+// atomic rename where the system offers it, else in three (b aside, a to
+// b, the previous b to a), between which a kill leaves b's previous
+// directory at ".<b>.old-*".
+func swap(a, b string) error {
+	err := exchangeDirs(a, b)
 	if !errors.Is(err, errNoExchange) {
 		return err
 	}
-	parent, base := filepath.Split(path)
+	parent, base := filepath.Split(b)
 	old, err := os.MkdirTemp(parent, "."+base+oldPrefix)
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(path, filepath.Join(old, base)); err != nil {
+	if err := os.Rename(b, filepath.Join(old, base)); err != nil {
 		os.Remove(old)
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Rename(filepath.Join(old, base), path) // put the previous output back
+	if err := os.Rename(a, b); err != nil {
+		os.Rename(filepath.Join(old, base), b) // put the previous output back
 		os.Remove(old)
 		return err
 	}
-	return os.Rename(old, tmp) // so the caller removes it as the previous directory
+	if err := os.Rename(filepath.Join(old, base), a); err != nil {
+		return os.Rename(old, a) // the previous directory at a/<base>, removed with a all the same
+	}
+	os.Remove(old)
+	return nil
 }
 
 // cleanStale removes the siblings of parent/base left by killed commits.

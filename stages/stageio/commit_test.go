@@ -3,6 +3,7 @@ package stageio
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,5 +255,105 @@ func TestCommitErrorNamesOutput(t *testing.T) {
 	want := "write " + filepath.Join(out, "estimates.parquet") + ": "
 	if !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), commitPrefix) {
 		t.Errorf("error %q: want it to begin %q and not name the commit directory", err, want)
+	}
+}
+
+// snapshot maps every file under dir (hidden ones included) to its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[rel] = read(t, path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestCommitInstallFailsRollsBack: the main directory's install fails
+// after the other directory (--uai-out) was installed: the other is put
+// back, so both hold their previous outputs, the main one's open logs
+// included, and nothing of the failed commit is left; with the atomic
+// exchange and with two renames.
+func TestCommitInstallFailsRollsBack(t *testing.T) {
+	defer func() { exchangeDirs = exchange }()
+	for _, twoRenames := range []bool{false, true} {
+		parent, out := previous(t)
+		uai := filepath.Join(parent, "uai")
+		write(t, filepath.Join(uai, "bp", "a.uai.MAR"), "old bp")
+		write(t, filepath.Join(uai, "mf", "a.uai.MAR"), "old mf")
+		beforeOut, beforeUAI := snapshot(t, out), snapshot(t, uai)
+		exchangeDirs = func(a, b string) error {
+			if b == out {
+				return errDiskFull
+			}
+			if twoRenames {
+				return errNoExchange
+			}
+			return exchange(a, b)
+		}
+		err := Commit(out, text("marginals.parquet", "new"), text("estimates.parquet", "new"),
+			Output{Dir: uai, Name: "bp/a.uai.MAR", Write: text("bp/a.uai.MAR", "new bp").Write})
+		if !errors.Is(err, errDiskFull) {
+			t.Fatalf("two renames %v: error %v, want disk full", twoRenames, err)
+		}
+		if got := snapshot(t, out); !maps.Equal(got, beforeOut) {
+			t.Errorf("two renames %v: out holds %q, want %q", twoRenames, got, beforeOut)
+		}
+		if got := snapshot(t, uai); !maps.Equal(got, beforeUAI) {
+			t.Errorf("two renames %v: uai holds %q, want %q", twoRenames, got, beforeUAI)
+		}
+		if got := names(t, parent); !slices.Equal(got, []string{"out", "uai"}) {
+			t.Errorf("two renames %v: data holds %q, want out and uai only", twoRenames, got)
+		}
+	}
+}
+
+// TestCommitNestedDir: --uai-out inside --out. The inner directory is
+// installed first and the outer one's install carries it along; a failure
+// of the outer one puts both back.
+func TestCommitNestedDir(t *testing.T) {
+	defer func() { exchangeDirs = exchange }()
+	outs := func(out string) []Output {
+		return []Output{text("marginals.parquet", "new"),
+			{Dir: filepath.Join(out, "uai"), Name: "a.uai.PR", Write: text("a.uai.PR", "new pr").Write}}
+	}
+	_, out := previous(t)
+	write(t, filepath.Join(out, "uai", "a.uai.PR"), "old pr")
+	write(t, filepath.Join(out, "uai", "b.uai.PR"), "other model")
+	before := snapshot(t, out)
+	exchangeDirs = func(a, b string) error {
+		if b == out {
+			return errDiskFull
+		}
+		return exchange(a, b)
+	}
+	if err := Commit(out, outs(out)...); !errors.Is(err, errDiskFull) {
+		t.Fatalf("error %v, want disk full", err)
+	}
+	if got := snapshot(t, out); !maps.Equal(got, before) {
+		t.Errorf("after a failed commit out holds %q, want %q", got, before)
+	}
+	if got := names(t, filepath.Join(out, "uai")); !slices.Equal(got, []string{"a.uai.PR", "b.uai.PR"}) {
+		t.Errorf("out/uai holds %q", got)
+	}
+	exchangeDirs = exchange
+	if err := Commit(out, outs(out)...); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"marginals.parquet": "new", "uai/a.uai.PR": "new pr", "uai/b.uai.PR": "other model",
+		"estimates.parquet": "old estimates", ".logs/stderr.log": "log"} {
+		if got := read(t, filepath.Join(out, name)); got != want {
+			t.Errorf("%s holds %q, want %q", name, got, want)
+		}
+	}
+	if got := names(t, out); slices.ContainsFunc(got, func(n string) bool { return strings.Contains(n, commitPrefix) }) {
+		t.Errorf("out holds %q: a commit directory is left", got)
 	}
 }
