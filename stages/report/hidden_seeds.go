@@ -151,11 +151,13 @@ func fmtGap(g float64) string {
 }
 
 // spreadText is the mean of gaps over seeds, with their range when there
-// are several.
+// are several that differ at the tables' precision.
 func spreadText(gaps []float64) string {
 	out := fmtGap(meanOf(gaps))
 	if len(gaps) > 1 {
-		out += fmt.Sprintf(" (%s to %s)", fmtGap(slices.Min(gaps)), fmtGap(slices.Max(gaps)))
+		if lo, hi := fmtGap(slices.Min(gaps)), fmtGap(slices.Max(gaps)); lo != hi {
+			out += fmt.Sprintf(" (%s to %s)", lo, hi)
+		}
 	}
 	return out
 }
