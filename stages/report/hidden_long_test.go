@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -412,5 +413,14 @@ func TestHiddenLongSeeds(t *testing.T) {
 				t.Log(doc[long:])
 			}
 		})
+	}
+}
+
+// Seeds sort as numbers where they are numbers; "" (a stage without the
+// seed key) first.
+func TestSortedSeeds(t *testing.T) {
+	by := map[string][]learnRun{"10": nil, "2": nil, "1": nil, "b": nil, "": nil}
+	if got, want := sortedSeeds(by), []string{"", "1", "2", "10", "b"}; !slices.Equal(got, want) {
+		t.Errorf("sortedSeeds = %q, want %q", got, want)
 	}
 }

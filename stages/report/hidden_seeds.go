@@ -7,9 +7,12 @@ package report
 // A stage without the seed key has one seed, named "".
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/renn-go/renn/stages/pipeline"
 )
@@ -52,22 +55,12 @@ func sortedSeeds(by map[string][]learnRun) []string {
 }
 
 func seedCompare(a, b string) int {
-	var x, y int
-	if _, err := fmt.Sscan(a, &x); err == nil {
-		if _, err := fmt.Sscan(b, &y); err == nil && x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	if errA == nil && errB == nil {
+		return cmp.Compare(x, y)
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(a, b)
 }
 
 // seedNLL is a method's test NLL on one seed, the mean over its models:
