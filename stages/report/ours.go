@@ -150,7 +150,10 @@ type learnData struct {
 // learnRun is one model's learning run: the test NLL and the seconds of
 // every epoch, in order.
 type learnRun struct {
-	model        int32
+	model int32
+	// seed is the value of the instance's seed shard key (learn-mrf
+	// --seed), "" when its stage has none.
+	seed         string
 	nll, seconds []float64
 }
 
@@ -175,6 +178,7 @@ func readLearning(plan *pipeline.Plan, stages []string) (*learnData, error) {
 				d.missing = append(d.missing, inst.ID)
 				continue
 			}
+			seed := shardValue(inst, seedKey)
 			var modelsDir, samplesDir string
 			for _, in := range inst.Inputs {
 				switch in.Flag {
@@ -224,7 +228,7 @@ func readLearning(plan *pipeline.Plan, stages []string) (*learnData, error) {
 					secs += r.Seconds
 				}
 				ck := cellKey{setting: s, method: k.method}
-				d.runs[ck] = append(d.runs[ck], learnRun{model: k.id, nll: curve, seconds: epochSecs})
+				d.runs[ck] = append(d.runs[ck], learnRun{model: k.id, seed: seed, nll: curve, seconds: epochSecs})
 				finals[ck] = append(finals[ck], curve[len(curve)-1])
 				perEpoch[ck] = append(perEpoch[ck], secs/float64(len(rs)))
 				if d.curves[s] == nil {
