@@ -329,8 +329,9 @@ func learnTable(l *learnData, s setting, tail int) string {
 		g := pairedGaps(l, s, m, tail, nil)
 		nlls, gaps := g.nll, g.gap
 		if len(g.seeds) == 0 { // exact learning has not run: the method's own seeds, no gaps
-			for _, seed := range sortedSeeds(seedRuns(l, s, m)) {
-				nlls = append(nlls, nllOfRuns(seedRuns(l, s, m)[seed], tail))
+			own := seedRuns(l, s, m)
+			for _, seed := range sortedSeeds(own) {
+				nlls = append(nlls, nllOfRuns(own[seed], tail))
 			}
 		}
 		cell := func(f func(seedNLL) float64) string {
@@ -411,13 +412,13 @@ func atWallTime(refData, pcdData *learnData, s setting, ref string, tail int) (w
 	for _, seed := range sortedSeeds(refs) {
 		var seedNLLs, seedSecs []float64
 		for _, r := range refs[seed] {
+			budget := 0.0
+			for _, v := range r.seconds {
+				budget += v
+			}
 			for _, run := range pcds {
 				if run.model != r.model {
 					continue
-				}
-				budget := 0.0
-				for _, v := range r.seconds {
-					budget += v
 				}
 				p.models++
 				seedSecs = append(seedSecs, budget)
