@@ -366,7 +366,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 			}
 			m.run(e.Method).est = e
 			m.run(e.Method).pred = from
-			fixed = fixed || isFixedPointMethod(e.Method)
+			fixed = fixed || readsBeliefs(e.Method)
 		}
 		if !fixed {
 			continue
@@ -380,7 +380,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 			return nil, err
 		}
 		for _, r := range marg {
-			if !isFixedPointMethod(r.Method) {
+			if !readsBeliefs(r.Method) {
 				continue
 			}
 			m, err := model(sh, r.ModelID, mpath)
@@ -437,8 +437,15 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 }
 
 // isFixedPointMethod names the methods whose beliefs the section compares
-// model by model.
+// model by model as BP fixed points.
 func isFixedPointMethod(method string) bool { return method == "bp" || method == "dbp" }
+
+// readsBeliefs names the methods whose marginals the section reads: the BP
+// fixed points and the two minimisers of the region free energy compared
+// in the dlgbp table.
+func readsBeliefs(method string) bool {
+	return isFixedPointMethod(method) || method == "gbp" || method == "dlgbp"
+}
 
 // hardShardOf finds the models a file was computed from by the sha256 of
 // the models.parquet among its provenance inputs.
@@ -743,6 +750,9 @@ func (d *hardData) markdown() string {
 	w("%s\n", d.accuracyTable())
 	w("%s\n", d.freeEnergyTable())
 	w("%s\n", d.fixedPointTable())
+	if t := d.dlgbpTable(); t != "" {
+		w("%s\n", t)
+	}
 	for _, s := range d.settings {
 		if s.graph == "bipartite" {
 			w("%s\n", s.modelTable())

@@ -133,6 +133,11 @@ func writeUAIFixture(t *testing.T, root, extra string, scored bool) string {
 		if err := formats.WriteEstimates(filepath.Join(dir, formats.EstimatesFile), est, from); err != nil {
 			t.Fatal(err)
 		}
+		// run-baselines writes marginals beside the estimates; the
+		// section reads gbp's (for the dlgbp table), none here.
+		if err := formats.WriteMarginals(filepath.Join(dir, formats.MarginalsFile), nil, from); err != nil {
+			t.Fatal(err)
+		}
 		if scored {
 			sdir := mkdir(t, filepath.Join(data, st.score))
 			if err := formats.WriteScores(filepath.Join(sdir, formats.ScoresFile), scores, prov); err != nil {
