@@ -55,7 +55,8 @@
 // multipliers, so the next outer step only multiplies them by
 // exp(θ^{t+1} - θ^t) and the inner loop warm-starts; it stops when no parent
 // marginal differs from its child by more than max(InnerTol, innerRel · δ),
-// δ the last outer step (inexact CCCP), or after InnerIter sweeps.
+// δ the smallest outer step so far (inexact CCCP), or after InnerIter
+// sweeps.
 //
 // Start. A cold start first runs single-loop GBP (GBPIter sweeps, default
 // 2000) and, where it converges, starts at its fixed point (a fixed point of
@@ -107,18 +108,29 @@ const caveWeight = 0.25
 
 // innerRel ties the inner loop's tolerance to the outer loop's progress: an
 // inner loop stops once every parent marginal is within
-// max(InnerTol, innerRel · δ) of its child, δ the previous outer step's
-// largest belief change (1 before the first): inexact CCCP, whose inner
-// errors shrink with the outer steps. Far from the fixed point minimising
-// the bound to InnerTol is wasted work; the price of a loose inner loop is
-// that F, evaluated at beliefs consistent only to that tolerance, can rise
-// between steps by about that much (at most 8e-8 relative in the second
-// half of the runs of TestMonotone). The step that may end the run is always
-// minimised to InnerTol (see outer). With SQUAREM, on three 10x10 grids with
-// couplings U(-10,10) (infertest.SpinGlass(10, false, 10, 0..2)) innerRel
-// 1e-3 took 150328, 16245 and 37478 inner sweeps, 1e-2 75132, 5334 and
-// 27179, 0.1 33511, 4585 and 16755 (plain CCCP with 1e-3: 141087, 23046
-// and 42910).
+// max(InnerTol, innerRel · δ) of its child, δ the smallest largest belief
+// change of any outer step so far in the call (1 before the first):
+// inexact CCCP, whose inner errors shrink with the outer steps. Far from the
+// fixed point minimising the bound to InnerTol is wasted work; the price of
+// a loose inner loop is that F, evaluated at beliefs consistent only to that
+// tolerance, can rise between steps by about that much (at most 8e-8
+// relative in the second half of the runs of TestMonotone). The step that
+// may end the run is always minimised to InnerTol (see outer). With
+// SQUAREM, on three 10x10 grids with couplings U(-10,10)
+// (infertest.SpinGlass(10, false, 10, 0..2)) innerRel 1e-3 took 150328,
+// 16245 and 37478 inner sweeps, 1e-2 75132, 5334 and 27179, 0.1 33511, 4585
+// and 16755 (plain CCCP with 1e-3: 141087, 23046 and 42910; measured with δ
+// the last step's change).
+//
+// δ is the smallest step so far, not the last one, so that the tolerance
+// never loosens. With the last step's change, an extrapolated SQUAREM point
+// far from the fixed point (|T(x') - x'| up to 100 times the plain steps')
+// loosened the next inner loops by as much, their F was too noisy to reject
+// the next extrapolation, and the outer loop settled into a cycle: on model
+// 1 of the 20x20 grids with couplings U(-15,15) of the hard models the
+// largest step fell to 2e-7 by outer step 700, then grew back to 5e-4 and
+// stayed there, with F rising by 2e-4 over 300 steps, until the cap of
+// 10000 steps (832 s); with the smallest step it converged in 880 steps.
 const innerRel = 0.1
 
 // Options configures a double-loop GBP run; start from DefaultOptions.
@@ -213,8 +225,7 @@ type DLGBP struct {
 	prod []float64 // scratch: largest child
 	logb []float64 // scratch: largest region
 
-	warm              bool // belief, lin and theta hold a previous call's state
-	dbg               func(int, float64, float64)
+	warm              bool      // belief, lin and theta hold a previous call's state
 	phase             int       // position in the SQUAREM cycle (see squarem)
 	sq0, sq1          []float64 // SQUAREM's x0 and x1 (then x2)
 	f2                float64   // F(x2) of the current cycle
@@ -223,10 +234,14 @@ type DLGBP struct {
 	innerSweeps       int
 	innerUnconverged  int
 	lastInnerViol     float64
-	lastDelta         float64 // the last outer step's largest belief change
+	minDelta          float64 // the smallest largest-belief-change of an outer step so far in this call
 	energy            [][]float64
 	trace             *[]float64 // test hook: F after every outer step
 	degenerateBeliefs int
+
+	// test hook: called after every outer step with its largest belief
+	// change, its inner tolerance and its inner sweeps
+	stepHook func(delta, innerTol float64, sweeps int)
 }
 
 // block is one child region with the edges from its parents.
@@ -316,7 +331,7 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	}
 	d.potentials(E)
 	d.energy = E
-	d.innerSweeps, d.innerUnconverged, d.lastDelta = 0, 0, 1 // no belief moves by more than 1
+	d.innerSweeps, d.innerUnconverged, d.minDelta = 0, 0, 1 // no belief moves by more than 1
 	gbpStart := false
 	if !d.warm {
 		d.start()
@@ -428,7 +443,7 @@ func (d *DLGBP) potentials(E [][]float64) {
 // startFromGBP runs single-loop GBP (GBPIter sweeps) and, if it converged
 // and passed the shared check, sets the beliefs to its fixed point, θ to
 // their logarithm (a bound whose minimiser they are, with zero multipliers)
-// and lastDelta below Tol, so that the first outer step minimises its bound
+// and minDelta below Tol, so that the first outer step minimises its bound
 // to InnerTol. It reports whether it did.
 func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model) (bool, error) {
 	if d.opts.GBPIter == 0 {
@@ -461,7 +476,7 @@ func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model) (bool, error) {
 			}
 		}
 	}
-	d.lastDelta = d.opts.Tol / 2
+	d.minDelta = d.opts.Tol / 2
 	return true, nil
 }
 

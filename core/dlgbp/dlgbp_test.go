@@ -179,6 +179,38 @@ func TestMonotone(t *testing.T) {
 	}
 }
 
+// TestInnerTolNeverLoosens: the inner loop's tolerance follows the smallest
+// outer step so far, never a larger later one (an extrapolated SQUAREM step
+// moves further than the plain ones), and the run still converges. A
+// tolerance that loosened after such steps let a 20x20 spin glass cycle.
+func TestInnerTolNeverLoosens(t *testing.T) {
+	m := infertest.SpinGlass(5, false, 10, 1)
+	cold := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter = 0 })
+	d := mustNew(t, build(t, m, "grid", "faces"), cold)
+	var deltas, tols []float64
+	d.StepHook(func(delta, innerTol float64, _ int) {
+		deltas, tols = append(deltas, delta), append(tols, innerTol)
+	})
+	res := infer1(t, d, m)
+	if !res.Converged {
+		t.Fatalf("not converged after %d outer steps: %v", res.Iterations, res.Diagnostics)
+	}
+	grew := false
+	for k := 1; k < len(tols); k++ {
+		if tols[k] > tols[k-1] {
+			t.Fatalf("inner tolerance loosened at outer step %d: %g -> %g", k+1, tols[k-1], tols[k])
+		}
+		grew = grew || deltas[k] > deltas[k-1]
+	}
+	if !grew {
+		t.Fatal("no outer step moved further than the one before: the model no longer shows what the test is about")
+	}
+	want := dlgbp.DefaultOptions().InnerTol
+	if last := tols[len(tols)-1]; last != want {
+		t.Errorf("the last step's inner tolerance is %g, want inner_tol %g", last, want)
+	}
+}
+
 // TestConvergesWhereGBPOscillates: on a frustrated 4x4 spin glass and on a
 // 5x5 torus with couplings U(-10,10) GBP does not converge; double-loop GBP
 // does, to consistent beliefs whose free energy is below that of the exact

@@ -12,3 +12,7 @@ func (d *DLGBP) Sweep() float64 {
 	}
 	return viol
 }
+
+// StepHook makes d call f after every outer step with the step's largest
+// belief change, its inner loop's tolerance and its inner sweeps.
+func (d *DLGBP) StepHook(f func(delta, innerTol float64, sweeps int)) { d.stepHook = f }

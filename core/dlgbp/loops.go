@@ -12,27 +12,32 @@ import (
 // the SQUAREM cycle (see squarem). It returns the largest belief change of
 // the step, |T(lin) - lin|, which is 0 exactly at a stationary point of F.
 //
-// A step that may end the run (the previous one moved no entry by Tol or
-// more) minimises its bound to InnerTol; while that inner loop has not
-// reached InnerTol (it stops at InnerIter sweeps) the step reports Tol, so
-// that the outer loop goes on, every step continuing the inner minimisation
-// from where the last stopped: a run converges only on a bound minimised to
-// InnerTol.
+// The inner loop's tolerance follows the smallest step so far (see
+// innerRel). A step that may end the run (some earlier step moved no entry
+// by Tol or more) minimises its bound to InnerTol; while that inner loop
+// has not reached InnerTol (it stops at InnerIter sweeps) the step reports
+// Tol, so that the outer loop goes on, every step continuing the inner
+// minimisation from where the last stopped: a run converges only on a bound
+// minimised to InnerTol.
 func (d *DLGBP) outer() float64 {
-	tol := max(d.opts.InnerTol, innerRel*d.lastDelta)
-	if d.lastDelta < d.opts.Tol {
+	tol := max(d.opts.InnerTol, innerRel*d.minDelta)
+	if d.minDelta < d.opts.Tol {
 		tol = d.opts.InnerTol
 	}
 	d.relinearise()
+	sw0 := d.innerSweeps
 	d.inner(tol)
 	delta := 0.0
 	for x, p := range d.belief {
 		delta = max(delta, math.Abs(p-d.lin[x]))
 	}
-	d.lastDelta = delta
+	d.minDelta = min(d.minDelta, delta)
 	d.squarem()
 	if d.trace != nil {
 		*d.trace = append(*d.trace, d.fIterate)
+	}
+	if d.stepHook != nil {
+		d.stepHook(delta, tol, d.innerSweeps-sw0)
 	}
 	if delta < d.opts.Tol && !(d.lastInnerViol < d.opts.InnerTol) {
 		return d.opts.Tol
