@@ -55,8 +55,9 @@
 // multipliers, so the next outer step only multiplies them by
 // exp(θ^{t+1} - θ^t) and the inner loop warm-starts; it stops when no parent
 // marginal differs from its child by more than max(InnerTol, innerRel · δ),
-// δ the smallest outer step so far (inexact CCCP), or after InnerIter
-// sweeps.
+// δ the last outer step (inexact CCCP), or after InnerIter sweeps; once
+// the outer loop stalls (no new smallest step in 200), δ is the smallest
+// step so far instead, so that the tolerance never loosens again.
 //
 // Start. A cold start first runs single-loop GBP (GBPIter sweeps, default
 // 2000) and, where it converges, starts at its fixed point (a fixed point of
@@ -77,8 +78,9 @@
 // largest belief change), "max_consistency", "inner_sweeps" (total),
 // "inner_unconverged" (outer steps whose inner loop hit InnerIter),
 // "degenerate_beliefs", "extrapolated" (SQUAREM cycles whose
-// extrapolation was kept) and "gbp_start" (1 when the run started at GBP's
-// fixed point).
+// extrapolation was kept), "stalled" (1 when the outer loop stalled and the
+// inner tolerance stopped loosening, see innerRel) and "gbp_start" (1 when
+// the run started at GBP's fixed point).
 package dlgbp
 
 import (
@@ -108,29 +110,32 @@ const caveWeight = 0.25
 
 // innerRel ties the inner loop's tolerance to the outer loop's progress: an
 // inner loop stops once every parent marginal is within
-// max(InnerTol, innerRel · δ) of its child, δ the smallest largest belief
-// change of any outer step so far in the call (1 before the first):
-// inexact CCCP, whose inner errors shrink with the outer steps. Far from the
-// fixed point minimising the bound to InnerTol is wasted work; the price of
-// a loose inner loop is that F, evaluated at beliefs consistent only to that
-// tolerance, can rise between steps by about that much (at most 8e-8
-// relative in the second half of the runs of TestMonotone). The step that
-// may end the run is always minimised to InnerTol (see outer). With
-// SQUAREM, on three 10x10 grids with couplings U(-10,10)
-// (infertest.SpinGlass(10, false, 10, 0..2)) innerRel 1e-3 took 150328,
-// 16245 and 37478 inner sweeps, 1e-2 75132, 5334 and 27179, 0.1 33511, 4585
-// and 16755 (plain CCCP with 1e-3: 141087, 23046 and 42910; measured with δ
-// the last step's change).
+// max(InnerTol, innerRel · δ) of its child, δ the previous outer step's
+// largest belief change (1 before the first): inexact CCCP, whose inner
+// errors shrink with the outer steps. Far from the fixed point minimising
+// the bound to InnerTol is wasted work; the price of a loose inner loop is
+// that F, evaluated at beliefs consistent only to that tolerance, can rise
+// between steps by about that much (at most 8e-8 relative in the second
+// half of the runs of TestMonotone). Once some step moved no entry by Tol,
+// every later bound is minimised to InnerTol (see outer). With SQUAREM, on
+// three 10x10 grids with couplings U(-10,10) (infertest.SpinGlass(10, false,
+// 10, 0..2)) innerRel 1e-3 took 150328, 16245 and 37478 inner sweeps, 1e-2
+// 75132, 5334 and 27179, 0.1 33511, 4585 and 16755 (plain CCCP with 1e-3:
+// 141087, 23046 and 42910).
 //
-// δ is the smallest step so far, not the last one, so that the tolerance
-// never loosens. With the last step's change, an extrapolated SQUAREM point
-// far from the fixed point (|T(x') - x'| up to 100 times the plain steps')
-// loosened the next inner loops by as much, their F was too noisy to reject
-// the next extrapolation, and the outer loop settled into a cycle: on model
-// 1 of the 20x20 grids with couplings U(-15,15) of the hard models the
-// largest step fell to 2e-7 by outer step 700, then grew back to 5e-4 and
-// stayed there, with F rising by 2e-4 over 300 steps, until the cap of
-// 10000 steps (832 s); with the smallest step it converged in 880 steps.
+// Stall. An extrapolated SQUAREM step moves further than the plain ones
+// (|T(x') - x'| up to 100 times), so δ from it loosens the next inner
+// loops; their F is then too noisy to reject the next extrapolation, and
+// the outer loop can settle into a cycle: on model 1 of the 20x20 grids
+// with couplings U(-15,15) of the hard models the largest step fell to 2e-7
+// by outer step 700, grew back to 5e-4 and stayed there until the cap of
+// 10000 steps (832 s). Once stallWindow steps pass without a new smallest
+// step, δ is the smallest step so far and the tolerance never loosens
+// again. Not from the start: the loose, noisy inner loops also let
+// extrapolations through that help, and a never-loosening tolerance from
+// the first step took 5963 outer steps and 702045 inner sweeps (38.5 s)
+// instead of 1841 and 67786 (4.4 s) on model 2 of the 10x10 grids with
+// couplings U(-10,10).
 const innerRel = 0.1
 
 // Options configures a double-loop GBP run; start from DefaultOptions.
@@ -234,7 +239,12 @@ type DLGBP struct {
 	innerSweeps       int
 	innerUnconverged  int
 	lastInnerViol     float64
-	minDelta          float64 // the smallest largest-belief-change of an outer step so far in this call
+	lastDelta         float64 // the last outer step's largest belief change
+	minDelta          float64 // the smallest largest belief change of an outer step so far in this call
+	sinceMin          int     // outer steps since minDelta last fell
+	stalled           bool    // the outer loop stalled: the inner tolerance follows minDelta (see tolDelta)
+	stalls            int     // 1 if the call stalled
+	stallWindow       int     // stallWindow; a test hook
 	energy            [][]float64
 	trace             *[]float64 // test hook: F after every outer step
 	degenerateBeliefs int
@@ -260,7 +270,7 @@ func New(g *region.Graph, opts Options) (*DLGBP, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
 	}
-	return &DLGBP{opts: opts, g: g}, nil
+	return &DLGBP{opts: opts, g: g, stallWindow: stallWindow}, nil
 }
 
 // Name returns "dlgbp".
@@ -331,7 +341,9 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	}
 	d.potentials(E)
 	d.energy = E
-	d.innerSweeps, d.innerUnconverged, d.minDelta = 0, 0, 1 // no belief moves by more than 1
+	d.innerSweeps, d.innerUnconverged = 0, 0
+	d.lastDelta, d.minDelta = 1, 1 // no belief moves by more than 1
+	d.sinceMin, d.stalled, d.stalls = 0, false, 0
 	gbpStart := false
 	if !d.warm {
 		d.start()
@@ -360,6 +372,7 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	res.Diagnostics["inner_unconverged"] = float64(d.innerUnconverged)
 	res.Diagnostics["degenerate_beliefs"] = float64(d.degenerateBeliefs)
 	res.Diagnostics["extrapolated"] = float64(d.extrapolated)
+	res.Diagnostics["stalled"] = float64(d.stalls)
 	if gbpStart {
 		res.Diagnostics["gbp_start"] = 1
 	}
@@ -476,7 +489,7 @@ func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model) (bool, error) {
 			}
 		}
 	}
-	d.minDelta = d.opts.Tol / 2
+	d.lastDelta, d.minDelta = d.opts.Tol/2, d.opts.Tol/2
 	return true, nil
 }
 

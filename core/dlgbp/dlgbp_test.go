@@ -179,36 +179,80 @@ func TestMonotone(t *testing.T) {
 	}
 }
 
-// TestInnerTolNeverLoosens: the inner loop's tolerance follows the smallest
-// outer step so far, never a larger later one (an extrapolated SQUAREM step
-// moves further than the plain ones), and the run still converges. A
-// tolerance that loosened after such steps let a 20x20 spin glass cycle.
-func TestInnerTolNeverLoosens(t *testing.T) {
+// TestStallTightensInnerTol: the inner loop's tolerance follows the last
+// outer step until the outer loop stalls (no new smallest step for the
+// stall window), then the smallest step so far, never loosening again, and
+// the run still converges. A tolerance that kept loosening after SQUAREM's
+// long steps let a 20x20 spin glass cycle until the step cap. The window is
+// shortened (a test hook) so that this 5x5 spin glass stalls.
+func TestStallTightensInnerTol(t *testing.T) {
 	m := infertest.SpinGlass(5, false, 10, 1)
 	cold := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter = 0 })
-	d := mustNew(t, build(t, m, "grid", "faces"), cold)
-	var deltas, tols []float64
-	d.StepHook(func(delta, innerTol float64, _ int) {
-		deltas, tols = append(deltas, delta), append(tols, innerTol)
-	})
-	res := infer1(t, d, m)
-	if !res.Converged {
-		t.Fatalf("not converged after %d outer steps: %v", res.Iterations, res.Diagnostics)
-	}
-	grew := false
-	for k := 1; k < len(tols); k++ {
-		if tols[k] > tols[k-1] {
-			t.Fatalf("inner tolerance loosened at outer step %d: %g -> %g", k+1, tols[k-1], tols[k])
+	run := func(window int) (deltas, tols []float64, res *infer.Result) {
+		d := mustNew(t, build(t, m, "grid", "faces"), cold)
+		if window > 0 {
+			d.SetStallWindow(window)
 		}
-		grew = grew || deltas[k] > deltas[k-1]
+		d.StepHook(func(delta, innerTol float64, _ int) {
+			deltas, tols = append(deltas, delta), append(tols, innerTol)
+		})
+		res = infer1(t, d, m)
+		if !res.Converged {
+			t.Fatalf("window %d: not converged after %d outer steps: %v", window, res.Iterations, res.Diagnostics)
+		}
+		return deltas, tols, res
 	}
-	if !grew {
-		t.Fatal("no outer step moved further than the one before: the model no longer shows what the test is about")
+	// Default window: no stall, and the tolerance loosens after a longer step.
+	_, tols, res := run(0)
+	if res.Diagnostics["stalled"] != 0 {
+		t.Fatalf("stalled with the default window: %v", res.Diagnostics)
+	}
+	if !loosens(tols, 0) {
+		t.Fatal("the inner tolerance never loosened: the model no longer shows what the test is about")
+	}
+	// Window 3: a stall, after which the tolerance never loosens.
+	deltas, tols, res := run(3)
+	if res.Diagnostics["stalled"] != 1 {
+		t.Fatalf("no stall with window 3: %v", res.Diagnostics)
+	}
+	stall := stallStep(deltas, 3)
+	if stall < 0 || stall+1 >= len(tols) {
+		t.Fatalf("no stall found in the %d steps", len(deltas))
+	}
+	if loosens(tols, stall+1) {
+		t.Errorf("the inner tolerance loosened after the stall at outer step %d", stall+1)
 	}
 	want := dlgbp.DefaultOptions().InnerTol
 	if last := tols[len(tols)-1]; last != want {
 		t.Errorf("the last step's inner tolerance is %g, want inner_tol %g", last, want)
 	}
+}
+
+// loosens reports whether some tolerance from index from on is larger than
+// the one before.
+func loosens(tols []float64, from int) bool {
+	for k := max(from, 1); k < len(tols); k++ {
+		if tols[k] > tols[k-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// stallStep returns the index of the first step that ends window steps
+// without a new smallest change, or -1.
+func stallStep(deltas []float64, window int) int {
+	best, since := 1.0, 0
+	for k, d := range deltas {
+		since++
+		if d < best {
+			best, since = d, 0
+		}
+		if since >= window {
+			return k
+		}
+	}
+	return -1
 }
 
 // TestConvergesWhereGBPOscillates: on a frustrated 4x4 spin glass and on a

@@ -12,15 +12,15 @@ import (
 // the SQUAREM cycle (see squarem). It returns the largest belief change of
 // the step, |T(lin) - lin|, which is 0 exactly at a stationary point of F.
 //
-// The inner loop's tolerance follows the smallest step so far (see
-// innerRel). A step that may end the run (some earlier step moved no entry
-// by Tol or more) minimises its bound to InnerTol; while that inner loop
-// has not reached InnerTol (it stops at InnerIter sweeps) the step reports
-// Tol, so that the outer loop goes on, every step continuing the inner
-// minimisation from where the last stopped: a run converges only on a bound
-// minimised to InnerTol.
+// The inner loop's tolerance follows the last step, or after a stall the
+// smallest (see innerRel and tolDelta). A step that may end the run (some
+// earlier step moved no entry by Tol or more) minimises its bound to
+// InnerTol; while that inner loop has not reached InnerTol (it stops at
+// InnerIter sweeps) the step reports Tol, so that the outer loop goes on,
+// every step continuing the inner minimisation from where the last stopped:
+// a run converges only on a bound minimised to InnerTol.
 func (d *DLGBP) outer() float64 {
-	tol := max(d.opts.InnerTol, innerRel*d.minDelta)
+	tol := max(d.opts.InnerTol, innerRel*d.tolDelta())
 	if d.minDelta < d.opts.Tol {
 		tol = d.opts.InnerTol
 	}
@@ -31,7 +31,7 @@ func (d *DLGBP) outer() float64 {
 	for x, p := range d.belief {
 		delta = max(delta, math.Abs(p-d.lin[x]))
 	}
-	d.minDelta = min(d.minDelta, delta)
+	d.track(delta)
 	d.squarem()
 	if d.trace != nil {
 		*d.trace = append(*d.trace, d.fIterate)
@@ -43,6 +43,35 @@ func (d *DLGBP) outer() float64 {
 		return d.opts.Tol
 	}
 	return delta
+}
+
+// stallWindow is how many outer steps may pass without a new smallest
+// step before the outer loop counts as stalled (see tolDelta); DLGBP's
+// stallWindow field, a test hook, starts at it.
+const stallWindow = 200
+
+// tolDelta returns the step δ the inner tolerance innerRel·δ follows: the
+// last step's change, or once the outer loop has stalled the smallest so
+// far, so that the tolerance never loosens again.
+func (d *DLGBP) tolDelta() float64 {
+	if d.stalled {
+		return d.minDelta
+	}
+	return d.lastDelta
+}
+
+// track records the step's largest change and declares a stall when
+// stallWindow steps have passed without a new smallest one.
+func (d *DLGBP) track(delta float64) {
+	d.lastDelta = delta
+	d.sinceMin++
+	if delta < d.minDelta {
+		d.minDelta, d.sinceMin = delta, 0
+	}
+	if d.sinceMin >= d.stallWindow && !d.stalled {
+		d.stalled = true
+		d.stalls++
+	}
 }
 
 // squarem advances the outer loop's SQUAREM cycle (Varadhan and Roland
