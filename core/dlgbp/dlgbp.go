@@ -37,6 +37,8 @@
 // steps from an iterate, an extrapolated linearisation point from them (a
 // consistent point, since the constraints are linear), and the extrapolation
 // is kept only if the free energy is no higher than after the plain steps.
+// A cycle whose inner loops stopped at InnerIter does not extrapolate (see
+// squarem).
 //
 // Inner loop. With one Lagrange multiplier table λ_{PC}(x_C) per edge, the
 // minimiser has the form b_R ∝ exp(θ_R + (Σ_{P ∈ pa(R)} λ_{PR} -
@@ -235,6 +237,7 @@ type DLGBP struct {
 	sq0, sq1          []float64 // SQUAREM's x0 and x1 (then x2)
 	f2                float64   // F(x2) of the current cycle
 	fIterate          float64   // F of the current iterate
+	capped            bool      // an inner loop of this SQUAREM cycle's x1 or x2 stopped at InnerIter
 	extrapolated      int       // SQUAREM cycles whose extrapolated point was taken
 	innerSweeps       int
 	innerUnconverged  int
@@ -352,7 +355,7 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 		}
 	}
 	d.warm = true
-	d.phase, d.extrapolated = 0, 0
+	d.phase, d.extrapolated, d.capped = 0, 0, false
 	copy(d.lin, d.belief)
 
 	res := &infer.Result{Diagnostics: map[string]float64{}}

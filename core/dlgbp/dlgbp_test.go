@@ -228,6 +228,28 @@ func TestStallTightensInnerTol(t *testing.T) {
 	}
 }
 
+// TestNoExtrapolationFromCappedInnerLoops: a SQUAREM cycle whose inner
+// loops stopped at InnerIter does not extrapolate (their results are not
+// the outer map's values); with one sweep per inner loop every cycle is
+// such a cycle, and the run still converges by plain steps.
+func TestNoExtrapolationFromCappedInnerLoops(t *testing.T) {
+	m := infertest.SpinGlass(5, false, 10, 1)
+	g := build(t, m, "grid", "faces")
+	for _, inner := range []int{1, 1000} {
+		opts := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter, o.InnerIter = 0, inner })
+		res := infer1(t, mustNew(t, g, opts), m)
+		if !res.Converged {
+			t.Fatalf("inner_iter %d: not converged after %d outer steps: %v", inner, res.Iterations, res.Diagnostics)
+		}
+		switch x := res.Diagnostics["extrapolated"]; {
+		case inner == 1 && x != 0:
+			t.Errorf("inner_iter 1: %v extrapolations kept, want 0", x)
+		case inner > 1 && x == 0:
+			t.Errorf("inner_iter %d: no extrapolation kept: the model no longer shows what the test is about", inner)
+		}
+	}
+}
+
 // loosens reports whether some tolerance from index from on is larger than
 // the one before.
 func loosens(tols []float64, from int) bool {

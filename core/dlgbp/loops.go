@@ -87,6 +87,15 @@ func (d *DLGBP) track(delta float64) {
 // at x2. Every iterate therefore has a free energy no higher than the one
 // before (the plain step never raises F), and the outer loop stops at a
 // fixed point of T wherever the cycle is.
+//
+// A cycle in which the inner loop of x1 or x2 stopped at InnerIter does not
+// extrapolate: those are not T's values but partial minimisations, and r
+// and v then extrapolate the inner loop's progress rather than the outer
+// one's. Where the inner problem is ill-conditioned near the fixed point
+// (model 6 of the 20x20 grids with couplings U(-15,15) of the hard models,
+// whose inner loops there converge by a factor 0.9997 per sweep, so that
+// every inner loop stopped at the cap) the run took 8889 outer steps and
+// 1490 s with such extrapolations, 3846 and 205 s without.
 func (d *DLGBP) squarem() {
 	f := d.rb.FreeEnergy(d.energy, d.beliefViews)
 	switch d.phase {
@@ -98,7 +107,7 @@ func (d *DLGBP) squarem() {
 		d.phase = 1
 	case 1: // belief = x2 = T(x1)
 		d.fIterate, d.f2 = f, f
-		if d.extrapolatePoint() {
+		if !d.capped && d.extrapolatePoint() {
 			d.phase = 2
 		} else {
 			copy(d.lin, d.belief)
@@ -113,6 +122,9 @@ func (d *DLGBP) squarem() {
 			copy(d.lin, d.sq1) // x2, kept there by extrapolatePoint
 		}
 		d.phase = 0
+	}
+	if d.phase != 1 { // the next step starts a cycle (x1) or is x3
+		d.capped = false
 	}
 }
 
@@ -219,6 +231,7 @@ func (d *DLGBP) inner(tol float64) {
 		}
 	}
 	d.innerUnconverged++
+	d.capped = true
 }
 
 // update maximises the dual over the multipliers of every edge into the
