@@ -37,6 +37,8 @@
 // steps from an iterate, an extrapolated linearisation point from them (a
 // consistent point, since the constraints are linear), and the extrapolation
 // is kept only if the free energy is no higher than after the plain steps.
+// A cycle whose inner loops stopped at InnerIter does not extrapolate (see
+// squarem).
 //
 // Inner loop. With one Lagrange multiplier table λ_{PC}(x_C) per edge, the
 // minimiser has the form b_R ∝ exp(θ_R + (Σ_{P ∈ pa(R)} λ_{PR} -
@@ -55,7 +57,9 @@
 // multipliers, so the next outer step only multiplies them by
 // exp(θ^{t+1} - θ^t) and the inner loop warm-starts; it stops when no parent
 // marginal differs from its child by more than max(InnerTol, innerRel · δ),
-// δ the last outer step (inexact CCCP), or after InnerIter sweeps.
+// δ the last outer step (inexact CCCP), or after InnerIter sweeps; once
+// the outer loop stalls (no new smallest step in 200), δ is the smallest
+// step so far instead, so that the tolerance never loosens again.
 //
 // Start. A cold start first runs single-loop GBP (GBPIter sweeps, default
 // 2000) and, where it converges, starts at its fixed point (a fixed point of
@@ -76,8 +80,9 @@
 // largest belief change), "max_consistency", "inner_sweeps" (total),
 // "inner_unconverged" (outer steps whose inner loop hit InnerIter),
 // "degenerate_beliefs", "extrapolated" (SQUAREM cycles whose
-// extrapolation was kept) and "gbp_start" (1 when the run started at GBP's
-// fixed point).
+// extrapolation was kept), "stalled" (1 when the outer loop stalled and the
+// inner tolerance stopped loosening, see innerRel) and "gbp_start" (1 when
+// the run started at GBP's fixed point).
 package dlgbp
 
 import (
@@ -113,12 +118,27 @@ const caveWeight = 0.25
 // the bound to InnerTol is wasted work; the price of a loose inner loop is
 // that F, evaluated at beliefs consistent only to that tolerance, can rise
 // between steps by about that much (at most 8e-8 relative in the second
-// half of the runs of TestMonotone). The step that may end the run is always
-// minimised to InnerTol (see outer). With SQUAREM, on three 10x10 grids with
-// couplings U(-10,10) (infertest.SpinGlass(10, false, 10, 0..2)) innerRel
-// 1e-3 took 150328, 16245 and 37478 inner sweeps, 1e-2 75132, 5334 and
-// 27179, 0.1 33511, 4585 and 16755 (plain CCCP with 1e-3: 141087, 23046
-// and 42910).
+// half of the runs of TestMonotone). Once some step moved no entry by Tol,
+// every later bound is minimised to InnerTol (see outer). With SQUAREM, on
+// three 10x10 grids with couplings U(-10,10) (infertest.SpinGlass(10, false,
+// 10, 0..2)) innerRel 1e-3 took 150328, 16245 and 37478 inner sweeps, 1e-2
+// 75132, 5334 and 27179, 0.1 33511, 4585 and 16755 (plain CCCP with 1e-3:
+// 141087, 23046 and 42910).
+//
+// Stall. An extrapolated SQUAREM step moves further than the plain ones
+// (|T(x') - x'| up to 100 times), so δ from it loosens the next inner
+// loops; their F is then too noisy to reject the next extrapolation, and
+// the outer loop can settle into a cycle: on model 1 of the 20x20 grids
+// with couplings U(-15,15) of the hard models the largest step fell to 2e-7
+// by outer step 700, grew back to 5e-4 and stayed there until the cap of
+// 10000 steps (832 s). Once stallWindow steps pass without a new smallest
+// step, δ is the smallest step so far and the tolerance never loosens
+// again: model 1 then stalled at step 914 (smallest step 1.7e-7) and
+// converged in 1489 steps (54 s of CPU). Not from the start: the loose,
+// noisy inner loops also let extrapolations through that help, and a
+// never-loosening tolerance from the first step took 5963 outer steps and
+// 702045 inner sweeps (38.5 s) instead of 1841 and 67786 (4.4 s) on model 2
+// of the 10x10 grids with couplings U(-10,10).
 const innerRel = 0.1
 
 // Options configures a double-loop GBP run; start from DefaultOptions.
@@ -213,20 +233,29 @@ type DLGBP struct {
 	prod []float64 // scratch: largest child
 	logb []float64 // scratch: largest region
 
-	warm              bool // belief, lin and theta hold a previous call's state
-	dbg               func(int, float64, float64)
+	warm              bool      // belief, lin and theta hold a previous call's state
 	phase             int       // position in the SQUAREM cycle (see squarem)
 	sq0, sq1          []float64 // SQUAREM's x0 and x1 (then x2)
 	f2                float64   // F(x2) of the current cycle
 	fIterate          float64   // F of the current iterate
+	capped            bool      // an inner loop of this SQUAREM cycle's x1 or x2 stopped at InnerIter
 	extrapolated      int       // SQUAREM cycles whose extrapolated point was taken
 	innerSweeps       int
 	innerUnconverged  int
 	lastInnerViol     float64
 	lastDelta         float64 // the last outer step's largest belief change
+	minDelta          float64 // the smallest largest belief change of an outer step so far in this call
+	sinceMin          int     // outer steps since minDelta last fell
+	stalled           bool    // the outer loop stalled: the inner tolerance follows minDelta (see tolDelta)
+	stalls            int     // 1 if the call stalled
+	stallWindow       int     // stallWindow; a test hook
 	energy            [][]float64
 	trace             *[]float64 // test hook: F after every outer step
 	degenerateBeliefs int
+
+	// test hook: called after every outer step with its largest belief
+	// change, its inner tolerance and its inner sweeps
+	stepHook func(delta, innerTol float64, sweeps int)
 }
 
 // block is one child region with the edges from its parents.
@@ -245,7 +274,7 @@ func New(g *region.Graph, opts Options) (*DLGBP, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
 	}
-	return &DLGBP{opts: opts, g: g}, nil
+	return &DLGBP{opts: opts, g: g, stallWindow: stallWindow}, nil
 }
 
 // Name returns "dlgbp".
@@ -316,7 +345,9 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	}
 	d.potentials(E)
 	d.energy = E
-	d.innerSweeps, d.innerUnconverged, d.lastDelta = 0, 0, 1 // no belief moves by more than 1
+	d.innerSweeps, d.innerUnconverged = 0, 0
+	d.lastDelta, d.minDelta = 1, 1 // no belief moves by more than 1
+	d.sinceMin, d.stalled, d.stalls = 0, false, 0
 	gbpStart := false
 	if !d.warm {
 		d.start()
@@ -325,7 +356,7 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 		}
 	}
 	d.warm = true
-	d.phase, d.extrapolated = 0, 0
+	d.phase, d.extrapolated, d.capped = 0, 0, false
 	copy(d.lin, d.belief)
 
 	res := &infer.Result{Diagnostics: map[string]float64{}}
@@ -345,6 +376,7 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	res.Diagnostics["inner_unconverged"] = float64(d.innerUnconverged)
 	res.Diagnostics["degenerate_beliefs"] = float64(d.degenerateBeliefs)
 	res.Diagnostics["extrapolated"] = float64(d.extrapolated)
+	res.Diagnostics["stalled"] = float64(d.stalls)
 	if gbpStart {
 		res.Diagnostics["gbp_start"] = 1
 	}
@@ -428,7 +460,7 @@ func (d *DLGBP) potentials(E [][]float64) {
 // startFromGBP runs single-loop GBP (GBPIter sweeps) and, if it converged
 // and passed the shared check, sets the beliefs to its fixed point, θ to
 // their logarithm (a bound whose minimiser they are, with zero multipliers)
-// and lastDelta below Tol, so that the first outer step minimises its bound
+// and minDelta below Tol, so that the first outer step minimises its bound
 // to InnerTol. It reports whether it did.
 func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model) (bool, error) {
 	if d.opts.GBPIter == 0 {
@@ -461,7 +493,7 @@ func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model) (bool, error) {
 			}
 		}
 	}
-	d.lastDelta = d.opts.Tol / 2
+	d.lastDelta, d.minDelta = d.opts.Tol/2, d.opts.Tol/2
 	return true, nil
 }
 

@@ -179,6 +179,104 @@ func TestMonotone(t *testing.T) {
 	}
 }
 
+// TestStallTightensInnerTol: the inner loop's tolerance follows the last
+// outer step until the outer loop stalls (no new smallest step for the
+// stall window), then the smallest step so far, never loosening again, and
+// the run still converges. A tolerance that kept loosening after SQUAREM's
+// long steps let a 20x20 spin glass cycle until the step cap. The window is
+// shortened (a test hook) so that this 5x5 spin glass stalls.
+func TestStallTightensInnerTol(t *testing.T) {
+	m := infertest.SpinGlass(5, false, 10, 1)
+	cold := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter = 0 })
+	run := func(window int) (deltas, tols []float64, res *infer.Result) {
+		d := mustNew(t, build(t, m, "grid", "faces"), cold)
+		if window > 0 {
+			d.SetStallWindow(window)
+		}
+		d.StepHook(func(delta, innerTol float64, _ int) {
+			deltas, tols = append(deltas, delta), append(tols, innerTol)
+		})
+		res = infer1(t, d, m)
+		if !res.Converged {
+			t.Fatalf("window %d: not converged after %d outer steps: %v", window, res.Iterations, res.Diagnostics)
+		}
+		return deltas, tols, res
+	}
+	// Default window: no stall, and the tolerance loosens after a longer step.
+	_, tols, res := run(0)
+	if res.Diagnostics["stalled"] != 0 {
+		t.Fatalf("stalled with the default window: %v", res.Diagnostics)
+	}
+	if !loosens(tols, 0) {
+		t.Fatal("the inner tolerance never loosened: the model no longer shows what the test is about")
+	}
+	// Window 3: a stall, after which the tolerance never loosens.
+	deltas, tols, res := run(3)
+	if res.Diagnostics["stalled"] != 1 {
+		t.Fatalf("no stall with window 3: %v", res.Diagnostics)
+	}
+	stall := stallStep(deltas, 3)
+	if stall < 0 || stall+1 >= len(tols) {
+		t.Fatalf("no stall found in the %d steps", len(deltas))
+	}
+	if loosens(tols, stall+1) {
+		t.Errorf("the inner tolerance loosened after the stall at outer step %d", stall+1)
+	}
+	want := dlgbp.DefaultOptions().InnerTol
+	if last := tols[len(tols)-1]; last != want {
+		t.Errorf("the last step's inner tolerance is %g, want inner_tol %g", last, want)
+	}
+}
+
+// TestNoExtrapolationFromCappedInnerLoops: a SQUAREM cycle whose inner
+// loops stopped at InnerIter does not extrapolate (their results are not
+// the outer map's values); with one sweep per inner loop every cycle is
+// such a cycle, and the run still converges by plain steps.
+func TestNoExtrapolationFromCappedInnerLoops(t *testing.T) {
+	m := infertest.SpinGlass(5, false, 10, 1)
+	g := build(t, m, "grid", "faces")
+	for _, inner := range []int{1, 1000} {
+		opts := infertest.With(dlgbp.DefaultOptions(), func(o *dlgbp.Options) { o.GBPIter, o.InnerIter = 0, inner })
+		res := infer1(t, mustNew(t, g, opts), m)
+		if !res.Converged {
+			t.Fatalf("inner_iter %d: not converged after %d outer steps: %v", inner, res.Iterations, res.Diagnostics)
+		}
+		switch x := res.Diagnostics["extrapolated"]; {
+		case inner == 1 && x != 0:
+			t.Errorf("inner_iter 1: %v extrapolations kept, want 0", x)
+		case inner > 1 && x == 0:
+			t.Errorf("inner_iter %d: no extrapolation kept: the model no longer shows what the test is about", inner)
+		}
+	}
+}
+
+// loosens reports whether some tolerance from index from on is larger than
+// the one before.
+func loosens(tols []float64, from int) bool {
+	for k := max(from, 1); k < len(tols); k++ {
+		if tols[k] > tols[k-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// stallStep returns the index of the first step that ends window steps
+// without a new smallest change, or -1.
+func stallStep(deltas []float64, window int) int {
+	best, since := 1.0, 0
+	for k, d := range deltas {
+		since++
+		if d < best {
+			best, since = d, 0
+		}
+		if since >= window {
+			return k
+		}
+	}
+	return -1
+}
+
 // TestConvergesWhereGBPOscillates: on a frustrated 4x4 spin glass and on a
 // 5x5 torus with couplings U(-10,10) GBP does not converge; double-loop GBP
 // does, to consistent beliefs whose free energy is below that of the exact
