@@ -80,8 +80,13 @@ func main() {
 		fail(2, "fakeslurm: called as "+name)
 	}
 	b, err := json.MarshalIndent(&st, "", " ")
+	// Write and rename: a caller's context may kill this process mid-write
+	// (squeue during a cancelled run), and readers must never see half a file.
 	if err == nil {
-		err = os.WriteFile(path, b, 0o644)
+		err = os.WriteFile(path+".tmp", b, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(path+".tmp", path)
 	}
 	if err != nil {
 		fail(2, err.Error())
