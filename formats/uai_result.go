@@ -28,7 +28,9 @@ import (
 //
 // The writers print every number in the shortest form that reads back as the
 // same float64 (strconv 'g', -1), so a written file reads back exactly; the
-// competitions' own files print 6 digits after the point. The readers also
+// competitions' own files print 6 digits after the point. They may start the
+// file with comment lines ("c ...", which the UAI 2016 format allows
+// anywhere), which the readers skip and ReadUAIResultHeader returns. The readers also
 // accept the UAI 2010 form, where a solution starts with the number of
 // evidence cases (one line per case follows), when that number is 1.
 
@@ -40,8 +42,9 @@ const (
 )
 
 // WriteMAR writes variable marginals as a UAI MAR result file: marg[i] is the
-// distribution of variable i, its length the variable's cardinality.
-func WriteMAR(w io.Writer, marg [][]float64) error {
+// distribution of variable i, its length the variable's cardinality. Each of
+// comments is written first as a line "c <comment>".
+func WriteMAR(w io.Writer, marg [][]float64, comments ...string) error {
 	if len(marg) == 0 {
 		return errors.New("write MAR: no variables")
 	}
@@ -50,8 +53,12 @@ func WriteMAR(w io.Writer, marg [][]float64) error {
 			return fmt.Errorf("write MAR: variable %d has an empty marginal", i)
 		}
 	}
+	head, err := uaiCommentLines(comments)
+	if err != nil {
+		return fmt.Errorf("write MAR: %w", err)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	buf := make([]byte, 0, 64)
+	buf := append(make([]byte, 0, 64), head...)
 	buf = append(buf, UAIResultMAR+"\n"...)
 	buf = strconv.AppendInt(buf, int64(len(marg)), 10)
 	bw.Write(buf)
@@ -71,31 +78,85 @@ func WriteMAR(w io.Writer, marg [][]float64) error {
 	return nil
 }
 
-// WritePR writes log10 Z as a UAI PR result file. A zero partition function
-// (impossible evidence) is written as -Inf, a failed estimate as NaN: the
-// file says what the method returned.
-func WritePR(w io.Writer, log10Z float64) error {
-	line := UAIResultPR + "\n" + strconv.FormatFloat(log10Z, 'g', -1, 64) + "\n"
+// WritePR writes log10 Z as a UAI PR result file, after comments as WriteMAR
+// writes them. The value is written as given, -Inf and NaN included: saying
+// what such a value means (a comment) is the caller's business.
+func WritePR(w io.Writer, log10Z float64, comments ...string) error {
+	head, err := uaiCommentLines(comments)
+	if err != nil {
+		return fmt.Errorf("write PR: %w", err)
+	}
+	line := head + UAIResultPR + "\n" + strconv.FormatFloat(log10Z, 'g', -1, 64) + "\n"
 	if _, err := io.WriteString(w, line); err != nil {
 		return fmt.Errorf("write PR: %w", err)
 	}
 	return nil
 }
 
+// uaiCommentLines returns comments as the lines "c <comment>\n". A comment
+// holding a line break is refused: its next line would be read as data.
+func uaiCommentLines(comments []string) (string, error) {
+	var b strings.Builder
+	for _, c := range comments {
+		if strings.ContainsAny(c, "\n\r\v\f") {
+			return "", fmt.Errorf("comment %q holds a line break", c)
+		}
+		b.WriteString("c " + c + "\n")
+	}
+	return b.String(), nil
+}
+
 // WriteMARFile writes marg to path atomically (see WriteMAR).
-func WriteMARFile(path string, marg [][]float64) error {
-	if err := writeAtomic(path, func(w io.Writer) error { return WriteMAR(w, marg) }); err != nil {
+func WriteMARFile(path string, marg [][]float64, comments ...string) error {
+	if err := writeAtomic(path, func(w io.Writer) error { return WriteMAR(w, marg, comments...) }); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
 // WritePRFile writes log10Z to path atomically (see WritePR).
-func WritePRFile(path string, log10Z float64) error {
-	if err := writeAtomic(path, func(w io.Writer) error { return WritePR(w, log10Z) }); err != nil {
+func WritePRFile(path string, log10Z float64, comments ...string) error {
+	if err := writeAtomic(path, func(w io.Writer) error { return WritePR(w, log10Z, comments...) }); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// uaiHeaderMax bounds what ReadUAIResultHeader reads: a header is a few
+// short lines, and a file that is not a result file must not be read whole.
+const uaiHeaderMax = 64 << 10
+
+// ReadUAIResultHeader returns the comment lines at the top of the UAI result
+// file at path, before its first line of data (the task line), each without
+// its "c" and the blanks after it. Blank lines are skipped; a byte order
+// mark is allowed. Only the first 64 KiB are read.
+func ReadUAIResultHeader(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read header: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(io.LimitReader(f, uaiHeaderMax))
+	var out []string
+	for first := true; ; first = false {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read header of %s: %w", path, err)
+		}
+		if first {
+			line = strings.TrimPrefix(line, string(uaiBOM))
+		}
+		t := strings.TrimLeft(line, " \t\r\v\f")
+		switch {
+		case strings.HasPrefix(t, "c"):
+			out = append(out, strings.TrimSpace(t[1:]))
+		case strings.TrimSpace(t) != "":
+			return out, nil
+		}
+		if err != nil {
+			return out, nil
+		}
+	}
 }
 
 // uaiSolution reads a result file's task line and returns the tokens of its

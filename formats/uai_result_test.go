@@ -227,3 +227,64 @@ func TestWriteMARFileAtomic(t *testing.T) {
 		t.Errorf("directory holds %v, want only the previous file", got)
 	}
 }
+
+// Comments go at the top as "c" lines; the readers skip them and
+// ReadUAIResultHeader returns them.
+func TestUAIResultComments(t *testing.T) {
+	dir := t.TempDir()
+	mar, pr := filepath.Join(dir, "m.uai.MAR"), filepath.Join(dir, "m.uai.PR")
+	marg := [][]float64{{0.25, 0.75}, {1}}
+	comments := []string{"status: failed check: ln Z is NaN", "run: x"}
+	if err := WriteMARFile(mar, marg, comments...); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePRFile(pr, math.NaN(), comments...); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "c status: failed check: ln Z is NaN\nc run: x\nPR\nNaN\n"; string(b) != want {
+		t.Errorf("PR file %q, want %q", b, want)
+	}
+	got, err := ReadMARFile(mar, []int{2, 1})
+	if err != nil || !reflect.DeepEqual(got, marg) {
+		t.Errorf("MAR read back %v, %v", got, err)
+	}
+	if z, err := ReadPRFile(pr); err != nil || !math.IsNaN(z) {
+		t.Errorf("PR read back %v, %v", z, err)
+	}
+	for _, p := range []string{mar, pr} {
+		if h, err := ReadUAIResultHeader(p); err != nil || !reflect.DeepEqual(h, comments) {
+			t.Errorf("%s: header %q, %v; want %q", p, h, err, comments)
+		}
+	}
+	if err := WritePR(&bytes.Buffer{}, 1, "two\nlines"); err == nil || !strings.Contains(err.Error(), "line break") {
+		t.Errorf("comment with a line break: %v", err)
+	}
+}
+
+func TestReadUAIResultHeader(t *testing.T) {
+	tests := map[string][]string{
+		"MAR\n1 1 1\n": nil,
+		"\xef\xbb\xbfc first\n\n  c  two \nPR\nc late\n1\n": {"first", "two"},
+		"c only":   {"only"},
+		"":         nil,
+		"cx\nPR 1": {"x"},
+	}
+	dir := t.TempDir()
+	for text, want := range tests {
+		p := filepath.Join(dir, "f")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadUAIResultHeader(p)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q, %v; want %q", text, got, err, want)
+		}
+	}
+	if _, err := ReadUAIResultHeader(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}

@@ -242,3 +242,41 @@ func TestHugeCardinalityRefused(t *testing.T) {
 		t.Error("output written")
 	}
 }
+
+// --uai-out from the command line: a sampler, which has no estimate of
+// ln Z, gets no PR file (not one holding a bare NaN), and the summary says
+// so; a second run (another --out) into the same --uai-out exits 2 with a
+// message naming --overwrite, and runs with it; --overwrite alone is a
+// usage error.
+func TestUAIOutRuns(t *testing.T) {
+	dir := t.TempDir()
+	models, uai := filepath.Join(dir, "m"), filepath.Join(dir, "uai")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 2}, models); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--models", models, "--methods", "bp,gibbs", "--set", "gibbs.sweeps=300", "--set", "gibbs.seed=1", "--uai-out", uai}
+	code, stderr := clitest.Run(t, append(args, "--out", filepath.Join(dir, "a"))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if pr, err := os.ReadFile(filepath.Join(uai, "gibbs", "grid3-gamma1-0.uai.PR")); err == nil {
+		t.Errorf("gibbs PR file written: %q", pr)
+	}
+	if _, err := formats.ReadMARFile(filepath.Join(uai, "gibbs", "grid3-gamma1-0.uai.MAR"), nil); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stderr, "no .uai.PR files for gibbs: no estimate of ln Z") {
+		t.Errorf("summary on stderr does not say gibbs has no PR files:\n%s", stderr)
+	}
+	code, stderr = clitest.Run(t, append(args, "--out", filepath.Join(dir, "b"))...)
+	if code != 2 || !strings.Contains(stderr, "another run") || !strings.Contains(stderr, "--overwrite") {
+		t.Errorf("second run: exit %d, stderr %s", code, stderr)
+	}
+	if code, stderr = clitest.Run(t, append(args, "--out", filepath.Join(dir, "b"), "--overwrite")...); code != 0 {
+		t.Errorf("with --overwrite: exit %d: %s", code, stderr)
+	}
+	code, stderr = clitest.Run(t, "--models", models, "--methods", "bp", "--overwrite", "--out", filepath.Join(dir, "c"))
+	if code != 2 || !strings.Contains(stderr, "--uai-out") {
+		t.Errorf("--overwrite without --uai-out: exit %d, stderr %s", code, stderr)
+	}
+}

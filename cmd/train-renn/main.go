@@ -39,8 +39,9 @@ type root struct {
 
 	Out string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet (network.parquet with --amortize)."`
 
-	given  map[string]bool // flags given on the command line, by name`
-	UAIOut string          `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files into DIR: <name>.uai.MAR (variable marginals; observed variables as point masses) and <name>.uai.PR (log10 Z), <name> being the model's name without .uai. Written with the Parquet files, all or none."`
+	given     map[string]bool // flags given on the command line, by name`
+	UAIOut    string          `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files: DIR/<method>/<name>.uai.MAR (variable marginals; observed variables as point masses) and DIR/<method>/<name>.uai.PR (log10 Z), <method> being the method name written to the outputs (--name; renn-mp by default) and <name> the model's name without .uai. Each file begins with a comment line saying whether the answer converged, did not (c renn status: NOT CONVERGED: how it stopped; the answer passed the shared check) or failed the shared check (c renn status: FAILED CHECK: the reason; the numbers are then what the method returned, no valid answer), then one naming the run (its --out). A file of another run (another --out) is not replaced without --overwrite (exit 2); a rerun into the same --out replaces its own files and removes those it no longer writes. Written with the Parquet files, all or none."`
+	Overwrite bool            `help:"With --uai-out: replace UAI result files written by another run (another --out) or not by these tools, instead of refusing to run (exit 2)."`
 }
 
 func (r *root) params() (trainrenn.Params, error) {
@@ -61,7 +62,7 @@ func (r *root) params() (trainrenn.Params, error) {
 		by = r.RefineBy
 	}
 	return trainrenn.Params{Models: r.Models, IDs: ids, Regions: r.Regions, Scheme: r.Scheme, Method: r.Method, Options: o,
-		UAIOut: r.UAIOut, Weights: r.Weights, Refine: r.Refine, RefineBy: by}, err
+		UAIOut: r.UAIOut, Overwrite: r.Overwrite, Weights: r.Weights, Refine: r.Refine, RefineBy: by}, err
 }
 
 func (r *root) amortizeParams() (trainrenn.AmortizeParams, error) {
@@ -108,7 +109,7 @@ func (r *root) combinations() error {
 		return errors.New("--amortize trains a family network and --weights runs one: give one of them")
 	case r.Amortize && len(per) > 0:
 		return fmt.Errorf("%s: per-model network options have no effect with --amortize (its options are --family-*)", strings.Join(per, ", "))
-	case r.Amortize && (r.Regions != "" || r.UAIOut != "" || r.given["method"] || r.given["name"] || r.given["refine"] || r.given["refine-by"]):
+	case r.Amortize && (r.Regions != "" || r.UAIOut != "" || r.Overwrite || r.given["method"] || r.given["name"] || r.given["refine"] || r.given["refine-by"]):
 		return errors.New("--amortize takes --models, --ids, --scheme, --family-* and --out only")
 	case !r.Amortize && len(fam) > 0:
 		return fmt.Errorf("%s: family network options need --amortize", strings.Join(fam, ", "))

@@ -140,6 +140,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad ids", "--models " + dir + " --out " + out + " --ids 4-2", 2, "range ends before it starts"},
 		{"no models file", "--models " + dir + " --out " + out, 1, "model_info.parquet"},
 		{"infnet with regions", "--models " + dir + " --regions " + dir + " --method infnet --out " + out, 2, "takes no --regions"},
+		{"overwrite without uai-out", "--models " + dir + " --out " + out + " --overwrite", 2, "needs --uai-out"},
+		{"overwrite with amortize", "--models " + dir + " --out " + out + " --amortize --overwrite", 2, "--amortize takes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

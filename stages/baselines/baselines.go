@@ -37,8 +37,10 @@ type Params struct {
 	// where every run failed does.
 	Strict bool `json:"strict,omitempty"`
 	// UAIOut, when set, is the directory of the UAI result files: each
-	// method's in UAIOut/<method>/ (stageio.UAIOutputs).
+	// method's in UAIOut/<method>/ (stageio.UAIOut).
 	UAIOut string `json:"uai_out,omitempty"`
+	// Overwrite lets the UAI result files replace those of another run.
+	Overwrite bool `json:"overwrite,omitempty"`
 	// Name, when set, is the method name written to the outputs in place
 	// of the one method's registry name (e.g. gbp-blocks3 for GBP on
 	// another region graph, scored beside plain gbp). Only with one method.
@@ -81,7 +83,21 @@ func (p Params) Check() error {
 	if p.Name != "" && strings.TrimSpace(p.Name) != p.Name {
 		return fmt.Errorf("--name %q has leading or trailing white space", p.Name)
 	}
-	return nil
+	return p.uai("").Check()
+}
+
+// uai is where the UAI result files of a run into out go.
+func (p Params) uai(out string) stageio.UAIOut {
+	return stageio.UAIOut{Dir: p.UAIOut, Out: out, Stage: "run-baselines", Overwrite: p.Overwrite}
+}
+
+// labels are the method names written to the outputs.
+func (p Params) labels() []string {
+	var out []string
+	for _, name := range p.Methods {
+		out = append(out, p.label(name))
+	}
+	return out
 }
 
 // label is the method name written to the outputs for method name.
@@ -107,8 +123,12 @@ func regionMethod(names []string) string {
 // estimates.parquet and stderrs.parquet (the standard errors of the Monte
 // Carlo methods' variable marginals; no rows without such a method) into out, with every run that finished, and their UAI
 // result files into p.UAIOut when set. Failed runs are logged as they
-// happen and summarised on w; Run returns an error, and writes nothing, if
-// every run failed, if p.Strict and any did, or if ctx was cancelled.
+// happen and summarised on w, then the answers that failed the shared check
+// or did not converge, and how their UAI files say so
+// (stageio.WriteUAISummary). Run returns an error, and writes nothing, if
+// every run failed, if p.Strict and any did, if the UAI files would replace
+// those of another run (a *stageio.UAIConflictError, checked before any
+// method runs) or if ctx was cancelled.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err := p.Check(); err != nil {
 		return err
@@ -123,6 +143,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	}
 	graphs, inputs, err := loadRegions(p, models, inputs)
 	if err != nil {
+		return err
+	}
+	if err := p.uai(out).Claim(p.labels(), models); err != nil {
 		return err
 	}
 	var marg []formats.MarginalRow
@@ -166,17 +189,21 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	uai, err := stageio.UAIOutputs(p.UAIOut, true, models, marg, est)
+	uai, answers, err := p.uai(out).Outputs(p.labels(), models, marg, est)
 	if err != nil {
 		return err
 	}
-	return commit(out, append([]stageio.Output{
+	err = commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
 		// Always written, empty without a Monte Carlo method, so that no
 		// earlier run's file is carried over beside the new marginals.
 		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, stderrs, prov) }},
 	}, uai...)...)
+	if err == nil {
+		stageio.WriteUAISummary(w, p.UAIOut, answers)
+	}
+	return err
 }
 
 // commit is stageio.Commit; a variable so tests can make an output fail.

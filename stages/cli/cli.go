@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -47,9 +48,20 @@ func run(name, description string, grammar any, args []string) int {
 	}
 	if err := ctx.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return 1
+		return runExit(err)
 	}
 	return 0
+}
+
+// runExit is the exit code of an error a command's Run returned: 2 if it is
+// one of the command line (it has a UsageError method reporting true, such
+// as the refusal to replace another run's files), else 1.
+func runExit(err error) int {
+	var u interface{ UsageError() bool }
+	if errors.As(err, &u) && u.UsageError() {
+		return 2
+	}
+	return 1
 }
 
 // utf8Args refuses an argument that is not valid UTF-8: kong decodes flag

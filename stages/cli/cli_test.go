@@ -2,22 +2,34 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
 type cmd struct {
-	N    int  `required:"" help:"A number."`
-	Fail bool `help:"Fail at run time."`
+	N        int  `required:"" help:"A number."`
+	Fail     bool `help:"Fail at run time."`
+	Conflict bool `help:"Fail at run time with a usage error."`
 }
 
 func (c *cmd) Run() error {
 	if c.Fail {
 		return errors.New("runtime failure")
 	}
+	if c.Conflict {
+		return fmt.Errorf("wrapped: %w", conflict{})
+	}
 	return nil
 }
+
+// conflict is a run-time error of the command line (as the refusal to
+// replace another run's files).
+type conflict struct{}
+
+func (conflict) Error() string    { return "files of another run" }
+func (conflict) UsageError() bool { return true }
 
 func TestExitCodes(t *testing.T) {
 	for _, tt := range []struct {
@@ -26,6 +38,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"--n=3"}, 0},
 		{[]string{"--n=3", "--fail"}, 1},
+		{[]string{"--n=3", "--conflict"}, 2},
 		{[]string{}, 2},
 		{[]string{"--n=x"}, 2},
 		{[]string{"--n=3", "--bogus"}, 2},

@@ -23,13 +23,30 @@ type Params struct {
 	Models  string        `json:"models"`
 	Options exact.Options `json:"options"`
 	// UAIOut, when set, is the directory of the UAI result files
-	// <name>.uai.MAR and <name>.uai.PR (stageio.UAIOutputs).
+	// exact/<name>.uai.MAR and exact/<name>.uai.PR (stageio.UAIOut).
 	UAIOut string `json:"uai_out,omitempty"`
+	// Overwrite lets the UAI result files replace those of another run.
+	Overwrite bool `json:"overwrite,omitempty"`
+}
+
+// uai is where the UAI result files of a run into out go.
+func (p Params) uai(out string) stageio.UAIOut {
+	return stageio.UAIOut{Dir: p.UAIOut, Out: out, Stage: "exact-infer", Overwrite: p.Overwrite}
+}
+
+// Check validates p before any file is read.
+func (p Params) Check() error {
+	if err := p.Options.Check(); err != nil {
+		return err
+	}
+	return p.uai("").Check()
 }
 
 // Run solves every model of p.Models exactly, writes marginals.parquet and
 // estimates.parquet into out (and the UAI result files into p.UAIOut when
-// set), and prints a short table to w.
+// set, refusing before any model is solved to replace those of another run:
+// a *stageio.UAIConflictError), and prints a short table to w, then how
+// many answers passed the shared check and converged.
 func Run(p Params, out string, w io.Writer) error {
 	entry, err := methods.Lookup("exact")
 	if err != nil {
@@ -45,6 +62,9 @@ func Run(p Params, out string, w io.Writer) error {
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
+		return err
+	}
+	if err := p.uai(out).Claim([]string{entry.Name}, models); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -67,7 +87,7 @@ func Run(p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	uai, err := stageio.UAIOutputs(p.UAIOut, false, models, marg, est)
+	uai, answers, err := p.uai(out).Outputs([]string{entry.Name}, models, marg, est)
 	if err != nil {
 		return err
 	}
@@ -77,5 +97,9 @@ func Run(p Params, out string, w io.Writer) error {
 	}, uai...)...); err != nil {
 		return err
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	stageio.WriteUAISummary(w, p.UAIOut, answers)
+	return nil
 }

@@ -2,6 +2,7 @@ package exactinfer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"github.com/renn-go/renn/core/exact"
 	"math"
@@ -210,7 +211,7 @@ func TestUAIOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := ms[0].Model
-			base := filepath.Join(uaiOut, strings.TrimSuffix(tc.in, ".uai")+".uai")
+			base := filepath.Join(uaiOut, "exact", strings.TrimSuffix(tc.in, ".uai")+".uai")
 			mar, err := formats.ReadMARFile(base+".MAR", m.Cards)
 			if err != nil {
 				t.Fatal(err)
@@ -219,9 +220,9 @@ func TestUAIOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ents, _ := os.ReadDir(uaiOut)
+			ents, _ := os.ReadDir(filepath.Join(uaiOut, "exact"))
 			if len(ents) != 2 {
-				t.Errorf("--uai-out holds %d entries, want the .MAR and the .PR", len(ents))
+				t.Errorf("--uai-out/exact holds %d entries, want the .MAR and the .PR", len(ents))
 			}
 
 			// Round trip: the files hold the Parquet results exactly.
@@ -309,11 +310,51 @@ func TestUAIOutIsing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"grid3-gamma1-0", "grid3-gamma1-1"} {
-		if _, err := formats.ReadMARFile(filepath.Join(uaiOut, name+".uai.MAR"), []int{2, 2, 2, 2, 2, 2, 2, 2, 2}); err != nil {
+		if _, err := formats.ReadMARFile(filepath.Join(uaiOut, "exact", name+".uai.MAR"), []int{2, 2, 2, 2, 2, 2, 2, 2, 2}); err != nil {
 			t.Error(err)
 		}
-		if _, err := formats.ReadPRFile(filepath.Join(uaiOut, name+".uai.PR")); err != nil {
+		if _, err := formats.ReadPRFile(filepath.Join(uaiOut, "exact", name+".uai.PR")); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// exact-infer's files go to DIR/exact/, say the answers converged, and name
+// the run; a second exact-infer run (another --out) is refused, before it
+// solves anything, unless Overwrite; --overwrite without --uai-out is
+// refused by Check.
+func TestUAIOutLayoutAndRuns(t *testing.T) {
+	dir := t.TempDir()
+	models, uaiOut := filepath.Join(dir, "models"), filepath.Join(dir, "uai")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 1, Seed: 7}, models); err != nil {
+		t.Fatal(err)
+	}
+	p := Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uaiOut}
+	var w bytes.Buffer
+	if err := Run(p, filepath.Join(dir, "exact"), &w); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(uaiOut, "exact", "grid3-gamma1-0.uai.PR"))
+	if want := "c renn status: converged; the answer passed the shared check\nc renn run: stage=exact-infer out=\"../../exact\" method=exact\nPR\n"; err != nil || !strings.HasPrefix(string(b), want) {
+		t.Errorf("PR file %q, %v; want it to begin %q", b, err, want)
+	}
+	if !strings.Contains(w.String(), "1 answers: 1 converged, 0 not converged but passing the shared check, 0 failed the shared check") {
+		t.Errorf("summary %q", w.String())
+	}
+	err = Run(p, filepath.Join(dir, "again"), &bytes.Buffer{})
+	var conflict *stageio.UAIConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("second run: error %v, want a conflict", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "again")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the refused run wrote its output directory")
+	}
+	p.Overwrite = true
+	if err := Run(p, filepath.Join(dir, "again"), &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	p.UAIOut = ""
+	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "--overwrite") {
+		t.Errorf("--overwrite without --uai-out: %v", err)
 	}
 }

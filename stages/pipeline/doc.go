@@ -91,7 +91,10 @@
 // Runner.Verify adopt the cached outputs after such a change instead of
 // rerunning them all. Eligible are the instances stale only because the
 // binary changed: flags, input files and outputs are as their stamps
-// recorded (missing instances and other reasons are left to Run). Of each
+// recorded (missing instances and other reasons are left to Run), and
+// they write nowhere but their output directory (an instance with a
+// --*-out flag such as --uai-out is left to Run: a sample would write
+// there too, and only --out is compared). Of each
 // stage with eligible instances, a sample is rerun with the new binary and
 // the same arguments, its output in <data>/.verify/<instance>: the
 // Verify.Sample instances whose cached runs were the shortest, and for

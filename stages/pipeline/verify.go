@@ -167,7 +167,25 @@ func (r *Runner) eligible(h *hasher, p *Plan, inst *Instance) (Status, *candidat
 		// Adopting for it would be undone by the next build.
 		return st, nil, nil
 	}
+	if flag := writesOutside(inst); flag != "" {
+		// A sample would write there too (over the instance's own files,
+		// or refused as another run), and only --out is compared.
+		st.Reason += "; it also writes --" + flag + ", which verify does not compare"
+		return st, nil, nil
+	}
 	return st, &candidate{stamp: stamp, fp: fp}, nil
+}
+
+// writesOutside returns the name of a flag of inst that names an output
+// besides --out (a --*-out flag, as --uai-out), or "".
+func writesOutside(inst *Instance) string {
+	for _, a := range inst.Args {
+		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if ok && strings.HasPrefix(a, "--") && name != "out" && strings.HasSuffix(name, "-out") && value != "" {
+			return name
+		}
+	}
+	return ""
 }
 
 // binaryOnly reports whether st, current in every respect but the binary's

@@ -423,6 +423,44 @@ func TestVerifyIneligible(t *testing.T) {
 	}
 }
 
+// An instance that writes outside its output directory (--uai-out) is not
+// verified: a sample would write there too, and only --out is compared.
+// pipeline run reruns it.
+func TestVerifyIneligibleOtherOutput(t *testing.T) {
+	p := verifyProject(t, `
+[stage.a]
+run = ["fakeparquet"]
+flags = { log = "runs", uai-out = "uai" }
+untracked = ["log"]
+
+[stage.b]
+run = ["fakeparquet"]
+flags = { log = "runs" }
+untracked = ["log"]
+`)
+	p.run(t, p.runner(), nil)
+	p.ran(t)
+	p.rebuild(t, "fakeparquet")
+	r := p.runner()
+	vp, err := r.PlanVerify(p.plan(t), Verify{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vp.Ineligible) != 1 || vp.Ineligible[0].Instance.ID != "a" || !strings.Contains(vp.Ineligible[0].Reason, "binary changed") ||
+		!strings.Contains(vp.Ineligible[0].Reason, "writes --uai-out, which verify does not compare") {
+		t.Fatalf("ineligible %+v, want a for its --uai-out", vp.Ineligible)
+	}
+	if err := r.Verify(context.Background(), vp); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ran(t); !slices.Equal(got, []string{".verify/b"}) {
+		t.Errorf("verify ran %q, want b's sample only", got)
+	}
+	if st := p.states(t); st["a"].State != Stale || st["b"].State != UpToDate {
+		t.Errorf("after verify: a %s, b %s; want stale and up to date", st["a"].State, st["b"].State)
+	}
+}
+
 func TestVerifySamples(t *testing.T) {
 	p := ranAndRebuilt(t)
 	tests := []struct {

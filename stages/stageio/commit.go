@@ -32,7 +32,8 @@ var exchangeDirs = exchange
 // (".<name>.commit-*"); the entries of dir that are not outputs (the
 // pipeline's .logs, files of other programs) are carried over, files by
 // hard link and subdirectories without outputs by rename at the last
-// moment (an output "uai/a.uai" replaces only that file of uai/); then the two
+// moment (an output "uai/a.uai" replaces only that file of uai/, and one
+// with Remove drops it); then the two
 // directories are exchanged in one atomic rename (renameat2
 // RENAME_EXCHANGE on Linux; elsewhere two renames, between which a kill
 // leaves no dir at all and the previous output in ".<name>.old-*") and the
@@ -217,6 +218,9 @@ func fillNew(tmp, cur string, outs []Output) error {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	for _, o := range outs {
+		if o.Remove {
+			continue // owned: not carried over
+		}
 		if err := o.Write(filepath.Join(tmp, o.Name)); err != nil {
 			return err
 		}
@@ -444,15 +448,19 @@ func commitFiles(dir string, outs []Output) error {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	removeStaleTemps(dir)
-	var done []string
+	var done, gone []string
 	for _, o := range outs {
 		path := filepath.Join(dir, o.Name)
+		if o.Remove {
+			gone = append(gone, path)
+			continue
+		}
 		if err := o.Write(path); err != nil {
 			return errors.Join(err, remove(append(done, path)))
 		}
 		done = append(done, path)
 	}
-	return nil
+	return remove(gone) // last: a failed write above keeps them
 }
 
 // removeStaleTemps removes the temporary files killed writers left in dir.

@@ -357,3 +357,37 @@ func TestCommitNestedDir(t *testing.T) {
 		t.Errorf("out holds %q: a commit directory is left", got)
 	}
 }
+
+// TestCommitRemove: an output with Remove takes the file out of the new set
+// (atomically, and in the fallback that writes file by file), and a failed
+// commit keeps it.
+func TestCommitRemove(t *testing.T) {
+	gone := Output{Name: "notes.txt", Remove: true}
+	_, out := previous(t)
+	if err := Commit(out, gone, failing("marginals.parquet")); !errors.Is(err, errDiskFull) {
+		t.Fatalf("error %v", err)
+	}
+	if got := read(t, filepath.Join(out, "notes.txt")); got != "mine" {
+		t.Errorf("a failed commit removed notes.txt: %q", got)
+	}
+	if err := Commit(out, text("marginals.parquet", "new"), gone); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(t, out), []string{".logs", "estimates.parquet", "marginals.parquet"}; !slices.Equal(got, want) {
+		t.Errorf("out holds %q, want %q", got, want)
+	}
+	_, out = previous(t)
+	t.Chdir(out)
+	if err := Commit(".", gone, failing("marginals.parquet")); !errors.Is(err, errDiskFull) {
+		t.Fatalf("error %v", err)
+	}
+	if got := read(t, "notes.txt"); got != "mine" {
+		t.Errorf("a failed commit in the working directory removed notes.txt: %q", got)
+	}
+	if err := Commit(".", gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("notes.txt"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("notes.txt still there: %v", err)
+	}
+}

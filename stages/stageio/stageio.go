@@ -171,11 +171,15 @@ func Provenance(stage string, params any, seed int64, inputs []string) (formats.
 // Output is one file a stage writes: its name inside the output directory and
 // the function that writes it to a path. Dir, when set, is the directory of
 // this output instead of the stage's output directory (--uai-out); Name may
-// hold subdirectories, which the writer creates.
+// hold subdirectories, which the writer creates. An output with Remove set
+// (and no Write) removes the file Name instead: the commit does not carry it
+// over (a result file of the stage's previous run that this run no longer
+// writes).
 type Output struct {
-	Name  string
-	Write func(path string) error
-	Dir   string
+	Name   string
+	Write  func(path string) error
+	Dir    string
+	Remove bool
 }
 
 // MarginalRows turns the marginals of model m (its exact ones or a method's

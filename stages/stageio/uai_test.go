@@ -38,7 +38,7 @@ func uaiTestRows(method string) ([]formats.MarginalRow, formats.EstimateRow) {
 		rows = append(rows, formats.MarginalRow{ModelID: 4, Method: method, Kind: "var", Index: int32(i), Probs: p})
 	}
 	rows = append(rows, formats.MarginalRow{ModelID: 4, Method: method, Kind: "factor", Index: 0, Probs: make([]float64, 6)})
-	return rows, formats.EstimateRow{ModelID: 4, Method: method, LogZ: 2 * math.Ln10}
+	return rows, formats.EstimateRow{ModelID: 4, Method: method, LogZ: 2 * math.Ln10, Converged: true}
 }
 
 func TestUAIOutputs(t *testing.T) {
@@ -51,7 +51,8 @@ func TestUAIOutputs(t *testing.T) {
 		r, e := uaiTestRows(method)
 		marg, est = append(marg, r...), append(est, e)
 	}
-	outs, err := UAIOutputs(out, true, models, marg, est)
+	u := UAIOut{Dir: out, Out: filepath.Join(dir, "parquet"), Stage: "test"}
+	outs, answers, err := u.Outputs([]string{"bp", "mf"}, models, marg, est)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestUAIOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]float64{{0.25, 0.75}, {0, 0, 1}, {0, 1}}
-	for _, method := range []string{"bp", "mf"} {
+	for i, method := range []string{"bp", "mf"} {
 		got, err := formats.ReadMARFile(filepath.Join(out, method, "net.uai.MAR"), models[0].Model.Cards)
 		if err != nil {
 			t.Fatal(err)
@@ -71,23 +72,37 @@ func TestUAIOutputs(t *testing.T) {
 		if err != nil || math.Abs(z-2) > 1e-15 {
 			t.Errorf("%s: PR %v, %v; want 2", method, z, err)
 		}
+		a := answers[i]
+		if a.Method != method || a.Base != filepath.Join(out, method, "net.uai") || a.MAR.State != UAIConverged || a.PR.State != UAIConverged {
+			t.Errorf("answer %+v", a)
+		}
+		for _, suf := range []string{".MAR", ".PR"} {
+			head, err := formats.ReadUAIResultHeader(filepath.Join(out, method, "net.uai"+suf))
+			wantHead := []string{uaiStatusConverged, `renn run: stage=test out="../../parquet" method=` + method}
+			if err != nil || !reflect.DeepEqual(head, wantHead) {
+				t.Errorf("%s%s: header %q, %v; want %q", method, suf, head, err, wantHead)
+			}
+		}
 	}
 	// The rows themselves are left as they were.
 	if marg[1].Probs[2] != 0.7 {
 		t.Errorf("rows changed: %v", marg[1].Probs)
 	}
 
-	// One method, no subdirectory.
+	// One method, exact-infer's: its own directory too.
 	r, e := uaiTestRows("exact")
 	flat := filepath.Join(dir, "flat")
-	if outs, err = UAIOutputs(flat, false, models, r, []formats.EstimateRow{e}); err != nil {
+	u.Dir = flat
+	if outs, _, err = u.Outputs([]string{"exact"}, models, r, []formats.EstimateRow{e}); err != nil {
 		t.Fatal(err)
 	}
-	if len(outs) != 2 || outs[0].Name != "net.uai.MAR" || outs[1].Name != "net.uai.PR" || outs[0].Dir != flat {
+	if len(outs) != 2 || outs[0].Name != "net.uai.MAR" || outs[1].Name != "net.uai.PR" || outs[0].Dir != filepath.Join(flat, "exact") {
 		t.Errorf("outputs %+v", outs)
 	}
-	if outs, err = UAIOutputs("", false, models, r, []formats.EstimateRow{e}); outs != nil || err != nil {
-		t.Errorf("no directory: %v, %v", outs, err)
+	u.Dir = ""
+	outs, answers, err = u.Outputs([]string{"exact"}, models, r, []formats.EstimateRow{e})
+	if outs != nil || err != nil || len(answers) != 1 || answers[0].Base != "" {
+		t.Errorf("no directory: %v, %+v, %v", outs, answers, err)
 	}
 }
 
@@ -101,23 +116,29 @@ func TestUAIOutputsErrors(t *testing.T) {
 	}
 	e5.ModelID = 5
 	tests := []struct {
-		name   string
-		models []Model
-		marg   []formats.MarginalRow
-		est    []formats.EstimateRow
-		want   string
+		name    string
+		models  []Model
+		methods []string
+		marg    []formats.MarginalRow
+		est     []formats.EstimateRow
+		want    string
 	}{
-		{"path in the name", []Model{uaiTestModel("../x")}, r, []formats.EstimateRow{e}, `model name "../x" cannot name a UAI result file`},
-		{"empty name", []Model{uaiTestModel(".uai")}, r, []formats.EstimateRow{e}, `model name ".uai" cannot name`},
-		{"clash", two, append(r, r5...), []formats.EstimateRow{e, e5}, "models 4 and 5 would both write a.uai.MAR"},
-		{"missing marginal", []Model{uaiTestModel("a")}, r[1:], []formats.EstimateRow{e}, "no marginal of 2 states for variable 0"},
-		{"unknown model", nil, r, []formats.EstimateRow{e}, "estimate of unknown model 4"},
+		{"path in the name", []Model{uaiTestModel("../x")}, []string{"bp"}, r, []formats.EstimateRow{e}, `model name "../x" cannot name a UAI result file`},
+		{"empty name", []Model{uaiTestModel(".uai")}, []string{"bp"}, r, []formats.EstimateRow{e}, `model name ".uai" cannot name`},
+		{"clash", two, []string{"bp"}, append(r, r5...), []formats.EstimateRow{e, e5}, "models 4 and 5 would both write bp/a.uai.MAR"},
+		{"missing marginal", []Model{uaiTestModel("a")}, []string{"bp"}, r[1:], []formats.EstimateRow{e}, "no marginal of 2 states for variable 0"},
+		{"unknown model", nil, []string{"bp"}, r, []formats.EstimateRow{e}, "estimate of model 4 by bp, not among the models and methods run"},
+		{"unknown method", []Model{uaiTestModel("a")}, []string{"mf"}, r, []formats.EstimateRow{e}, "estimate of model 4 by bp, not among"},
+		{"method as a path", []Model{uaiTestModel("a")}, []string{"../bp"}, r, []formats.EstimateRow{e}, `method name "../bp" cannot name a directory`},
 	}
 	for _, tc := range tests {
-		_, err := UAIOutputs("dir", false, tc.models, tc.marg, tc.est)
+		_, _, err := UAIOut{Dir: "dir", Out: "out"}.Outputs(tc.methods, tc.models, tc.marg, tc.est)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	if err := (UAIOut{Overwrite: true}).Check(); err == nil || !strings.Contains(err.Error(), "--overwrite") {
+		t.Errorf("--overwrite without --uai-out: %v", err)
 	}
 }
 

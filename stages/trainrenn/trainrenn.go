@@ -40,8 +40,11 @@ type Params struct {
 	// written to the output files (see DefaultName).
 	Options renn.Options `json:"options"`
 	// UAIOut, when set, is the directory of the UAI result files
-	// (stageio.UAIOutputs).
+	// <method>/<name>.uai.MAR and .PR (stageio.UAIOut), <method> being
+	// Options.Name.
 	UAIOut string `json:"uai_out,omitempty"`
+	// Overwrite lets the UAI result files replace those of another run.
+	Overwrite bool `json:"overwrite,omitempty"`
 	// Weights, when set, is a trained family network (train-renn
 	// --amortize): every model starts from its answer (see Refine).
 	Weights string `json:"weights,omitempty"`
@@ -144,6 +147,9 @@ func (p Params) Check() error {
 	if entry.Regions == methods.BetheRegions && p.Regions != "" {
 		return fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
 	}
+	if err := p.uai("").Check(); err != nil {
+		return err
+	}
 	if p.Weights != "" && p.Options.Net != "message" {
 		return fmt.Errorf("--weights needs the message net (--method renn-mp), not --net %s", p.Options.Net)
 	}
@@ -212,6 +218,9 @@ func Run(ctx context.Context, p Params, out string) error {
 	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
 		return err
 	}
+	if err := p.uai(out).Claim([]string{opts.Name}, models); err != nil {
+		return err
+	}
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
 	for _, e := range models {
@@ -278,12 +287,37 @@ func Run(ctx context.Context, p Params, out string) error {
 	if err != nil {
 		return err
 	}
-	uai, err := stageio.UAIOutputs(p.UAIOut, false, models, marg, est)
+	uai, answers, err := p.uai(out).Outputs([]string{opts.Name}, models, marg, est)
 	if err != nil {
 		return err
 	}
-	return stageio.Commit(out, append([]stageio.Output{
+	if err := stageio.Commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
-	}, uai...)...)
+	}, uai...)...); err != nil {
+		return err
+	}
+	logUAI(answers)
+	return nil
+}
+
+// uai is where the UAI result files of a run into out go.
+func (p Params) uai(out string) stageio.UAIOut {
+	return stageio.UAIOut{Dir: p.UAIOut, Out: out, Stage: "train-renn", Overwrite: p.Overwrite}
+}
+
+// logUAI logs the answers that failed the shared check or did not converge,
+// with the UAI result files that say so.
+func logUAI(answers []stageio.UAIAnswer) {
+	for _, a := range answers {
+		for _, f := range []struct {
+			suffix string
+			s      stageio.UAIStatus
+		}{{formats.UAIResultMAR, a.MAR}, {formats.UAIResultPR, a.PR}} {
+			if f.s.State == stageio.UAIConverged || a.Base == "" {
+				continue
+			}
+			slog.Warn("UAI result file", "file", a.Base+"."+f.suffix, "model", a.ModelID, "method", a.Method, "status", f.s.String())
+		}
+	}
 }
