@@ -12,8 +12,10 @@ import (
 // Safeguards of the message iteration (see the package comment).
 const (
 	// checkEvery is the number of sweeps between two evaluations of the
-	// bound.
-	checkEvery = 10
+	// bound. One evaluation (a sum-product pass over every forest) costs
+	// about 3.7 sweeps on a 20x20 grid with 16 forests (0.64 ms a sweep,
+	// 2.4 ms the bound, best of 4 runs), so the checks add about 18 %.
+	checkEvery = 20
 	// explodeLimit bounds the magnitude of a finite log-message entry
 	// (messages are shifted so their largest entry is 0). Far beyond any
 	// meaningful message, it only keeps diverging messages away from the
