@@ -459,6 +459,16 @@ func TestDeterministicDivergence(t *testing.T) {
 			if d == 0 && res.Diagnostics["restarts"] < 1 {
 				t.Errorf("%s: undamped run never went back (diagnostics %v)", name, res.Diagnostics)
 			}
+			// The run keeps its lowest bound, so 1000 sweeps never end
+			// above one.
+			o.MaxIter = 1
+			one, err := mustNew(t, o).Infer(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Converged && res.LogZ > one.LogZ {
+				t.Errorf("%s damping %v: ln Z %.6g after %d sweeps, %.6g after one", name, d, res.LogZ, res.Iterations, one.LogZ)
+			}
 		}
 	}
 }
