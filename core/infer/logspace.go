@@ -60,12 +60,27 @@ func NormalizeLogTo(dst, logp []float64) float64 {
 		}
 		return mx
 	}
+	lse := mx + math.Log(s)
+	if math.Abs(mx) <= exactShift {
+		for k, v := range logp {
+			dst[k] = math.Exp(v - lse)
+		}
+		return lse
+	}
 	inv := 1 / s
 	for k, v := range logp {
 		dst[k] = math.Exp(v-mx) * inv
 	}
-	return mx + math.Log(s)
+	return lse
 }
+
+// exactShift is the largest |mx| at which NormalizeLogTo and ShiftLog
+// subtract lse = mx + ln s from every entry in one step: the rounding of
+// lse then moves a probability by at most 2^20 · 2^-53 = 2^-33 relative.
+// Beyond it they subtract mx and ln s apart (see logSumParts). The results
+// of the two ways differ in the last bits, and results below exactShift
+// are kept as every method has always computed them.
+const exactShift = 1 << 20
 
 // ShiftLog subtracts ln Σ exp(x) from every entry of x in place, so that x
 // becomes a normalised log-probability vector, and returns the subtracted
@@ -87,10 +102,17 @@ func ShiftLog(x []float64) float64 {
 		return mx
 	}
 	ls := math.Log(s)
+	lse := mx + ls
+	if math.Abs(mx) <= exactShift {
+		for k := range x {
+			x[k] -= lse
+		}
+		return lse
+	}
 	for k := range x {
 		x[k] = (x[k] - mx) - ls
 	}
-	return mx + ls
+	return lse
 }
 
 // XLogX returns x ln x with the convention 0 ln 0 = 0.
