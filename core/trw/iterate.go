@@ -17,10 +17,14 @@ const (
 	// 2.4 ms the bound, best of 4 runs), so the checks add about 18 %.
 	checkEvery = 20
 	// explodeLimit bounds the magnitude of a finite log-message entry
-	// (messages are shifted so their largest entry is 0). Far beyond any
-	// meaningful message, it only keeps diverging messages away from the
-	// overflow to -Inf, which would be read as an exclusion.
-	explodeLimit = 1e100
+	// (messages are shifted so their largest entry is 0). A message of a
+	// factor without zeros spans at most the range of the factor's
+	// log-potentials divided by ρ_a, so only log-potentials spanning
+	// millions reach it; a zero's influence grows the messages only
+	// logarithmically in the sweeps. Beyond it the bound's rounding
+	// (about 1e8 · 2^-53 per term) would begin to matter, and diverging
+	// messages would soon overflow to -Inf, which reads as an exclusion.
+	explodeLimit = 1e8
 	// maxDamping ends the damping increases: a run that diverges even at
 	// this damping stops.
 	maxDamping = 0.999
