@@ -45,6 +45,10 @@ func TestNormalizeLog(t *testing.T) {
 		{[]float64{-inf, 5}, []float64{0, 1}, 5},
 		{[]float64{-inf, -inf, -inf, -inf}, []float64{0.25, 0.25, 0.25, 0.25}, -inf},
 		{[]float64{800, 800 + math.Log(3)}, []float64{0.25, 0.75}, 800 + math.Log(4)},
+		// ln 2 is below the rounding step of 1e17 (16): the normaliser
+		// rounds to 1e17, but the probabilities must still sum to 1.
+		{[]float64{1e17, 1e17}, []float64{0.5, 0.5}, 1e17},
+		{[]float64{-1e17, -1e17, -inf}, []float64{0.5, 0.5, 0}, -1e17},
 	} {
 		got := infer.NormalizeLog(tc.logp)
 		dst := make([]float64, len(tc.logp))

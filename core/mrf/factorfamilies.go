@@ -10,7 +10,8 @@ import (
 // the kinds of model of the UAI 2014 inference competition that are not
 // Ising models: soft constraint satisfaction problems with 4 states and
 // ternary factors, noisy-OR Bayesian networks with evidence (Promedas-like),
-// and pedigrees with 3 genotypes, arity-4 factors and evidence. Each is drawn
+// pedigrees with 3 genotypes, arity-4 factors and evidence, and
+// genetic-linkage networks over several loci (linkage.go). Each is drawn
 // from NewRand(seed) alone, so model k of a collection is regenerated from
 // DeriveSeed(base, k). Evidence is applied with Model.Observe: the observed
 // variables' point-mass factors come last, after the model's own factors,
@@ -25,7 +26,7 @@ const (
 )
 
 // FactorFamilies lists the factor families in the order help texts give them.
-var FactorFamilies = []string{FamilyCSP, FamilyNoisyOR, FamilyPedigree}
+var FactorFamilies = []string{FamilyCSP, FamilyNoisyOR, FamilyPedigree, FamilyLinkage}
 
 // MaxFactorFamilySize bounds Size of every factor family: the models are
 // meant for exact inference, and a family's cost in memory is a few hundred
@@ -80,6 +81,12 @@ const (
 //     a fraction PedigreeSeen of the phenotypes and PedigreeTyped of the
 //     genotypes are observed at it. Variables: genotype of individual i is
 //     2i, its phenotype 2i+1. Size >= PedigreeWidth + 1.
+//   - linkage: genetic-linkage networks in the style of Fishelson and
+//     Geiger's (the UAI competitions' pedigree and linkage sets): Size
+//     individuals in generations of LinkageWidth, parents drawn from the
+//     previous generation as in pedigree, each typed at LinkageLoci loci.
+//     See linkage.go for the variables, factors and evidence.
+//     Size >= LinkageWidth + 1; Size 24 gives 432 variables.
 type FactorFamily struct {
 	Family string
 	Size   int
@@ -95,8 +102,10 @@ func (f FactorFamily) Check() error {
 		lo = 2
 	case FamilyPedigree:
 		lo = PedigreeWidth + 1
+	case FamilyLinkage:
+		lo = LinkageWidth + 1
 	default:
-		return fmt.Errorf("unknown factor family %q (want csp, noisy-or or pedigree)", f.Family)
+		return fmt.Errorf("unknown factor family %q (want csp, noisy-or, pedigree or linkage)", f.Family)
 	}
 	if f.Size < lo || f.Size > MaxFactorFamilySize {
 		return fmt.Errorf("%s size %d out of range [%d, %d]", f.Family, f.Size, lo, MaxFactorFamilySize)
@@ -115,6 +124,8 @@ func (f FactorFamily) Generate(seed int64) (*Model, error) {
 		return softCSP(f.Size, r), nil
 	case FamilyNoisyOR:
 		return noisyOR(f.Size, r), nil
+	case FamilyLinkage:
+		return linkage(f.Size, r), nil
 	default:
 		return pedigree(f.Size, r), nil
 	}

@@ -18,6 +18,8 @@ func TestFactorFamilyCheck(t *testing.T) {
 		{FactorFamily{FamilyNoisyOR, 1}, "out of range"},
 		{FactorFamily{FamilyPedigree, PedigreeWidth}, "out of range"},
 		{FactorFamily{FamilyPedigree, MaxFactorFamilySize + 1}, "out of range"},
+		{FactorFamily{FamilyLinkage, LinkageWidth + 1}, ""},
+		{FactorFamily{FamilyLinkage, LinkageWidth}, "out of range"},
 		{FactorFamily{"bn", 10}, "unknown factor family"},
 	} {
 		err := tt.f.Check()

@@ -7,9 +7,10 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// finish fills in res's marginals, the certified bound (LogZ) and the
-// primal objective from the current messages.
-func (t *TRW) finish(m *mrf.Model, res *infer.Result) {
+// finish fills in res's marginals and the primal objective from the
+// current messages, and LogZ from bound, the certified bound at them
+// (constant factors left out).
+func (t *TRW) finish(m *mrf.Model, res *infer.Result, bound float64) {
 	g := t.g
 	t.computePhi()
 	res.Marginals.Vars = make([][]float64, g.NumVars())
@@ -52,7 +53,7 @@ func (t *TRW) finish(m *mrf.Model, res *infer.Result) {
 		}
 	}
 	primal += constant
-	bound := constant + t.bound(m)
+	bound += constant
 	res.LogZ = bound
 	res.FreeEnergy = -bound
 	res.Diagnostics["primal_logz"] = primal

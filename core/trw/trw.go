@@ -57,6 +57,32 @@
 // the primal objective at the final beliefs, "bound_gap" LogZ minus it, and
 // "forests" the number S of forests used (Trees plus any added to cover
 // every factor). FreeEnergy is -LogZ.
+//
+// # Divergence
+//
+// The damped iteration is not a contraction everywhere. On models with
+// deterministic factors of arity 3 and more (constraint tables, the
+// transmission factors of genetic-linkage networks) whose appearance
+// probabilities are small, a mode of the iteration grows geometrically:
+// log-message entries on states of positive probability fall by a constant
+// factor per sweep (about 1.06 at damping 0.25 on a 192-variable linkage
+// model, from sweep 470 on), so that within 1000 sweeps they reach 1e19 and
+// beyond, and without damping 1e300, where they would overflow into false
+// exclusions. The bound at such messages is still a bound in exact
+// arithmetic, but a useless one (ln Z 1e18 where the exact value is -50),
+// and beliefs at log magnitudes of 1e17 cannot be normalised in floating
+// point. Damping halves the growth rate of an oscillating mode, so the run
+// guards itself by the bound, which any finite messages certify: it is
+// evaluated every checkEvery sweeps, and the messages of the lowest bound
+// are kept. When a checkpoint's bound rises above the lowest by more than
+// max(1, 1e-3 |lowest|), or a finite message entry passes explodeLimit,
+// the run returns to the lowest bound's messages and halves 1 - damping
+// (0.25 becomes 0.625, then 0.8125, ...) for its remaining sweeps, up to
+// maxDamping, beyond which it stops. A run that does not converge ends on
+// the messages of its lowest bound, which LogZ and the marginals then
+// come from. Diagnostics "restarts" counts the returns, "damping" is the
+// damping of the last sweep, and "diverged" is 1 for a run that diverged
+// even at maxDamping.
 package trw
 
 import (
@@ -88,8 +114,9 @@ type Options struct {
 	// damping 0.1, 0.25 and 0.5 gave bounds within 0.1 % of each other and
 	// converged on 3, 1 and 0 of 10 at f = 2 (none at f >= 5 within 1000
 	// sweeps), but 0.1 missed convergence on a small pedigree where 0.25
-	// and 0.5 converged.
-	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old."`
+	// and 0.5 converged. A run whose messages diverge raises it for its
+	// remaining sweeps (see Divergence in the package comment).
+	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old. A run whose bound rises (the messages diverge) goes back to its lowest bound and continues with 1-d halved."`
 	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
 	// no limit. Default 0.
 	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged (its ln Z is still an upper bound)."`
@@ -141,6 +168,10 @@ type TRW struct {
 	node       []float64 // scratch, same shape as belief
 
 	degenerate int // messages with no mass anywhere in the last sweep
+
+	exploded  bool      // some finite message entry fell below -explodeLimit in the last sweep
+	bestMsg   []float64 // the messages of the lowest bound seen in this call
+	bestBound float64
 }
 
 // New returns a TRW method with opts (start from DefaultOptions).
@@ -188,19 +219,12 @@ func (t *TRW) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	}
 	t.setUnary(m)
 	t.beliefs(t.belief)
-	res := &infer.Result{Diagnostics: map[string]float64{"damping": t.opts.Damping, "forests": float64(len(t.forests))}}
-	budget := infer.Budget{MaxIter: t.opts.MaxIter, MaxSeconds: t.opts.MaxSeconds}
-	delta, err := budget.Iterate(ctx, "trw", t.opts.Tol, res, func() float64 {
-		t.sweep(m)
-		d := t.beliefs(t.next)
-		t.belief, t.next = t.next, t.belief
-		return d
-	})
+	res := &infer.Result{Diagnostics: map[string]float64{"forests": float64(len(t.forests))}}
+	bound, err := t.iterate(ctx, m, res)
 	if err != nil {
 		return nil, err
 	}
-	res.Diagnostics["max_delta"] = delta
-	t.finish(m, res)
+	t.finish(m, res, bound)
 	return res, nil
 }
 
@@ -236,6 +260,7 @@ func (t *TRW) setup(g *infer.FactorGraph) {
 	}
 	t.msgOff = append(t.msgOff, off)
 	t.msg = make([]float64, off)
+	t.bestMsg = make([]float64, off)
 	t.edgeFactor = make([]int, len(t.msgOff)-1)
 	for a := range g.Scopes {
 		for e := t.edgeOff[a]; e < t.edgeOff[a+1]; e++ {
@@ -298,9 +323,9 @@ func (t *TRW) cavity(j, e int, dst []float64) {
 
 // sweep updates every factor's messages once, in factor order. It
 // allocates nothing.
-func (t *TRW) sweep(m *mrf.Model) {
-	d := t.opts.Damping
+func (t *TRW) sweep(m *mrf.Model, d float64) {
 	t.degenerate = 0
+	t.exploded = false
 	for a := range m.Factors {
 		f := &m.Factors[a]
 		if len(f.Vars) < 2 {
@@ -333,6 +358,11 @@ func (t *TRW) sweep(m *mrf.Model) {
 					out[x] = (1-d)*out[x] + d*old[x] // -Inf stays -Inf, never NaN
 				}
 				infer.ShiftMax(out)
+			}
+			for _, l := range out {
+				if l < -explodeLimit && !math.IsInf(l, -1) {
+					t.exploded = true
+				}
 			}
 			copy(old, out)
 		}

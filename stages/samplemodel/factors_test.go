@@ -23,7 +23,7 @@ func TestFactors(t *testing.T) {
 		family string
 		size   int
 		name   string
-	}{{"csp", 12, "csp12-1"}, {"noisy-or", 12, "noisy-or12-1"}, {"pedigree", 16, "pedigree16-1"}} {
+	}{{"csp", 12, "csp12-1"}, {"noisy-or", 12, "noisy-or12-1"}, {"pedigree", 16, "pedigree16-1"}, {"linkage", 10, "linkage10-1"}} {
 		dir := filepath.Join(t.TempDir(), "m")
 		if err := Factors(FactorParams{Family: tt.family, Size: tt.size, Count: 2, Seed: 3}, dir); err != nil {
 			t.Fatal(err)
