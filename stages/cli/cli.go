@@ -1,55 +1,138 @@
-// Package cli runs a stage binary's kong command line with the project's exit
-// codes: 0 on success, 1 on a runtime error, 2 on a usage error.
+// Package cli runs a binary's kong command line with the project's exit
+// codes: 0 on success, 1 on a runtime error, 2 on a usage error, 130 when
+// interrupted (SIGINT, SIGTERM).
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"reflect"
 	"strconv"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 )
 
 // Main parses os.Args into grammar (a kong struct whose commands have
-// Run() error methods, or which has one itself) and runs it. A flag without a
-// default tag takes the value its field holds in grammar as its default, so
-// a command can embed a method's options struct filled with its
-// DefaultOptions: the options and their defaults are written once.
+// Run methods, or which has one itself) and runs it, with a context that
+// SIGINT and SIGTERM cancel (see Run). A flag without a default tag takes
+// the value its field holds in grammar as its default, so a command can
+// embed a method's options struct filled with its DefaultOptions: the
+// options and their defaults are written once.
 func Main(name, description string, grammar any) {
-	os.Exit(run(name, description, grammar, os.Args[1:]))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills at once
+	}()
+	os.Exit(Run(ctx, name, description, grammar, os.Args[1:], IO{Out: os.Stdout, Err: os.Stderr}))
 }
 
-func run(name, description string, grammar any, args []string) int {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	parser, err := kong.New(grammar, kong.Name(name), kong.Description(description),
+// IO is where a command writes. A command's Run method may take it, the
+// context, or both, as parameters: Run(ctx context.Context, io cli.IO) error.
+type IO struct {
+	Out, Err io.Writer
+}
+
+// ExitError ends a command with Code, writing Err (when not nil) as the
+// command's one line of error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit code %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Usage marks err as a usage error: exit code 2.
+func Usage(err error) error { return &ExitError{Code: 2, Err: err} }
+
+// Interrupted is the exit code of a command stopped by SIGINT or SIGTERM,
+// as a shell reports a process a signal killed.
+const Interrupted = 130
+
+// Run runs the command line args of grammar and returns the exit code: 0
+// on success, 2 on a usage error (a bad flag, a Validate method's error, an
+// output flag naming an input, or an error wrapped by Usage), 130 when ctx
+// was cancelled before the command finished, 1 on any other error. An
+// error is written to stdio.Err as one line, "name: error"; an interruption as
+// "name: interrupted; " and what the error's Interruption method says (what
+// was kept), or "no outputs written".
+func Run(ctx context.Context, name, description string, grammar any, args []string, stdio IO) (code int) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	// kong ends the process after --help; in-process callers (tests) get
+	// the code back instead.
+	type exit int
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(exit)
+			if !ok {
+				panic(r)
+			}
+			code = int(c)
+		}
+	}()
+	parser, err := kong.New(grammar, kong.Name(name), kong.Description(description), kong.Writers(stdio.Out, stdio.Err),
+		kong.Exit(func(c int) { panic(exit(c)) }),
 		kong.UsageOnError(), kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.PostBuild(defaultsFromValues),
 		kong.NamedMapper("path", kong.MapperFunc(pathMapper)))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(stdio.Err, "%s: %v\n", name, err)
 		return 2
 	}
 	if err := utf8Args(args); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(stdio.Err, "%s: %v\n", name, err)
 		return 2
 	}
-	ctx, err := parser.Parse(args)
+	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		fmt.Fprintf(os.Stderr, "run '%s --help' for usage\n", name)
+		fmt.Fprintf(stdio.Err, "%s: %v\n", name, err)
+		fmt.Fprintf(stdio.Err, "run '%s --help' for usage\n", name)
 		return 2
 	}
-	if err := checkOutputs(ctx.Flags()); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	if err := checkOutputs(kctx.Flags()); err != nil {
+		fmt.Fprintf(stdio.Err, "%s: %v\n", name, err)
 		return 2
 	}
-	if err := ctx.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		return 1
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	kctx.Bind(stdio)
+	return report(ctx, name, kctx.Run(), stdio.Err)
+}
+
+// report writes err, the error of a command's Run, and returns the exit
+// code.
+func report(ctx context.Context, name string, err error, w io.Writer) int {
+	var ee *ExitError
+	var kept interface{ Interruption() string }
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil && errors.As(err, &kept):
+		fmt.Fprintf(w, "%s: interrupted; %s\n", name, kept.Interruption())
+		return Interrupted
+	case ctx.Err() != nil:
+		fmt.Fprintf(w, "%s: interrupted; no outputs written\n", name)
+		return Interrupted
+	case errors.As(err, &ee):
+		if ee.Err != nil {
+			fmt.Fprintf(w, "%s: %v\n", name, ee.Err)
+		}
+		return ee.Code
 	}
-	return 0
+	fmt.Fprintf(w, "%s: %v\n", name, err)
+	return 1
 }
 
 // utf8Args refuses an argument that is not valid UTF-8: kong decodes flag

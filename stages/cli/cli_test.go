@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 type cmd struct {
@@ -30,7 +35,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--n=x"}, 2},
 		{[]string{"--n=3", "--bogus"}, 2},
 	} {
-		if got := run("t", "test", &cmd{}, tt.args); got != tt.want {
+		if got := Run(context.Background(), "t", "test", &cmd{}, tt.args, IO{Out: io.Discard, Err: io.Discard}); got != tt.want {
 			t.Errorf("%v: exit %d, want %d", tt.args, got, tt.want)
 		}
 	}
@@ -79,8 +84,65 @@ func TestOutputNotInput(t *testing.T) {
 		// kong would turn the byte 0xff into U+FFFD: refused, not rewritten.
 		{[]string{"--models", models, "--out", filepath.Join(dir, "new\xff")}, 2},
 	} {
-		if got := run("t", "test", &stage{}, tt.args); got != tt.want {
+		if got := Run(context.Background(), "t", "test", &stage{}, tt.args, IO{Out: io.Discard, Err: io.Discard}); got != tt.want {
 			t.Errorf("%v: exit %d, want %d", tt.args, got, tt.want)
 		}
+	}
+}
+
+// waiter is a command that works until its context is cancelled, then
+// returns what a stage returns.
+type waiter struct {
+	Keep bool `help:"Say what was kept."`
+}
+
+type keptError struct{ error }
+
+func (keptError) Interruption() string { return "3 of 5 models kept in out/partial/" }
+
+func (w *waiter) Run(ctx context.Context, stdio IO) error {
+	fmt.Fprintln(stdio.Out, "working")
+	<-ctx.Done()
+	if w.Keep {
+		return keptError{fmt.Errorf("model 3: %w", ctx.Err())}
+	}
+	return fmt.Errorf("renn: renn: %w", ctx.Err())
+}
+
+// TestInterrupted: a command stopped by its context exits 130 with one
+// plain line, saying what it kept when it says so.
+func TestInterrupted(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "t: interrupted; no outputs written\n"},
+		{[]string{"--keep"}, "t: interrupted; 3 of 5 models kept in out/partial/\n"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, errb strings.Builder
+		go func() {
+			time.Sleep(10 * time.Millisecond)
+			cancel()
+		}()
+		code := Run(ctx, "t", "test", &waiter{}, tt.args, IO{Out: &out, Err: &errb})
+		if code != 130 || errb.String() != tt.want || out.String() != "working\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 130 and %q", tt.args, code, out.String(), errb.String(), tt.want)
+		}
+	}
+}
+
+type coded struct{}
+
+func (coded) Run() error { return &ExitError{Code: 7, Err: errors.New("seven")} }
+
+func TestExitErrorAndHelp(t *testing.T) {
+	var out, errb strings.Builder
+	if code := Run(context.Background(), "t", "test", &coded{}, nil, IO{Out: &out, Err: &errb}); code != 7 || errb.String() != "t: seven\n" {
+		t.Errorf("ExitError: exit %d, stderr %q", code, errb.String())
+	}
+	out.Reset()
+	if code := Run(context.Background(), "t", "test", &cmd{}, []string{"--help"}, IO{Out: &out, Err: &errb}); code != 0 || !strings.Contains(out.String(), "Usage: t") {
+		t.Errorf("--help: exit %d, stdout %q", code, out.String())
 	}
 }
