@@ -99,6 +99,10 @@ type commands struct {
 	Job    jobCmd    `cmd:"" hidden:"" help:"Run one instance inside a Slurm job (used by --executor slurm)."`
 }
 
+// InterruptGrace makes cli wait for an interrupted run to stop its stages
+// and print its summary, however long that takes; a second Ctrl-C kills.
+func (*commands) InterruptGrace() time.Duration { return 0 }
+
 const description = "Run the stages of pipeline.toml, rerunning only what changed. Outputs go under the data directory, one per stage (and per shard), each with a .pipeline-stamp.json once complete."
 
 func main() {

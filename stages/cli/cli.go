@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"strconv"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
@@ -65,12 +66,31 @@ const Interrupted = 130
 
 // Run runs the command line args of grammar and returns the exit code: 0
 // on success, 2 on a usage error (a bad flag, a Validate method's error, an
-// output flag naming an input, or an error wrapped by Usage), 130 when ctx
+// output flag naming an input, a flag tagged folder:"PRODUCER: FILE..."
+// not naming a folder that holds those files, or an error wrapped by
+// Usage), 130 when ctx
 // was cancelled before the command finished, 1 on any other error. An
 // error is written to stdio.Err as one line, "name: error"; an interruption as
 // "name: interrupted; " and what the error's Interruption method says (what
 // was kept), or "no outputs written".
-func Run(ctx context.Context, name, description string, grammar any, args []string, stdio IO) (code int) {
+func Run(ctx context.Context, name, description string, grammar any, args []string, stdio IO) int {
+	grace := InterruptGrace
+	if g, ok := grammar.(interface{ InterruptGrace() time.Duration }); ok {
+		grace = g.InterruptGrace()
+	}
+	return run(ctx, name, description, grammar, args, stdio, grace)
+}
+
+// InterruptGrace is how long a command may take to stop once interrupted:
+// a stage checks its context between models and inside its iterations and
+// then keeps what it finished, but a long computation that does not (an
+// exact elimination) is left after this, as a kill would leave it (outputs
+// are committed atomically). The pipeline kills a stage 5 seconds after
+// stopping it. A grammar with an InterruptGrace() time.Duration method sets
+// its own; 0 or less waits for the command to stop, however long.
+const InterruptGrace = 4 * time.Second
+
+func run(ctx context.Context, name, description string, grammar any, args []string, stdio IO, grace time.Duration) (code int) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	// kong ends the process after --help; in-process callers (tests) get
 	// the code back instead.
@@ -106,9 +126,30 @@ func Run(ctx context.Context, name, description string, grammar any, args []stri
 		fmt.Fprintf(stdio.Err, "%s: %v\n", name, err)
 		return 2
 	}
+	if err := checkFolders(kctx.Flags()); err != nil {
+		fmt.Fprintf(stdio.Err, "%s: %v\n", name, err)
+		return 2
+	}
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	kctx.Bind(stdio)
-	return report(ctx, name, kctx.Run(), stdio.Err)
+	done := make(chan error, 1)
+	go func() { done <- kctx.Run() }()
+	select {
+	case err := <-done:
+		return report(ctx, name, err, stdio.Err)
+	case <-ctx.Done():
+	}
+	var left <-chan time.Time // nil: wait for the command
+	if grace > 0 {
+		left = time.After(grace)
+	}
+	select {
+	case err := <-done:
+		return report(ctx, name, err, stdio.Err)
+	case <-left:
+		fmt.Fprintf(stdio.Err, "%s: interrupted; stopped before it finished, no outputs written\n", name)
+		return Interrupted
+	}
 }
 
 // report writes err, the error of a command's Run, and returns the exit

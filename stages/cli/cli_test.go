@@ -146,3 +146,73 @@ func TestExitErrorAndHelp(t *testing.T) {
 		t.Errorf("--help: exit %d, stdout %q", code, out.String())
 	}
 }
+
+type reader struct {
+	Models []string `sep:"none" folder:"sample-model: models.parquet model_info.parquet"`
+}
+
+func (*reader) Run() error { return nil }
+
+// TestFolders: a flag that wants a stage's folder says which, and what it
+// was given instead.
+func TestFolders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"models/models.parquet", "models/model_info.parquet", "exact/marginals.parquet",
+		"exact/estimates.parquet", "exact/.pipeline-stamp.json", "half/models.parquet", "many/a", "many/b", "many/c", "many/d", "many/e"} {
+		write(name)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	const wants = "t: --models wants a folder written by sample-model (models.parquet and model_info.parquet); "
+	for _, tt := range []struct {
+		args []string
+		want string // stderr; "" for exit 0
+	}{
+		{[]string{"--models", "models"}, ""},
+		{[]string{"--models", "models", "--models", "exact"}, wants + "exact holds estimates.parquet, marginals.parquet instead\n"},
+		{[]string{"--models", "models/models.parquet"}, wants + "models/models.parquet is a file: give its folder, models\n"},
+		{[]string{"--models", "exact/estimates.parquet"}, wants + "exact/estimates.parquet is a file\n"},
+		{[]string{"--models", "half"}, wants + "half lacks model_info.parquet\n"},
+		{[]string{"--models", "empty"}, wants + "empty is empty\n"},
+		{[]string{"--models", "many"}, wants + "many holds a, b, c, d, and 1 more instead\n"},
+		{[]string{"--models", "nosuch"}, wants + "nosuch does not exist\n"},
+	} {
+		var errb strings.Builder
+		code := Run(context.Background(), "t", "test", &reader{}, tt.args, IO{Out: io.Discard, Err: &errb})
+		if want := map[bool]int{true: 0, false: 2}[tt.want == ""]; code != want || errb.String() != tt.want {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tt.args, code, errb.String(), want, tt.want)
+		}
+	}
+}
+
+// deaf works on, whatever its context says.
+type deaf struct{}
+
+func (deaf) Run() error {
+	time.Sleep(time.Minute)
+	return nil
+}
+
+// TestInterruptGrace: a command that does not stop when interrupted is left
+// after the grace, with the same one line and exit code.
+func TestInterruptGrace(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var errb strings.Builder
+	start := time.Now()
+	code := run(ctx, "t", "test", &deaf{}, nil, IO{Out: io.Discard, Err: &errb}, 50*time.Millisecond)
+	if code != 130 || errb.String() != "t: interrupted; stopped before it finished, no outputs written\n" || time.Since(start) > 10*time.Second {
+		t.Errorf("exit %d, stderr %q after %v", code, errb.String(), time.Since(start))
+	}
+}
