@@ -48,7 +48,8 @@ func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 		return fmt.Errorf("build: %w", err)
 	}
 	flags := []string{"-buildvcs=false", "-trimpath"}
-	prog := &buildProgress{w: w, start: time.Now(), total: outOfDate(ctx, modRoot, flags)}
+	fmt.Fprintln(w, "building: listing the packages the binaries need (a first build downloads their modules)")
+	prog := &buildProgress{w: w, start: time.Now(), total: outOfDate(ctx, modRoot, flags, w)}
 	prog.begin()
 	cmd := exec.CommandContext(ctx, "go", append(append([]string{"build", "-v"}, flags...), "-o", binDir+string(filepath.Separator), "./cmd/...")...)
 	cmd.Dir = modRoot
@@ -70,12 +71,13 @@ func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 // outOfDate returns how many packages a build of ./cmd/... with flags
 // would compile, as go list judges them stale (but for commands stale only
 // because they are not installed: their compiled package is cached); 0 if
-// it cannot tell.
-func outOfDate(ctx context.Context, modRoot string, flags []string) int {
+// it cannot tell. The go command's messages (go: downloading ...) go to w.
+func outOfDate(ctx context.Context, modRoot string, flags []string, w io.Writer) int {
 	const format = `{{if and .Stale (ne .StaleReason "not installed but available in build cache")}}{{.ImportPath}}{{end}}`
 	args := append(append([]string{"list"}, flags...), "-deps", "-f", format, "./cmd/...")
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modRoot
+	cmd.Stderr = w
 	out, err := cmd.Output()
 	if err != nil {
 		return 0

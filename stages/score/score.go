@@ -77,8 +77,8 @@ var GroupColumns = []string{"graph", "size", "gamma"}
 // summary: their rows pool the models of a setting.
 const ModelColumn = "model"
 
-// Bys are the values of Params.By.
-var Bys = []string{"setting", "model"}
+// bys are the values of Params.By.
+var bys = []string{"setting", "model"}
 
 // Tables are the formats of the printed summary.
 var Tables = []string{"text", "md", "latex"}
@@ -104,8 +104,8 @@ func (p Params) Check() error {
 			return fmt.Errorf("group column %q given twice", g)
 		}
 	}
-	if p.By != "" && !slices.Contains(Bys, p.By) {
-		return fmt.Errorf("unknown --by %q (want one of %s)", p.By, strings.Join(Bys, ", "))
+	if p.By != "" && !slices.Contains(bys, p.By) {
+		return fmt.Errorf("unknown --by %q (want one of %s)", p.By, strings.Join(bys, ", "))
 	}
 	if !slices.Contains(Tables, p.Table) {
 		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables, ", "))
