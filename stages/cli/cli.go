@@ -163,14 +163,14 @@ func report(ctx context.Context, name string, err error, w io.Writer) int {
 	case ctx.Err() != nil && errors.As(err, &kept):
 		fmt.Fprintf(w, "%s: interrupted; %s\n", name, kept.Interruption())
 		return Interrupted
-	case ctx.Err() != nil:
-		fmt.Fprintf(w, "%s: interrupted; no outputs written\n", name)
-		return Interrupted
 	case errors.As(err, &ee):
 		if ee.Err != nil {
 			fmt.Fprintf(w, "%s: %v\n", name, ee.Err)
 		}
 		return ee.Code
+	case ctx.Err() != nil:
+		fmt.Fprintf(w, "%s: interrupted; no outputs written\n", name)
+		return Interrupted
 	}
 	fmt.Fprintf(w, "%s: %v\n", name, err)
 	return 1

@@ -216,3 +216,14 @@ func TestInterruptGrace(t *testing.T) {
 		t.Errorf("exit %d, stderr %q after %v", code, errb.String(), time.Since(start))
 	}
 }
+
+// TestExitErrorWhenInterrupted: a command that ends interrupted with its
+// own exit code and line (pipeline job) keeps them.
+func TestExitErrorWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var errb strings.Builder
+	if code := Run(ctx, "t", "test", &coded{}, nil, IO{Out: io.Discard, Err: &errb}); code != 7 || errb.String() != "t: seven\n" {
+		t.Errorf("exit %d, stderr %q; want 7, %q", code, errb.String(), "t: seven\n")
+	}
+}
