@@ -129,7 +129,7 @@ func TestExitCodes(t *testing.T) {
 		{"region method without regions", base + " --methods bp,gbp", 2, "method gbp needs --regions"},
 		{"out is the models directory", "--models " + dir + " --methods mf --out " + dir, 2, "--out " + dir + " is the --models input"},
 		{"empty out", "--models " + dir + " --methods mf --out=", 2, "--out: empty path"},
-		{"no models file", base + " --methods mf", 1, "model_info.parquet"},
+		{"no models file", base + " --methods mf", 2, "--models wants a folder written by sample-model (models.parquet and model_info.parquet); " + dir + " is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stderr := clitest.Run(t, strings.Fields(tc.args)...)

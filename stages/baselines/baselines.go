@@ -7,11 +7,13 @@
 // written all the same, with the failures listed in the provenance
 // ("failed"). The stage fails only if every run failed, or with
 // Params.Strict if any did; then nothing is written. A cancelled context
-// stops everything.
+// stops everything; the runs finished before are kept in out/partial/
+// (stageio.KeepPartial).
 package baselines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -56,7 +58,7 @@ type Failure struct {
 }
 
 func (f Failure) String() string {
-	return fmt.Sprintf("model %d (%s) %s: %s", f.ModelID, f.Model, f.Method, f.Error)
+	return fmt.Sprintf("model %d (%s) %v", f.ModelID, f.Model, infer.Named(f.Method, errors.New(f.Error)))
 }
 
 // Options resolves the methods' options: their defaults with p.Set applied,
@@ -152,14 +154,25 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	var est []formats.EstimateRow
 	var stderrs []formats.StderrRow
 	var failed []Failure
+	// interrupted keeps the runs finished before an interruption.
+	interrupted := func() error {
+		f := stageio.Finished{Stage: "run-baselines", Params: p, Inputs: inputs, Done: len(est), Of: len(models) * len(p.Methods),
+			Unit: "runs", Marg: marg, Est: est, More: func(prov formats.Provenance) []stageio.Output {
+				return []stageio.Output{{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, stderrs, prov) }}}
+			}}
+		return f.Keep(ctx.Err(), out)
+	}
 	for _, e := range models {
 		for _, name := range p.Methods {
+			if ctx.Err() != nil {
+				return interrupted()
+			}
 			label := p.label(name)
 			start := time.Now()
 			res, g, se, err := runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
-				if ctx.Err() != nil { // cancelled: stop everything
-					return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
+				if ctx.Err() != nil { // cancelled: stop everything, keep what finished
+					return interrupted()
 				}
 				slog.Error("failed", "model", e.ID, "name", e.Info.Name, "method", label, "error", err)
 				failed = append(failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: label, Error: err.Error()})
@@ -193,17 +206,17 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	err = commit(out, append([]stageio.Output{
+	if err := commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
 		// Always written, empty without a Monte Carlo method, so that no
 		// earlier run's file is carried over beside the new marginals.
 		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, stderrs, prov) }},
-	}, uai...)...)
-	if err == nil {
-		stageio.WriteUAISummary(w, p.UAIOut, answers)
+	}, uai...)...); err != nil {
+		return err
 	}
-	return err
+	stageio.WriteUAISummary(w, p.UAIOut, answers)
+	return stageio.RemovePartial(out)
 }
 
 // commit is stageio.Commit; a variable so tests can make an output fail.
