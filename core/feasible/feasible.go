@@ -131,7 +131,15 @@ const MaxSearchNodes = 100_000
 // returns nil if it finds none within MaxSearchNodes choices. d is not
 // changed.
 func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) float64) []int {
-	nodes := 0
+	x, _ := SearchUntil(g, m, d, pref, nil)
+	return x
+}
+
+// SearchUntil is Search that also gives up when stop, asked before every
+// choice, returns true (a time budget ran out): it then returns nil and
+// true. stop may be nil.
+func SearchUntil(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) float64, stop func() bool) ([]int, bool) {
+	nodes, stopped := 0, false
 	var search func(d Domains) []int
 	search = func(d Domains) []int {
 		// The unfixed variable with the fewest states left.
@@ -170,6 +178,10 @@ func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) f
 			if nodes++; nodes > MaxSearchNodes {
 				return nil
 			}
+			if stop != nil && stop() {
+				stopped, nodes = true, MaxSearchNodes+1 // unwinds the search
+				return nil
+			}
 			c := d.Clone()
 			for x := range c[v] {
 				c[v][x] = x == s
@@ -186,5 +198,6 @@ func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) f
 		}
 		return nil
 	}
-	return search(d)
+	x := search(d)
+	return x, stopped
 }

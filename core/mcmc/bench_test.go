@@ -41,7 +41,7 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	chains, err := s.start(l)
+	chains, _, err := s.start(context.Background(), l, infer.Budget{MaxIter: 1}.Start(context.Background()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func BenchmarkPTStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	chains, err := s.start(l)
+	chains, _, err := s.start(context.Background(), l, infer.Budget{MaxIter: 1}.Start(context.Background()))
 	if err != nil {
 		b.Fatal(err)
 	}

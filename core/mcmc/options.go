@@ -116,7 +116,16 @@ type PTOptions struct {
 	// "all" (the unary factors' finite entries too; their zeros, such as
 	// evidence, hold at every temperature). Default "all" (see the
 	// package comment for why).
-	Temper string `json:"temper" help:"What the ladder tempers: pairs (factors of two or more variables; unary factors hold at every temperature) or all (unary factors' finite entries too; their zeros, e.g. evidence, hold at every temperature)."`
+	Temper string `json:"temper" help:"What the ladder tempers: pairs (the finite entries of factors of two or more variables; unary factors hold at every temperature) or all (every finite entry). Zero potentials (evidence, deterministic entries) hold at every temperature."`
+	// MinRoundTrips is the least number of round trips (a replica's
+	// travel from β = 0 to β = 1, counted on arrival at β = 1) every
+	// chain must make in its kept sweeps for the answer to be converged
+	// (>= 0). Default 10.
+	MinRoundTrips int `json:"min_round_trips" help:"Converged only when every chain's replicas made at least min_round_trips round trips (beta = 0 to beta = 1) in the kept sweeps (>= 0)."`
+	// MinSwapRate is the least swap acceptance rate between every pair of
+	// neighbouring inverse temperatures for the answer to be converged, in
+	// [0, 1). Default 0.05.
+	MinSwapRate float64 `json:"min_swap_rate" help:"Converged only when the swap acceptance rate between every pair of neighbouring temperatures is at least min_swap_rate (0 <= min_swap_rate < 1)."`
 }
 
 // What the ladder tempers (PTOptions.Temper).
@@ -138,7 +147,7 @@ const (
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
 	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
-		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll}
+		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll, MinRoundTrips: 10, MinSwapRate: 0.05}
 }
 
 func (o PTOptions) common() Options {
@@ -161,6 +170,12 @@ func (o PTOptions) Check() error {
 		}
 	default:
 		return fmt.Errorf("pt: cluster %q, want %q or %q", o.Cluster, ClusterNone, ClusterHoudayer)
+	}
+	if o.MinRoundTrips < 0 {
+		return fmt.Errorf("pt: min_round_trips %d, want >= 0", o.MinRoundTrips)
+	}
+	if !(o.MinSwapRate >= 0 && o.MinSwapRate < 1) {
+		return fmt.Errorf("pt: min_swap_rate %v, want 0 <= min_swap_rate < 1", o.MinSwapRate)
 	}
 	if o.Temper != TemperPairs && o.Temper != TemperAll {
 		return fmt.Errorf("pt: temper %q, want %q or %q", o.Temper, TemperPairs, TemperAll)
