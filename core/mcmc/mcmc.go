@@ -236,6 +236,7 @@ type Sampler struct {
 	minTrips int
 	minSwap  float64
 	se       [][]float64
+	logZSE   float64 // of the last call's ln Z (NaN for gibbs)
 }
 
 // New returns a Gibbs sampler with opts.
@@ -277,6 +278,11 @@ func (s *Sampler) ClaimsLogZ() bool { return len(s.betas) > 1 }
 // every variable's marginal from the last Infer call (infer.StandardErrors).
 func (s *Sampler) StandardErrors() [][]float64 { return s.se }
 
+// LogZStandardError returns the standard error of the last Infer call's ln
+// Z ("log_z_se"; infer.LogZStandardError): NaN for gibbs, which makes no ln
+// Z, and where pt could not estimate one.
+func (s *Sampler) LogZStandardError() float64 { return s.logZSE }
+
 // chain is one chain: a ladder of replicas (one for gibbs) and its batches.
 type chain struct {
 	rng      *rand.Rand
@@ -289,7 +295,7 @@ type chain struct {
 
 // Infer samples m and returns the marginals of the kept samples.
 func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
-	s.se = nil
+	s.se, s.logZSE = nil, math.NaN()
 	if m == nil {
 		return nil, errors.New(s.name + ": nil model")
 	}
@@ -539,7 +545,7 @@ func (s *Sampler) finish(l *layout, chains []*chain, ref float64, res *infer.Res
 		diag["round_trips_min"] = fewest
 		lz, se := s.logZ(l, chains, ref, d, full, n)
 		res.LogZ, res.FreeEnergy = lz, -lz
-		diag["log_z_se"] = se
+		diag["log_z_se"], s.logZSE = se, se
 		// The ladder must mix, and ln Z be finite (it is not without a
 		// reference normaliser).
 		res.Converged = res.Converged && fewest >= float64(s.minTrips) && least >= s.minSwap &&

@@ -228,7 +228,15 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 				p0 += t[base]
 				p1 += t[base+st]
 			}
-			l0, l1 := l.tempered(u[0], beta, p0), l.tempered(u[1], beta, p1)
+			var l0, l1 float64
+			switch { // as tempered, inline on the hot path
+			case beta == 0:
+				l0, l1 = temperedZero(u[0], p0, l.soft != nil), temperedZero(u[1], p1, l.soft != nil)
+			case l.soft != nil:
+				l0, l1 = beta*(u[0]+p0), beta*(u[1]+p1)
+			default:
+				l0, l1 = u[0]+beta*p0, u[1]+beta*p1
+			}
 			// P(x_i = 1) = 1/(1+e^(l0-l1)); an excluded state gets exactly 0.
 			if rng.Float64()*(1+math.Exp(l0-l1)) < 1 {
 				s = 1
@@ -245,22 +253,21 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 	}
 }
 
-// tempered is the conditional log weight of a state of unary entry u and
-// pair entries summing to p: -Inf if either is (a zero potential holds at
-// every temperature), else β·(u + p) under temper "all" and u + β·p under
-// "pairs" (at β = 0 the finite entries are left out, never the zeros).
-func (l *layout) tempered(u, beta, p float64) float64 {
+// The conditional log weight of a state of unary entry u and pair entries
+// summing to p ("tempered") is -Inf if either is (a zero potential holds
+// at every temperature), else β·(u + p) under temper "all" and u + β·p
+// under "pairs"; for β > 0 the arithmetic keeps -Inf by itself, and at
+// β = 0 (temperedZero) the finite entries are left out, never the zeros.
+
+// temperedZero is tempered at β = 0.
+func temperedZero(u, p float64, all bool) float64 {
 	switch {
 	case math.IsInf(u, -1) || math.IsInf(p, -1):
 		return math.Inf(-1)
-	case beta == 0 && l.soft != nil:
+	case all:
 		return 0
-	case beta == 0:
-		return u
-	case l.soft != nil:
-		return beta * (u + p)
 	}
-	return u + beta*p
+	return u
 }
 
 // draw samples variable i's state from its conditional (any cardinality).
@@ -276,7 +283,14 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 	}
 	mx := math.Inf(-1)
 	for s := range lp {
-		lp[s] = l.tempered(u[s], beta, lp[s])
+		switch { // as tempered
+		case beta == 0:
+			lp[s] = temperedZero(u[s], lp[s], l.soft != nil)
+		case l.soft != nil:
+			lp[s] = beta * (u[s] + lp[s])
+		default:
+			lp[s] = u[s] + beta*lp[s]
+		}
 		mx = max(mx, lp[s])
 	}
 	tot := 0.0
