@@ -248,6 +248,10 @@ func TestBadOptions(t *testing.T) {
 		{"swap rate 1", p(func(o *PTOptions) { o.MinSwapRate = 1 }).Check(), "min_swap_rate"},
 		{"swap rate NaN", p(func(o *PTOptions) { o.MinSwapRate = math.NaN() }).Check(), "min_swap_rate"},
 		{"negative swap rate", p(func(o *PTOptions) { o.MinSwapRate = -0.1 }).Check(), "min_swap_rate"},
+		{"relax unknown", p(func(o *PTOptions) { o.Relax = "yes" }).Check(), "relax"},
+		{"relax rungs 0", p(func(o *PTOptions) { o.RelaxRungs = 0 }).Check(), "relax_rungs"},
+		{"negative penalty", p(func(o *PTOptions) { o.PenaltyMax = -1 }).Check(), "penalty_max"},
+		{"infinite penalty", p(func(o *PTOptions) { o.PenaltyMax = math.Inf(1) }).Check(), "penalty_max"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, tc.err, tc.want)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
@@ -47,10 +46,12 @@ type layout struct {
 	// fixed, when not nil, marks the variables sweeps leave as they are
 	// (Chains.Fix).
 	fixed []bool
-	// hardVar[i] is whether some factor of two or more variables holding i
-	// has a zero potential: its conditional reads them even at β = 0,
-	// where only their zeros count.
-	hardVar []bool
+	// hardFactor[a] is whether factor a has two or more variables and a
+	// zero potential (nHard of them); hardVar[i] whether i is in one: its
+	// conditional reads them even at β = 0, where only their zeros count.
+	hardFactor []bool
+	hardVar    []bool
+	nHard      int
 	// is is the binary pairwise fast path (fields.go), nil if the model is
 	// not binary pairwise.
 	is *ising
@@ -138,15 +139,7 @@ func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
 		}
 	}
 	l.incStart[n] = len(l.incFactor)
-	l.hardVar = make([]bool, n)
-	for _, a := range l.pairs {
-		if !slices.ContainsFunc(m.Factors[a].LogTable, func(v float64) bool { return math.IsInf(v, -1) }) {
-			continue
-		}
-		for _, v := range m.Factors[a].Vars {
-			l.hardVar[v] = true
-		}
-	}
+	l.markHard()
 	l.is = newIsing(l)
 	return l
 }
@@ -161,6 +154,7 @@ type replica struct {
 	idx []int
 	h   []float64
 	e   float64
+	v   int // hard factors at a zero (relaxation rungs; 0 elsewhere)
 	// hot is set while the replica is on its way down from β = 0 (pt's
 	// round trips).
 	hot bool

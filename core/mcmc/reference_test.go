@@ -87,20 +87,32 @@ func TestRefLogZ(t *testing.T) {
 	}
 }
 
-// A clique of hard clauses too wide to count gives no reference: pt says
-// so (log_z_ref_too_wide), its ln Z is NaN, and the marginals are still
-// there.
+// A clique of hard clauses too wide to count gives no reference: without
+// relaxation rungs pt says so (log_z_ref_too_wide), its ln Z is NaN and
+// the marginals are still there; with them (relax auto) ln Z comes from the
+// stones down to the free end, near the exact one.
 func TestRefTooWide(t *testing.T) {
 	const n = 22
 	or := []float64{math.Inf(-1), 0, 0, 0} // x_i or x_j
 	m := &mrf.Model{Cards: make([]int, n)}
+	h := make([]float64, n)
 	for i := range n {
-		m.Cards[i] = 2
-		m.Factors = append(m.Factors, mrf.Factor{Vars: []int{i}, LogTable: []float64{0, 0.1 * float64(i%3)}})
+		m.Cards[i], h[i] = 2, 0.1*float64(i%3)
+		m.Factors = append(m.Factors, mrf.Factor{Vars: []int{i}, LogTable: []float64{0, h[i]}})
 		for j := i + 1; j < n; j++ {
 			m.Factors = append(m.Factors, mrf.Factor{Vars: []int{i, j}, LogTable: or})
 		}
 	}
+	// The feasible configurations: all ones, or all ones but one.
+	all := 0.0
+	for _, v := range h {
+		all += v
+	}
+	terms := []float64{all}
+	for _, v := range h {
+		terms = append(terms, all-v)
+	}
+	exact := infer.LogSumExp(terms)
 	g, err := infer.NewFactorGraph(m)
 	if err != nil {
 		t.Fatal(err)
@@ -109,12 +121,49 @@ func TestRefTooWide(t *testing.T) {
 		t.Fatalf("error %v, want errRefTooWide", err)
 	}
 	o := ptOpts()
-	o.Sweeps = 200
+	o.Sweeps, o.Relax = 200, RelaxOff
 	_, res := inferPT(t, o, m)
 	if !math.IsNaN(res.LogZ) || res.Diagnostics["log_z_ref_too_wide"] != 1 || res.Converged {
-		t.Errorf("ln Z %v, converged %v, diagnostics %v", res.LogZ, res.Converged, res.Diagnostics)
+		t.Errorf("relax off: ln Z %v, converged %v, diagnostics %v", res.LogZ, res.Converged, res.Diagnostics)
 	}
 	if why := infer.VerifyMarginals(m, res, nil); why != "" {
 		t.Errorf("marginals: %s", why)
+	}
+	o.Sweeps, o.Relax = 4000, RelaxAuto
+	_, res = inferPT(t, o, m)
+	se := res.Diagnostics["log_z_se"]
+	if d := math.Abs(res.LogZ - exact); !(d <= 5*se+0.02) || res.Diagnostics["relax_rungs"] != float64(o.RelaxRungs+1) {
+		t.Errorf("relax auto: ln Z %v, exact %.4f, standard error %.4f (diagnostics %v)", res.LogZ, exact, se, res.Diagnostics)
+	}
+}
+
+// Where zeros tie variables together so that no single-site move leaves a
+// feasible configuration feasible (x0 = x1 = x2 = x3: the feasible set is
+// two configurations apart), every temperature rung is stuck where it
+// started: the chains disagree and pt is not converged. The relaxation
+// rungs (relax auto: the equality factors are deterministic) let replicas
+// cross, and the answer is the exact one.
+func TestRelaxCrossesPieces(t *testing.T) {
+	eq := []float64{0, math.Inf(-1), math.Inf(-1), 0}
+	m := &mrf.Model{Cards: []int{2, 2, 2, 2}, Factors: []mrf.Factor{
+		{Vars: []int{0, 1}, LogTable: eq}, {Vars: []int{1, 2}, LogTable: eq}, {Vars: []int{2, 3}, LogTable: eq},
+		{Vars: []int{0}, LogTable: []float64{0, 0.5}}, {Vars: []int{3}, LogTable: []float64{0.2, 0}},
+	}}
+	p1 := math.Exp(0.5) / (math.Exp(0.5) + math.Exp(0.2)) // P(all ones)
+	exact := math.Log(math.Exp(0.5) + math.Exp(0.2))
+	o := ptOpts()
+	o.Sweeps, o.Chains, o.Relax = 2000, 4, RelaxOff
+	_, res := inferPT(t, o, m)
+	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.1) {
+		t.Errorf("relax off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)
+	}
+	o.Relax = RelaxAuto
+	s, res := inferPT(t, o, m)
+	se := s.StandardErrors()
+	if d := math.Abs(res.Marginals.Vars[2][1] - p1); !res.Converged || d > 5*se[2][1] {
+		t.Errorf("relax auto: P(x2 = 1) %.4f, exact %.4f, standard error %.4f, converged %v", res.Marginals.Vars[2][1], p1, se[2][1], res.Converged)
+	}
+	if lse := res.Diagnostics["log_z_se"]; math.Abs(res.LogZ-exact) > 5*lse+0.01 {
+		t.Errorf("relax auto: ln Z %.4f, exact %.4f, standard error %.4f", res.LogZ, exact, lse)
 	}
 }
