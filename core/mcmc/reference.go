@@ -220,7 +220,7 @@ func (l *layout) countPiece(vars []int, cons []constraint, dom feasible.Domains,
 		m.Factors = append(m.Factors, f)
 	}
 	opt := exact.DefaultOptions()
-	opt.MaxTable, opt.Tries, opt.MaxMemory = maxRefTable, 4, 64*maxRefTable
+	opt.MaxTable, opt.Tries, opt.MaxMemory = maxRefTable, 2, 64*maxRefTable
 	plan, err := exact.MakePlan(m, opt)
 	var wide *exact.TableTooLargeError
 	switch {
