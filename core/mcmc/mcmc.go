@@ -26,9 +26,10 @@
 // parallel when a sweep is big enough), so Result.Iterations is the sweeps
 // of each. MaxSeconds covers the whole call: its clock starts before the
 // set-up (the search for feasible starts, which asks it before every
-// choice, and pt's reference normaliser, capped to milliseconds: see
-// reference.go), and no sweep starts once it has run out (the first always
-// runs), so a call ends at most one sweep after it. Samples are summed in batches
+// choice, and pt's reference normaliser, whose exact count is capped by
+// its tables' size and cost: see reference.go), and no sweep starts once
+// it has run out (the first always runs), so the sweeps end at most one
+// sweep after it. Samples are summed in batches
 // (between 16 and 32 per chain, see batches.go); when the run ends the first
 // BurnIn fraction of the batches (rounded up, at least one batch left) is
 // discarded, so the same fraction is discarded whichever budget ended the
@@ -59,7 +60,8 @@
 //     moved by half a sample (a state never seen still gets an error);
 //   - for pt, on a state seen less than once per round trip (frequency
 //     below 1/R, R the "round_trips" of the kept sweeps: arrivals at β = 1
-//     of replicas that have been at β = 0 since), the error of R
+//     of replicas that have been at the hottest rung since, β = 0 or the
+//     last relaxation rung), the error of R
 //     independent samples: such states (a cluster excited with probability
 //     1e-4 on a spin glass) reach β = 1 only down the ladder, in bursts, so
 //     their counts are worth about R samples, and a state never seen may

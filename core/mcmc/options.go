@@ -118,10 +118,11 @@ type PTOptions struct {
 	// package comment for why).
 	Temper string `json:"temper" help:"What the ladder tempers: pairs (the finite entries of factors of two or more variables; unary factors hold at every temperature) or all (every finite entry). Zero potentials (evidence, deterministic entries) hold at every temperature."`
 	// MinRoundTrips is the least number of round trips (a replica's
-	// travel from β = 0 to β = 1, counted on arrival at β = 1) every
+	// travel from the hottest rung, β = 0 or the last relaxation rung, to
+	// β = 1, counted on arrival) every
 	// chain must make in its kept sweeps for the answer to be converged
 	// (>= 0). Default 10.
-	MinRoundTrips int `json:"min_round_trips" help:"Converged only when every chain's replicas made at least min_round_trips round trips (beta = 0 to beta = 1) in the kept sweeps (>= 0)."`
+	MinRoundTrips int `json:"min_round_trips" help:"Converged only when every chain's replicas made at least min_round_trips round trips (hottest rung to beta = 1) in the kept sweeps (>= 0)."`
 	// MinSwapRate is the least swap acceptance rate between every pair of
 	// neighbouring inverse temperatures for the answer to be converged, in
 	// [0, 1). Default 0.05.

@@ -129,11 +129,13 @@ func TestRefTooWide(t *testing.T) {
 	if why := infer.VerifyMarginals(m, res, nil); why != "" {
 		t.Errorf("marginals: %s", why)
 	}
-	o.Sweeps, o.Relax = 4000, RelaxAuto
-	_, res = inferPT(t, o, m)
-	se := res.Diagnostics["log_z_se"]
-	if d := math.Abs(res.LogZ - exact); !(d <= 5*se+0.02) || res.Diagnostics["relax_rungs"] != float64(o.RelaxRungs+1) {
-		t.Errorf("relax auto: ln Z %v, exact %.4f, standard error %.4f (diagnostics %v)", res.LogZ, exact, se, res.Diagnostics)
+	for _, temper := range []string{TemperAll, TemperPairs} {
+		o.Sweeps, o.Relax, o.Temper = 2000, RelaxAuto, temper
+		_, res = inferPT(t, o, m)
+		se := res.Diagnostics["log_z_se"]
+		if d := math.Abs(res.LogZ - exact); !(d <= 5*se+0.02) || res.Diagnostics["relax_rungs"] != float64(o.RelaxRungs+1) {
+			t.Errorf("relax auto, temper %s: ln Z %v, exact %.4f, standard error %.4f (diagnostics %v)", temper, res.LogZ, exact, se, res.Diagnostics)
+		}
 	}
 }
 
@@ -157,13 +159,15 @@ func TestRelaxCrossesPieces(t *testing.T) {
 	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.1) {
 		t.Errorf("relax off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)
 	}
-	o.Relax = RelaxAuto
-	s, res := inferPT(t, o, m)
-	se := s.StandardErrors()
-	if d := math.Abs(res.Marginals.Vars[2][1] - p1); !res.Converged || d > 5*se[2][1] {
-		t.Errorf("relax auto: P(x2 = 1) %.4f, exact %.4f, standard error %.4f, converged %v", res.Marginals.Vars[2][1], p1, se[2][1], res.Converged)
-	}
-	if lse := res.Diagnostics["log_z_se"]; math.Abs(res.LogZ-exact) > 5*lse+0.01 {
-		t.Errorf("relax auto: ln Z %.4f, exact %.4f, standard error %.4f", res.LogZ, exact, lse)
+	for _, temper := range []string{TemperAll, TemperPairs} {
+		o.Relax, o.Temper = RelaxAuto, temper
+		s, res := inferPT(t, o, m)
+		se := s.StandardErrors()
+		if d := math.Abs(res.Marginals.Vars[2][1] - p1); !res.Converged || d > 5*se[2][1] {
+			t.Errorf("relax auto, temper %s: P(x2 = 1) %.4f, exact %.4f, standard error %.4f, converged %v", temper, res.Marginals.Vars[2][1], p1, se[2][1], res.Converged)
+		}
+		if lse := res.Diagnostics["log_z_se"]; math.Abs(res.LogZ-exact) > 5*lse+0.01 {
+			t.Errorf("relax auto, temper %s: ln Z %.4f, exact %.4f, standard error %.4f", temper, res.LogZ, exact, lse)
+		}
 	}
 }
