@@ -131,6 +131,9 @@ func (l *layout) constraints(dom feasible.Domains) ([]constraint, []bool) {
 	}
 	var cons []constraint
 	for _, a := range l.pairs {
+		if !l.hardFactor[a] {
+			continue
+		}
 		f := &l.m.Factors[a]
 		if c, ok := restrict(l.g, a, f, dom, open); ok {
 			cons = append(cons, c)
