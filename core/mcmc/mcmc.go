@@ -357,9 +357,20 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	if err != nil {
 		return nil, err
 	}
+	if err := s.run(l, chains, stop, res); err != nil {
+		return nil, err
+	}
+	stop.Note(res.Diagnostics)
+	s.finish(l, chains, ref, res)
+	return res, nil
+}
+
+// run sweeps every chain until stop ends the run, counting the sweeps in
+// res, and notes the cluster moves' mean size.
+func (s *Sampler) run(l *layout, chains []*chain, stop *infer.Stop, res *infer.Result) error {
 	bufs := make([][]float64, len(chains))
 	for c := range bufs {
-		bufs[c] = make([]float64, g.MaxCard)
+		bufs[c] = make([]float64, l.g.MaxCard)
 	}
 	parallel := len(chains) > 1 && runtime.GOMAXPROCS(0) > 1 &&
 		len(s.lad)*(len(l.cards)+len(l.incFactor)) >= parallelWork
@@ -372,7 +383,7 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	for {
 		more, err := stop.Next()
 		if err != nil {
-			return nil, fmt.Errorf("%s: stopped after %d sweeps: %w", s.name, res.Iterations, err)
+			return fmt.Errorf("%s: stopped after %d sweeps: %w", s.name, res.Iterations, err)
 		}
 		if !more {
 			break
@@ -391,8 +402,6 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		s.cluster(l, chains, work)
 		res.Iterations++
 	}
-	stop.Note(res.Diagnostics)
-	s.finish(l, chains, ref, res)
 	if len(work) > 0 {
 		moves, flipped := 0, 0
 		for _, w := range work {
@@ -400,7 +409,7 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		}
 		res.Diagnostics["cluster_size_mean"] = float64(flipped) / float64(max(moves, 1))
 	}
-	return res, nil
+	return nil
 }
 
 // cluster makes the cluster moves between paired chains (after the sweeps,
