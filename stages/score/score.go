@@ -62,7 +62,7 @@ const (
 
 // Metrics lists every score in the order of the printed table.
 var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, Seconds, Converged, CheckFailed, Iterations,
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
 	BoundHeld, SandwichWidth}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
@@ -302,6 +302,7 @@ type run struct {
 	estFile  string
 	dir      string      // directory the run was first seen in
 	se       [][]float64 // standard errors of the variable marginals (stderrs.parquet), if any
+	logZSE   *float64    // standard error of ln Z (stderrs.parquet), if any
 }
 
 type runKey struct {
@@ -558,6 +559,9 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	}
 	if c, ok := coverage(r, t); ok {
 		s.values = append(s.values, value{SECoverage, c})
+	}
+	if c, ok := logZCoverage(r, t); ok {
+		s.values = append(s.values, value{LogZSECoverage, c})
 	}
 	conv := 0.0
 	if r.est.Converged {

@@ -280,8 +280,9 @@ func TestScoresAcrossShards(t *testing.T) {
 			t.Errorf("non-binary model scored with %s", metric)
 		}
 	}
-	// bp is no bound and has no standard errors (se_coverage).
-	if want := len(Metrics) - len(boundMetrics) - 1; len(got[0]) != want {
+	// bp is no bound and has no standard errors (se_coverage,
+	// logz_se_coverage).
+	if want := len(Metrics) - len(boundMetrics) - 2; len(got[0]) != want {
 		t.Errorf("binary run has %d scores, want %d", len(got[0]), want)
 	}
 
