@@ -58,10 +58,10 @@ func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E
 	switch {
 	case b != nil:
 		r.restart(mn, 1)
-		// With the plain penalty the multipliers stay at these values: the
-		// loss keeps the fixed point stationary and the penalty lets the
-		// beliefs leave it only as far as F gains (measured best on K16).
+		// With the plain penalty the multipliers stay at these values, so
+		// the loss keeps the fixed point stationary.
 		r.solveMultipliers(m, E)
+		r.keepFixedPoint(b)
 	case !r.warm:
 		r.restart(mn, 0)
 	}
