@@ -43,6 +43,7 @@ type best struct {
 	score      float64 // F, plus the weighted slack of a network iterate's inconsistency
 	step       int     // steps taken before the iterate (0: the start)
 	fixedPoint bool    // the iterate is message passing's own beliefs (r.fixed), the start
+	updates    int     // times the best iterate changed
 	params     [][]float64
 	mu         [][]float64
 }
@@ -124,6 +125,7 @@ func (r *RENN) record(b *best, score float64, step int) {
 	}
 	copyAll(b.mu, r.mu)
 	b.ok, b.score, b.step, b.fixedPoint = true, score, step, false
+	b.updates++
 }
 
 // restore sets the network and the multipliers back to b's iterate. Adam's

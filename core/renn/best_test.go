@@ -221,3 +221,21 @@ func TestLambdaRaisedPerCall(t *testing.T) {
 		}
 	}
 }
+
+// A run from a fixed point that neither settles nor finds a better answer
+// stops readPatience windows after its last raise of λ, instead of running
+// to the step cap (this one wandered for 20 000 steps).
+func TestStopsWhenNothingBetter(t *testing.T) {
+	m := family(t, mrf.FamilyNoisyOR, 16, 6)
+	g := build(t, m, "uai", "auto")
+	o := mpOptions(20000)
+	r, err := New(g, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustInfer(t, r, m)
+	bound := (int(got.Diagnostics["lambda_raised"]) + 1) * (readPatience + 2) * o.Window
+	if got.Iterations > bound || got.Diagnostics["returned_fixed_point"] != 1 || !got.Converged {
+		t.Errorf("%d steps (bound %d), diagnostics %v, converged %v", got.Iterations, bound, got.Diagnostics, got.Converged)
+	}
+}

@@ -76,7 +76,9 @@
 // down off the consistent set, the more so near small beliefs), and Adam,
 // whose steps have about the learning rate's size whatever the gradient's,
 // leaves it at once. So when the run's largest mismatch exceeds ConsTol it
-// goes back to its best iterate and multiplies λ by LambdaGrowth (raiseLambda).
+// goes back to its best iterate and multiplies λ by LambdaGrowth
+// (raiseLambda). A run that neither settles nor finds a better answer stops
+// readPatience windows after its last raise of λ.
 // Before, on noisy-OR networks with evidence, soft CSPs and Potts models
 // where GBP converged, the run left GBP's fixed point for worse answers,
 // unconverged (data/uai/noisy-or60-0: mean |ΔP| 0.059 against GBP's
@@ -703,6 +705,7 @@ func (r *RENN) optimise(ctx context.Context, m *mrf.Model, E [][]float64, began 
 				out.raised++
 				out.steps++
 				w.restart()
+				w.stale, w.seen = 0, out.best.updates
 				continue
 			}
 			r.consider(&out.best, F, out.steps)
@@ -724,7 +727,7 @@ func (r *RENN) optimise(ctx context.Context, m *mrf.Model, E [][]float64, began 
 			r.stepMultipliers()
 			w.fresh = true
 		}
-		if w.steps == o.Window && r.endWindow(&w, out, F, pen, lin) {
+		if w.steps == o.Window && (r.endWindow(&w, out, F, pen, lin) || st.readFixedPoint && w.exhausted(&out.best)) {
 			break
 		}
 	}
@@ -742,6 +745,25 @@ type windowState struct {
 	lastMean float64 // the last window's mean
 	fresh    bool    // the loss changed by a multiplier update, not a step
 	flat     bool    // the last window's mean changed by at most Tol
+	stale    int     // windows since the best iterate last changed (runs from a fixed point)
+	seen     int     // the best iterate's updates at the last window's end
+}
+
+// readPatience is the number of windows a run from a fixed point goes on
+// without finding a better answer (after the last raise of λ). Where GBP
+// converged, runs that never settled wandered near the fixed point for up
+// to 20 000 steps (a noisy-OR network of 24 variables) without beating it.
+const readPatience = 10
+
+// exhausted reports, at the end of a window, whether the best answer has
+// not changed for readPatience windows.
+func (w *windowState) exhausted(b *best) bool {
+	if b.updates != w.seen {
+		w.stale, w.seen = 0, b.updates
+		return false
+	}
+	w.stale++
+	return w.stale >= readPatience
 }
 
 // restart begins a new window with no window before it.
