@@ -239,3 +239,40 @@ func TestStopsWhenNothingBetter(t *testing.T) {
 		t.Errorf("%d steps (bound %d), diagnostics %v, converged %v", got.Iterations, bound, got.Diagnostics, got.Converged)
 	}
 }
+
+// ferroRBM returns a complete bipartite Ising model of v and h units with
+// every coupling J and every field h0.
+func ferroRBM(v, h int, J, h0 float64) *mrf.Model {
+	es, err := mrf.BipartiteEdges(v, h)
+	if err != nil {
+		panic(err)
+	}
+	hs := make([]float64, v+h)
+	for i := range hs {
+		hs[i] = h0
+	}
+	Js := make([]float64, len(es))
+	for i := range Js {
+		Js[i] = J
+	}
+	return mrf.Ising(v+h, es, hs, Js)
+}
+
+// A warm call (the previous model's messages) starts from the fixed point
+// of lower region free energy of message passing from there and from
+// uniform messages: after fields +0.3, the fields -0.05 leave the warm
+// messages at a fixed point 0.006 above the one uniform messages reach.
+func TestWarmCallStartsFromLowerFixedPoint(t *testing.T) {
+	a, b := ferroRBM(12, 6, 0.4, 0.3), ferroRBM(12, 6, 0.4, -0.05)
+	g := build(t, a, "uai", "auto")
+	cold := runGBP(t, g, b)
+	r, err := New(g, mpOptions(300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustInfer(t, r, a)
+	got := mustInfer(t, r, b)
+	if got.FreeEnergy > cold.FreeEnergy+1e-9*math.Abs(cold.FreeEnergy) || !got.Converged {
+		t.Errorf("F %.9f (converged %v), message passing from uniform messages %.9f", got.FreeEnergy, got.Converged, cold.FreeEnergy)
+	}
+}

@@ -27,7 +27,10 @@
 // squares (CGLS) so that a consistent stationary point of the region free
 // energy is a stationary point of the loss. Such a run returns message
 // passing's own answer unless it finds consistent beliefs of lower region
-// free energy (see "Runs from a fixed point"). When they do not converge
+// free energy (see "Runs from a fixed point"). On a warm call (learning, or
+// a model of the last one's structure) message passing runs from the last
+// call's messages and from uniform ones, and the converged fixed point of
+// lower region free energy is the start (see sweep). When they do not converge
 // (strongly coupled models), their last iterate is no fixed point and was
 // measured a poor start (on 10x10 tori with couplings U(−10,10), mean error
 // 0.25 against 0.17 from uniform beliefs); the net then starts from uniform
@@ -288,26 +291,28 @@ type RENN struct {
 	g    *region.Graph
 	opts Options
 
-	rb     *region.Binding // g bound to the structure of the model the network was built for
-	net    nn.Net
-	adam   *nn.Adam
-	roots  []int
-	edges  []region.Edge
-	byKid  [][]int // edges into each region
-	order  []int   // non-root regions by level
-	b, gr  [][]float64
-	dlogit [][]float64
-	mask   [][]int     // per root: states with zero potential (E = +Inf), held at belief 0
-	rootE  [][]float64 // per root, its energy table (a view of the call's energies; message net)
-	mp     *gbp.GBP    // the message passing the message net reads the model with
-	fixed  [][]float64 // region beliefs of its converged fixed point, when the call started there
-	auglag bool        // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
-	strict bool        // converged needs consistent beliefs under every constraint (the message net)
-	lambda float64     // the consistency weight in effect
-	mu     [][]float64 // Lagrange multipliers, one per edge and child state
-	d      [][]float64 // per edge: child belief minus the parent's marginal
-	warm   bool        // the network holds the result of a previous call
-	last   float64     // mean loss of the previous call's last window
+	rb      *region.Binding // g bound to the structure of the model the network was built for
+	net     nn.Net
+	adam    *nn.Adam
+	roots   []int
+	edges   []region.Edge
+	byKid   [][]int // edges into each region
+	order   []int   // non-root regions by level
+	b, gr   [][]float64
+	dlogit  [][]float64
+	mask    [][]int           // per root: states with zero potential (E = +Inf), held at belief 0
+	rootE   [][]float64       // per root, its energy table (a view of the call's energies; message net)
+	mp      *gbp.GBP          // the message passing the message net reads the model with
+	cold    *gbp.GBP          // the same from uniform messages, on warm calls
+	uniform []gbp.EdgeMessage // uniform messages on every edge, for cold
+	fixed   [][]float64       // region beliefs of its converged fixed point, when the call started there
+	auglag  bool              // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
+	strict  bool              // converged needs consistent beliefs under every constraint (the message net)
+	lambda  float64           // the consistency weight in effect
+	mu      [][]float64       // Lagrange multipliers, one per edge and child state
+	d       [][]float64       // per edge: child belief minus the parent's marginal
+	warm    bool              // the network holds the result of a previous call
+	last    float64           // mean loss of the previous call's last window
 
 	family      *Family     // when set, the message net reads the model through this family network
 	forwardOnly bool        // with family: return the family network's answer, no refinement steps
@@ -355,7 +360,7 @@ func (r *RENN) Name() string { return r.opts.Name }
 func (r *RENN) Options() Options { return r.opts }
 
 // Reset drops the network so the next call starts afresh.
-func (r *RENN) Reset() { r.rb, r.warm, r.mp = nil, false, nil }
+func (r *RENN) Reset() { r.rb, r.warm, r.mp, r.cold, r.uniform = nil, false, nil, nil, nil }
 
 // Beliefs returns the current region beliefs (valid after Infer).
 func (r *RENN) Beliefs() [][]float64 { return r.b }
@@ -375,7 +380,7 @@ func (r *RENN) setup(m *mrf.Model) error {
 	if err != nil {
 		return err
 	}
-	r.rb, r.warm, r.mp = nil, false, nil // the state is rebuilt below: if that fails, nothing is left to warm-start from
+	r.rb, r.warm, r.mp, r.cold, r.uniform = nil, false, nil, nil, nil // the state is rebuilt below: if that fails, nothing is left to warm-start from
 	r.roots = r.g.Roots()
 	r.auglag, r.lambda = r.constraint(false)
 	// converged is a promise of consistent beliefs. The paper's networks
