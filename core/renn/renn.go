@@ -183,7 +183,7 @@ type Options struct {
 	// LambdaGrowth is the factor by which a run from message passing's
 	// fixed point multiplies λ each time its beliefs leave the consistent
 	// set (see raiseLambda); 1 keeps λ fixed.
-	LambdaGrowth float64 `json:"lambda_growth" help:"Factor by which a run that starts from message passing's converged fixed point (net message) multiplies lambda, going back to its best iterate, each time a child belief leaves a parent's marginal by more than cons-tol: below some lambda that fixed point is a saddle of the loss and Adam leaves it; 1: lambda stays fixed."`
+	LambdaGrowth float64 `json:"lambda_growth" help:"Factor by which a run that starts from message passing's converged fixed point (net message) multiplies lambda, going back to its best iterate, each time a child belief leaves a parent's marginal by more than cons-tol (up to lambda 1e4): below some lambda that fixed point is a saddle of the loss and Adam leaves it; 1: lambda stays fixed."`
 	// MultiplierEvery is the number of steps between multiplier updates
 	// (auglag).
 	MultiplierEvery int `json:"multiplier_every" help:"Steps between updates of the Lagrange multipliers (auglag)."`
