@@ -130,11 +130,7 @@ func newFaultKit(t *testing.T) *faultKit {
 		t.Fatalf("clean run: exit %d\n%s", code, out)
 	}
 	k.clean = time.Since(start)
-	cfg, err := pipeline.LoadConfig(filepath.Join(k.ref, "pipeline.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k.plan, err = pipeline.NewPlan(cfg); err != nil {
+	if k.plan, err = pipeline.Load(filepath.Join(k.ref, "pipeline.toml")); err != nil {
 		t.Fatal(err)
 	}
 	for _, inst := range k.plan.Instances {

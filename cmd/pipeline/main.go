@@ -43,6 +43,7 @@ import (
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 type configFlag struct {
@@ -126,7 +127,7 @@ func (interrupted) Interruption() string {
 
 // exitError gives err its exit code for cli: 2 for a usage or config error.
 func exitError(err error) error {
-	var ce *pipeline.ConfigError
+	var ce *config.Error
 	var ue usageError
 	switch {
 	case err == nil:
@@ -140,19 +141,15 @@ func exitError(err error) error {
 }
 
 func load(path string) (*pipeline.Plan, string, error) {
-	cfg, err := pipeline.LoadConfig(path)
+	plan, err := pipeline.Load(path)
 	if err != nil {
-		var ce *pipeline.ConfigError
-		if errors.As(err, &ce) {
-			return nil, "", err
+		var ce *config.Error
+		if !errors.As(err, &ce) {
+			err = usageError{err} // the file cannot be read
 		}
-		return nil, "", usageError{err}
-	}
-	plan, err := pipeline.NewPlan(cfg)
-	if err != nil {
 		return nil, "", err
 	}
-	root, err := pipeline.ModuleRoot(cfg.Dir)
+	root, err := pipeline.ModuleRoot(plan.Config.Dir)
 	if err != nil {
 		root = ""
 	}

@@ -50,7 +50,7 @@ func invoke(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-const config = `
+const testConfig = `
 [stage.a]
 run = ["fakestage", "gen"]
 flags = { value = "a" }
@@ -63,7 +63,7 @@ inputs = { in = "a" }
 `
 
 func TestRunBuildsAndRuns(t *testing.T) {
-	dir := module(t, config)
+	dir := module(t, testConfig)
 	cfg := filepath.Join(dir, "pipeline.toml")
 
 	code, out, errs := invoke(t, "run", "--config", cfg, "--jobs", "2")
@@ -108,8 +108,8 @@ func TestExitCodes(t *testing.T) {
 		}
 		return path
 	}
-	good := write("good.toml", config)
-	failing := write("failing.toml", strings.Replace(config, `value = "b"`, `value = "b", fail = true`, 1))
+	good := write("good.toml", testConfig)
+	failing := write("failing.toml", strings.Replace(testConfig, `value = "b"`, `value = "b", fail = true`, 1))
 	unknown := write("unknown.toml", "[stage.a]\nrun = [\"fakestage\"]\nflgs = { x = 1 }\n")
 
 	tests := []struct {
@@ -152,13 +152,13 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestSecondRunFailsOnLock(t *testing.T) {
-	dir := module(t, config)
+	dir := module(t, testConfig)
 	cfg := filepath.Join(dir, "pipeline.toml")
-	c, err := pipeline.LoadConfig(cfg)
+	plan, err := pipeline.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := pipeline.LockData(c) // stands for a run in progress
+	lock, err := pipeline.LockData(plan.Config) // stands for a run in progress
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,11 +67,7 @@ func TestSlurmDefaultExperiment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := pipeline.LoadConfig(configs["local"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(cfg)
+	plan, err := pipeline.Load(configs["local"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +92,7 @@ func TestSlurmDefaultExperiment(t *testing.T) {
 
 	compared := 0
 	for _, inst := range plan.Instances {
-		rel, err := filepath.Rel(cfg.DataDir, inst.OutDir)
+		rel, err := filepath.Rel(plan.Config.DataDir, inst.OutDir)
 		if err != nil {
 			t.Fatal(err)
 		}

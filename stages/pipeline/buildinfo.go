@@ -69,5 +69,5 @@ func binaryChange(p *Plan, binary string) string {
 		return "binary changed"
 	}
 	return fmt.Sprintf("binary changed: %s was not built by the pipeline (%s): rebuild with %s, or let pipeline run build it",
-		p.Config.rel(binary), flaw, HandBuild)
+		p.Config.Rel(binary), flaw, HandBuild)
 }

@@ -80,7 +80,7 @@ func (r *Runner) DryRun(p *Plan, w io.Writer) error {
 	for i, s := range steps {
 		fmt.Fprintf(w, "%3d. %-5s %s  (%s)\n", i+1, s.action, s.inst.ID, s.reason)
 		if s.action != "skip" {
-			argv := append([]string{p.Config.rel(BinaryPath(r.BinDir, s.inst.Stage))}, s.inst.Args...)
+			argv := append([]string{p.Config.Rel(BinaryPath(r.BinDir, s.inst.Stage))}, s.inst.Args...)
 			fmt.Fprintf(w, "       %s\n", strings.Join(argv, " "))
 		}
 	}

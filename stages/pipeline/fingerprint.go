@@ -40,7 +40,7 @@ func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerpri
 		if err != nil {
 			return nil, fmt.Errorf("%s: input --%s: %w", inst.ID, in.Flag, err)
 		}
-		fp.inputs = append(fp.inputs, StampInput{Flag: in.Flag, Dir: p.Config.rel(in.From.OutDir), Files: files})
+		fp.inputs = append(fp.inputs, StampInput{Flag: in.Flag, Dir: p.Config.Rel(in.From.OutDir), Files: files})
 	}
 	if fp.paths, err = h.flagPaths(p.Config, inst); err != nil {
 		return nil, err

@@ -110,7 +110,7 @@ func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, fini
 			Version:      stampVersion,
 			ID:           inst.ID,
 			Fingerprint:  fp.sum,
-			Binary:       p.Config.rel(fp.binary),
+			Binary:       p.Config.Rel(fp.binary),
 			BinarySHA256: fp.binarySum,
 			Args:         inst.Args,
 			Inputs:       fp.inputs,

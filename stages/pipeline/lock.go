@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // LockName is the lock file in a data directory: a run or verify holds it
@@ -25,7 +27,7 @@ type DataLock struct{ f *os.File }
 // names the lock file and the holder's pid. The lock is an flock(2) on
 // LockName, so it goes with the process that holds it, however that ends;
 // the file itself stays.
-func LockData(c *Config) (*DataLock, error) {
+func LockData(c *config.Config) (*DataLock, error) {
 	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock data directory: %w", err)
 	}

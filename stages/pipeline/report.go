@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // Outcome is what happened to an instance in a run.
@@ -130,13 +132,13 @@ func (rep *Report) writeFailure(w io.Writer, res *Result) {
 		if ee.Code > 0 {
 			fmt.Fprintf(w, ", exit code %d", ee.Code)
 		}
-		fmt.Fprintf(w, "; logs in %s", c.rel(ee.LogDir))
+		fmt.Fprintf(w, "; logs in %s", c.Rel(ee.LogDir))
 		if len(ee.Tail) > 0 {
 			fmt.Fprintf(w, "; last lines of %s:", ee.TailFrom)
 		}
 		fmt.Fprintln(w)
 	case errors.As(res.Err, &ee):
-		fmt.Fprintf(w, "FAILED %s: %s; logs in %s; last lines of stderr:\n", res.Instance.ID, ee.Ended(), c.rel(ee.LogDir))
+		fmt.Fprintf(w, "FAILED %s: %s; logs in %s; last lines of stderr:\n", res.Instance.ID, ee.Ended(), c.Rel(ee.LogDir))
 	default:
 		fmt.Fprintf(w, "FAILED %s: %v\n", res.Instance.ID, res.Err)
 		return
@@ -157,8 +159,8 @@ func (rep *Report) writePlaces(w io.Writer) {
 		incomplete bool
 		unchecked  bool
 	}
-	places := map[*Stage]*place{}
-	var order []*Stage
+	places := map[*config.Stage]*place{}
+	var order []*config.Stage
 	width := 0
 	for _, res := range rep.Results {
 		s := res.Instance.Stage
@@ -185,7 +187,7 @@ func (rep *Report) writePlaces(w io.Writer) {
 	c := rep.Plan.Config
 	for _, s := range order {
 		pl := places[s]
-		line := fmt.Sprintf("  %-*s  %s%c", width, s.Name, c.rel(filepath.Join(c.DataDir, s.Name)), filepath.Separator)
+		line := fmt.Sprintf("  %-*s  %s%c", width, s.Name, c.Rel(filepath.Join(c.DataDir, s.Name)), filepath.Separator)
 		if len(s.Shard) > 0 || pl.n > 1 {
 			line += fmt.Sprintf(" (%d shards)", pl.n)
 		}

@@ -134,9 +134,9 @@ func (r *Runner) logResult(log *slog.Logger, p *Plan, res *Result) {
 		var ee *ExitError
 		if errors.As(res.Err, &ee) {
 			if ee.Signal > 0 {
-				log.Error("failed", "stage", id, "killed_by", ee.Ended(), "elapsed", el, "logs", p.Config.rel(ee.LogDir))
+				log.Error("failed", "stage", id, "killed_by", ee.Ended(), "elapsed", el, "logs", p.Config.Rel(ee.LogDir))
 			} else {
-				log.Error("failed", "stage", id, "exit", ee.Code, "elapsed", el, "logs", p.Config.rel(ee.LogDir))
+				log.Error("failed", "stage", id, "exit", ee.Code, "elapsed", el, "logs", p.Config.Rel(ee.LogDir))
 			}
 		} else {
 			log.Error("failed", "stage", id, "err", res.Err)

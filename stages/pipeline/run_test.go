@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // fakeBin is a directory holding the fakestage, fakeslurm and pipeline
@@ -71,7 +73,7 @@ func (p *project) write(t *testing.T, config string) {
 
 func (p *project) plan(t *testing.T) *Plan {
 	t.Helper()
-	cfg, err := LoadConfig(filepath.Join(p.dir, "pipeline.toml"))
+	cfg, err := config.Load(filepath.Join(p.dir, "pipeline.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +86,9 @@ func (p *project) plan(t *testing.T) *Plan {
 
 // parsePlan parses a config said to be /p/p.toml and expands it, failing
 // the test on an error.
-func parsePlan(t *testing.T, src string) (*Config, *Plan) {
+func parsePlan(t *testing.T, src string) (*config.Config, *Plan) {
 	t.Helper()
-	cfg, err := ParseConfig("p.toml", "/p", []byte(src))
+	cfg, err := config.Parse("p.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +583,7 @@ func TestInterruptLeavesNoStamp(t *testing.T) {
 func TestUnknownBinary(t *testing.T) {
 	p := newProject(t, chain+"\n[stage.f]\nrun = [\"nosuch\"]\n")
 	_, err := p.runner().Run(context.Background(), p.plan(t))
-	var ce *ConfigError
+	var ce *config.Error
 	line := strings.Count(chain, "\n") + 3
 	if !errors.As(err, &ce) || ce.Line != line || ce.Key != "stage.f.run" || !strings.Contains(ce.Msg, `unknown binary "nosuch"`) {
 		t.Fatalf("error %v, want a config error at line %d, stage.f.run", err, line)

@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // Slurm runs a plan on a Slurm cluster: Runner.Run, with Runner.Slurm set,
@@ -64,16 +67,16 @@ type Slurm struct {
 const batchName = "job"
 
 // slurmDir holds Slurm's output files of the jobs.
-func slurmDir(c *Config) string { return filepath.Join(c.DataDir, ".slurm") }
+func slurmDir(c *config.Config) string { return filepath.Join(c.DataDir, ".slurm") }
 
 // outputPath is the file Slurm writes a job's own stdout and stderr to.
-func outputPath(c *Config, s *Stage, job string) string {
+func outputPath(c *config.Config, s *config.Stage, job string) string {
 	return filepath.Join(slurmDir(c), s.Name+"-"+job+".out")
 }
 
 // sbatchArgs are the options of the sbatch call of s; the job script comes
 // on standard input.
-func (sl *Slurm) sbatchArgs(c *Config, s *submission, ids []string) []string {
+func (sl *Slurm) sbatchArgs(c *config.Config, s *submission, ids []string) []string {
 	pattern := "%j"
 	if s.tasks != nil {
 		pattern = "%A_%a"
@@ -91,7 +94,7 @@ func (sl *Slurm) sbatchArgs(c *Config, s *submission, ids []string) []string {
 	if dep := s.dependency(ids); dep != "" {
 		args = append(args, "--dependency="+dep)
 	}
-	args = append(args, s.stage.Resources.args()...)
+	args = append(args, sbatchResources(s.stage.Resources)...)
 	if sl.Partition != "" {
 		args = append(args, "--partition="+sl.Partition)
 	}
@@ -99,6 +102,15 @@ func (sl *Slurm) sbatchArgs(c *Config, s *submission, ids []string) []string {
 		args = append(args, "--account="+sl.Account)
 	}
 	return append(args, sl.Options...)
+}
+
+// sbatchResources renders r as sbatch options.
+func sbatchResources(r config.Resources) []string {
+	return []string{
+		"--cpus-per-task=" + strconv.Itoa(r.CPUs),
+		"--mem=" + r.Memory,
+		"--time=" + r.Time,
+	}
 }
 
 // instanceKey identifies what an instance runs (binary and arguments), so a
@@ -114,11 +126,11 @@ func instanceKey(inst *Instance) string {
 }
 
 // configPath is the absolute path of the config file, which jobs reread.
-func configPath(c *Config) string { return filepath.Join(c.Dir, filepath.Base(c.File)) }
+func configPath(c *config.Config) string { return filepath.Join(c.Dir, filepath.Base(c.File)) }
 
 // script is the job script of s: it picks the instance of its array task
 // and runs the pipeline binary's job subcommand on it.
-func script(c *Config, s *submission, pipelineBin, binDir string) string {
+func script(c *config.Config, s *submission, pipelineBin, binDir string) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
 	fmt.Fprintf(&b, "# pipeline: stage %s of %s\n", s.stage.Name, configPath(c))

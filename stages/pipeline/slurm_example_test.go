@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // Running a pipeline on a Slurm cluster: the runner submits every
@@ -14,7 +15,7 @@ import (
 // (pipeline.Build), and the project must be on a file system the nodes
 // mount.
 func ExampleSlurm() {
-	cfg, err := pipeline.LoadConfig("pipeline.toml")
+	cfg, err := config.Load("pipeline.toml")
 	if err != nil {
 		log.Fatal(err)
 	}

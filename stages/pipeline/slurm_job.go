@@ -155,7 +155,7 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 	}
 	for _, d := range inst.Deps {
 		if _, err := ReadStamp(d.OutDir); err != nil {
-			err = fmt.Errorf("%s: upstream %s is not complete (no stamp in %s)", inst.ID, d.ID, p.Config.rel(d.OutDir))
+			err = fmt.Errorf("%s: upstream %s is not complete (no stamp in %s)", inst.ID, d.ID, p.Config.Rel(d.OutDir))
 			jr.Outcome, jr.Error = Failed.String(), err.Error()
 			save()
 			return nil, err

@@ -5,12 +5,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // submission is one sbatch call: a single job, or a job array of instances
 // of one stage.
 type submission struct {
-	stage *Stage
+	stage *config.Stage
 	insts []*Instance
 	tasks []int // array task ID of each instance; nil for a single job
 	force []bool
@@ -42,7 +44,7 @@ func (t taskRef) jobRef(ids []string) string {
 // two sharded stages correspond shard by shard. Instances that are not in
 // runs (up to date) are not waited for.
 func planSubmissions(p *Plan, runs []*Instance, forced map[*Instance]bool) []*submission {
-	sp := &submissionPlanner{forced: forced, index: map[*Instance]int{}, count: map[*Stage]int{},
+	sp := &submissionPlanner{forced: forced, index: map[*Instance]int{}, count: map[*config.Stage]int{},
 		where: map[*Instance]taskRef{}}
 	for _, inst := range p.Instances {
 		sp.index[inst] = sp.count[inst.Stage]
@@ -62,8 +64,8 @@ func planSubmissions(p *Plan, runs []*Instance, forced map[*Instance]bool) []*su
 // submissionPlanner holds the submissions planned so far.
 type submissionPlanner struct {
 	forced map[*Instance]bool
-	index  map[*Instance]int // an instance's position among its stage's: its array task
-	count  map[*Stage]int    // instances of a stage in the plan
+	index  map[*Instance]int     // an instance's position among its stage's: its array task
+	count  map[*config.Stage]int // instances of a stage in the plan
 	subs   []*submission
 	where  map[*Instance]taskRef // the submission and task of each instance planned
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // fakeCluster puts fakeslurm on PATH as sbatch, squeue, sacct and scancel.
@@ -615,6 +617,13 @@ func TestScriptPicksTaskInstance(t *testing.T) {
 	out, err = run("1")
 	if err == nil || !strings.Contains(out, "no instance for array task 1") {
 		t.Errorf("task 1 (not submitted): %q, %v", out, err)
+	}
+}
+
+func TestSbatchResources(t *testing.T) {
+	r := config.Resources{CPUs: 2, Memory: "500M", Time: "2-00:00:00"}
+	if got := sbatchResources(r); !slices.Equal(got, []string{"--cpus-per-task=2", "--mem=500M", "--time=2-00:00:00"}) {
+		t.Errorf("sbatch args %q", got)
 	}
 }
 

@@ -148,7 +148,7 @@ func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) 
 	}
 	for _, want := range st.Outputs {
 		i := slices.IndexFunc(outs, func(f FileSum) bool { return f.Name == want.Name })
-		path := p.Config.rel(filepath.Join(inst.OutDir, want.Name))
+		path := p.Config.Rel(filepath.Join(inst.OutDir, want.Name))
 		if i < 0 {
 			reasons = append(reasons, "output deleted: "+path)
 			break

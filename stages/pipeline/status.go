@@ -56,7 +56,7 @@ func (h *hasher) assess(p *Plan, inst *Instance, binDir string) (Status, *finger
 			return st, nil, err
 		}
 		if stamp != nil {
-			st.State, st.Reason = Stale, "binary not found: "+p.Config.rel(bin)
+			st.State, st.Reason = Stale, "binary not found: "+p.Config.Rel(bin)
 		}
 		return st, nil, nil
 	}

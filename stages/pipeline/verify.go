@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // Verify says which instances Runner.Verify reruns.
@@ -65,7 +67,7 @@ type candidate struct {
 
 // StageCheck is the verification of one stage.
 type StageCheck struct {
-	Stage *Stage
+	Stage *config.Stage
 	// Eligible are the instances stale only because the binary changed:
 	// their flags, inputs and outputs are as their stamps recorded. Plan order.
 	Eligible []*Instance
@@ -96,7 +98,7 @@ func (r *Runner) PlanVerify(p *Plan, v Verify) (*VerifyPlan, error) {
 	}
 	vp := &VerifyPlan{Plan: p, cands: map[*Instance]candidate{}}
 	h := newHasher()
-	byStage := map[*Stage]*StageCheck{}
+	byStage := map[*config.Stage]*StageCheck{}
 	for _, inst := range p.Instances {
 		if !sel[inst] {
 			continue
@@ -264,7 +266,7 @@ func sampleArgs(p *Plan, inst *Instance, out string) []string {
 	args := make([]string, len(inst.Args))
 	for i, a := range inst.Args {
 		if strings.HasPrefix(a, "--out=") {
-			a = "--out=" + p.Config.rel(out)
+			a = "--out=" + p.Config.Rel(out)
 		}
 		args[i] = a
 	}
@@ -292,7 +294,7 @@ func (vp *VerifyPlan) WritePlan(w io.Writer) {
 	fmt.Fprintf(w, "verify plan: %d instances: %d eligible in %d stages, %d not eligible, %d up to date\n",
 		eligible+len(vp.Ineligible)+vp.UpToDate, eligible, len(vp.Stages), len(vp.Ineligible), vp.UpToDate)
 	fmt.Fprintf(w, "reruns %d samples, which took %s when cached, each with its own arguments but --out=%s%c<instance>\n",
-		samples, seconds(secs), vp.Plan.Config.rel(verifyDir(vp.Plan)), filepath.Separator)
+		samples, seconds(secs), vp.Plan.Config.Rel(verifyDir(vp.Plan)), filepath.Separator)
 	for _, sc := range vp.Stages {
 		fmt.Fprintf(w, "%s: %d eligible, %d sampled\n", sc.Stage.Name, len(sc.Eligible), len(sc.Samples))
 		for _, s := range sc.Samples {

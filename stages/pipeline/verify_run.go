@@ -33,7 +33,7 @@ func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
 	p := vp.Plan
 	root := verifyDir(p)
 	if _, err := os.Stat(root); err == nil {
-		r.logger().Info("removing what an interrupted verify left", "dir", p.Config.rel(root))
+		r.logger().Info("removing what an interrupted verify left", "dir", p.Config.Rel(root))
 	}
 	if err := os.RemoveAll(root); err != nil {
 		return fmt.Errorf("verify: remove %s: %w", root, err)
@@ -110,7 +110,7 @@ func adoptOne(h *hasher, p *Plan, inst *Instance, c candidate, a Adoption) error
 		return fmt.Errorf("adopt %s: %w", inst.ID, err)
 	}
 	if fp.binarySum != c.fp.binarySum {
-		return fmt.Errorf("adopt %s: %s changed while verifying", inst.ID, p.Config.rel(fp.binary))
+		return fmt.Errorf("adopt %s: %s changed while verifying", inst.ID, p.Config.Rel(fp.binary))
 	}
 	ok, err := h.binaryOnly(p, inst, stamp, fp)
 	if err == nil && !ok {
@@ -125,7 +125,7 @@ func adoptOne(h *hasher, p *Plan, inst *Instance, c candidate, a Adoption) error
 	}
 	ns := *stamp // keeps Started, Finished and Seconds: the outputs' run
 	ns.ID, ns.Fingerprint = inst.ID, fp.sum
-	ns.Binary, ns.BinarySHA256 = p.Config.rel(fp.binary), fp.binarySum
+	ns.Binary, ns.BinarySHA256 = p.Config.Rel(fp.binary), fp.binarySum
 	ns.Args, ns.Inputs, ns.Paths, ns.Outputs = inst.Args, fp.inputs, fp.paths, outs
 	a.PreviousBinary = stamp.BinarySHA256
 	ns.Adopted = append(slices.Clone(stamp.Adopted), a)

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // runSamples runs every sample of vp through the scheduler and a local
@@ -40,15 +42,15 @@ func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
 // failed: that stage is left stale whatever the others give.
 type sampleExecutor struct {
 	*localExecutor
-	plan    *Plan                 // the samples as instances, in the order they run
-	samples map[*Instance]*Sample // by the instance each runs as
-	bad     map[*Stage]bool       // stages with a sample that differed or failed
+	plan    *Plan                  // the samples as instances, in the order they run
+	samples map[*Instance]*Sample  // by the instance each runs as
+	bad     map[*config.Stage]bool // stages with a sample that differed or failed
 	log     *slog.Logger
 }
 
 func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor {
 	x := &sampleExecutor{plan: &Plan{Config: vp.Plan.Config},
-		samples: map[*Instance]*Sample{}, bad: map[*Stage]bool{}, log: r.logger()}
+		samples: map[*Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.logger()}
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
 			inst := sampleRun(vp.Plan, s.Instance)

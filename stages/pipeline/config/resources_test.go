@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ run = ["x"]
 run = ["x"]
 resources = { memory = 500, time = "2-00:00:00" }
 `
-	c, err := ParseConfig("p.toml", "/p", []byte(src))
+	c, err := Parse("p.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,15 +39,12 @@ resources = { memory = 500, time = "2-00:00:00" }
 	if c.Slurm.Partition != "short" || c.Slurm.Account != "renn" || !slices.Equal(c.Slurm.Options, []string{"--qos=low", "--constraint=avx2"}) {
 		t.Errorf("slurm %+v", c.Slurm)
 	}
-	if got := c.Stages[1].Resources.args(); !slices.Equal(got, []string{"--cpus-per-task=2", "--mem=500M", "--time=2-00:00:00"}) {
-		t.Errorf("sbatch args %q", got)
-	}
 
-	c, err = ParseConfig("p.toml", "/p", []byte("[stage.a]\nrun = [\"x\"]\n"))
+	c, err = Parse("p.toml", "/p", []byte("[stage.a]\nrun = [\"x\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Stages[0].Resources != DefaultResources || c.Slurm.Partition != "" || c.Slurm.Options != nil {
+	if c.Stages[0].Resources != DefaultResources() || c.Slurm.Partition != "" || c.Slurm.Options != nil {
 		t.Errorf("without tables: %+v, %+v", c.Stages[0].Resources, c.Slurm)
 	}
 }
@@ -76,10 +73,10 @@ func TestResourcesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig("pipeline.toml", "/project", []byte(tt.src))
-			var ce *ConfigError
+			_, err := Parse("pipeline.toml", "/project", []byte(tt.src))
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error %v, want a *ConfigError", err)
+				t.Fatalf("error %v, want a *Error", err)
 			}
 			if ce.Line != tt.line || ce.Key != tt.key || !strings.Contains(ce.Msg, tt.msg) {
 				t.Errorf("got line %d key %q msg %q\nwant line %d key %q msg containing %q", ce.Line, ce.Key, ce.Msg, tt.line, tt.key, tt.msg)

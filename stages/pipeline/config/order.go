@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"slices"
@@ -16,8 +16,8 @@ func (c *Config) checkInputs() []error {
 		for _, in := range s.Inputs {
 			for _, from := range in.From {
 				if byName[from] == nil {
-					errs = append(errs, c.errorf([]string{"stage", s.Name, "inputs", in.Flag},
-						"no stage named %q (stages: %s)", from, strings.Join(c.stageNames(), ", ")))
+					errs = append(errs, c.Errorf([]string{"stage", s.Name, "inputs", in.Flag},
+						"no stage named %q (stages: %s)", from, strings.Join(c.StageNames(), ", ")))
 				}
 			}
 		}
@@ -25,13 +25,13 @@ func (c *Config) checkInputs() []error {
 	if len(errs) > 0 {
 		return errs
 	}
-	if _, err := c.order(); err != nil {
+	if _, err := c.Order(); err != nil {
 		return []error{err}
 	}
 	return nil
 }
 
-func (c *Config) stageNames() []string {
+func (c *Config) StageNames() []string {
 	names := make([]string, len(c.Stages))
 	for i, s := range c.Stages {
 		names[i] = s.Name
@@ -40,7 +40,7 @@ func (c *Config) stageNames() []string {
 }
 
 // order returns the stages in dependency order, ties kept in file order.
-func (c *Config) order() ([]*Stage, error) {
+func (c *Config) Order() ([]*Stage, error) {
 	byName := make(map[string]*Stage, len(c.Stages))
 	for _, s := range c.Stages {
 		byName[s.Name] = s
@@ -61,7 +61,7 @@ func (c *Config) order() ([]*Stage, error) {
 		case visiting:
 			i := slices.Index(path, s.Name)
 			cycle := append(slices.Clone(path[i:]), s.Name)
-			return c.errorf(via, "dependency cycle: %s", strings.Join(cycle, " -> "))
+			return c.Errorf(via, "dependency cycle: %s", strings.Join(cycle, " -> "))
 		}
 		mark[s] = visiting
 		path = append(path, s.Name)

@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"fmt"
@@ -18,15 +18,15 @@ type Resources struct {
 	Time   string // time limit in Slurm's --time syntax: "90" (minutes), "1:30:00", "2-00:00:00"
 }
 
-// DefaultResources is what a stage gets when neither [resources] nor its own
-// [stage.NAME.resources] says otherwise: the stages of the default
+// DefaultResources returns what a stage gets when neither [resources] nor
+// its own [stage.NAME.resources] says otherwise: the stages of the default
 // experiment need one core, well under 2 GB and a few minutes.
-var DefaultResources = Resources{CPUs: 1, Memory: "2G", Time: "1:00:00"}
+func DefaultResources() Resources { return Resources{CPUs: 1, Memory: "2G", Time: "1:00:00"} }
 
-// SlurmConfig is the [slurm] table: settings of the Slurm executor that
+// Slurm is the [slurm] table: settings of the Slurm executor that
 // belong with the experiment rather than on the command line. Command-line
 // flags override Partition and Account and add to Options.
-type SlurmConfig struct {
+type Slurm struct {
 	Partition string   // sbatch --partition
 	Account   string   // sbatch --account
 	Options   []string // further sbatch options, one argument each, e.g. "--qos=short"
@@ -53,7 +53,7 @@ func (c *Config) parseResources(base Resources, raw map[string]any, md toml.Meta
 		case "cpus":
 			n, ok := v.(int64)
 			if !ok || n < 1 || n > 1<<20 {
-				errs = append(errs, c.errorf(k, "want a positive whole number of cores, found %s", describe(v)))
+				errs = append(errs, c.Errorf(k, "want a positive whole number of cores, found %s", describe(v)))
 				continue
 			}
 			r.CPUs = int(n)
@@ -61,46 +61,46 @@ func (c *Config) parseResources(base Resources, raw map[string]any, md toml.Meta
 			switch x := v.(type) {
 			case int64:
 				if x < 1 {
-					errs = append(errs, c.errorf(k, "want a positive amount, found %d", x))
+					errs = append(errs, c.Errorf(k, "want a positive amount, found %d", x))
 					continue
 				}
 				r.Memory = strconv.FormatInt(x, 10) + "M"
 			case string:
 				if !memoryRE.MatchString(x) || strings.Trim(x, "0KMGTkmgt") == "" {
-					errs = append(errs, c.errorf(k, `want an amount like "500M", "4G" or "1T", found %q`, x))
+					errs = append(errs, c.Errorf(k, `want an amount like "500M", "4G" or "1T", found %q`, x))
 					continue
 				}
 				r.Memory = strings.ToUpper(x)
 			default:
-				errs = append(errs, c.errorf(k, `want an amount like "4G" (or whole megabytes), found %s`, tomlType(v)))
+				errs = append(errs, c.Errorf(k, `want an amount like "4G" (or whole megabytes), found %s`, tomlType(v)))
 			}
 		case "time":
 			switch x := v.(type) {
 			case int64:
 				if x < 1 {
-					errs = append(errs, c.errorf(k, "want a positive number of minutes, found %d", x))
+					errs = append(errs, c.Errorf(k, "want a positive number of minutes, found %d", x))
 					continue
 				}
 				r.Time = strconv.FormatInt(x, 10)
 			case string:
 				if !timeRE.MatchString(x) && !strings.EqualFold(x, "infinite") && !strings.EqualFold(x, "unlimited") {
-					errs = append(errs, c.errorf(k, `want a time limit like "30" (minutes), "2:00:00" or "1-12:00:00", found %q`, x))
+					errs = append(errs, c.Errorf(k, `want a time limit like "30" (minutes), "2:00:00" or "1-12:00:00", found %q`, x))
 					continue
 				}
 				r.Time = x
 			default:
-				errs = append(errs, c.errorf(k, `want a time limit like "2:00:00" (or whole minutes), found %s`, tomlType(v)))
+				errs = append(errs, c.Errorf(k, `want a time limit like "2:00:00" (or whole minutes), found %s`, tomlType(v)))
 			}
 		default:
-			errs = append(errs, c.errorf(k, "unknown key (want one of %s)", strings.Join(resourceKeys, ", ")))
+			errs = append(errs, c.Errorf(k, "unknown key (want one of %s)", strings.Join(resourceKeys, ", ")))
 		}
 	}
 	return r, errs
 }
 
 // parseSlurm reads the [slurm] table.
-func (c *Config) parseSlurm(raw map[string]any, md toml.MetaData) (SlurmConfig, []error) {
-	var s SlurmConfig
+func (c *Config) parseSlurm(raw map[string]any, md toml.MetaData) (Slurm, []error) {
+	var s Slurm
 	var errs []error
 	for _, name := range keysUnder(md, "slurm") {
 		k := []string{"slurm", name}
@@ -109,7 +109,7 @@ func (c *Config) parseSlurm(raw map[string]any, md toml.MetaData) (SlurmConfig, 
 		case "partition", "account":
 			x, ok := v.(string)
 			if !ok || x == "" || strings.ContainsAny(x, " \t\n") {
-				errs = append(errs, c.errorf(k, "want a %s name, found %s", name, describe(v)))
+				errs = append(errs, c.Errorf(k, "want a %s name, found %s", name, describe(v)))
 				continue
 			}
 			if name == "partition" {
@@ -120,19 +120,19 @@ func (c *Config) parseSlurm(raw map[string]any, md toml.MetaData) (SlurmConfig, 
 		case "options":
 			list, ok := v.([]any)
 			if !ok {
-				errs = append(errs, c.errorf(k, `want a list of sbatch options like ["--qos=short"], found %s`, tomlType(v)))
+				errs = append(errs, c.Errorf(k, `want a list of sbatch options like ["--qos=short"], found %s`, tomlType(v)))
 				continue
 			}
 			for _, e := range list {
 				o, ok := e.(string)
 				if !ok || !strings.HasPrefix(o, "-") {
-					errs = append(errs, c.errorf(k, `want sbatch options starting with "-", one per string, found %s`, describe(e)))
+					errs = append(errs, c.Errorf(k, `want sbatch options starting with "-", one per string, found %s`, describe(e)))
 					break
 				}
 				s.Options = append(s.Options, o)
 			}
 		default:
-			errs = append(errs, c.errorf(k, "unknown key (want one of %s)", strings.Join(slurmKeys, ", ")))
+			errs = append(errs, c.Errorf(k, "unknown key (want one of %s)", strings.Join(slurmKeys, ", ")))
 		}
 	}
 	return s, errs
@@ -148,15 +148,6 @@ func describe(v any) string {
 		return strconv.FormatInt(x, 10)
 	}
 	return tomlType(v)
-}
-
-// args renders r as sbatch options.
-func (r Resources) args() []string {
-	return []string{
-		"--cpus-per-task=" + strconv.Itoa(r.CPUs),
-		"--mem=" + r.Memory,
-		"--time=" + r.Time,
-	}
 }
 
 func (r Resources) String() string {

@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"errors"
@@ -7,30 +7,31 @@ import (
 	"testing"
 )
 
-func TestParseConfigErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		line int
-		key  string
-		msg  string
-	}{
-		{"unknown stage key", `
+// configMistakes are configs with one mistake each, where it is reported
+// and what the message says.
+var configMistakes = []struct {
+	name string
+	src  string
+	line int
+	key  string
+	msg  string
+}{
+	{"unknown stage key", `
 [stage.models]
 run = ["sample-model", "ising"]
 flgs = { size = 5 }
 `, 4, "stage.models.flgs", "unknown key (want one of run, flags, inputs, shard, resources, untracked)"},
-		{"unknown top-level key", `datta = "out"
+	{"unknown top-level key", `datta = "out"
 [stage.a]
 run = ["x"]
 `, 1, "datta", "unknown key"},
-		{"unknown key in sub-table", `
+	{"unknown key in sub-table", `
 [stage.a]
 run = ["x"]
 [stage.a.shard.extra]
 y = 1
 `, 4, "stage.a.shard.extra", "want a non-empty list"},
-		{"dangling input", `
+	{"dangling input", `
 [stage.models]
 run = ["sample-model"]
 
@@ -38,7 +39,7 @@ run = ["sample-model"]
 run = ["exact-infer"]
 inputs = { models = "nosuch" }
 `, 7, "stage.exact.inputs.models", `no stage named "nosuch" (stages: models, exact)`},
-		{"dangling input in a list", `
+	{"dangling input in a list", `
 [stage.score]
 run = ["score"]
 [stage.score.inputs]
@@ -46,7 +47,7 @@ truth = "score"
 pred = ["score",
         "gone"]
 `, 6, "stage.score.inputs.pred", `no stage named "gone"`},
-		{"cycle", `
+	{"cycle", `
 [stage.a]
 run = ["x"]
 inputs = { in = "b" }
@@ -54,62 +55,64 @@ inputs = { in = "b" }
 run = ["x"]
 inputs = { in = "a" }
 `, 7, "stage.b.inputs.in", "dependency cycle: a -> b -> a"},
-		{"self input", `
+	{"self input", `
 [stage.a]
 run = ["x"]
 inputs.in = "a"
 `, 4, "stage.a.inputs.in", "dependency cycle: a -> a"},
-		{"missing run", `
+	{"missing run", `
 [stage.a]
 flags = { x = 1 }
 `, 2, "stage.a", "missing run"},
-		{"run of wrong type", `
+	{"run of wrong type", `
 [stage.a]
 run = 3
 `, 3, "stage.a.run", "want a list of strings"},
-		{"run with a path", `
+	{"run with a path", `
 [stage.a]
 run = ["../evil"]
 `, 3, "stage.a.run", "plain name"},
-		{"table as flag value", `
+	{"table as flag value", `
 [stage.a]
 run = ["x"]
 flags = { size = { a = 1 } }
 `, 4, "stage.a.flags.size", "want a string, number, boolean or list, found a table"},
-		{"flag set twice", `
+	{"flag set twice", `
 [stage.a]
 run = ["x"]
 flags = { size = 5 }
 shard = { size = [3, 5] }
 `, 5, "stage.a.shard.size", "flag --size is already set by stage.a.flags.size"},
-		{"out is reserved", `
+	{"out is reserved", `
 [stage.a]
 run = ["x"]
 flags = { out = "elsewhere" }
 `, 4, "stage.a.flags.out", "--out is set by the pipeline"},
-		{"shard not a list", `
+	{"shard not a list", `
 [stage.a]
 run = ["x"]
 [stage.a.shard]
 size = 5
 `, 5, "stage.a.shard.size", "want a non-empty list"},
-		{"shard value unfit for a directory", `
+	{"shard value unfit for a directory", `
 [stage.a]
 run = ["x"]
 shard.graph = ["grid", "a/b"]
 `, 4, "stage.a.shard.graph", `value "a/b" cannot be part of a directory name`},
-		{"syntax error", `
+	{"syntax error", `
 [stage.a]
 run = ["x"
 `, 3, "stage.a.run", "expected a comma"},
-		{"no stages", `data = "d"`, 0, "", "no stages"},
-	}
-	for _, tt := range tests {
+	{"no stages", `data = "d"`, 0, "", "no stages"},
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range configMistakes {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig("pipeline.toml", "/project", []byte(tt.src))
-			var ce *ConfigError
+			_, err := Parse("pipeline.toml", "/project", []byte(tt.src))
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error %v, want a *ConfigError", err)
+				t.Fatalf("error %v, want a *Error", err)
 			}
 			if ce.Line != tt.line || ce.Key != tt.key || !strings.Contains(ce.Msg, tt.msg) {
 				t.Errorf("got line %d key %q msg %q\nwant line %d key %q msg containing %q", ce.Line, ce.Key, ce.Msg, tt.line, tt.key, tt.msg)
@@ -121,7 +124,7 @@ run = ["x"
 	}
 }
 
-func TestParseConfigReportsEveryMistake(t *testing.T) {
+func TestParseReportsEveryMistake(t *testing.T) {
 	src := `
 [stage.a]
 run = ["x"]
@@ -130,7 +133,7 @@ flgs = 1
 run = ["x"]
 inptus = { in = "a" }
 `
-	_, err := ParseConfig("p.toml", "/p", []byte(src))
+	_, err := Parse("p.toml", "/p", []byte(src))
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -142,7 +145,7 @@ inptus = { in = "a" }
 	}
 }
 
-func TestParseConfigValues(t *testing.T) {
+func TestParseValues(t *testing.T) {
 	src := `
 data = "out"
 [stage.s]
@@ -152,14 +155,14 @@ inputs = { pred = ["t", "t"], truth = "t" }
 [stage.t]
 run = ["t"]
 `
-	c, err := ParseConfig("p.toml", "/p", []byte(src))
+	c, err := Parse("p.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.DataDir != "/p/out" {
 		t.Errorf("DataDir = %s", c.DataDir)
 	}
-	if names := c.stageNames(); !slices.Equal(names, []string{"s", "t"}) {
+	if names := c.StageNames(); !slices.Equal(names, []string{"s", "t"}) {
 		t.Errorf("stages %v, want file order", names)
 	}
 	s := c.Stages[0]
@@ -177,24 +180,9 @@ run = ["t"]
 	if len(s.Inputs) != 2 || !s.Inputs[0].List || s.Inputs[1].List || s.Inputs[0].Flag != "pred" {
 		t.Errorf("inputs %+v", s.Inputs)
 	}
-	p, err := NewPlan(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Instances[0].ID != "t" || p.Instances[1].ID != "s" {
-		t.Errorf("plan order %s, %s: want t before s", p.Instances[0].ID, p.Instances[1].ID)
-	}
-	wantArgs := []string{"--verbose", "--name=x y", "--n=-3", "--rate=0.001", "--g=1", "--on", "--off=false", "--methods=mf,bp",
-		"--pred=out/t", "--pred=out/t", "--truth=out/t", "--out=out/s"}
-	if got := p.Instances[1].Args; !slices.Equal(got, wantArgs) {
-		t.Errorf("args\n%q\nwant\n%q", got, wantArgs)
-	}
-	if deps := p.Instances[1].Deps; len(deps) != 1 || deps[0].ID != "t" {
-		t.Errorf("deps %v, want one: t", deps)
-	}
 }
 
-func TestParseConfigImplicitTables(t *testing.T) {
+func TestParseImplicitTables(t *testing.T) {
 	src := `
 stage.a.run = ["x"]
 stage.a.flags.v = 1
@@ -204,11 +192,11 @@ n = [1, 2]
 run = ["y"]
 inputs.in = "a"
 `
-	c, err := ParseConfig("p.toml", "/p", []byte(src))
+	c, err := Parse("p.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names := c.stageNames(); !slices.Equal(names, []string{"a", "b"}) {
+	if names := c.StageNames(); !slices.Equal(names, []string{"a", "b"}) {
 		t.Fatalf("stages %v, want [a b]", names)
 	}
 	a, b := c.Stages[0], c.Stages[1]
@@ -217,27 +205,6 @@ inputs.in = "a"
 	}
 	if b.Line != 4 || b.RunLine != 7 || len(b.Shard) != 1 || len(b.Shard[0].Values) != 2 || len(b.Inputs) != 1 {
 		t.Errorf("stage b: %+v", b)
-	}
-}
-
-func TestPlanShardClash(t *testing.T) {
-	src := `
-[stage.m]
-run = ["x"]
-shard = { size = [1, 2] }
-[stage.e]
-run = ["x"]
-inputs = { m = "m" }
-shard = { size = [3] }
-`
-	c, err := ParseConfig("p.toml", "/p", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewPlan(c)
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Line != 8 || ce.Key != "stage.e.shard.size" {
-		t.Errorf("error %v, want one at line 8, stage.e.shard.size", err)
 	}
 }
 
@@ -295,7 +262,7 @@ func TestUntrackedErrors(t *testing.T) {
 		{"[stage.a]\nrun = [\"x\"]\nflags = { log = \"l\" }\nuntracked = [\"lg\"]\n", "--lg is not set in the stage's flags or shard"},
 	}
 	for _, tt := range tests {
-		_, err := ParseConfig("p.toml", "/p", []byte(tt.src))
+		_, err := Parse("p.toml", "/p", []byte(tt.src))
 		if err == nil || !strings.Contains(err.Error(), "stage.a.untracked") || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%q: error %v, want %q at stage.a.untracked", tt.src, err, tt.msg)
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ func (sp *stageParser) key(parts ...string) []string {
 }
 
 func (sp *stageParser) fail(key []string, format string, args ...any) {
-	sp.errs = append(sp.errs, sp.c.errorf(key, format, args...))
+	sp.errs = append(sp.errs, sp.c.Errorf(key, format, args...))
 }
 
 // run reads the run key: a list of words, or one string split at spaces.

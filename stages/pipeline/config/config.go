@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"errors"
@@ -20,10 +20,10 @@ type Config struct {
 	Stages  []*Stage // in file order
 
 	// Resources are the defaults of every stage, from [resources] over
-	// DefaultResources.
+	// DefaultResources().
 	Resources Resources
 	// Slurm holds the [slurm] table.
-	Slurm SlurmConfig
+	Slurm Slurm
 
 	keys *keyIndex
 }
@@ -78,15 +78,15 @@ type Input struct {
 	Line int
 }
 
-// ConfigError is a mistake in the config file, located by line and key.
-type ConfigError struct {
+// Error is a mistake in the config file, located by line and key.
+type Error struct {
 	File string // config file
 	Line int    // 1-based, 0 if unknown
 	Key  string // dotted key, e.g. stage.models.flgs
 	Msg  string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
@@ -99,8 +99,11 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-func (c *Config) errorf(key []string, format string, args ...any) *ConfigError {
-	return &ConfigError{
+// Errorf returns the mistake at key (its parts, e.g. "stage", "a",
+// "inputs", "in"), located at the line that defines it or its nearest
+// defined ancestor.
+func (c *Config) Errorf(key []string, format string, args ...any) *Error {
+	return &Error{
 		File: c.File,
 		Line: c.keys.line(key...),
 		Key:  toml.Key(key).String(),
@@ -131,8 +134,8 @@ var (
 	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 )
 
-// LoadConfig reads and checks the config file at path.
-func LoadConfig(path string) (*Config, error) {
+// Load reads and checks the config file at path.
+func Load(path string) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline config: %w", err)
@@ -141,32 +144,32 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline config: %w", err)
 	}
-	return ParseConfig(path, filepath.Dir(abs), src)
+	return Parse(path, filepath.Dir(abs), src)
 }
 
-// ParseConfig parses and checks a config. name is used in error messages;
+// Parse parses and checks a config. name is used in error messages;
 // relative paths in the config resolve against dir. Every mistake found is
-// reported as a *ConfigError; several are joined with errors.Join.
-func ParseConfig(name, dir string, src []byte) (*Config, error) {
+// reported as a *Error; several are joined with errors.Join.
+func Parse(name, dir string, src []byte) (*Config, error) {
 	var raw rawConfig
 	md, err := toml.Decode(string(src), &raw)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &ConfigError{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+			return nil, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
 		}
-		return nil, &ConfigError{File: name, Msg: err.Error()}
+		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	c := &Config{File: name, Dir: dir, keys: indexKeys(string(src))}
 	errs := c.unknownKeys(md)
 	errs = append(errs, c.parseData(raw.Data)...)
 	var rerrs, serrs []error
-	c.Resources, rerrs = c.parseResources(DefaultResources, raw.Resources, md, "resources")
+	c.Resources, rerrs = c.parseResources(DefaultResources(), raw.Resources, md, "resources")
 	c.Slurm, serrs = c.parseSlurm(raw.Slurm, md)
 	errs = append(append(errs, rerrs...), serrs...)
 	errs = append(errs, c.parseStages(raw.Stage, md)...)
 	if len(c.Stages) == 0 && len(errs) == 0 {
-		errs = append(errs, &ConfigError{File: name, Msg: "no stages: add a [stage.NAME] table"})
+		errs = append(errs, &Error{File: name, Msg: "no stages: add a [stage.NAME] table"})
 	}
 	if len(errs) == 0 {
 		errs = c.checkInputs()
@@ -198,11 +201,11 @@ func (c *Config) unknownKeys(md toml.MetaData) []error {
 		}
 		switch {
 		case len(k) == 1:
-			errs = append(errs, c.errorf(k, "unknown key (want data, [resources], [slurm] or [stage.NAME])"))
+			errs = append(errs, c.Errorf(k, "unknown key (want data, [resources], [slurm] or [stage.NAME])"))
 		case len(k) == 3 && k[0] == "stage":
-			errs = append(errs, c.errorf(k, "unknown key (want one of %s)", strings.Join(stageKeys, ", ")))
+			errs = append(errs, c.Errorf(k, "unknown key (want one of %s)", strings.Join(stageKeys, ", ")))
 		default:
-			errs = append(errs, c.errorf(k, "unknown key"))
+			errs = append(errs, c.Errorf(k, "unknown key"))
 		}
 	}
 	return errs
@@ -216,7 +219,7 @@ func (c *Config) parseData(data any) []error {
 	case nil:
 	case string:
 		if v == "" {
-			return []error{c.errorf([]string{"data"}, "must not be empty")}
+			return []error{c.Errorf([]string{"data"}, "must not be empty")}
 		}
 		if filepath.IsAbs(v) {
 			c.DataDir = filepath.Clean(v)
@@ -224,7 +227,7 @@ func (c *Config) parseData(data any) []error {
 			c.DataDir = filepath.Join(c.Dir, v)
 		}
 	default:
-		return []error{c.errorf([]string{"data"}, "want a directory name, found %s", tomlType(v))}
+		return []error{c.Errorf([]string{"data"}, "want a directory name, found %s", tomlType(v))}
 	}
 	return nil
 }
@@ -250,7 +253,7 @@ func (c *Config) parseStages(raw map[string]rawStage, md toml.MetaData) []error 
 }
 
 func lineOf(err error) int {
-	var ce *ConfigError
+	var ce *Error
 	if errors.As(err, &ce) {
 		return ce.Line
 	}
@@ -282,4 +285,24 @@ func keysUnder(md toml.MetaData, prefix ...string) []string {
 		}
 	}
 	return names
+}
+
+// Rel writes path relative to the config directory when it lies inside it,
+// so command lines (and the fingerprints made of them) do not depend on
+// where the project is checked out.
+func (c *Config) Rel(path string) string {
+	r, err := filepath.Rel(c.Dir, path)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return r
+}
+
+// Abs resolves a path from the config the way a stage, which runs in the
+// config's directory, does.
+func (c *Config) Abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(c.Dir, path)
 }
