@@ -37,6 +37,7 @@ import (
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/compare"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
 )
 
 // faultConfig is the small project: every stage kind but report (which
@@ -101,15 +102,15 @@ func newFaultKit(t *testing.T) *faultKit {
 	if _, err := os.Stat("/proc/self/exe"); err != nil {
 		t.Skip("fault injection needs Linux (/proc)")
 	}
-	root, err := pipeline.ModuleRoot(".")
+	root, err := build.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	k := &faultKit{t: t, bin: filepath.Join(dir, "bin"), ref: filepath.Join(dir, "ref"), alone: map[string]time.Duration{}}
-	build := exec.Command("go", "build", "-o", k.bin+string(filepath.Separator), "./cmd/...")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
+	compile := exec.Command("go", "build", "-o", k.bin+string(filepath.Separator), "./cmd/...")
+	compile.Dir = root
+	if out, err := compile.CombinedOutput(); err != nil {
 		t.Fatalf("build binaries: %v\n%s", err, out)
 	}
 	k.seed = 1

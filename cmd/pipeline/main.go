@@ -43,7 +43,9 @@ import (
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 type configFlag struct {
@@ -149,7 +151,7 @@ func load(path string) (*pipeline.Plan, string, error) {
 		}
 		return nil, "", err
 	}
-	root, err := pipeline.ModuleRoot(plan.Config.Dir)
+	root, err := build.ModuleRoot(plan.Config.Dir)
 	if err != nil {
 		root = ""
 	}
@@ -199,7 +201,7 @@ func buildBinaries(ctx context.Context, runner *pipeline.Runner, plan *pipeline.
 		return err
 	}
 	runner.Logger.Info("building binaries", "into", binDir)
-	return pipeline.Build(ctx, root, binDir, logOut)
+	return build.Build(ctx, root, binDir, logOut)
 }
 
 func (r *runCmd) Run(ctx context.Context, stdio cli.IO) error {
@@ -300,7 +302,7 @@ func (j *jobCmd) Run(ctx context.Context, stdio cli.IO) error {
 	case pipeline.Cancelled:
 		return &cli.ExitError{Code: cli.Interrupted, Err: errors.New("job cancelled; the instance is left unstamped")}
 	}
-	var ee *pipeline.ExitError
+	var ee *proc.ExitError
 	if errors.As(res.Err, &ee) {
 		for _, l := range ee.Tail {
 			fmt.Fprintln(stdio.Err, "  |", l)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
 )
 
 func needSlurm(t *testing.T) {
@@ -40,7 +41,7 @@ func needSlurm(t *testing.T) {
 // pipeline.toml) locally and through Slurm and compares every output table.
 func TestSlurmDefaultExperiment(t *testing.T) {
 	needSlurm(t)
-	root, err := pipeline.ModuleRoot(".")
+	root, err := build.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestSlurmDefaultExperiment(t *testing.T) {
 	if bin == "" {
 		bin = filepath.Join(dir, "bin")
 		var msgs strings.Builder
-		if err := pipeline.Build(context.Background(), root, bin, &msgs); err != nil {
+		if err := build.Build(context.Background(), root, bin, &msgs); err != nil {
 			t.Fatalf("%v\n%s", err, msgs.String())
 		}
 	}
@@ -132,7 +133,7 @@ func TestSlurmDefaultExperiment(t *testing.T) {
 // just the cancelled instance and its dependants.
 func TestSlurmKilledJob(t *testing.T) {
 	needSlurm(t)
-	root, err := pipeline.ModuleRoot(".")
+	root, err := build.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,12 @@ import (
 type hasher struct {
 	mu    sync.Mutex
 	cache map[string]FileSum
+	flaws map[buildKey]string // see buildFlaws
 }
 
-func newHasher() *hasher { return &hasher{cache: make(map[string]FileSum)} }
+func newHasher() *hasher {
+	return &hasher{cache: make(map[string]FileSum), flaws: make(map[buildKey]string)}
+}
 
 // file returns the sum of path. If trusted holds a sum with the same size
 // and modification time (from the stamp of the producing stage), it is used

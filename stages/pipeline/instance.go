@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // runOne judges an instance whose upstream has finished and runs it if it
 // is out of date (or force), stamping it when its binary exits 0. A local
 // run and a Slurm job on its node both run instances this way.
-func (r *Runner) runOne(ctx context.Context, p *Plan, h *hasher, inst *Instance, force bool, ex Executor, tr *tracker) *Result {
+func (r *Runner) runOne(ctx context.Context, p *Plan, h *hasher, inst *Instance, force bool, ex proc.Executor, tr *tracker) *Result {
 	res, fp := r.judge(p, h, inst, force)
 	switch {
 	case fp == nil:
@@ -83,8 +85,8 @@ func clearOutput(inst *Instance) error {
 }
 
 // newJob is the command line of inst, run with binary.
-func newJob(p *Plan, inst *Instance, binary string) *Job {
-	job := &Job{
+func newJob(p *Plan, inst *Instance, binary string) *proc.Job {
+	job := &proc.Job{
 		ID:     inst.ID,
 		Path:   binary,
 		Args:   inst.Args,
@@ -99,7 +101,7 @@ func newJob(p *Plan, inst *Instance, binary string) *Job {
 
 // stampRun marks the output directory of inst complete after its binary,
 // judged by fp, ran from started to finished, using u, and exited 0.
-func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, finished time.Time, u Usage) error {
+func stampRun(p *Plan, h *hasher, inst *Instance, fp *fingerprint, started, finished time.Time, u proc.Usage) error {
 	h.forget(inst.OutDir)
 	outs, err := h.dir(inst.OutDir)
 	if err == nil {

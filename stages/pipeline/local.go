@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // localExecutor runs instances in this process, each through its run func
@@ -11,9 +13,9 @@ import (
 // upstream has finished. A run's instances go through runOne (judge, run
 // the binary with an Executor, stamp); verify's samples through runSample.
 type localExecutor struct {
-	ex  Executor
+	ex  proc.Executor
 	tr  *tracker
-	run func(ctx context.Context, inst *Instance, ex Executor) *Result
+	run func(ctx context.Context, inst *Instance, ex proc.Executor) *Result
 
 	jobs    int // instances run at once
 	running int // instances started and not yet reported
@@ -21,16 +23,16 @@ type localExecutor struct {
 }
 
 // newLocalExecutor returns an executor carrying out each instance with
-// run, through r.Executor (Local{} if nil), up to r.Jobs at once
+// run, through r.Executor (proc.Local{} if nil), up to r.Jobs at once
 // (runtime.NumCPU() if < 1).
-func (r *Runner) newLocalExecutor(tr *tracker, run func(ctx context.Context, inst *Instance, ex Executor) *Result) *localExecutor {
+func (r *Runner) newLocalExecutor(tr *tracker, run func(ctx context.Context, inst *Instance, ex proc.Executor) *Result) *localExecutor {
 	jobs := r.Jobs
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
 	ex := r.Executor
 	if ex == nil {
-		ex = Local{}
+		ex = proc.Local{}
 	}
 	return &localExecutor{ex: ex, tr: tr, run: run, jobs: jobs, done: make(chan *Result)}
 }

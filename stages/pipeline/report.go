@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // Outcome is what happened to an instance in a run.
@@ -48,9 +49,9 @@ type Result struct {
 	Outcome  Outcome
 	Reason   string // why it ran, or what blocked it
 	Elapsed  time.Duration
-	Usage    Usage  // what its process used, for an instance run locally (or by this Slurm job)
-	Err      error  // for Failed: an *ExitError if the binary exited non-zero
-	Job      string // the Slurm job that ran it, e.g. "123_4"; "" if run locally
+	Usage    proc.Usage // what its process used, for an instance run locally (or by this Slurm job)
+	Err      error      // for Failed: a *proc.ExitError if the binary exited non-zero
+	Job      string     // the Slurm job that ran it, e.g. "123_4"; "" if run locally
 }
 
 // Report lists the outcome of every instance a run considered, in plan order.
@@ -125,7 +126,7 @@ func (rep *Report) writeCounts(w io.Writer) {
 // with the last lines it wrote.
 func (rep *Report) writeFailure(w io.Writer, res *Result) {
 	c := rep.Plan.Config
-	var ee *ExitError
+	var ee *proc.ExitError
 	switch {
 	case errors.As(res.Err, &ee) && ee.Job != "":
 		fmt.Fprintf(w, "FAILED %s: Slurm job %s %s", res.Instance.ID, ee.Job, ee.State)

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // Runner runs the instances of a plan that are out of date, in dependency
 // order, several at once.
 type Runner struct {
-	BinDir   string   // where the stage binaries are
-	Executor Executor // nil: Local{}
-	Jobs     int      // instances run at once; < 1: runtime.NumCPU()
+	BinDir   string        // where the stage binaries are
+	Executor proc.Executor // nil: proc.Local{}
+	Jobs     int           // instances run at once; < 1: runtime.NumCPU()
 	// Only restricts the run to these stages or instance IDs and whatever
 	// they need: their upstream instances run first if out of date.
 	Only []string
@@ -77,7 +79,7 @@ func (r *Runner) executor(p *Plan, forced map[*Instance]bool, tr *tracker) (inst
 		return r.newSlurmExecutor(p, forced, tr)
 	}
 	h := newHasher()
-	return r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex Executor) *Result {
+	return r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex proc.Executor) *Result {
 		return r.runOne(ctx, p, h, inst, forced[inst], ex, tr)
 	}), nil
 }
@@ -131,7 +133,7 @@ func (r *Runner) logResult(log *slog.Logger, p *Plan, res *Result) {
 	case Cancelled:
 		log.Warn("interrupted", "stage", id, "elapsed", el)
 	case Failed:
-		var ee *ExitError
+		var ee *proc.ExitError
 		if errors.As(res.Err, &ee) {
 			if ee.Signal > 0 {
 				log.Error("failed", "stage", id, "killed_by", ee.Ended(), "elapsed", el, "logs", p.Config.Rel(ee.LogDir))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // fakeBin is a directory holding the fakestage, fakeslurm and pipeline
@@ -330,10 +331,10 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 	if _, err := os.Stat(p.path("data/b/result.txt")); err != nil {
 		t.Errorf("the fake stage should have left a partial output: %v", err)
 	}
-	var ee *ExitError
+	var ee *proc.ExitError
 	for _, res := range rep.Results {
 		if res.Instance.ID == "b" && !errors.As(res.Err, &ee) {
-			t.Fatalf("b: error %v, want an *ExitError", res.Err)
+			t.Fatalf("b: error %v, want an *proc.ExitError", res.Err)
 		}
 	}
 	if ee.Code != 3 {
@@ -591,16 +592,6 @@ func TestUnknownBinary(t *testing.T) {
 	assertIDs(t, "ran", p.ran(t), nil)
 }
 
-func TestTailWriter(t *testing.T) {
-	tw := &tailWriter{max: 3}
-	for _, chunk := range []string{"one\ntw", "o\nthree\n", "four\r\nfi", "ve"} {
-		tw.Write([]byte(chunk))
-	}
-	if got, want := tw.lines(), []string{"three", "four", "five"}; !slices.Equal(got, want) {
-		t.Errorf("tail = %q, want %q", got, want)
-	}
-}
-
 func TestBar(t *testing.T) {
 	var out bytes.Buffer
 	b := NewBar(&out, 20)
@@ -619,10 +610,10 @@ func TestKilledStageNamesSignal(t *testing.T) {
 	}
 	p := newProject(t, strings.Replace(chain, `value = "b",`, `value = "b", kill = true,`, 1))
 	rep := p.run(t, p.runner(), ErrFailed)
-	var ee *ExitError
+	var ee *proc.ExitError
 	for _, res := range rep.Results {
 		if res.Instance.ID == "b" && !errors.As(res.Err, &ee) {
-			t.Fatalf("b: error %v, want an *ExitError", res.Err)
+			t.Fatalf("b: error %v, want an *proc.ExitError", res.Err)
 		}
 	}
 	if ee == nil || ee.Signal != 9 || !strings.Contains(ee.Error(), "killed by signal 9 (killed)") {

@@ -12,7 +12,7 @@ import (
 // Running a pipeline on a Slurm cluster: the runner submits every
 // out-of-date instance with sbatch and follows the jobs until they end.
 // The stage binaries, bin/pipeline among them, must be built first
-// (pipeline.Build), and the project must be on a file system the nodes
+// (build.Build), and the project must be on a file system the nodes
 // mount.
 func ExampleSlurm() {
 	cfg, err := config.Load("pipeline.toml")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // wait polls the jobs every Slurm.Poll, the first time at once. When ctx
@@ -200,7 +202,7 @@ func (r *Runner) slurmOutcome(p *Plan, inst *Instance, ref string, rec jobRecord
 	default:
 		state = "ended (no longer known to squeue or sacct)"
 	}
-	ee := &ExitError{ID: inst.ID, Code: st.Code, LogDir: logDir(inst), Job: ref, State: state}
+	ee := &proc.ExitError{ID: inst.ID, Code: st.Code, LogDir: logDir(inst), Job: ref, State: state}
 	var mine *jobResult
 	if ok {
 		mine = &jr

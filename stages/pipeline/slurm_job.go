@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // jobRecord is written into <out>/.logs/slurm.json when an instance is
@@ -89,12 +91,12 @@ func tailOfJob(inst *Instance, rec jobRecord, jr *jobResult, n int) ([]string, s
 	// A job killed outright ("running") may have got as far as the binary.
 	if jr != nil && (jr.Logs || jr.Outcome == "running") {
 		stderr := filepath.Join(logDir(inst), "stderr.log")
-		if lines := tailFile(stderr, n); len(lines) > 0 {
+		if lines := proc.TailFile(stderr, n); len(lines) > 0 {
 			return lines, stderr
 		}
 	}
 	if rec.Output != "" {
-		if lines := tailFile(rec.Output, n); len(lines) > 0 {
+		if lines := proc.TailFile(rec.Output, n); len(lines) > 0 {
 			return lines, rec.Output
 		}
 	}
@@ -161,7 +163,7 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 			return nil, err
 		}
 	}
-	r.Executor = Local{TailLines: r.Slurm.tailLines()}
+	r.Executor = proc.Local{TailLines: r.Slurm.tailLines()}
 	res := r.runOne(ctx, p, newHasher(), inst, j.Force, r.Executor, newTracker(nil))
 	res.Job = j.Job
 	jr.Outcome = res.Outcome.String()
@@ -170,7 +172,7 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 	case res.Outcome == Ran || res.Outcome == Skipped:
 		jr.Code = 0
 	case res.Err != nil:
-		var ee *ExitError
+		var ee *proc.ExitError
 		if errors.As(res.Err, &ee) {
 			jr.Code = ee.Code
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // fakeCluster puts fakeslurm on PATH as sbatch, squeue, sacct and scancel.
@@ -269,10 +270,10 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 			if _, err := ReadStamp(p.path("data/a/fail=true")); err == nil {
 				t.Error("the failed instance has a stamp")
 			}
-			var ee *ExitError
+			var ee *proc.ExitError
 			for _, res := range rep.Results {
 				if res.Instance.ID == "a/fail=true" && !errors.As(res.Err, &ee) {
-					t.Fatalf("a/fail=true: error %v, want an *ExitError", res.Err)
+					t.Fatalf("a/fail=true: error %v, want an *proc.ExitError", res.Err)
 				}
 			}
 			if ee.Job != "1_1" || ee.State != "FAILED" || ee.Code != 3 || len(ee.Tail) != 20 || ee.Tail[19] != "fake error line 25" {
@@ -478,7 +479,7 @@ func TestRunBatchJob(t *testing.T) {
 	p.write(t, strings.Replace(chain, `value = "e"`, `value = "e", fail = true`, 1))
 	plan = p.plan(t)
 	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "e"})
-	var ee *ExitError
+	var ee *proc.ExitError
 	if err != nil || res.Outcome != Failed || !errors.As(res.Err, &ee) || ee.Code != 3 {
 		t.Fatalf("e failing: %v, %v", res, err)
 	}

@@ -131,7 +131,7 @@ func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) 
 		return fmt.Sprintf("stamp format %d, want %d", st.Version, stampVersion), nil
 	}
 	if st.BinarySHA256 != fp.binarySum {
-		reasons = append(reasons, binaryChange(p, fp.binary))
+		reasons = append(reasons, h.binaryChange(p, fp.binary))
 	}
 	if r := argsChange(argsKey(st.Args), fp.args); r != "" {
 		reasons = append(reasons, r)

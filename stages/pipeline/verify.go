@@ -165,7 +165,7 @@ func (r *Runner) eligible(h *hasher, p *Plan, inst *Instance) (Status, *candidat
 	if err != nil || !ok {
 		return st, nil, err
 	}
-	if flaw := notBuiltByPipeline(fp.binary); flaw != "" {
+	if flaw := h.buildFlaws(fp.binary); flaw != "" {
 		// Adopting for it would be undone by the next build.
 		return st, nil, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // Verify reruns the samples of vp with the current binaries, each with its
@@ -181,7 +183,7 @@ func (vp *VerifyPlan) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  sampled %s, %s: %s\n", width, sc.Stage.Name,
 			strings.Join(ids, " "), seconds(spent.Seconds()), sc.verdict())
 		if f := sc.Failed(); f != nil && sc.Changed() == nil {
-			var ee *ExitError
+			var ee *proc.ExitError
 			if errors.As(f.Result.Err, &ee) {
 				for _, l := range ee.Tail {
 					fmt.Fprintf(w, "      | %s\n", l)
@@ -201,7 +203,7 @@ func (sc *StageCheck) verdict() string {
 		return fmt.Sprintf("changed: %s: %s (left stale: pipeline run reruns the stage)", s.Instance.ID, s.Diff)
 	}
 	if s := sc.Failed(); s != nil {
-		var ee *ExitError
+		var ee *proc.ExitError
 		if errors.As(s.Result.Err, &ee) {
 			return fmt.Sprintf("FAILED: %s: %s; last lines of its stderr:", s.Instance.ID, ee.Ended())
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
 // runSamples runs every sample of vp through the scheduler and a local
@@ -58,7 +59,7 @@ func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor 
 			x.samples[inst] = s
 		}
 	}
-	x.localExecutor = r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex Executor) *Result {
+	x.localExecutor = r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex proc.Executor) *Result {
 		return r.runSample(ctx, x.plan, inst, x.samples[inst], ex, tr)
 	})
 	return x
@@ -107,7 +108,7 @@ func sampleRun(p *Plan, inst *Instance) *Instance {
 // runSample runs inst, the instance sample s runs as, with its stage's
 // current binary, compares its outputs with the cached ones and removes
 // them. It is never stamped.
-func (r *Runner) runSample(ctx context.Context, p *Plan, inst *Instance, s *Sample, ex Executor, tr *tracker) *Result {
+func (r *Runner) runSample(ctx context.Context, p *Plan, inst *Instance, s *Sample, ex proc.Executor, tr *tracker) *Result {
 	res := &Result{Instance: inst, Reason: s.Why}
 	defer os.RemoveAll(inst.OutDir)
 	if err := os.MkdirAll(inst.OutDir, 0o755); err != nil {

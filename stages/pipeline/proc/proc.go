@@ -1,4 +1,11 @@
-package pipeline
+// Package proc runs the command of one stage instance as a subprocess of
+// this process: in a process group of its own, so that cancelling stops it
+// and whatever it started; killed by the kernel, on Linux, when the
+// process that started it dies; its stdout and stderr in a log directory;
+// and, when it fails, an *ExitError with the last lines of its stderr.
+// Runs, local or on a Slurm node, go through an Executor; Local is the
+// one that starts subprocesses.
+package proc
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package pipeline
+package proc
 
 import "syscall"
 

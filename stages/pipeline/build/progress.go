@@ -1,4 +1,4 @@
-package pipeline
+package build
 
 import (
 	"bytes"
@@ -7,10 +7,12 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
-// buildProgressEvery is how often Build reports its progress.
-var buildProgressEvery = 20 * time.Second
+// progressEvery is how often Build reports its progress.
+const progressEvery = 20 * time.Second
 
 // importPath matches the lines go build -v writes: one import path per
 // package it compiles. Its other lines (errors, "go: downloading ...")
@@ -26,7 +28,7 @@ type buildProgress struct {
 	mu    sync.Mutex
 	w     io.Writer
 	start time.Time
-	buf   lineBuffer
+	buf   proc.Lines
 	total int // packages expected (outOfDate); 0 if not known
 	n     int
 	last  string
@@ -37,14 +39,14 @@ func (b *buildProgress) begin() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.total > 0 {
-		fmt.Fprintf(b.w, "building: about %d packages to compile (go build -v ./cmd/...; a line every %s)\n", b.total, buildProgressEvery)
+		fmt.Fprintf(b.w, "building: about %d packages to compile (go build -v ./cmd/...; a line every %s)\n", b.total, progressEvery)
 	}
 }
 
 func (b *buildProgress) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.buf.add(p, b.line)
+	b.buf.Add(p, b.line)
 	return len(p), nil
 }
 
@@ -79,9 +81,8 @@ func (b *buildProgress) report() {
 // close passes on an unfinished last line and reports the total.
 func (b *buildProgress) close() {
 	b.mu.Lock()
-	if len(b.buf.partial) > 0 {
-		b.line(append(b.buf.partial, '\n'))
-		b.buf.partial = nil
+	if rest := b.buf.Flush(); len(rest) > 0 {
+		b.line(append(rest, '\n'))
 	}
 	b.mu.Unlock()
 	b.report()

@@ -1,4 +1,7 @@
-package pipeline
+// Package build compiles the stage binaries the pipeline runs, the way
+// that makes a binary depend on its source code and the Go version only,
+// and says how a binary built by hand differs from that.
+package build
 
 import (
 	"context"
@@ -55,7 +58,7 @@ func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 	cmd.Dir = modRoot
 	cmd.Stdout = prog
 	cmd.Stderr = prog
-	stop := prog.every(buildProgressEvery)
+	stop := prog.every(progressEvery)
 	err := cmd.Run()
 	stop()
 	prog.close()

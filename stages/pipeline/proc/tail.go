@@ -1,4 +1,4 @@
-package pipeline
+package proc
 
 import (
 	"bufio"
@@ -21,16 +21,17 @@ func (t *teeWriter) Write(p []byte) (int, error) {
 	return t.file.Write(p)
 }
 
-// lineBuffer splits output that arrives in chunks into whole lines, for
-// the writers that digest a subprocess's output line by line (tailWriter,
-// buildProgress). Its user holds whatever lock guards it.
-type lineBuffer struct {
+// Lines splits output that arrives in chunks into whole lines, for the
+// writers that digest a subprocess's output line by line: the tail of a
+// job's stderr, and go build's progress in package build. Its user holds
+// whatever lock guards it.
+type Lines struct {
 	partial []byte // the unfinished last line
 }
 
-// add appends p and hands each line it completes, with its newline, to f,
+// Add appends p and hands each line it completes, with its newline, to f,
 // which must not keep it.
-func (b *lineBuffer) add(p []byte, f func(line []byte)) {
+func (b *Lines) Add(p []byte, f func(line []byte)) {
 	b.partial = append(b.partial, p...)
 	for {
 		i := bytes.IndexByte(b.partial, '\n')
@@ -42,18 +43,25 @@ func (b *lineBuffer) add(p []byte, f func(line []byte)) {
 	}
 }
 
+// Flush returns the unfinished last line, if any, and forgets it.
+func (b *Lines) Flush() []byte {
+	p := b.partial
+	b.partial = nil
+	return p
+}
+
 // tailWriter keeps the last max lines written to it.
 type tailWriter struct {
 	mu   sync.Mutex
 	max  int
-	buf  lineBuffer
+	buf  Lines
 	done []string
 }
 
 func (t *tailWriter) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf.add(p, func(l []byte) {
+	t.buf.Add(p, func(l []byte) {
 		t.done = append(t.done, strings.TrimRight(string(l), "\r\n"))
 		if len(t.done) > t.max {
 			t.done = t.done[len(t.done)-t.max:]
@@ -78,8 +86,8 @@ func (t *tailWriter) lines() []string {
 	return out
 }
 
-// tailFile returns the last n lines of a file; nil if it cannot be read.
-func tailFile(path string, n int) []string {
+// TailFile returns the last n lines of a file; nil if it cannot be read.
+func TailFile(path string, n int) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
