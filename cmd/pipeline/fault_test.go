@@ -38,6 +38,7 @@ import (
 	"github.com/renn-go/renn/stages/compare"
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/build"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // faultConfig is the small project: every stage kind but report (which
@@ -432,7 +433,7 @@ func strays(data string) []string {
 		case parentLogs:
 			found = append(found, rel)
 		case n == ".logs" && d.IsDir(), n == pipeline.StampName && d.Type().IsRegular():
-		case rel == pipeline.LockName:
+		case rel == runner.LockName:
 		case strings.HasPrefix(n, ".") || strings.Contains(n, ".tmp"):
 			found = append(found, rel)
 			if d.IsDir() {
@@ -449,7 +450,7 @@ func strays(data string) []string {
 // are compared without the timing metric "seconds" (a row value there,
 // not a column).
 func sameOutputs(ref, got string) error {
-	d, err := pipeline.CompareOutputs(context.Background(), ref, got, compareParquet)
+	d, err := runner.CompareOutputs(context.Background(), ref, got, compareParquet)
 	if err != nil {
 		return err
 	}
@@ -467,13 +468,13 @@ func sameOutputs(ref, got string) error {
 	return nil
 }
 
-// compareParquet is compare.Parquet as a pipeline.ParquetComparer.
-func compareParquet(_ context.Context, cached, fresh string) (*pipeline.Difference, error) {
+// compareParquet is compare.Parquet as a runner.ParquetComparer.
+func compareParquet(_ context.Context, cached, fresh string) (*runner.Difference, error) {
 	d, err := compare.Parquet(cached, fresh)
 	if d == nil || err != nil {
 		return nil, err
 	}
-	return &pipeline.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
+	return &runner.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
 }
 
 func sameScores(ref, got string) error {
@@ -906,7 +907,7 @@ func (k *faultKit) diskFull() {
 // everything done, if it came second after all).
 func (k *faultKit) concurrent() {
 	dir := k.project(false)
-	lock := filepath.Join(dir, "data", pipeline.LockName)
+	lock := filepath.Join(dir, "data", runner.LockName)
 	first := exec.Command(filepath.Join(k.bin, "pipeline"), "run", "--config", filepath.Join(dir, "pipeline.toml"), "--bin", k.bin)
 	var firstOut bytes.Buffer
 	first.Stdout, first.Stderr = &firstOut, &firstOut
@@ -934,7 +935,7 @@ func (k *faultKit) concurrent() {
 	k.checkComplete(dir, "the first of two runs")
 
 	dir = k.project(false)
-	lock = filepath.Join(dir, "data", pipeline.LockName)
+	lock = filepath.Join(dir, "data", runner.LockName)
 	var runs [2]*exec.Cmd
 	var outs [2]bytes.Buffer
 	for i := range runs {

@@ -10,7 +10,7 @@
 // result: it reruns a sample of each stage whose instances are stale only
 // because their binary changed, compares the outputs with the cached ones,
 // and re-stamps the whole stage when they match (see
-// pipeline.Runner.Verify). Exit code 1 if a stage changed its results.
+// runner.Runner.Verify). Exit code 1 if a stage changed its results.
 //
 // With --executor slurm every out-of-date stage instance becomes an sbatch
 // job (a job array per fanned-out stage) depending on the jobs that make
@@ -46,6 +46,7 @@ import (
 	"github.com/renn-go/renn/stages/pipeline/build"
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 type configFlag struct {
@@ -182,25 +183,25 @@ func loadWithBin(config, bin string) (plan *pipeline.Plan, root, binDir string, 
 	return plan, root, binDir, nil
 }
 
-// setLogger logs runner's progress to stderr, through a Bar if bar is set
+// setLogger logs rn's progress to stderr, through a Bar if bar is set
 // and stderr is a terminal, and returns where the log goes.
-func setLogger(runner *pipeline.Runner, stderr io.Writer, bar bool) io.Writer {
+func setLogger(rn *runner.Runner, stderr io.Writer, bar bool) io.Writer {
 	logOut := stderr
-	if f, ok := stderr.(*os.File); ok && bar && pipeline.IsTerminal(f) {
-		runner.Bar = pipeline.NewBar(f, 0)
-		logOut = runner.Bar
+	if f, ok := stderr.(*os.File); ok && bar && runner.IsTerminal(f) {
+		rn.Bar = runner.NewBar(f, 0)
+		logOut = rn.Bar
 	}
-	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
+	rn.Logger = slog.New(slog.NewTextHandler(logOut, nil))
 	return logOut
 }
 
 // buildBinaries builds the stage binaries of plan from the module at root
 // into binDir, after checking that each is a command of the module.
-func buildBinaries(ctx context.Context, runner *pipeline.Runner, plan *pipeline.Plan, root, binDir string, logOut io.Writer) error {
+func buildBinaries(ctx context.Context, rn *runner.Runner, plan *pipeline.Plan, root, binDir string, logOut io.Writer) error {
 	if err := plan.CheckBinaries(binDir, root); err != nil {
 		return err
 	}
-	runner.Logger.Info("building binaries", "into", binDir)
+	rn.Logger.Info("building binaries", "into", binDir)
 	return build.Build(ctx, root, binDir, logOut)
 }
 
@@ -214,10 +215,10 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	buildable := r.Bin == "" && !r.NoBuild
-	runner := &pipeline.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
+	rn := &runner.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
 	if r.Executor == "slurm" {
 		sc := plan.Config.Slurm
-		runner.Slurm = &pipeline.Slurm{
+		rn.Slurm = &runner.Slurm{
 			Partition: sc.Partition,
 			Account:   sc.Account,
 			Options:   append(append([]string(nil), sc.Options...), r.SlurmOpt...),
@@ -225,10 +226,10 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 			Poll:      r.Poll,
 		}
 		if r.Partition != "" {
-			runner.Slurm.Partition = r.Partition
+			rn.Slurm.Partition = r.Partition
 		}
 		if r.Account != "" {
-			runner.Slurm.Account = r.Account
+			rn.Slurm.Account = r.Account
 		}
 	} else if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
 		return usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
@@ -241,23 +242,23 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err := plan.CheckBinaries(binDir, modRoot); err != nil {
 			return err
 		}
-		return runner.DryRun(plan, stdout)
+		return rn.DryRun(plan, stdout)
 	}
-	lock, err := pipeline.LockData(plan.Config)
+	lock, err := runner.LockData(plan.Config)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	logOut := setLogger(runner, stderr, true)
+	logOut := setLogger(rn, stderr, true)
 	if buildable {
-		if err := buildBinaries(ctx, runner, plan, root, binDir, logOut); err != nil {
+		if err := buildBinaries(ctx, rn, plan, root, binDir, logOut); err != nil {
 			return err
 		}
 	}
-	rep, err := runner.Run(ctx, plan)
+	rep, err := rn.Run(ctx, plan)
 	if rep != nil {
 		rep.WriteSummary(stdout)
-		if len(rep.IDs(pipeline.Submitted)) > 0 {
+		if len(rep.IDs(runner.Submitted)) > 0 {
 			fmt.Fprintf(stdout, "jobs submitted; follow them with: pipeline status --config %s\n", r.Config)
 		}
 	}
@@ -277,7 +278,7 @@ func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := pipeline.AttachJobs(ctx, sts); err != nil {
+	if err := runner.AttachJobs(ctx, sts); err != nil {
 		return err
 	}
 	return pipeline.WriteStatus(stdout, sts)
@@ -291,15 +292,15 @@ func (j *jobCmd) Run(ctx context.Context, stdio cli.IO) error {
 	if err != nil {
 		return exitError(err)
 	}
-	runner := &pipeline.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stdio.Err, nil))}
-	res, err := runner.RunBatchJob(ctx, plan, pipeline.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
+	rn := &runner.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stdio.Err, nil))}
+	res, err := rn.RunBatchJob(ctx, plan, runner.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
 	if err != nil {
 		return exitError(err)
 	}
 	switch res.Outcome {
-	case pipeline.Ran, pipeline.Skipped:
+	case runner.Ran, runner.Skipped:
 		return nil
-	case pipeline.Cancelled:
+	case runner.Cancelled:
 		return &cli.ExitError{Code: cli.Interrupted, Err: errors.New("job cancelled; the instance is left unstamped")}
 	}
 	var ee *proc.ExitError

@@ -12,6 +12,7 @@ import (
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // fakeSource is the stand-in stage binary of the pipeline package's tests.
@@ -158,12 +159,12 @@ func TestSecondRunFailsOnLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := pipeline.LockData(plan.Config) // stands for a run in progress
+	lock, err := runner.LockData(plan.Config) // stands for a run in progress
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
-	lockFile := filepath.Join(dir, "data", pipeline.LockName)
+	lockFile := filepath.Join(dir, "data", runner.LockName)
 	for _, cmd := range []string{"run", "verify"} {
 		code, _, errs := invoke(t, cmd, "--config", cfg, "--no-build", "--bin", filepath.Join(dir, "bin"))
 		if code != 1 || !strings.Contains(errs, lockFile) || !strings.Contains(errs, fmt.Sprintf("pid %d", os.Getpid())) {

@@ -17,7 +17,7 @@ type buildKey struct {
 
 // buildFlaws returns build.Flaws of the binary at path, remembered by
 // path, size and modification time.
-func (h *hasher) buildFlaws(path string) string {
+func (h *Judge) BuildFlaws(path string) string {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return ""
@@ -39,8 +39,8 @@ func (h *hasher) buildFlaws(path string) string {
 // binaryChange is the staleness reason for an instance whose binary's sum
 // differs from its stamp's. It says so when the binary was not built the
 // way the pipeline builds, the usual cause after a build by hand.
-func (h *hasher) binaryChange(p *Plan, binary string) string {
-	flaw := h.buildFlaws(binary)
+func (h *Judge) binaryChange(p *Plan, binary string) string {
+	flaw := h.BuildFlaws(binary)
 	if flaw == "" {
 		return "binary changed"
 	}

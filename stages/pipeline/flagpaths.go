@@ -29,7 +29,7 @@ type StampPath struct {
 // nothing (graph names, method lists, numbers) add nothing, so the
 // fingerprint of a stage without such flags is what it was before paths
 // were fingerprinted.
-func (h *hasher) flagPaths(c *config.Config, inst *Instance) ([]StampPath, error) {
+func (h *Judge) flagPaths(c *config.Config, inst *Instance) ([]StampPath, error) {
 	inputs := make(map[string]bool) // flags fingerprinted otherwise, or not at all
 	for _, in := range inst.Stage.Inputs {
 		inputs[in.Flag] = true
@@ -73,7 +73,7 @@ func within(path, dir string) bool {
 }
 
 // flagPath sums the file or directory value names.
-func (h *hasher) flagPath(c *config.Config, flag, value string) (StampPath, error) {
+func (h *Judge) flagPath(c *config.Config, flag, value string) (StampPath, error) {
 	path := c.Abs(value)
 	sp := StampPath{Flag: flag, Path: value}
 	fi, err := os.Stat(path)
@@ -98,7 +98,7 @@ func (h *hasher) flagPath(c *config.Config, flag, value string) (StampPath, erro
 // begin with "." (version control, temporary files of a writer) as dir
 // does. Symbolic links to files count as the files; links to directories
 // are not followed.
-func (h *hasher) tree(root string) ([]FileSum, error) {
+func (h *Judge) tree(root string) ([]FileSum, error) {
 	var sums []FileSum
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

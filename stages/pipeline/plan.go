@@ -282,7 +282,7 @@ func (p *Plan) Select(names []string) (map[*Instance]bool, error) {
 }
 
 // withAncestors adds every upstream instance of sel to it.
-func (p *Plan) withAncestors(sel map[*Instance]bool) map[*Instance]bool {
+func (p *Plan) WithAncestors(sel map[*Instance]bool) map[*Instance]bool {
 	out := make(map[*Instance]bool, len(sel))
 	for inst := range sel {
 		out[inst] = true

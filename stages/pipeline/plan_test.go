@@ -8,6 +8,21 @@ import (
 	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
+// parsePlan parses a config said to be /p/p.toml and expands it, failing
+// the test on an error.
+func parsePlan(t *testing.T, src string) (*config.Config, *Plan) {
+	t.Helper()
+	cfg, err := config.Parse("p.toml", "/p", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, plan
+}
+
 func TestPlanArgs(t *testing.T) {
 	src := `
 data = "out"

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // fakeOutputs runs fakeparquet into a new directory, with FAKEPARQUET set
@@ -45,7 +47,7 @@ func TestCompareOutputs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cached, fresh := fakeOutputs(t, tt.cached), fakeOutputs(t, tt.fresh)
 			// Dot files (stamps, logs) and subdirectories are not outputs.
-			if err := os.WriteFile(filepath.Join(cached, StampName), []byte("{}"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(cached, pipeline.StampName), []byte("{}"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Mkdir(filepath.Join(fresh, "sub"), 0o755); err != nil {

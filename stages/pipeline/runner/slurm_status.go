@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // JobInfo is what pipeline status shows of the last Slurm job of an
@@ -19,6 +21,9 @@ type JobInfo struct {
 	Tail    []string // last lines of stderr of a job that failed
 	Output  string   // Slurm's output file of the job
 }
+
+// LastLines returns Tail.
+func (j *JobInfo) LastLines() []string { return j.Tail }
 
 // Failed reports whether the job ended without completing its instance.
 func (j *JobInfo) Failed() bool {
@@ -63,10 +68,10 @@ func (j *JobInfo) String() string {
 	return s
 }
 
-// AttachJobs fills in the Job of every status whose instance was submitted
+// AttachJobs fills in the pipeline.Job of every status whose instance was submitted
 // to Slurm (it has a .logs/slurm.json), asking squeue and sacct for the
 // job's state. Without Slurm commands the states are left empty.
-func AttachJobs(ctx context.Context, sts []Status) error {
+func AttachJobs(ctx context.Context, sts []pipeline.Status) error {
 	var subIDs, want []string
 	recs := make([]*jobRecord, len(sts))
 	for i, st := range sts {
@@ -113,7 +118,7 @@ func AttachJobs(ctx context.Context, sts []Status) error {
 				ji.Code = jr.Code
 			}
 		}
-		if ji.Failed() || (ji.ended() && sts[i].State != UpToDate) {
+		if ji.Failed() || (ji.ended() && sts[i].State != pipeline.UpToDate) {
 			ji.Tail, _ = tailOfJob(sts[i].Instance, *rec, mine, 10)
 		}
 		sts[i].Job = ji

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
@@ -38,39 +39,31 @@ var ErrChanged = errors.New("stage results changed")
 // nothing, and is not an error: one --cover serves every selection.
 var ErrUnknownShardKey = errors.New("no stage is sharded by")
 
-// Adoption records in a stamp that Runner.Verify carried it over to a new
-// binary: a sample of the stage rerun with that binary gave the same results.
-type Adoption struct {
-	At             time.Time `json:"at"`
-	PreviousBinary string    `json:"previous_binary_sha256"` // the binary's sum the stamp held before
-	Sampled        []string  `json:"sampled"`                // the instances of the stage rerun and compared
-}
-
 // VerifyPlan is what Runner.Verify reruns and what it may adopt, judged
 // against the binaries as they are when it is made.
 type VerifyPlan struct {
-	Plan   *Plan
+	Plan   *pipeline.Plan
 	Stages []*StageCheck // the stages with eligible instances, in plan order
 	// Ineligible are the instances that are missing or stale for another
 	// reason than the binary: only pipeline run can bring them up to date.
-	Ineligible []Status
+	Ineligible []pipeline.Status
 	UpToDate   int // instances already up to date
 
-	cands map[*Instance]candidate
+	cands map[*pipeline.Instance]candidate
 }
 
 // candidate is an eligible instance as judged when the plan was made.
 type candidate struct {
-	stamp *Stamp
-	fp    *fingerprint
+	stamp *pipeline.Stamp
+	fp    *pipeline.Fingerprint
 }
 
 // StageCheck is the verification of one stage.
 type StageCheck struct {
 	Stage *config.Stage
 	// Eligible are the instances stale only because the binary changed:
-	// their flags, inputs and outputs are as their stamps recorded. Plan order.
-	Eligible []*Instance
+	// their flags, inputs and outputs are as their stamps recorded. pipeline.Plan order.
+	Eligible []*pipeline.Instance
 	Samples  []*Sample // rerun and compared, cheapest first
 
 	// Set by Runner.Verify.
@@ -80,7 +73,7 @@ type StageCheck struct {
 
 // Sample is an eligible instance rerun with the new binary.
 type Sample struct {
-	Instance *Instance
+	Instance *pipeline.Instance
 	Why      string  // "cheapest", "method=bp", ...
 	Recorded float64 // seconds its cached run took (from its stamp)
 
@@ -91,13 +84,13 @@ type Sample struct {
 
 // PlanVerify judges every instance of p (those named by Only, if set) and
 // picks the samples of each stage with eligible instances.
-func (r *Runner) PlanVerify(p *Plan, v Verify) (*VerifyPlan, error) {
+func (r *Runner) PlanVerify(p *pipeline.Plan, v Verify) (*VerifyPlan, error) {
 	sel, err := r.checkVerify(p, v)
 	if err != nil {
 		return nil, err
 	}
-	vp := &VerifyPlan{Plan: p, cands: map[*Instance]candidate{}}
-	h := newHasher()
+	vp := &VerifyPlan{Plan: p, cands: map[*pipeline.Instance]candidate{}}
+	h := pipeline.NewJudge()
 	byStage := map[*config.Stage]*StageCheck{}
 	for _, inst := range p.Instances {
 		if !sel[inst] {
@@ -117,7 +110,7 @@ func (r *Runner) PlanVerify(p *Plan, v Verify) (*VerifyPlan, error) {
 				vp.Stages = append(vp.Stages, sc)
 			}
 			sc.Eligible = append(sc.Eligible, inst)
-		case st.State == UpToDate:
+		case st.State == pipeline.UpToDate:
 			vp.UpToDate++
 		default:
 			vp.Ineligible = append(vp.Ineligible, st)
@@ -132,18 +125,18 @@ func (r *Runner) PlanVerify(p *Plan, v Verify) (*VerifyPlan, error) {
 // CheckVerify checks, without reading any file, that PlanVerify can
 // select the instances r.Only names and that v.Cover names shard keys of
 // them: a mistake is better found before building the binaries.
-func (r *Runner) CheckVerify(p *Plan, v Verify) error {
+func (r *Runner) CheckVerify(p *pipeline.Plan, v Verify) error {
 	_, err := r.checkVerify(p, v)
 	return err
 }
 
-func (r *Runner) checkVerify(p *Plan, v Verify) (map[*Instance]bool, error) {
+func (r *Runner) checkVerify(p *pipeline.Plan, v Verify) (map[*pipeline.Instance]bool, error) {
 	sel, err := p.Select(r.Only)
 	if err != nil {
 		return nil, err
 	}
 	for _, key := range v.Cover {
-		if !slices.ContainsFunc(p.Instances, func(inst *Instance) bool { return shardValue(inst, key) != "" }) {
+		if !slices.ContainsFunc(p.Instances, func(inst *pipeline.Instance) bool { return shardValue(inst, key) != "" }) {
 			return nil, fmt.Errorf("--cover %s: %w %s", key, ErrUnknownShardKey, key)
 		}
 	}
@@ -152,20 +145,20 @@ func (r *Runner) checkVerify(p *Plan, v Verify) (map[*Instance]bool, error) {
 
 // eligible judges inst; c is nil unless it is stale only because its binary
 // changed, and that binary was built as the pipeline builds.
-func (r *Runner) eligible(h *hasher, p *Plan, inst *Instance) (Status, *candidate, error) {
-	st, fp, err := h.assess(p, inst, r.BinDir)
-	if err != nil || st.State != Stale || fp == nil {
+func (r *Runner) eligible(h *pipeline.Judge, p *pipeline.Plan, inst *pipeline.Instance) (pipeline.Status, *candidate, error) {
+	st, fp, err := h.Assess(p, inst, r.BinDir)
+	if err != nil || st.State != pipeline.Stale || fp == nil {
 		return st, nil, err
 	}
-	stamp, err := ReadStamp(inst.OutDir)
+	stamp, err := pipeline.ReadStamp(inst.OutDir)
 	if err != nil {
 		return st, nil, err
 	}
-	ok, err := h.binaryOnly(p, inst, stamp, fp)
+	ok, err := h.BinaryOnly(p, inst, stamp, fp)
 	if err != nil || !ok {
 		return st, nil, err
 	}
-	if flaw := h.buildFlaws(fp.binary); flaw != "" {
+	if flaw := h.BuildFlaws(fp.Binary); flaw != "" {
 		// Adopting for it would be undone by the next build.
 		return st, nil, nil
 	}
@@ -180,7 +173,7 @@ func (r *Runner) eligible(h *hasher, p *Plan, inst *Instance) (Status, *candidat
 
 // writesOutside returns the name of a flag of inst that names an output
 // besides --out (a --*-out flag, as --uai-out), or "".
-func writesOutside(inst *Instance) string {
+func writesOutside(inst *pipeline.Instance) string {
 	for _, a := range inst.Args {
 		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		if ok && strings.HasPrefix(a, "--") && name != "out" && strings.HasSuffix(name, "-out") && value != "" {
@@ -190,21 +183,8 @@ func writesOutside(inst *Instance) string {
 	return ""
 }
 
-// binaryOnly reports whether st, current in every respect but the binary's
-// sum, would hold: the instance's flags, inputs and outputs are those it
-// recorded, and only the binary changed.
-func (h *hasher) binaryOnly(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) (bool, error) {
-	if st.Version != stampVersion || st.BinarySHA256 == fp.binarySum {
-		return false, nil
-	}
-	c := *st
-	c.BinarySHA256, c.Fingerprint = fp.binarySum, fp.sum
-	reason, err := h.staleness(p, inst, &c, fp)
-	return reason == "", err
-}
-
 // shardValue returns the value of inst's shard key, or "".
-func shardValue(inst *Instance, key string) string {
+func shardValue(inst *pipeline.Instance, key string) string {
 	for _, s := range inst.Shard {
 		if s.Name == key {
 			return s.Value
@@ -216,9 +196,9 @@ func shardValue(inst *Instance, key string) string {
 // pick returns the samples of one stage: its v.Sample cheapest eligible
 // instances, then the cheapest of each value of each v.Cover key not yet
 // sampled, cheapest first.
-func (vp *VerifyPlan) pick(eligible []*Instance, v Verify) []*Sample {
+func (vp *VerifyPlan) pick(eligible []*pipeline.Instance, v Verify) []*Sample {
 	byCost := slices.Clone(eligible)
-	slices.SortStableFunc(byCost, func(a, b *Instance) int {
+	slices.SortStableFunc(byCost, func(a, b *pipeline.Instance) int {
 		sa, sb := vp.cands[a].stamp.Seconds, vp.cands[b].stamp.Seconds
 		switch {
 		case sa < sb:
@@ -228,8 +208,8 @@ func (vp *VerifyPlan) pick(eligible []*Instance, v Verify) []*Sample {
 		}
 		return 0
 	})
-	chosen := map[*Instance]*Sample{}
-	choose := func(inst *Instance, why string) {
+	chosen := map[*pipeline.Instance]*Sample{}
+	choose := func(inst *pipeline.Instance, why string) {
 		if s := chosen[inst]; s != nil {
 			s.Why += ", " + why
 			return
@@ -259,10 +239,10 @@ func (vp *VerifyPlan) pick(eligible []*Instance, v Verify) []*Sample {
 
 // verifyDir is where the samples write their outputs, under the data root:
 // on the same file system, and skipped by stamps (its name begins with ".").
-func verifyDir(p *Plan) string { return filepath.Join(p.Config.DataDir, ".verify") }
+func verifyDir(p *pipeline.Plan) string { return filepath.Join(p.Config.DataDir, ".verify") }
 
 // sampleArgs are inst's arguments with the output directory moved to out.
-func sampleArgs(p *Plan, inst *Instance, out string) []string {
+func sampleArgs(p *pipeline.Plan, inst *pipeline.Instance, out string) []string {
 	args := make([]string, len(inst.Args))
 	for i, a := range inst.Args {
 		if strings.HasPrefix(a, "--out=") {
@@ -274,7 +254,7 @@ func sampleArgs(p *Plan, inst *Instance, out string) []string {
 }
 
 // sampleDir is the temporary output directory of one sample.
-func sampleDir(p *Plan, inst *Instance) string {
+func sampleDir(p *pipeline.Plan, inst *pipeline.Instance) string {
 	return filepath.Join(verifyDir(p), filepath.FromSlash(inst.ID))
 }
 

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"bytes"
@@ -99,7 +99,7 @@ func (sl *Slurm) states(ctx context.Context, ids []string, want []string) (map[s
 	}
 	if len(missing) > 0 && !sl.noSacct {
 		cmd := exec.CommandContext(ctx, "sacct", "--noheader", "--parsable2", "--allocations",
-			"--format=JobID,State,ExitCode", "--jobs="+strings.Join(missing, ","))
+			"--format=JobID,pipeline.State,ExitCode", "--jobs="+strings.Join(missing, ","))
 		b, err := cmd.Output()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -133,7 +133,7 @@ func parseSqueue(text string, states map[string]jobState) {
 	}
 }
 
-// parseSacct reads "JobID|State|code:signal" lines into states, keeping
+// parseSacct reads "JobID|pipeline.State|code:signal" lines into states, keeping
 // what squeue said.
 func parseSacct(text string, states map[string]jobState) {
 	for _, line := range strings.Split(text, "\n") {

@@ -1,9 +1,11 @@
-package pipeline
+package runner
 
 import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // An instanceExecutor carries out the instances of a run for the
@@ -23,16 +25,16 @@ type instanceExecutor interface {
 	// of those it settles at once without running them (up to date, only
 	// submitted, or a verify sample skipped); the others are open until
 	// wait reports them. An error leaves nothing running.
-	start(ctx context.Context, insts []*Instance) ([]*Result, error)
+	start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error)
 	// wait returns the results of the open instances that have ended,
 	// waiting at most d. Once ctx is cancelled every open instance stops,
 	// and wait reports them as they end.
 	wait(ctx context.Context, d time.Duration) []*Result
 	// cancel stops following open instances whose upstream failed, and
 	// stops whatever of them still waits or runs.
-	cancel(insts []*Instance)
+	cancel(insts []*pipeline.Instance)
 	// job names the batch job of an instance, for its result; "" if none.
-	job(inst *Instance) string
+	job(inst *pipeline.Instance) string
 	// heartbeat says what is still going on, for a log line; "" if nothing.
 	heartbeat() (msg string, attrs []any)
 }
@@ -42,7 +44,7 @@ type instanceExecutor interface {
 // reports, blocks the dependants of a failure and shows the progress.
 type scheduler struct {
 	r    *Runner
-	plan *Plan
+	plan *pipeline.Plan
 	ex   instanceExecutor
 	log  *slog.Logger
 	tr   *tracker
@@ -51,14 +53,14 @@ type scheduler struct {
 	// whether a sample gave the cached results).
 	logResult func(res *Result)
 
-	pending []*Instance        // not handed over yet, in plan order
-	open    map[*Instance]bool // handed over, not settled
-	results map[*Instance]*Result
+	pending []*pipeline.Instance        // not handed over yet, in plan order
+	open    map[*pipeline.Instance]bool // handed over, not settled
+	results map[*pipeline.Instance]*Result
 }
 
-func newScheduler(r *Runner, p *Plan, ex instanceExecutor, tr *tracker, targets map[*Instance]bool) *scheduler {
+func newScheduler(r *Runner, p *pipeline.Plan, ex instanceExecutor, tr *tracker, targets map[*pipeline.Instance]bool) *scheduler {
 	s := &scheduler{r: r, plan: p, ex: ex, log: r.logger(), tr: tr,
-		open: map[*Instance]bool{}, results: map[*Instance]*Result{}}
+		open: map[*pipeline.Instance]bool{}, results: map[*pipeline.Instance]*Result{}}
 	s.logResult = func(res *Result) { r.logResult(s.log, p, res) }
 	for _, inst := range p.Instances {
 		if targets[inst] {
@@ -130,9 +132,9 @@ func (s *scheduler) schedule(ctx context.Context) error {
 
 // next takes from the pending instances those to hand over now, and
 // blocks those whose upstream failed.
-func (s *scheduler) next() []*Instance {
+func (s *scheduler) next() []*pipeline.Instance {
 	free, early := s.ex.slots(), s.ex.early()
-	var batch []*Instance
+	var batch []*pipeline.Instance
 	rest := s.pending[:0]
 	for _, inst := range s.pending {
 		settled, blocker := s.upstream(inst)
@@ -155,11 +157,11 @@ func (s *scheduler) next() []*Instance {
 // were handed over early before their own results count; the executor
 // then cancels those.
 func (s *scheduler) follow(results []*Result) {
-	got := make(map[*Instance]*Result, len(results))
+	got := make(map[*pipeline.Instance]*Result, len(results))
 	for _, res := range results {
 		got[res.Instance] = res
 	}
-	var blocked []*Instance
+	var blocked []*pipeline.Instance
 	for _, inst := range s.plan.Instances {
 		if !s.open[inst] {
 			continue
@@ -183,7 +185,7 @@ func (s *scheduler) follow(results []*Result) {
 
 // upstream reports whether every upstream instance of inst has settled,
 // and the first, in Deps order, that failed or was blocked.
-func (s *scheduler) upstream(inst *Instance) (settled bool, blocker *Instance) {
+func (s *scheduler) upstream(inst *pipeline.Instance) (settled bool, blocker *pipeline.Instance) {
 	settled = true
 	for _, d := range inst.Deps {
 		res, ok := s.results[d]
@@ -197,7 +199,7 @@ func (s *scheduler) upstream(inst *Instance) (settled bool, blocker *Instance) {
 	return settled, blocker
 }
 
-func (s *scheduler) block(inst, blocker *Instance) {
+func (s *scheduler) block(inst, blocker *pipeline.Instance) {
 	res := &Result{Instance: inst, Outcome: Blocked, Job: s.ex.job(inst),
 		Reason: "upstream " + blocker.ID + " " + s.results[blocker].Outcome.String()}
 	s.results[inst] = res

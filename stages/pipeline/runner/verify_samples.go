@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
@@ -19,7 +20,7 @@ func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
 	tr := newTracker(r.Bar)
 	defer tr.clear()
 	x := r.newSampleExecutor(vp, tr)
-	all := map[*Instance]bool{}
+	all := map[*pipeline.Instance]bool{}
 	for _, inst := range x.plan.Instances {
 		all[inst] = true
 	}
@@ -43,15 +44,15 @@ func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
 // failed: that stage is left stale whatever the others give.
 type sampleExecutor struct {
 	*localExecutor
-	plan    *Plan                  // the samples as instances, in the order they run
-	samples map[*Instance]*Sample  // by the instance each runs as
-	bad     map[*config.Stage]bool // stages with a sample that differed or failed
+	plan    *pipeline.Plan                 // the samples as instances, in the order they run
+	samples map[*pipeline.Instance]*Sample // by the instance each runs as
+	bad     map[*config.Stage]bool         // stages with a sample that differed or failed
 	log     *slog.Logger
 }
 
 func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor {
-	x := &sampleExecutor{plan: &Plan{Config: vp.Plan.Config},
-		samples: map[*Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.logger()}
+	x := &sampleExecutor{plan: &pipeline.Plan{Config: vp.Plan.Config},
+		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.logger()}
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
 			inst := sampleRun(vp.Plan, s.Instance)
@@ -59,7 +60,7 @@ func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor 
 			x.samples[inst] = s
 		}
 	}
-	x.localExecutor = r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex proc.Executor) *Result {
+	x.localExecutor = r.newLocalExecutor(tr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
 		return r.runSample(ctx, x.plan, inst, x.samples[inst], ex, tr)
 	})
 	return x
@@ -67,8 +68,8 @@ func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor 
 
 // start settles at once, as Skipped, the samples of a stage that has
 // already changed or failed, and starts the others.
-func (x *sampleExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
-	var run []*Instance
+func (x *sampleExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
+	var run []*pipeline.Instance
 	var skipped []*Result
 	for _, inst := range insts {
 		s := x.samples[inst]
@@ -97,7 +98,7 @@ func (x *sampleExecutor) wait(ctx context.Context, d time.Duration) []*Result {
 // sampleRun is the instance a sample of inst runs as: inst with its output
 // in the sample's directory, and without upstream instances, as it reads
 // the cached outputs of inst's.
-func sampleRun(p *Plan, inst *Instance) *Instance {
+func sampleRun(p *pipeline.Plan, inst *pipeline.Instance) *pipeline.Instance {
 	run := *inst
 	run.OutDir = sampleDir(p, inst)
 	run.Args = sampleArgs(p, inst, run.OutDir)
@@ -108,7 +109,7 @@ func sampleRun(p *Plan, inst *Instance) *Instance {
 // runSample runs inst, the instance sample s runs as, with its stage's
 // current binary, compares its outputs with the cached ones and removes
 // them. It is never stamped.
-func (r *Runner) runSample(ctx context.Context, p *Plan, inst *Instance, s *Sample, ex proc.Executor, tr *tracker) *Result {
+func (r *Runner) runSample(ctx context.Context, p *pipeline.Plan, inst *pipeline.Instance, s *Sample, ex proc.Executor, tr *tracker) *Result {
 	res := &Result{Instance: inst, Reason: s.Why}
 	defer os.RemoveAll(inst.OutDir)
 	if err := os.MkdirAll(inst.OutDir, 0o755); err != nil {
@@ -117,7 +118,7 @@ func (r *Runner) runSample(ctx context.Context, p *Plan, inst *Instance, s *Samp
 	}
 	started := time.Now()
 	tr.start(inst, started)
-	err := ex.Run(ctx, newJob(p, inst, BinaryPath(r.BinDir, inst.Stage)))
+	err := ex.Run(ctx, newJob(p, inst, pipeline.BinaryPath(r.BinDir, inst.Stage)))
 	res.Elapsed = time.Since(started)
 	if err == nil {
 		s.Diff, err = CompareOutputs(ctx, s.Instance.OutDir, inst.OutDir, CompareWith(r.BinDir))

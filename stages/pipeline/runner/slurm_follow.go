@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
@@ -112,7 +113,7 @@ func (x *slurmExecutor) interrupt() []*Result {
 // cancel stops following insts and cancels those of their jobs that had
 // not ended at the last poll. (Slurm cancels a job whose dependency can no
 // longer be met by itself, but only once it sees the upstream job fail.)
-func (x *slurmExecutor) cancel(insts []*Instance) {
+func (x *slurmExecutor) cancel(insts []*pipeline.Instance) {
 	var refs []string
 	for _, inst := range insts {
 		j := x.jobs[inst]
@@ -129,7 +130,7 @@ func (x *slurmExecutor) cancel(insts []*Instance) {
 	}
 }
 
-func (x *slurmExecutor) job(inst *Instance) string {
+func (x *slurmExecutor) job(inst *pipeline.Instance) string {
 	if j := x.jobs[inst]; j != nil {
 		return j.ref
 	}
@@ -160,7 +161,7 @@ func (x *slurmExecutor) heartbeat() (string, []any) {
 
 // slurmOutcome turns a finished job into a Result, from the result the job
 // wrote if it got that far, else from Slurm's state.
-func (r *Runner) slurmOutcome(p *Plan, inst *Instance, ref string, rec jobRecord, st jobState) *Result {
+func (r *Runner) slurmOutcome(p *pipeline.Plan, inst *pipeline.Instance, ref string, rec jobRecord, st jobState) *Result {
 	res := &Result{Instance: inst}
 	var jr jobResult
 	ok, err := readJSON(filepath.Join(logDir(inst), resultName), &jr)
@@ -171,7 +172,7 @@ func (r *Runner) slurmOutcome(p *Plan, inst *Instance, ref string, rec jobRecord
 		res.Elapsed = jr.Finished.Sub(jr.Started)
 		switch jr.Outcome {
 		case Ran.String():
-			if _, err := ReadStamp(inst.OutDir); err != nil {
+			if _, err := pipeline.ReadStamp(inst.OutDir); err != nil {
 				res.Outcome, res.Err = Failed, fmt.Errorf("%s: job %s ran but its stamp is gone: %w", inst.ID, ref, err)
 				return res
 			}
@@ -187,7 +188,7 @@ func (r *Runner) slurmOutcome(p *Plan, inst *Instance, ref string, rec jobRecord
 	}
 	if !ok && st.State == "COMPLETED" {
 		// A job that exits 0 without a result file: only the stamp tells.
-		if s, err := ReadStamp(inst.OutDir); err == nil && !s.Finished.Before(rec.Submitted) {
+		if s, err := pipeline.ReadStamp(inst.OutDir); err == nil && !s.Finished.Before(rec.Submitted) {
 			res.Outcome = Ran
 			return res
 		}

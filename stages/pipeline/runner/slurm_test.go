@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
@@ -116,7 +117,7 @@ func TestSlurmRunsChainThenNothing(t *testing.T) {
 	})
 	ids := map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 	for _, id := range all {
-		st, err := ReadStamp(p.path("data/" + id))
+		st, err := pipeline.ReadStamp(p.path("data/" + id))
 		if err != nil || st.ID != id {
 			t.Errorf("%s: no stamp of its own: %v", id, err)
 		}
@@ -152,7 +153,7 @@ func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 	p.ran(t)
 	// a reruns and writes identical output: b, c, d must be submitted
 	// (they might need to run), but their jobs find them up to date.
-	if err := os.Remove(p.path("data/a/" + StampName)); err != nil {
+	if err := os.Remove(p.path("data/a/" + pipeline.StampName)); err != nil {
 		t.Fatal(err)
 	}
 	rep := p.run(t, slurmRunner(p), nil)
@@ -267,7 +268,7 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 			assertIDs(t, "ran", rep.IDs(Ran), []string{"a/fail=false", "b/fail=false", "c"})
 			assertIDs(t, "failed", rep.IDs(Failed), []string{"a/fail=true"})
 			assertIDs(t, "blocked", rep.IDs(Blocked), []string{"b/fail=true"})
-			if _, err := ReadStamp(p.path("data/a/fail=true")); err == nil {
+			if _, err := pipeline.ReadStamp(p.path("data/a/fail=true")); err == nil {
 				t.Error("the failed instance has a stamp")
 			}
 			var ee *proc.ExitError
@@ -296,7 +297,7 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := WriteStatus(&out, sts); err != nil {
+			if err := pipeline.WriteStatus(&out, sts); err != nil {
 				t.Fatal(err)
 			}
 			wantStatus := []string{"[slurm 1_1: FAILED (failed, exit code 3)]", "    | fake error line 25", "[slurm 1_0: COMPLETED (ran)]"}
@@ -339,7 +340,7 @@ func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range sts {
-		if st.Job == nil || st.Job.State != "PENDING" || st.State != Missing {
+		if ji, _ := st.Job.(*JobInfo); ji == nil || ji.State != "PENDING" || st.State != pipeline.Missing {
 			t.Errorf("%s: %s, job %+v; want missing, PENDING", st.Instance.ID, st.State, st.Job)
 		}
 	}
@@ -450,7 +451,7 @@ func TestRunBatchJob(t *testing.T) {
 	if jr := result("a"); jr.Job != "41" || jr.Outcome != "ran" || jr.Code != 0 {
 		t.Errorf("a: job result %+v", jr)
 	}
-	if _, err := ReadStamp(p.path("data/a")); err != nil {
+	if _, err := pipeline.ReadStamp(p.path("data/a")); err != nil {
 		t.Errorf("a: no stamp: %v", err)
 	}
 	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "a", Job: "42"})
@@ -472,7 +473,7 @@ func TestRunBatchJob(t *testing.T) {
 	if jr := result("b"); jr.Outcome != "failed" || !strings.Contains(jr.Error, "changed since") {
 		t.Errorf("b with another key: job result %+v", jr)
 	}
-	if _, err := r.RunBatchJob(ctx, plan, BatchJob{ID: "nosuch"}); !errors.Is(err, ErrUnknownStage) {
+	if _, err := r.RunBatchJob(ctx, plan, BatchJob{ID: "nosuch"}); !errors.Is(err, pipeline.ErrUnknownStage) {
 		t.Errorf("unknown instance: error %v", err)
 	}
 
@@ -486,7 +487,7 @@ func TestRunBatchJob(t *testing.T) {
 	if jr := result("e"); jr.Outcome != "failed" || jr.Code != 3 {
 		t.Errorf("e failing: job result %+v", jr)
 	}
-	if _, err := ReadStamp(p.path("data/e")); err == nil {
+	if _, err := pipeline.ReadStamp(p.path("data/e")); err == nil {
 		t.Error("e failed but has a stamp")
 	}
 }
@@ -552,7 +553,7 @@ cpus = 4
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var runs []*Instance
+			var runs []*pipeline.Instance
 			for _, inst := range plan.Instances {
 				if tt.runs == nil || slices.Contains(tt.runs, inst.ID) {
 					runs = append(runs, inst)
@@ -579,7 +580,7 @@ cpus = 4
 	}
 
 	sl := &Slurm{Partition: "short", Account: "proj", Options: []string{"--qos=low"}}
-	subs := planSubmissions(plan, []*Instance{plan.Lookup("alone")}, map[*Instance]bool{plan.Lookup("alone"): true})
+	subs := planSubmissions(plan, []*pipeline.Instance{plan.Lookup("alone")}, map[*pipeline.Instance]bool{plan.Lookup("alone"): true})
 	args := sl.sbatchArgs(cfg, subs[0], []string{"9"})
 	want := []string{"--parsable", "--job-name=alone", "--chdir=/p", "--output=" + filepath.Join("/p/data/.slurm", "alone-%j.out"),
 		"--kill-on-invalid-dep=yes", "--cpus-per-task=4", "--mem=2G", "--time=1:00:00", "--partition=short", "--account=proj", "--qos=low"}
@@ -593,7 +594,7 @@ cpus = 4
 // the pipeline binary.
 func TestScriptPicksTaskInstance(t *testing.T) {
 	cfg, plan := parsePlan(t, "[stage.m]\nrun = [\"x\"]\nshard = { v = [\"it's\", \"b\", \"c\"] }\n")
-	subs := planSubmissions(plan, []*Instance{plan.Instances[0], plan.Instances[2]}, nil)
+	subs := planSubmissions(plan, []*pipeline.Instance{plan.Instances[0], plan.Instances[2]}, nil)
 	echo, err := exec.LookPath("echo")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	fakeBin = dir
 	// The pipeline binary itself is what Slurm jobs run (see slurm_test.go).
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"./testdata/fakestage", "./testdata/fakeslurm", "../../cmd/pipeline")
+		"../testdata/fakestage", "../testdata/fakeslurm", "../../../cmd/pipeline")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build fakestage, fakeslurm and pipeline:", err)
@@ -72,13 +73,13 @@ func (p *project) write(t *testing.T, config string) {
 	}
 }
 
-func (p *project) plan(t *testing.T) *Plan {
+func (p *project) plan(t *testing.T) *pipeline.Plan {
 	t.Helper()
 	cfg, err := config.Load(filepath.Join(p.dir, "pipeline.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(cfg)
+	plan, err := pipeline.NewPlan(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +88,13 @@ func (p *project) plan(t *testing.T) *Plan {
 
 // parsePlan parses a config said to be /p/p.toml and expands it, failing
 // the test on an error.
-func parsePlan(t *testing.T, src string) (*config.Config, *Plan) {
+func parsePlan(t *testing.T, src string) (*config.Config, *pipeline.Plan) {
 	t.Helper()
 	cfg, err := config.Parse("p.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(cfg)
+	plan, err := pipeline.NewPlan(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +140,13 @@ func (p *project) ran(t *testing.T) []string {
 }
 
 // states returns the status of every instance, by ID.
-func (p *project) states(t *testing.T) map[string]Status {
+func (p *project) states(t *testing.T) map[string]pipeline.Status {
 	t.Helper()
 	sts, err := p.plan(t).Status(p.bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]Status{}
+	m := map[string]pipeline.Status{}
 	for _, st := range sts {
 		m[st.Instance.ID] = st
 	}
@@ -256,7 +257,7 @@ func TestSecondRunRunsNothing(t *testing.T) {
 	assertIDs(t, "first run: ran", p.ran(t), all)
 	assertIDs(t, "first run: report", rep.IDs(Ran), all)
 	for _, id := range all {
-		if _, err := ReadStamp(p.path("data/" + id)); err != nil {
+		if _, err := pipeline.ReadStamp(p.path("data/" + id)); err != nil {
 			t.Errorf("%s: no stamp after a successful run: %v", id, err)
 		}
 	}
@@ -298,7 +299,7 @@ func TestDeletedOutputRerunsProducer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := sts[0]; st.Instance.ID != "a" || st.State != Stale || !strings.Contains(st.Reason, "output deleted: data/a/result.txt") {
+	if st := sts[0]; st.Instance.ID != "a" || st.State != pipeline.Stale || !strings.Contains(st.Reason, "output deleted: data/a/result.txt") {
 		t.Errorf("status of a: %s %s (%s), want stale, output deleted", st.Instance.ID, st.State, st.Reason)
 	}
 	// The fake stage is deterministic: a's regenerated output is
@@ -325,7 +326,7 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 	assertIDs(t, "failed", rep.IDs(Failed), []string{"b"})
 	assertIDs(t, "blocked", rep.IDs(Blocked), []string{"c"})
 
-	if _, err := ReadStamp(p.path("data/b")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := pipeline.ReadStamp(p.path("data/b")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("failed stage has a stamp (err %v)", err)
 	}
 	if _, err := os.Stat(p.path("data/b/result.txt")); err != nil {
@@ -358,7 +359,7 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range sts {
-		if id := st.Instance.ID; (id == "b" || id == "c") != (st.State == Missing) {
+		if id := st.Instance.ID; (id == "b" || id == "c") != (st.State == pipeline.Missing) {
 			t.Errorf("status %s: %s (%s)", id, st.State, st.Reason)
 		}
 	}
@@ -419,38 +420,38 @@ func TestOnlyAndForce(t *testing.T) {
 
 	r = p.runner()
 	r.Only = []string{"nosuch"}
-	if _, err := r.Run(context.Background(), p.plan(t)); !errors.Is(err, ErrUnknownStage) {
-		t.Errorf("--only nosuch: error %v, want ErrUnknownStage", err)
+	if _, err := r.Run(context.Background(), p.plan(t)); !errors.Is(err, pipeline.ErrUnknownStage) {
+		t.Errorf("--only nosuch: error %v, want pipeline.ErrUnknownStage", err)
 	}
 }
 
 func TestStatus(t *testing.T) {
 	p := newProject(t, chain)
 	for id, st := range p.states(t) {
-		if st.State != Missing {
+		if st.State != pipeline.Missing {
 			t.Errorf("fresh %s: %s, want missing", id, st.State)
 		}
 	}
 	p.run(t, p.runner(), nil)
 	p.ran(t)
 	for id, st := range p.states(t) {
-		if st.State != UpToDate {
+		if st.State != pipeline.UpToDate {
 			t.Errorf("after run %s: %s (%s), want up to date", id, st.State, st.Reason)
 		}
 	}
 	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
 	m := p.states(t)
-	if st := m["b"]; st.State != Stale || st.Reason != "flags changed: --value=b -> --value=B" {
+	if st := m["b"]; st.State != pipeline.Stale || st.Reason != "flags changed: --value=b -> --value=B" {
 		t.Errorf("b: %s (%s)", st.State, st.Reason)
 	}
-	if st := m["c"]; st.State != Stale || st.Reason != "upstream b is stale" {
+	if st := m["c"]; st.State != pipeline.Stale || st.Reason != "upstream b is stale" {
 		t.Errorf("c: %s (%s)", st.State, st.Reason)
 	}
-	if st := m["d"]; st.State != UpToDate {
+	if st := m["d"]; st.State != pipeline.UpToDate {
 		t.Errorf("d: %s (%s)", st.State, st.Reason)
 	}
 	var out bytes.Buffer
-	if err := WriteStatus(&out, []Status{m["a"], m["b"]}); err != nil {
+	if err := pipeline.WriteStatus(&out, []pipeline.Status{m["a"], m["b"]}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "a  up to date\nb  stale       flags changed: --value=b -> --value=B\n"; out.String() != want {
@@ -463,7 +464,7 @@ func TestStatus(t *testing.T) {
 	copyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.bin, "fakestage"))
 	p.rebuild(t, "fakestage")
 	for id, st := range p.states(t) {
-		if st.State != Stale || !strings.Contains(st.Reason, "binary changed") {
+		if st.State != pipeline.Stale || !strings.Contains(st.Reason, "binary changed") {
 			t.Errorf("new binary, %s: %s (%s), want stale: binary changed", id, st.State, st.Reason)
 		}
 	}
@@ -513,7 +514,7 @@ func TestShardingFansOut(t *testing.T) {
 	assertIDs(t, "ran", p.ran(t), want)
 	assertIDs(t, "report", rep.IDs(Ran), want)
 	for _, id := range want {
-		if _, err := ReadStamp(p.path("data/" + id)); err != nil {
+		if _, err := pipeline.ReadStamp(p.path("data/" + id)); err != nil {
 			t.Errorf("%s: %v", id, err)
 		}
 	}
@@ -564,10 +565,10 @@ func TestInterruptLeavesNoStamp(t *testing.T) {
 		t.Errorf("interrupted run took %v: the stage was not stopped", d)
 	}
 	assertIDs(t, "cancelled", rep.IDs(Cancelled), []string{"b", "c"})
-	if _, err := ReadStamp(p.path("data/b")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := pipeline.ReadStamp(p.path("data/b")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("interrupted stage has a stamp (err %v)", err)
 	}
-	if _, err := ReadStamp(p.path("data/c")); err != nil {
+	if _, err := pipeline.ReadStamp(p.path("data/c")); err != nil {
 		t.Errorf("c never started, its old stamp should stay: %v", err)
 	}
 	// The summary calls b, which lost its output, incomplete; not a, up to
@@ -630,7 +631,7 @@ func TestRerunRemovesTemporaryStamps(t *testing.T) {
 	p := newProject(t, chain)
 	p.run(t, p.runner(), nil)
 	p.ran(t)
-	stray := p.path("data/b/" + StampName + ".tmp123") // a run killed while stamping
+	stray := p.path("data/b/" + pipeline.StampName + ".tmp123") // a run killed while stamping
 	if err := os.WriteFile(stray, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}

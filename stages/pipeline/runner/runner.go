@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
@@ -46,7 +47,7 @@ type Runner struct {
 // The error is nil if nothing failed, wraps ErrFailed if some instance
 // failed, and wraps context.Canceled if ctx was cancelled; the report is
 // returned in both of those cases.
-func (r *Runner) Run(ctx context.Context, p *Plan) (*Report, error) {
+func (r *Runner) Run(ctx context.Context, p *pipeline.Plan) (*Report, error) {
 	targets, forced, err := r.targets(p)
 	if err != nil {
 		return nil, err
@@ -74,27 +75,27 @@ func (r *Runner) Run(ctx context.Context, p *Plan) (*Report, error) {
 
 // executor returns what carries out a run: Slurm jobs if r.Slurm is set,
 // else subprocesses through r.Executor.
-func (r *Runner) executor(p *Plan, forced map[*Instance]bool, tr *tracker) (instanceExecutor, error) {
+func (r *Runner) executor(p *pipeline.Plan, forced map[*pipeline.Instance]bool, tr *tracker) (instanceExecutor, error) {
 	if r.Slurm != nil {
 		return r.newSlurmExecutor(p, forced, tr)
 	}
-	h := newHasher()
-	return r.newLocalExecutor(tr, func(ctx context.Context, inst *Instance, ex proc.Executor) *Result {
+	h := pipeline.NewJudge()
+	return r.newLocalExecutor(tr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
 		return r.runOne(ctx, p, h, inst, forced[inst], ex, tr)
 	}), nil
 }
 
 // targets returns the instances the run considers and those forced to run.
-func (r *Runner) targets(p *Plan) (targets, forced map[*Instance]bool, err error) {
+func (r *Runner) targets(p *pipeline.Plan) (targets, forced map[*pipeline.Instance]bool, err error) {
 	named, err := p.Select(r.Only)
 	if err != nil {
 		return nil, nil, err
 	}
-	forced = map[*Instance]bool{}
+	forced = map[*pipeline.Instance]bool{}
 	if r.Force {
 		forced = named
 	}
-	return p.withAncestors(named), forced, nil
+	return p.WithAncestors(named), forced, nil
 }
 
 // beat is how often the scheduler logs what is still going on (or,
@@ -117,7 +118,7 @@ func (r *Runner) logger() *slog.Logger {
 }
 
 // logResult logs how an instance ended.
-func (r *Runner) logResult(log *slog.Logger, p *Plan, res *Result) {
+func (r *Runner) logResult(log *slog.Logger, p *pipeline.Plan, res *Result) {
 	id := res.Instance.ID
 	el := res.Elapsed.Round(time.Millisecond)
 	switch res.Outcome {

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
@@ -13,7 +14,7 @@ import (
 // of one stage.
 type submission struct {
 	stage *config.Stage
-	insts []*Instance
+	insts []*pipeline.Instance
 	tasks []int // array task ID of each instance; nil for a single job
 	force []bool
 
@@ -43,9 +44,9 @@ func (t taskRef) jobRef(ids []string) string {
 // instances' positions among the stage's instances, so that the tasks of
 // two sharded stages correspond shard by shard. Instances that are not in
 // runs (up to date) are not waited for.
-func planSubmissions(p *Plan, runs []*Instance, forced map[*Instance]bool) []*submission {
-	sp := &submissionPlanner{forced: forced, index: map[*Instance]int{}, count: map[*config.Stage]int{},
-		where: map[*Instance]taskRef{}}
+func planSubmissions(p *pipeline.Plan, runs []*pipeline.Instance, forced map[*pipeline.Instance]bool) []*submission {
+	sp := &submissionPlanner{forced: forced, index: map[*pipeline.Instance]int{}, count: map[*config.Stage]int{},
+		where: map[*pipeline.Instance]taskRef{}}
 	for _, inst := range p.Instances {
 		sp.index[inst] = sp.count[inst.Stage]
 		sp.count[inst.Stage]++
@@ -63,17 +64,17 @@ func planSubmissions(p *Plan, runs []*Instance, forced map[*Instance]bool) []*su
 
 // submissionPlanner holds the submissions planned so far.
 type submissionPlanner struct {
-	forced map[*Instance]bool
-	index  map[*Instance]int     // an instance's position among its stage's: its array task
-	count  map[*config.Stage]int // instances of a stage in the plan
+	forced map[*pipeline.Instance]bool
+	index  map[*pipeline.Instance]int // an instance's position among its stage's: its array task
+	count  map[*config.Stage]int      // instances of a stage in the plan
 	subs   []*submission
-	where  map[*Instance]taskRef // the submission and task of each instance planned
+	where  map[*pipeline.Instance]taskRef // the submission and task of each instance planned
 }
 
 // addStage plans the instances of one stage: one array (or job) if one
 // sbatch call can say what they wait for, else one per set of
 // dependencies.
-func (sp *submissionPlanner) addStage(group []*Instance) {
+func (sp *submissionPlanner) addStage(group []*pipeline.Instance) {
 	deps := make([][]taskRef, len(group))
 	all := make([]int, len(group))
 	for k, inst := range group {
@@ -102,7 +103,7 @@ func (sp *submissionPlanner) addStage(group []*Instance) {
 
 // newSub makes the submission of the members of group, and returns it with
 // their dependencies.
-func (sp *submissionPlanner) newSub(group []*Instance, deps [][]taskRef, members []int) (*submission, [][]taskRef) {
+func (sp *submissionPlanner) newSub(group []*pipeline.Instance, deps [][]taskRef, members []int) (*submission, [][]taskRef) {
 	stage := group[0].Stage
 	s := &submission{stage: stage}
 	var d [][]taskRef
@@ -130,7 +131,7 @@ func (sp *submissionPlanner) add(s *submission) {
 
 // depsOf lists what an instance waits for: its upstream instances that are
 // submitted too, as sorted references.
-func (sp *submissionPlanner) depsOf(inst *Instance) []taskRef {
+func (sp *submissionPlanner) depsOf(inst *pipeline.Instance) []taskRef {
 	var refs []taskRef
 	for _, d := range inst.Deps {
 		if t, ok := sp.where[d]; ok {

@@ -1,10 +1,12 @@
-package pipeline
+package runner
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // paths: a stage reading a file named in its flags, one reading a
@@ -45,10 +47,10 @@ func TestFlagPathsFingerprinted(t *testing.T) {
 	writeFile(t, filepath.Join(ext, ".hidden"), "ignored")
 	p.run(t, p.runner(), nil)
 	assertIDs(t, "first run", p.ran(t), []string{"file", "dir", "plain"})
-	if st, err := ReadStamp(p.path("data/plain")); err != nil || len(st.Paths) != 0 {
+	if st, err := pipeline.ReadStamp(p.path("data/plain")); err != nil || len(st.Paths) != 0 {
 		t.Errorf("plain: stamp paths %v (%v), want none: its values name no files", st.Paths, err)
 	}
-	st, err := ReadStamp(p.path("data/dir"))
+	st, err := pipeline.ReadStamp(p.path("data/dir"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +75,9 @@ func TestFlagPathsFingerprinted(t *testing.T) {
 		s.change()
 		for id, st := range p.states(t) {
 			switch {
-			case id == s.stale && (st.State != Stale || st.Reason != s.reason):
+			case id == s.stale && (st.State != pipeline.Stale || st.Reason != s.reason):
 				t.Errorf("%s: %s is %s (%s), want stale: %s", s.name, id, st.State, st.Reason, s.reason)
-			case id != s.stale && st.State != UpToDate:
+			case id != s.stale && st.State != pipeline.UpToDate:
 				t.Errorf("%s: %s is %s (%s), want up to date", s.name, id, st.State, st.Reason)
 			}
 		}
@@ -91,19 +93,19 @@ func TestFlagPathsOldStamp(t *testing.T) {
 	writeFile(t, p.path("model.uai"), "x")
 	os.MkdirAll(filepath.Join(filepath.Dir(p.dir), "ext"), 0o755)
 	p.run(t, p.runner(), nil)
-	st, err := ReadStamp(p.path("data/file"))
+	st, err := pipeline.ReadStamp(p.path("data/file"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Paths = nil
-	if err := writeStamp(p.path("data/file"), st); err != nil {
+	if err := pipeline.WriteStamp(p.path("data/file"), st); err != nil {
 		t.Fatal(err)
 	}
 	m := p.states(t)
-	if s := m["file"]; s.State != Stale || s.Reason != "file model.uai (--model) not in the stamp" {
+	if s := m["file"]; s.State != pipeline.Stale || s.Reason != "file model.uai (--model) not in the stamp" {
 		t.Errorf("file: %s (%s), want stale: not in the stamp", s.State, s.Reason)
 	}
-	if s := m["plain"]; s.State != UpToDate {
+	if s := m["plain"]; s.State != pipeline.UpToDate {
 		t.Errorf("plain: %s (%s), want up to date", s.State, s.Reason)
 	}
 }
@@ -132,12 +134,12 @@ untracked = ["log"]
 `)
 	for run := range 2 {
 		p.run(t, p.runner(), nil)
-		if st := p.states(t)["a"]; st.State != UpToDate {
+		if st := p.states(t)["a"]; st.State != pipeline.UpToDate {
 			t.Fatalf("after run %d: %s (%s), want up to date", run, st.State, st.Reason)
 		}
 	}
 	writeFile(t, p.path("uaiout/extra.txt"), "edited")
-	if st := p.states(t)["a"]; st.State != Stale || st.Reason != "file uaiout/extra.txt changed" {
+	if st := p.states(t)["a"]; st.State != pipeline.Stale || st.Reason != "file uaiout/extra.txt changed" {
 		t.Errorf("after an edit: %s (%s), want stale: file uaiout/extra.txt changed", st.State, st.Reason)
 	}
 }

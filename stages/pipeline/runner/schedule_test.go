@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // fakeExecutor settles instances as scripted: those in skip at start, the
@@ -18,8 +20,8 @@ type fakeExecutor struct {
 
 	batches   [][]string // what start was given
 	cancelled []string
-	running   map[*Instance]bool
-	ended     map[*Instance]Outcome
+	running   map[*pipeline.Instance]bool
+	ended     map[*pipeline.Instance]Outcome
 }
 
 func (f *fakeExecutor) early() bool { return f.isEarly }
@@ -31,7 +33,7 @@ func (f *fakeExecutor) slots() int {
 	return f.free - len(f.running)
 }
 
-func (f *fakeExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
+func (f *fakeExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
 	var ids []string
 	var settled []*Result
 	for _, inst := range insts {
@@ -72,7 +74,7 @@ func (f *fakeExecutor) wait(ctx context.Context, d time.Duration) []*Result {
 	return out
 }
 
-func (f *fakeExecutor) cancel(insts []*Instance) {
+func (f *fakeExecutor) cancel(insts []*pipeline.Instance) {
 	for _, inst := range insts {
 		f.cancelled = append(f.cancelled, inst.ID)
 		delete(f.running, inst)
@@ -80,7 +82,7 @@ func (f *fakeExecutor) cancel(insts []*Instance) {
 	}
 }
 
-func (f *fakeExecutor) job(inst *Instance) string {
+func (f *fakeExecutor) job(inst *pipeline.Instance) string {
 	if f.isEarly {
 		return "job-" + inst.ID
 	}
@@ -91,12 +93,12 @@ func (f *fakeExecutor) heartbeat() (string, []any) { return "", nil }
 
 // sortedInsts lists a set of instances by ID, so that the fake reports
 // them in a fixed order (the scheduler must not depend on it).
-func sortedInsts(set map[*Instance]bool) []*Instance {
-	var out []*Instance
+func sortedInsts(set map[*pipeline.Instance]bool) []*pipeline.Instance {
+	var out []*pipeline.Instance
 	for inst := range set {
 		out = append(out, inst)
 	}
-	slices.SortFunc(out, func(a, b *Instance) int { return strings.Compare(b.ID, a.ID) })
+	slices.SortFunc(out, func(a, b *pipeline.Instance) int { return strings.Compare(b.ID, a.ID) })
 	return out
 }
 
@@ -139,7 +141,7 @@ func TestScheduler(t *testing.T) {
 			[]string{"a: cancelled (not started)", "b: cancelled (not started)", "c: cancelled (not started)",
 				"d: cancelled (not started)", "e: cancelled (not started)"}, 5, nil},
 	}
-	all := map[*Instance]bool{}
+	all := map[*pipeline.Instance]bool{}
 	for _, inst := range plan.Instances {
 		all[inst] = true
 	}
@@ -151,7 +153,7 @@ func TestScheduler(t *testing.T) {
 				cancel()
 			}
 			f := tt.ex
-			f.running, f.ended = map[*Instance]bool{}, map[*Instance]Outcome{}
+			f.running, f.ended = map[*pipeline.Instance]bool{}, map[*pipeline.Instance]Outcome{}
 			tr := newTracker(nil)
 			s := newScheduler(&Runner{Heartbeat: time.Hour}, plan, f, tr, all)
 			if err := s.run(ctx); err != nil {

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // Bar is a live status line on a terminal, redrawn in place with \r. Log
@@ -74,11 +76,11 @@ type tracker struct {
 	bar      *Bar // nil: nothing is drawn
 	total    int
 	finished int
-	running  map[*Instance]time.Time
+	running  map[*pipeline.Instance]time.Time
 }
 
 func newTracker(bar *Bar) *tracker {
-	return &tracker{bar: bar, running: map[*Instance]time.Time{}}
+	return &tracker{bar: bar, running: map[*pipeline.Instance]time.Time{}}
 }
 
 // add counts n more instances (n < 0: fewer) in the run.
@@ -88,14 +90,14 @@ func (t *tracker) add(n int) {
 	t.mu.Unlock()
 }
 
-func (t *tracker) start(inst *Instance, at time.Time) {
+func (t *tracker) start(inst *pipeline.Instance, at time.Time) {
 	t.mu.Lock()
 	t.running[inst] = at
 	t.mu.Unlock()
 	t.draw()
 }
 
-func (t *tracker) finish(inst *Instance) {
+func (t *tracker) finish(inst *pipeline.Instance) {
 	t.mu.Lock()
 	delete(t.running, inst)
 	t.finished++

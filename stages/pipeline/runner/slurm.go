@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
@@ -116,7 +117,7 @@ func sbatchResources(r config.Resources) []string {
 // instanceKey identifies what an instance runs (binary and arguments), so a
 // job can tell whether the config it reads still describes the instance it
 // was submitted for.
-func instanceKey(inst *Instance) string {
+func instanceKey(inst *pipeline.Instance) string {
 	d := sha256.New()
 	fmt.Fprintf(d, "%s\x00", inst.Stage.Run[0])
 	for _, a := range inst.Args {

@@ -1,4 +1,4 @@
-package pipeline_test
+package runner_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // Running a pipeline on a Slurm cluster: the runner submits every
@@ -23,9 +24,9 @@ func ExampleSlurm() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	r := &pipeline.Runner{
+	r := &runner.Runner{
 		BinDir: "bin",
-		Slurm: &pipeline.Slurm{
+		Slurm: &runner.Slurm{
 			Partition: cfg.Slurm.Partition, // from [slurm] in the config
 			Account:   cfg.Slurm.Account,
 			Options:   append(cfg.Slurm.Options, "--qos=short"),

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // slurmExecutor submits every instance of a run to Slurm as soon as the
@@ -20,22 +22,22 @@ import (
 type slurmExecutor struct {
 	r           *Runner
 	sl          *Slurm
-	plan        *Plan
-	forced      map[*Instance]bool
+	plan        *pipeline.Plan
+	forced      map[*pipeline.Instance]bool
 	tr          *tracker
 	log         *slog.Logger
 	pipelineBin string // what the jobs run
 	binDir      string // absolute
 
-	jobs     map[*Instance]*slurmJob // every instance submitted
-	open     []*slurmJob             // submitted and not ended, in plan order
-	states   map[string]jobState     // what the last poll found, by job
+	jobs     map[*pipeline.Instance]*slurmJob // every instance submitted
+	open     []*slurmJob                      // submitted and not ended, in plan order
+	states   map[string]jobState              // what the last poll found, by job
 	nextPoll time.Time
 }
 
 // slurmJob is a submitted instance.
 type slurmJob struct {
-	inst    *Instance
+	inst    *pipeline.Instance
 	ref     string // its job: "123" or "123_4"
 	rec     jobRecord
 	why     string // why it runs
@@ -43,7 +45,7 @@ type slurmJob struct {
 	unknown int    // polls in a row that found no trace of the job
 }
 
-func (r *Runner) newSlurmExecutor(p *Plan, forced map[*Instance]bool, tr *tracker) (*slurmExecutor, error) {
+func (r *Runner) newSlurmExecutor(p *pipeline.Plan, forced map[*pipeline.Instance]bool, tr *tracker) (*slurmExecutor, error) {
 	if err := checkCommands("sbatch", "squeue", "scancel"); err != nil {
 		return nil, err
 	}
@@ -56,7 +58,7 @@ func (r *Runner) newSlurmExecutor(p *Plan, forced map[*Instance]bool, tr *tracke
 		return nil, err
 	}
 	return &slurmExecutor{r: r, sl: r.Slurm, plan: p, forced: forced, tr: tr, log: r.logger(),
-		pipelineBin: pipelineBin, binDir: binDir, jobs: map[*Instance]*slurmJob{}}, nil
+		pipelineBin: pipelineBin, binDir: binDir, jobs: map[*pipeline.Instance]*slurmJob{}}, nil
 }
 
 // pipelineBinary is the binary the jobs run.
@@ -84,14 +86,14 @@ func (x *slurmExecutor) slots() int { return math.MaxInt }
 // start judges insts on the files as they are now, settles those up to date
 // and submits the others, which run if still out of date when their jobs
 // start. With NoWait it settles the submitted instances too, as Submitted.
-func (x *slurmExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
-	steps, err := x.r.stepsFor(x.plan, newHasher(), insts, x.forced)
+func (x *slurmExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
+	steps, err := x.r.stepsFor(x.plan, pipeline.NewJudge(), insts, x.forced)
 	if err != nil {
 		return nil, err
 	}
 	var settled []*Result
-	var runs []*Instance
-	why := map[*Instance]string{}
+	var runs []*pipeline.Instance
+	why := map[*pipeline.Instance]string{}
 	for _, s := range steps {
 		if s.action == "skip" {
 			settled = append(settled, &Result{Instance: s.inst, Outcome: Skipped, Reason: s.reason})
@@ -123,7 +125,7 @@ func (x *slurmExecutor) start(ctx context.Context, insts []*Instance) ([]*Result
 // dependencies are submitted before it, and returns the submitted
 // instances in plan order. If a call fails, it cancels the jobs already
 // submitted.
-func (x *slurmExecutor) submit(ctx context.Context, runs []*Instance, why map[*Instance]string) ([]*slurmJob, error) {
+func (x *slurmExecutor) submit(ctx context.Context, runs []*pipeline.Instance, why map[*pipeline.Instance]string) ([]*slurmJob, error) {
 	subs := planSubmissions(x.plan, runs, x.forced)
 	if len(subs) > 0 {
 		if err := os.MkdirAll(slurmDir(x.plan.Config), 0o755); err != nil {
@@ -143,8 +145,8 @@ func (x *slurmExecutor) submit(ctx context.Context, runs []*Instance, why map[*I
 		}
 		jobs = append(jobs, js...)
 	}
-	// Plan order: an upstream's outcome is known before its dependants'.
-	order := map[*Instance]int{}
+	// pipeline.Plan order: an upstream's outcome is known before its dependants'.
+	order := map[*pipeline.Instance]int{}
 	for i, inst := range x.plan.Instances {
 		order[inst] = i
 	}
@@ -155,7 +157,7 @@ func (x *slurmExecutor) submit(ctx context.Context, runs []*Instance, why map[*I
 // submitOne makes the sbatch call of subs[i], given the job IDs of the
 // earlier ones, sets ids[i], and records the job of each instance in its
 // .logs/slurm.json.
-func (x *slurmExecutor) submitOne(ctx context.Context, s *submission, ids []string, i int, why map[*Instance]string) ([]*slurmJob, error) {
+func (x *slurmExecutor) submitOne(ctx context.Context, s *submission, ids []string, i int, why map[*pipeline.Instance]string) ([]*slurmJob, error) {
 	c := x.plan.Config
 	for _, inst := range s.insts {
 		if err := os.MkdirAll(logDir(inst), 0o755); err != nil {
@@ -208,9 +210,9 @@ func abandon(ids []string, err error) error {
 
 // checkActive refuses to submit an instance whose job from an earlier run
 // is still queued or running: two jobs would write one directory.
-func (sl *Slurm) checkActive(ctx context.Context, runs []*Instance) error {
+func (sl *Slurm) checkActive(ctx context.Context, runs []*pipeline.Instance) error {
 	var refs, subIDs []string
-	who := map[string]*Instance{}
+	who := map[string]*pipeline.Instance{}
 	for _, inst := range runs {
 		var rec jobRecord
 		ok, err := readJSON(filepath.Join(logDir(inst), recordName), &rec)
@@ -247,8 +249,8 @@ func (sl *Slurm) checkActive(ctx context.Context, runs []*Instance) error {
 // instances whose last job has not recorded its end (in .logs/job.json)
 // are looked up, with squeue; where squeue is not on PATH there is no
 // cluster to ask and the check is skipped.
-func checkSlurmJobs(ctx context.Context, p *Plan, targets map[*Instance]bool) error {
-	var open []*Instance
+func checkSlurmJobs(ctx context.Context, p *pipeline.Plan, targets map[*pipeline.Instance]bool) error {
+	var open []*pipeline.Instance
 	for _, inst := range p.Instances {
 		if !targets[inst] {
 			continue

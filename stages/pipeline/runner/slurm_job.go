@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
@@ -40,7 +41,7 @@ const (
 	resultName = "job.json"
 )
 
-func logDir(inst *Instance) string { return filepath.Join(inst.OutDir, ".logs") }
+func logDir(inst *pipeline.Instance) string { return filepath.Join(inst.OutDir, ".logs") }
 
 // writeJSON writes v to path atomically.
 func writeJSON(path string, v any) error {
@@ -87,7 +88,7 @@ func readJSON(path string, v any) (bool, error) {
 // come from: the stage binary's stderr if the job got as far as running it
 // (jr is the job's own result file, nil if it did not write one), else
 // Slurm's output file of the job, where the pipeline binary's own errors go.
-func tailOfJob(inst *Instance, rec jobRecord, jr *jobResult, n int) ([]string, string) {
+func tailOfJob(inst *pipeline.Instance, rec jobRecord, jr *jobResult, n int) ([]string, string) {
 	// A job killed outright ("running") may have got as far as the binary.
 	if jr != nil && (jr.Logs || jr.Outcome == "running") {
 		stderr := filepath.Join(logDir(inst), "stderr.log")
@@ -131,10 +132,10 @@ func SlurmJobID() string {
 //
 // The error is non-nil only when the instance could not be tried: an
 // unknown ID, or a config that no longer describes what was submitted.
-func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result, error) {
+func (r *Runner) RunBatchJob(ctx context.Context, p *pipeline.Plan, j BatchJob) (*Result, error) {
 	inst := p.Lookup(j.ID)
 	if inst == nil {
-		return nil, fmt.Errorf("%w %q in %s", ErrUnknownStage, j.ID, p.Config.File)
+		return nil, fmt.Errorf("%w %q in %s", pipeline.ErrUnknownStage, j.ID, p.Config.File)
 	}
 	if j.Job == "" {
 		j.Job = SlurmJobID()
@@ -156,7 +157,7 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 		return nil, err
 	}
 	for _, d := range inst.Deps {
-		if _, err := ReadStamp(d.OutDir); err != nil {
+		if _, err := pipeline.ReadStamp(d.OutDir); err != nil {
 			err = fmt.Errorf("%s: upstream %s is not complete (no stamp in %s)", inst.ID, d.ID, p.Config.Rel(d.OutDir))
 			jr.Outcome, jr.Error = Failed.String(), err.Error()
 			save()
@@ -164,7 +165,7 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *Plan, j BatchJob) (*Result,
 		}
 	}
 	r.Executor = proc.Local{TailLines: r.Slurm.tailLines()}
-	res := r.runOne(ctx, p, newHasher(), inst, j.Force, r.Executor, newTracker(nil))
+	res := r.runOne(ctx, p, pipeline.NewJudge(), inst, j.Force, r.Executor, newTracker(nil))
 	res.Job = j.Job
 	jr.Outcome = res.Outcome.String()
 	jr.Logs = res.Elapsed > 0 // runOne times only a binary it started

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
@@ -19,7 +20,7 @@ import (
 // A stage whose samples all match has every eligible instance re-stamped
 // for its new binary: the stamp then holds the binary's sum, the flags and
 // input files as they are and the current output sums, keeps the times of
-// the run that made the outputs, and records the Adoption. A stage with a
+// the run that made the outputs, and records the pipeline.Adoption. A stage with a
 // difference or a failed sample is left stale; its samples not yet started
 // are skipped.
 //
@@ -85,13 +86,13 @@ func (sc *StageCheck) Failed() *Sample {
 
 // adopt re-stamps every eligible instance of sc for the current binary.
 func (r *Runner) adopt(vp *VerifyPlan, sc *StageCheck, at time.Time) {
-	h := newHasher()
+	h := pipeline.NewJudge()
 	var ids []string
 	for _, s := range sc.Samples {
 		ids = append(ids, s.Instance.ID)
 	}
 	for _, inst := range sc.Eligible {
-		if err := adoptOne(h, vp.Plan, inst, vp.cands[inst], Adoption{At: at, Sampled: ids}); err != nil {
+		if err := adoptOne(h, vp.Plan, inst, vp.cands[inst], pipeline.Adoption{At: at, Sampled: ids}); err != nil {
 			sc.Err = errors.Join(sc.Err, err)
 			continue
 		}
@@ -102,36 +103,36 @@ func (r *Runner) adopt(vp *VerifyPlan, sc *StageCheck, at time.Time) {
 
 // adoptOne re-stamps inst after judging it again: the binary must be the
 // one the samples ran, and only it may have changed since inst's run.
-func adoptOne(h *hasher, p *Plan, inst *Instance, c candidate, a Adoption) error {
-	stamp, err := ReadStamp(inst.OutDir)
+func adoptOne(h *pipeline.Judge, p *pipeline.Plan, inst *pipeline.Instance, c candidate, a pipeline.Adoption) error {
+	stamp, err := pipeline.ReadStamp(inst.OutDir)
 	if err != nil {
 		return fmt.Errorf("adopt %s: %w", inst.ID, err)
 	}
-	fp, err := h.fingerprint(p, inst, c.fp.binary)
+	fp, err := h.Fingerprint(p, inst, c.fp.Binary)
 	if err != nil {
 		return fmt.Errorf("adopt %s: %w", inst.ID, err)
 	}
-	if fp.binarySum != c.fp.binarySum {
-		return fmt.Errorf("adopt %s: %s changed while verifying", inst.ID, p.Config.Rel(fp.binary))
+	if fp.BinarySum != c.fp.BinarySum {
+		return fmt.Errorf("adopt %s: %s changed while verifying", inst.ID, p.Config.Rel(fp.Binary))
 	}
-	ok, err := h.binaryOnly(p, inst, stamp, fp)
+	ok, err := h.BinaryOnly(p, inst, stamp, fp)
 	if err == nil && !ok {
 		err = errors.New("its stamp, flags, inputs or outputs changed while verifying")
 	}
 	if err != nil {
 		return fmt.Errorf("adopt %s: %w", inst.ID, err)
 	}
-	outs, err := h.dir(inst.OutDir)
+	outs, err := h.Outputs(inst.OutDir)
 	if err != nil {
 		return fmt.Errorf("adopt %s: %w", inst.ID, err)
 	}
 	ns := *stamp // keeps Started, Finished and Seconds: the outputs' run
-	ns.ID, ns.Fingerprint = inst.ID, fp.sum
-	ns.Binary, ns.BinarySHA256 = p.Config.Rel(fp.binary), fp.binarySum
-	ns.Args, ns.Inputs, ns.Paths, ns.Outputs = inst.Args, fp.inputs, fp.paths, outs
+	ns.ID, ns.Fingerprint = inst.ID, fp.Sum
+	ns.Binary, ns.BinarySHA256 = p.Config.Rel(fp.Binary), fp.BinarySum
+	ns.Args, ns.Inputs, ns.Paths, ns.Outputs = inst.Args, fp.Inputs, fp.Paths, outs
 	a.PreviousBinary = stamp.BinarySHA256
 	ns.Adopted = append(slices.Clone(stamp.Adopted), a)
-	return writeStamp(inst.OutDir, &ns)
+	return pipeline.WriteStamp(inst.OutDir, &ns)
 }
 
 // err sums up a finished verification as Verify's error.

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 const usageConfig = `
@@ -29,11 +31,11 @@ func TestStampRecordsUsage(t *testing.T) {
 	p := newProject(t, usageConfig)
 	rep := p.run(t, p.runner(), nil)
 	assertIDs(t, "ran", rep.IDs(Ran), []string{"big", "small"})
-	big, err := ReadStamp(p.path("data/big"))
+	big, err := pipeline.ReadStamp(p.path("data/big"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := ReadStamp(p.path("data/small"))
+	small, err := pipeline.ReadStamp(p.path("data/small"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 	p.run(t, p.runner(), nil)
 	p.ran(t)
 	for _, id := range []string{"big", "small"} {
-		path := filepath.Join(p.path("data/"+id), StampName)
+		path := filepath.Join(p.path("data/"+id), pipeline.StampName)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +85,7 @@ func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		st, err := ReadStamp(p.path("data/" + id))
+		st, err := pipeline.ReadStamp(p.path("data/" + id))
 		if err != nil {
 			t.Fatalf("%s: an old stamp does not load: %v", id, err)
 		}
@@ -92,7 +94,7 @@ func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 		}
 	}
 	for id, st := range p.states(t) {
-		if st.State != UpToDate {
+		if st.State != pipeline.UpToDate {
 			t.Errorf("%s with an old stamp: %s (%s), want up to date", id, st.State, st.Reason)
 		}
 	}

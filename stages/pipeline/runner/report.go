@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
@@ -45,7 +46,7 @@ func (o Outcome) String() string {
 
 // Result is the outcome of one instance.
 type Result struct {
-	Instance *Instance
+	Instance *pipeline.Instance
 	Outcome  Outcome
 	Reason   string // why it ran, or what blocked it
 	Elapsed  time.Duration
@@ -56,7 +57,7 @@ type Result struct {
 
 // Report lists the outcome of every instance a run considered, in plan order.
 type Report struct {
-	Plan    *Plan
+	Plan    *pipeline.Plan
 	Results []*Result
 }
 
@@ -66,7 +67,7 @@ var ErrFailed = errors.New("stages failed")
 // newReport lists the results in plan order and says how the run ended:
 // nil, interrupted (wrapping the cause of ctx) or failed (wrapping
 // ErrFailed).
-func newReport(ctx context.Context, p *Plan, results map[*Instance]*Result) (*Report, error) {
+func newReport(ctx context.Context, p *pipeline.Plan, results map[*pipeline.Instance]*Result) (*Report, error) {
 	rep := &Report{Plan: p}
 	for _, inst := range p.Instances {
 		if res, ok := results[inst]; ok {
@@ -204,7 +205,7 @@ func (rep *Report) writePlaces(w io.Writer) {
 
 // stamped reports whether the output of inst holds a stamp: a complete
 // output of an earlier run.
-func stamped(inst *Instance) bool {
-	_, err := ReadStamp(inst.OutDir)
+func stamped(inst *pipeline.Instance) bool {
+	_, err := pipeline.ReadStamp(inst.OutDir)
 	return err == nil
 }

@@ -1,4 +1,4 @@
-package pipeline
+package runner
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 var (
@@ -27,7 +29,7 @@ func trimmed(t *testing.T) string {
 	t.Helper()
 	trimmedOnce.Do(func() {
 		trimmedBin = filepath.Join(fakeBin, "trimpath")
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", trimmedBin+string(filepath.Separator), "./testdata/fakeparquet", "../../cmd/"+CompareTool)
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", trimmedBin+string(filepath.Separator), "../testdata/fakeparquet", "../../../cmd/"+CompareTool)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			trimmedErr = errors.New(err.Error() + "\n" + string(out))
 		}
@@ -56,12 +58,12 @@ func (p *project) setSeconds(t *testing.T, secs map[string]float64) {
 	t.Helper()
 	for id, s := range secs {
 		dir := p.path("data/" + id)
-		st, err := ReadStamp(dir)
+		st, err := pipeline.ReadStamp(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st.Seconds = s
-		if err := writeStamp(dir, st); err != nil {
+		if err := pipeline.WriteStamp(dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -273,11 +275,11 @@ func TestVerifySkipsChangedStage(t *testing.T) {
 	p.assertNoVerifyDir(t)
 }
 
-func (p *project) stamps(t *testing.T) map[string]*Stamp {
+func (p *project) stamps(t *testing.T) map[string]*pipeline.Stamp {
 	t.Helper()
-	m := map[string]*Stamp{}
+	m := map[string]*pipeline.Stamp{}
 	for _, inst := range p.plan(t).Instances {
-		st, err := ReadStamp(inst.OutDir)
+		st, err := pipeline.ReadStamp(inst.OutDir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Fatal(err)
 		}
@@ -291,27 +293,27 @@ func (p *project) stamps(t *testing.T) map[string]*Stamp {
 // adopted), their stamps keep the times of the run that made the outputs
 // and record the adoption; the other stages are still stale, their stamps
 // untouched.
-func (p *project) assertStates(t *testing.T, before map[string]*Stamp, adopted []string) {
+func (p *project) assertStates(t *testing.T, before map[string]*pipeline.Stamp, adopted []string) {
 	t.Helper()
 	states := p.states(t)
-	current := map[*Instance]bool{} // its stamp and those of all its upstream instances hold
+	current := map[*pipeline.Instance]bool{} // its stamp and those of all its upstream instances hold
 	for _, inst := range p.plan(t).Instances {
 		id, st := inst.ID, states[inst.ID]
-		stamp, err := ReadStamp(inst.OutDir)
+		stamp, err := pipeline.ReadStamp(inst.OutDir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Contains(adopted, inst.Stage.Name) {
-			if st.State != Stale || stamp.BinarySHA256 != before[id].BinarySHA256 {
+			if st.State != pipeline.Stale || stamp.BinarySHA256 != before[id].BinarySHA256 {
 				t.Errorf("%s: %s after verify, want stale and its stamp untouched", id, st.State)
 			}
 			continue
 		}
-		current[inst] = !slices.ContainsFunc(inst.Deps, func(d *Instance) bool { return !current[d] })
+		current[inst] = !slices.ContainsFunc(inst.Deps, func(d *pipeline.Instance) bool { return !current[d] })
 		switch {
-		case !current[inst] && (st.State != Stale || !strings.HasPrefix(st.Reason, "upstream ")):
+		case !current[inst] && (st.State != pipeline.Stale || !strings.HasPrefix(st.Reason, "upstream ")):
 			t.Errorf("%s: %s (%s), want stale because of its upstream", id, st.State, st.Reason)
-		case current[inst] && st.State != UpToDate:
+		case current[inst] && st.State != pipeline.UpToDate:
 			t.Errorf("%s: %s (%s) after verify, want up to date", id, st.State, st.Reason)
 		}
 		old := before[id]
@@ -352,7 +354,7 @@ func TestVerifyIneligible(t *testing.T) {
 		{
 			name: "no stamp",
 			prepare: func(t *testing.T, p *project) {
-				if err := os.Remove(p.path("data/models/size=5/" + StampName)); err != nil {
+				if err := os.Remove(p.path("data/models/size=5/" + pipeline.StampName)); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -418,7 +420,7 @@ func TestVerifyIneligible(t *testing.T) {
 			}
 			assertIDs(t, "adopted stages", stages, tt.adopted)
 			for id, st := range p.states(t) {
-				if _, ok := tt.want[id]; ok && st.State == UpToDate {
+				if _, ok := tt.want[id]; ok && st.State == pipeline.UpToDate {
 					t.Errorf("%s: ineligible, yet up to date after verify", id)
 				}
 			}
@@ -459,7 +461,7 @@ untracked = ["log"]
 	if got := p.ran(t); !slices.Equal(got, []string{".verify/b"}) {
 		t.Errorf("verify ran %q, want b's sample only", got)
 	}
-	if st := p.states(t); st["a"].State != Stale || st["b"].State != UpToDate {
+	if st := p.states(t); st["a"].State != pipeline.Stale || st["b"].State != pipeline.UpToDate {
 		t.Errorf("after verify: a %s, b %s; want stale and up to date", st["a"].State, st["b"].State)
 	}
 }
@@ -566,7 +568,7 @@ func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 	if err := os.WriteFile(leftover, []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if st := p.states(t)["models/size=3"]; st.State != Stale || st.Reason != "binary changed" {
+	if st := p.states(t)["models/size=3"]; st.State != pipeline.Stale || st.Reason != "binary changed" {
 		t.Errorf("before verify: %s (%s), want stale: binary changed", st.State, st.Reason)
 	}
 

@@ -1,41 +1,43 @@
-package pipeline
+package runner
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // step is what a run would do with one instance, judged on the files as
 // they are now.
 type step struct {
-	inst   *Instance
+	inst   *pipeline.Instance
 	action string // "run", "maybe" (only if an upstream rerun changes its inputs) or "skip"
 	reason string
 }
 
 // decide judges every selected instance in plan order. An instance whose
 // own files are current but whose upstream reruns is "maybe".
-func (r *Runner) decide(p *Plan) ([]step, error) {
+func (r *Runner) decide(p *pipeline.Plan) ([]step, error) {
 	targets, forced, err := r.targets(p)
 	if err != nil {
 		return nil, err
 	}
-	var insts []*Instance
+	var insts []*pipeline.Instance
 	for _, inst := range p.Instances {
 		if targets[inst] {
 			insts = append(insts, inst)
 		}
 	}
-	return r.stepsFor(p, newHasher(), insts, forced)
+	return r.stepsFor(p, pipeline.NewJudge(), insts, forced)
 }
 
 // stepsFor judges insts, given in plan order, as decide does.
-func (r *Runner) stepsFor(p *Plan, h *hasher, insts []*Instance, forced map[*Instance]bool) ([]step, error) {
+func (r *Runner) stepsFor(p *pipeline.Plan, h *pipeline.Judge, insts []*pipeline.Instance, forced map[*pipeline.Instance]bool) ([]step, error) {
 	var steps []step
-	reruns := map[*Instance]bool{}
+	reruns := map[*pipeline.Instance]bool{}
 	for _, inst := range insts {
-		st, _, err := h.assess(p, inst, r.BinDir)
+		st, _, err := h.Assess(p, inst, r.BinDir)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +45,7 @@ func (r *Runner) stepsFor(p *Plan, h *hasher, insts []*Instance, forced map[*Ins
 		switch {
 		case forced[inst]:
 			s.action, s.reason = "run", "forced"
-		case st.State != UpToDate:
+		case st.State != pipeline.UpToDate:
 			s.action, s.reason = "run", st.State.String()+": "+st.Reason
 		default:
 			s.action, s.reason = "skip", "up to date"
@@ -66,7 +68,7 @@ func (r *Runner) stepsFor(p *Plan, h *hasher, insts []*Instance, forced map[*Ins
 // command line. An instance whose own files are current but whose upstream
 // reruns is shown as "maybe": it reruns only if that changes its inputs.
 // With Slurm set it also writes the sbatch submissions.
-func (r *Runner) DryRun(p *Plan, w io.Writer) error {
+func (r *Runner) DryRun(p *pipeline.Plan, w io.Writer) error {
 	steps, err := r.decide(p)
 	if err != nil {
 		return err
@@ -80,7 +82,7 @@ func (r *Runner) DryRun(p *Plan, w io.Writer) error {
 	for i, s := range steps {
 		fmt.Fprintf(w, "%3d. %-5s %s  (%s)\n", i+1, s.action, s.inst.ID, s.reason)
 		if s.action != "skip" {
-			argv := append([]string{p.Config.Rel(BinaryPath(r.BinDir, s.inst.Stage))}, s.inst.Args...)
+			argv := append([]string{p.Config.Rel(pipeline.BinaryPath(r.BinDir, s.inst.Stage))}, s.inst.Args...)
 			fmt.Fprintf(w, "       %s\n", strings.Join(argv, " "))
 		}
 	}
@@ -91,8 +93,8 @@ func (r *Runner) DryRun(p *Plan, w io.Writer) error {
 }
 
 // dryRunSlurm writes the sbatch calls a run would make.
-func (r *Runner) dryRunSlurm(p *Plan, steps []step, w io.Writer) error {
-	var runs []*Instance
+func (r *Runner) dryRunSlurm(p *pipeline.Plan, steps []step, w io.Writer) error {
+	var runs []*pipeline.Instance
 	for _, s := range steps {
 		if s.action != "skip" {
 			runs = append(runs, s.inst)

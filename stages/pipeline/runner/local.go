@@ -1,10 +1,11 @@
-package pipeline
+package runner
 
 import (
 	"context"
 	"runtime"
 	"time"
 
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
@@ -15,7 +16,7 @@ import (
 type localExecutor struct {
 	ex  proc.Executor
 	tr  *tracker
-	run func(ctx context.Context, inst *Instance, ex proc.Executor) *Result
+	run func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result
 
 	jobs    int // instances run at once
 	running int // instances started and not yet reported
@@ -25,7 +26,7 @@ type localExecutor struct {
 // newLocalExecutor returns an executor carrying out each instance with
 // run, through r.Executor (proc.Local{} if nil), up to r.Jobs at once
 // (runtime.NumCPU() if < 1).
-func (r *Runner) newLocalExecutor(tr *tracker, run func(ctx context.Context, inst *Instance, ex proc.Executor) *Result) *localExecutor {
+func (r *Runner) newLocalExecutor(tr *tracker, run func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result) *localExecutor {
 	jobs := r.Jobs
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
@@ -43,7 +44,7 @@ func (x *localExecutor) early() bool { return false }
 
 func (x *localExecutor) slots() int { return x.jobs - x.running }
 
-func (x *localExecutor) start(ctx context.Context, insts []*Instance) ([]*Result, error) {
+func (x *localExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
 	for _, inst := range insts {
 		x.running++
 		go func() { x.done <- x.run(ctx, inst, x.ex) }()
@@ -66,9 +67,9 @@ func (x *localExecutor) wait(ctx context.Context, d time.Duration) []*Result {
 // cancel has nothing to stop: an instance is started only once its
 // upstream has settled, so none is open when its upstream fails. (An
 // interrupt stops the subprocesses through the context.)
-func (x *localExecutor) cancel([]*Instance) {}
+func (x *localExecutor) cancel([]*pipeline.Instance) {}
 
-func (x *localExecutor) job(*Instance) string { return "" }
+func (x *localExecutor) job(*pipeline.Instance) string { return "" }
 
 func (x *localExecutor) heartbeat() (string, []any) {
 	if s := x.tr.runningList(); s != "" {
