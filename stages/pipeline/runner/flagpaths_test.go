@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 )
 
 // paths: a stage reading a file named in its flags, one reading a
@@ -40,17 +41,17 @@ func writeFile(t *testing.T, path, content string) {
 
 func TestFlagPathsFingerprinted(t *testing.T) {
 	p := newProject(t, paths)
-	ext := filepath.Join(filepath.Dir(p.dir), "ext")
-	writeFile(t, p.path("model.uai"), "MARKOV\n1\n2\n")
+	ext := filepath.Join(filepath.Dir(p.Dir), "ext")
+	writeFile(t, p.Path("model.uai"), "MARKOV\n1\n2\n")
 	writeFile(t, filepath.Join(ext, "a.uai"), "a")
 	writeFile(t, filepath.Join(ext, "sub", "b.uai"), "b")
 	writeFile(t, filepath.Join(ext, ".hidden"), "ignored")
 	p.run(t, p.runner(), nil)
-	assertIDs(t, "first run", p.ran(t), []string{"file", "dir", "plain"})
-	if st, err := pipeline.ReadStamp(p.path("data/plain")); err != nil || len(st.Paths) != 0 {
+	pipetest.AssertIDs(t, "first run", p.Ran(t), []string{"file", "dir", "plain"})
+	if st, err := pipeline.ReadStamp(p.Path("data/plain")); err != nil || len(st.Paths) != 0 {
 		t.Errorf("plain: stamp paths %v (%v), want none: its values name no files", st.Paths, err)
 	}
-	st, err := pipeline.ReadStamp(p.path("data/dir"))
+	st, err := pipeline.ReadStamp(p.Path("data/dir"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,15 +66,15 @@ func TestFlagPathsFingerprinted(t *testing.T) {
 		stale  string // the instance made stale
 		reason string
 	}{
-		{"file edited", func() { writeFile(t, p.path("model.uai"), "MARKOV\n1\n3\n") }, "file", "file model.uai changed"},
+		{"file edited", func() { writeFile(t, p.Path("model.uai"), "MARKOV\n1\n3\n") }, "file", "file model.uai changed"},
 		{"file in a subdirectory edited", func() { writeFile(t, filepath.Join(ext, "sub", "b.uai"), "B") }, "dir", "file ../ext/sub/b.uai changed"},
 		{"file added", func() { writeFile(t, filepath.Join(ext, "c.uai"), "c") }, "dir", "file ../ext/c.uai added"},
 		{"file removed", func() { os.Remove(filepath.Join(ext, "a.uai")) }, "dir", "file ../ext/a.uai removed"},
-		{"file deleted", func() { os.Remove(p.path("model.uai")) }, "file", "file model.uai (--model) is gone"},
+		{"file deleted", func() { os.Remove(p.Path("model.uai")) }, "file", "file model.uai (--model) is gone"},
 	}
 	for _, s := range steps {
 		s.change()
-		for id, st := range p.states(t) {
+		for id, st := range p.States(t) {
 			switch {
 			case id == s.stale && (st.State != pipeline.Stale || st.Reason != s.reason):
 				t.Errorf("%s: %s is %s (%s), want stale: %s", s.name, id, st.State, st.Reason, s.reason)
@@ -82,7 +83,7 @@ func TestFlagPathsFingerprinted(t *testing.T) {
 			}
 		}
 		p.run(t, p.runner(), nil)
-		assertIDs(t, s.name+": ran", p.ran(t), []string{s.stale})
+		pipetest.AssertIDs(t, s.name+": ran", p.Ran(t), []string{s.stale})
 	}
 }
 
@@ -90,18 +91,18 @@ func TestFlagPathsOldStamp(t *testing.T) {
 	// A stamp written before paths were recorded does not vouch for the
 	// file its flag names.
 	p := newProject(t, paths)
-	writeFile(t, p.path("model.uai"), "x")
-	os.MkdirAll(filepath.Join(filepath.Dir(p.dir), "ext"), 0o755)
+	writeFile(t, p.Path("model.uai"), "x")
+	os.MkdirAll(filepath.Join(filepath.Dir(p.Dir), "ext"), 0o755)
 	p.run(t, p.runner(), nil)
-	st, err := pipeline.ReadStamp(p.path("data/file"))
+	st, err := pipeline.ReadStamp(p.Path("data/file"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Paths = nil
-	if err := pipeline.WriteStamp(p.path("data/file"), st); err != nil {
+	if err := pipeline.WriteStamp(p.Path("data/file"), st); err != nil {
 		t.Fatal(err)
 	}
-	m := p.states(t)
+	m := p.States(t)
 	if s := m["file"]; s.State != pipeline.Stale || s.Reason != "file model.uai (--model) not in the stamp" {
 		t.Errorf("file: %s (%s), want stale: not in the stamp", s.State, s.Reason)
 	}
@@ -116,7 +117,7 @@ func TestFlagPathHoldingProject(t *testing.T) {
 run = ["fakestage"]
 flags = { root = "." }
 `)
-	_, err := p.plan(t).Status(p.bin)
+	_, err := p.Plan(t).Status(p.Bin)
 	if err == nil || !strings.Contains(err.Error(), "flag --root") || !strings.Contains(err.Error(), "cannot fingerprint") {
 		t.Errorf("error %v, want one naming --root", err)
 	}
@@ -134,12 +135,12 @@ untracked = ["log"]
 `)
 	for run := range 2 {
 		p.run(t, p.runner(), nil)
-		if st := p.states(t)["a"]; st.State != pipeline.UpToDate {
+		if st := p.States(t)["a"]; st.State != pipeline.UpToDate {
 			t.Fatalf("after run %d: %s (%s), want up to date", run, st.State, st.Reason)
 		}
 	}
-	writeFile(t, p.path("uaiout/extra.txt"), "edited")
-	if st := p.states(t)["a"]; st.State != pipeline.Stale || st.Reason != "file uaiout/extra.txt changed" {
+	writeFile(t, p.Path("uaiout/extra.txt"), "edited")
+	if st := p.States(t)["a"]; st.State != pipeline.Stale || st.Reason != "file uaiout/extra.txt changed" {
 		t.Errorf("after an edit: %s (%s), want stale: file uaiout/extra.txt changed", st.State, st.Reason)
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 )
 
 func TestLockData(t *testing.T) {
-	p := newProject(t, chain)
-	c := p.plan(t).Config
+	p := newProject(t, pipetest.Chain)
+	c := p.Plan(t).Config
 	l, err := LockData(c)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func TestStageDiesWithRunner(t *testing.T) {
 run = ["fakestage"]
 flags = { log = "LOG", sleep = "1m" }
 `)
-	cmd := exec.Command(filepath.Join(fakeBin, "pipeline"), "run", "--config", filepath.Join(p.dir, "pipeline.toml"), "--bin", fakeBin)
+	cmd := exec.Command(filepath.Join(fakeBin, "pipeline"), "run", "--config", filepath.Join(p.Dir, "pipeline.toml"), "--bin", fakeBin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -29,7 +29,7 @@ flags = { log = "LOG", sleep = "1m" }
 	}
 	stage := 0
 	for deadline := time.Now().Add(time.Minute); stage == 0; time.Sleep(5 * time.Millisecond) {
-		if entries, _ := os.ReadDir(p.logDir); len(entries) > 0 {
+		if entries, _ := os.ReadDir(p.LogDir); len(entries) > 0 {
 			stage = childOf(cmd.Process.Pid)
 		}
 		if time.Now().After(deadline) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,97 +16,36 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
-// fakeBin is a directory holding the fakestage, fakeslurm and pipeline
-// binaries, built once.
+// fakeBin is a directory holding the fakestage and pipeline binaries,
+// built once.
 var fakeBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "pipeline-test-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeBin = dir
-	// The pipeline binary itself is what Slurm jobs run (see slurm_test.go).
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"../testdata/fakestage", "../testdata/fakeslurm", "../../../cmd/pipeline")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build fakestage, fakeslurm and pipeline:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	pipetest.Main(m, []string{pipetest.FakeStage, pipetest.FakeSlurm, pipetest.Pipeline}, func(bin string) int {
+		fakeBin = bin
+		return m.Run()
+	})
 }
 
-// project is a config file with its data directory and run log in a
-// temporary directory.
-type project struct {
-	dir    string
-	logDir string
-	bin    string
-}
+// project is a pipetest.Project running the fake binaries.
+type project struct{ *pipetest.Project }
 
 func newProject(t *testing.T, config string) *project {
 	t.Helper()
-	p := &project{dir: t.TempDir(), bin: fakeBin}
-	p.logDir = filepath.Join(p.dir, "runs")
-	if err := os.Mkdir(p.logDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p.write(t, config)
-	return p
+	return &project{pipetest.NewProject(t, fakeBin, config)}
 }
 
-// write replaces the config; LOG in it stands for the run log directory.
-func (p *project) write(t *testing.T, config string) {
-	t.Helper()
-	config = strings.ReplaceAll(config, "LOG", p.logDir)
-	if err := os.WriteFile(filepath.Join(p.dir, "pipeline.toml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (p *project) plan(t *testing.T) *pipeline.Plan {
-	t.Helper()
-	cfg, err := config.Load(filepath.Join(p.dir, "pipeline.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan
-}
-
-// parsePlan parses a config said to be /p/p.toml and expands it, failing
-// the test on an error.
-func parsePlan(t *testing.T, src string) (*config.Config, *pipeline.Plan) {
-	t.Helper()
-	cfg, err := config.Parse("p.toml", "/p", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, plan
-}
-
-func (p *project) runner() *Runner { return &Runner{BinDir: p.bin, Jobs: 2} }
+func (p *project) runner() *Runner { return &Runner{BinDir: p.Bin, Jobs: 2} }
 
 // run runs the pipeline and returns its report, failing the test on an
 // error unless wantErr is set.
 func (p *project) run(t *testing.T, r *Runner, wantErr error) *Report {
 	t.Helper()
-	rep, err := r.Run(context.Background(), p.plan(t))
+	rep, err := r.Run(context.Background(), p.Plan(t))
 	if wantErr == nil && err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -117,166 +55,32 @@ func (p *project) run(t *testing.T, r *Runner, wantErr error) *Report {
 	return rep
 }
 
-// ran returns the instances the fake stage recorded since the last call,
-// sorted, and clears the record.
-func (p *project) ran(t *testing.T) []string {
-	t.Helper()
-	entries, err := os.ReadDir(p.logDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := []string{}
-	for _, e := range entries {
-		path := filepath.Join(p.logDir, e.Name())
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, filepath.ToSlash(strings.TrimPrefix(string(b), "data"+string(filepath.Separator))))
-		os.Remove(path)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-// states returns the status of every instance, by ID.
-func (p *project) states(t *testing.T) map[string]pipeline.Status {
-	t.Helper()
-	sts, err := p.plan(t).Status(p.bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]pipeline.Status{}
-	for _, st := range sts {
-		m[st.Instance.ID] = st
-	}
-	return m
-}
-
-// rebuild stands for a change of a binary's code: the binary's bytes
-// change, what it computes does not (unless the fake is told otherwise,
-// as fakeparquet is by FAKEPARQUET).
-func (p *project) rebuild(t *testing.T, name string) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(p.bin, name), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write([]byte{0}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// copyFile copies an executable.
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(to), 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(to, b, 0o755)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// cancelOnStart returns a context cancelled as soon as a stage has
-// recorded its start in the run log.
-func (p *project) cancelOnStart(t *testing.T) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() {
-		for ctx.Err() == nil {
-			if entries, _ := os.ReadDir(p.logDir); len(entries) > 0 {
-				cancel()
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	return ctx
-}
-
-func (p *project) path(rel string) string { return filepath.Join(p.dir, filepath.FromSlash(rel)) }
-
-func sorted(ids []string) []string {
-	ids = append([]string{}, ids...)
-	slices.Sort(ids)
-	return ids
-}
-
-func assertIDs(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if !slices.Equal(sorted(got), sorted(want)) {
-		t.Errorf("%s: got %v, want %v", what, sorted(got), sorted(want))
-	}
-}
-
-// chain: a -> b -> c, a -> d, and e on its own.
-const chain = `
-# test pipeline
-[stage.a]
-run = ["fakestage", "gen"]
-flags = { value = "a", log = "LOG" }
-untracked = ["log"]
-
-[stage.b]
-run = ["fakestage"]
-flags = { value = "b", log = "LOG" }
-untracked = ["log"]
-inputs = { in = "a" }
-
-[stage.c]
-run = ["fakestage"]
-flags = { value = "c", log = "LOG" }
-untracked = ["log"]
-inputs = { in = "b" }
-
-[stage.d]
-run = ["fakestage"]
-flags = { value = "d", log = "LOG" }
-untracked = ["log"]
-inputs = { in = "a" }
-
-[stage.e]
-run = ["fakestage"]
-flags = { value = "e", log = "LOG" }
-untracked = ["log"]
-`
-
-var all = []string{"a", "b", "c", "d", "e"}
-
 func TestSecondRunRunsNothing(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	rep := p.run(t, p.runner(), nil)
-	assertIDs(t, "first run: ran", p.ran(t), all)
-	assertIDs(t, "first run: report", rep.IDs(Ran), all)
-	for _, id := range all {
-		if _, err := pipeline.ReadStamp(p.path("data/" + id)); err != nil {
+	pipetest.AssertIDs(t, "first run: ran", p.Ran(t), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "first run: report", rep.IDs(Ran), pipetest.ChainIDs())
+	for _, id := range pipetest.ChainIDs() {
+		if _, err := pipeline.ReadStamp(p.Path("data/" + id)); err != nil {
 			t.Errorf("%s: no stamp after a successful run: %v", id, err)
 		}
 	}
 
 	rep = p.run(t, p.runner(), nil)
-	assertIDs(t, "second run: ran", p.ran(t), nil)
-	assertIDs(t, "second run: up to date", rep.IDs(Skipped), all)
+	pipetest.AssertIDs(t, "second run: ran", p.Ran(t), nil)
+	pipetest.AssertIDs(t, "second run: up to date", rep.IDs(Skipped), pipetest.ChainIDs())
 }
 
 func TestChangedFlagRerunsStageAndDependants(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	p.run(t, p.runner(), nil)
-	p.ran(t)
+	p.Ran(t)
 
-	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "b"`, `value = "B"`, 1))
 	rep := p.run(t, p.runner(), nil)
-	assertIDs(t, "ran", p.ran(t), []string{"b", "c"})
-	assertIDs(t, "report ran", rep.IDs(Ran), []string{"b", "c"})
-	assertIDs(t, "report up to date", rep.IDs(Skipped), []string{"a", "d", "e"})
+	pipetest.AssertIDs(t, "ran", p.Ran(t), []string{"b", "c"})
+	pipetest.AssertIDs(t, "report ran", rep.IDs(Ran), []string{"b", "c"})
+	pipetest.AssertIDs(t, "report up to date", rep.IDs(Skipped), []string{"a", "d", "e"})
 	for _, res := range rep.Results {
 		if res.Instance.ID == "b" && !strings.Contains(res.Reason, "flags changed: --value=b -> --value=B") {
 			t.Errorf("b ran for %q, want the changed flag named", res.Reason)
@@ -288,14 +92,14 @@ func TestChangedFlagRerunsStageAndDependants(t *testing.T) {
 }
 
 func TestDeletedOutputRerunsProducer(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	p.run(t, p.runner(), nil)
-	p.ran(t)
+	p.Ran(t)
 
-	if err := os.Remove(p.path("data/a/result.txt")); err != nil {
+	if err := os.Remove(p.Path("data/a/result.txt")); err != nil {
 		t.Fatal(err)
 	}
-	sts, err := p.plan(t).Status(p.bin)
+	sts, err := p.Plan(t).Status(p.Bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,31 +109,31 @@ func TestDeletedOutputRerunsProducer(t *testing.T) {
 	// The fake stage is deterministic: a's regenerated output is
 	// byte-identical, so b and d, judged after a reran, stay up to date.
 	rep := p.run(t, p.runner(), nil)
-	assertIDs(t, "ran", p.ran(t), []string{"a"})
-	assertIDs(t, "up to date", rep.IDs(Skipped), []string{"b", "c", "d", "e"})
+	pipetest.AssertIDs(t, "ran", p.Ran(t), []string{"a"})
+	pipetest.AssertIDs(t, "up to date", rep.IDs(Skipped), []string{"b", "c", "d", "e"})
 
 	// A modified (not deleted) output reruns its producer too.
-	if err := os.WriteFile(p.path("data/b/result.txt"), []byte("tampered"), 0o644); err != nil {
+	if err := os.WriteFile(p.Path("data/b/result.txt"), []byte("tampered"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p.run(t, p.runner(), nil)
-	assertIDs(t, "ran after modifying b's output", p.ran(t), []string{"b"})
+	pipetest.AssertIDs(t, "ran after modifying b's output", p.Ran(t), []string{"b"})
 }
 
 func TestFailureBlocksDependantsOnly(t *testing.T) {
-	p := newProject(t, chain)
-	failing := strings.Replace(chain, `value = "b",`, `value = "b", fail = true,`, 1)
-	p.write(t, failing)
+	p := newProject(t, pipetest.Chain)
+	failing := strings.Replace(pipetest.Chain, `value = "b",`, `value = "b", fail = true,`, 1)
+	p.Write(t, failing)
 	rep := p.run(t, p.runner(), ErrFailed)
-	assertIDs(t, "ran (started)", p.ran(t), []string{"a", "b", "d", "e"})
-	assertIDs(t, "completed", rep.IDs(Ran), []string{"a", "d", "e"})
-	assertIDs(t, "failed", rep.IDs(Failed), []string{"b"})
-	assertIDs(t, "blocked", rep.IDs(Blocked), []string{"c"})
+	pipetest.AssertIDs(t, "ran (started)", p.Ran(t), []string{"a", "b", "d", "e"})
+	pipetest.AssertIDs(t, "completed", rep.IDs(Ran), []string{"a", "d", "e"})
+	pipetest.AssertIDs(t, "failed", rep.IDs(Failed), []string{"b"})
+	pipetest.AssertIDs(t, "blocked", rep.IDs(Blocked), []string{"c"})
 
-	if _, err := pipeline.ReadStamp(p.path("data/b")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := pipeline.ReadStamp(p.Path("data/b")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("failed stage has a stamp (err %v)", err)
 	}
-	if _, err := os.Stat(p.path("data/b/result.txt")); err != nil {
+	if _, err := os.Stat(p.Path("data/b/result.txt")); err != nil {
 		t.Errorf("the fake stage should have left a partial output: %v", err)
 	}
 	var ee *proc.ExitError
@@ -344,7 +148,7 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 	if len(ee.Tail) != 20 || ee.Tail[19] != "fake error line 25" || ee.Tail[0] != "fake error line 6" {
 		t.Errorf("stderr tail = %q, want lines 6..25", ee.Tail)
 	}
-	if log, err := os.ReadFile(p.path("data/b/.logs/stderr.log")); err != nil || !strings.Contains(string(log), "fake error line 1\n") {
+	if log, err := os.ReadFile(p.Path("data/b/.logs/stderr.log")); err != nil || !strings.Contains(string(log), "fake error line 1\n") {
 		t.Errorf("stderr.log holds %q (err %v), want the whole stderr", log, err)
 	}
 	var sum bytes.Buffer
@@ -354,7 +158,7 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
 		}
 	}
-	sts, err := p.plan(t).Status(p.bin)
+	sts, err := p.Plan(t).Status(p.Bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,19 +169,19 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 	}
 
 	// Fixed, the failed stage and what it blocked run; nothing else.
-	p.write(t, chain)
+	p.Write(t, pipetest.Chain)
 	p.run(t, p.runner(), nil)
-	assertIDs(t, "ran after the fix", p.ran(t), []string{"b", "c"})
+	pipetest.AssertIDs(t, "ran after the fix", p.Ran(t), []string{"b", "c"})
 }
 
 func TestDryRunRunsNothing(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	var out bytes.Buffer
-	if err := p.runner().DryRun(p.plan(t), &out); err != nil {
+	if err := p.runner().DryRun(p.Plan(t), &out); err != nil {
 		t.Fatal(err)
 	}
-	assertIDs(t, "dry run ran", p.ran(t), nil)
-	if _, err := os.Stat(p.path("data")); !errors.Is(err, fs.ErrNotExist) {
+	pipetest.AssertIDs(t, "dry run ran", p.Ran(t), nil)
+	if _, err := os.Stat(p.Path("data")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("dry run created the data directory (err %v)", err)
 	}
 	if !strings.Contains(out.String(), "5 to run") || !strings.Contains(out.String(), "fakestage gen --value=a --log=") {
@@ -385,13 +189,13 @@ func TestDryRunRunsNothing(t *testing.T) {
 	}
 
 	p.run(t, p.runner(), nil)
-	p.ran(t)
-	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
+	p.Ran(t)
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "b"`, `value = "B"`, 1))
 	out.Reset()
-	if err := p.runner().DryRun(p.plan(t), &out); err != nil {
+	if err := p.runner().DryRun(p.Plan(t), &out); err != nil {
 		t.Fatal(err)
 	}
-	assertIDs(t, "dry run ran", p.ran(t), nil)
+	pipetest.AssertIDs(t, "dry run ran", p.Ran(t), nil)
 	lines := strings.Split(out.String(), "\n")
 	for _, want := range []string{
 		"1 to run, 1 maybe, 3 up to date",
@@ -406,41 +210,41 @@ func TestDryRunRunsNothing(t *testing.T) {
 }
 
 func TestOnlyAndForce(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	r := p.runner()
 	r.Only = []string{"c"}
 	p.run(t, r, nil)
-	assertIDs(t, "--only c", p.ran(t), []string{"a", "b", "c"})
+	pipetest.AssertIDs(t, "--only c", p.Ran(t), []string{"a", "b", "c"})
 
 	r = p.runner()
 	r.Only, r.Force = []string{"d"}, true
 	rep := p.run(t, r, nil)
-	assertIDs(t, "--only d --force", p.ran(t), []string{"d"})
-	assertIDs(t, "--only d --force: considered", append(rep.IDs(Ran), rep.IDs(Skipped)...), []string{"a", "d"})
+	pipetest.AssertIDs(t, "--only d --force", p.Ran(t), []string{"d"})
+	pipetest.AssertIDs(t, "--only d --force: considered", append(rep.IDs(Ran), rep.IDs(Skipped)...), []string{"a", "d"})
 
 	r = p.runner()
 	r.Only = []string{"nosuch"}
-	if _, err := r.Run(context.Background(), p.plan(t)); !errors.Is(err, pipeline.ErrUnknownStage) {
+	if _, err := r.Run(context.Background(), p.Plan(t)); !errors.Is(err, pipeline.ErrUnknownStage) {
 		t.Errorf("--only nosuch: error %v, want pipeline.ErrUnknownStage", err)
 	}
 }
 
 func TestStatus(t *testing.T) {
-	p := newProject(t, chain)
-	for id, st := range p.states(t) {
+	p := newProject(t, pipetest.Chain)
+	for id, st := range p.States(t) {
 		if st.State != pipeline.Missing {
 			t.Errorf("fresh %s: %s, want missing", id, st.State)
 		}
 	}
 	p.run(t, p.runner(), nil)
-	p.ran(t)
-	for id, st := range p.states(t) {
+	p.Ran(t)
+	for id, st := range p.States(t) {
 		if st.State != pipeline.UpToDate {
 			t.Errorf("after run %s: %s (%s), want up to date", id, st.State, st.Reason)
 		}
 	}
-	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
-	m := p.states(t)
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "b"`, `value = "B"`, 1))
+	m := p.States(t)
 	if st := m["b"]; st.State != pipeline.Stale || st.Reason != "flags changed: --value=b -> --value=B" {
 		t.Errorf("b: %s (%s)", st.State, st.Reason)
 	}
@@ -459,49 +263,21 @@ func TestStatus(t *testing.T) {
 	}
 
 	// A rebuilt binary makes every stage stale.
-	p.write(t, chain)
-	p.bin = t.TempDir()
-	copyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.bin, "fakestage"))
-	p.rebuild(t, "fakestage")
-	for id, st := range p.states(t) {
+	p.Write(t, pipetest.Chain)
+	p.Bin = t.TempDir()
+	pipetest.CopyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.Bin, "fakestage"))
+	p.Rebuild(t, "fakestage")
+	for id, st := range p.States(t) {
 		if st.State != pipeline.Stale || !strings.Contains(st.Reason, "binary changed") {
 			t.Errorf("new binary, %s: %s (%s), want stale: binary changed", id, st.State, st.Reason)
 		}
 	}
 	p.run(t, p.runner(), nil)
-	assertIDs(t, "ran with a new binary", p.ran(t), all)
+	pipetest.AssertIDs(t, "ran with a new binary", p.Ran(t), pipetest.ChainIDs())
 }
 
-const sharded = `
-[stage.models]
-run = ["fakestage", "ising"]
-flags = { graph = "grid", log = "LOG" }
-untracked = ["log"]
-[stage.models.shard]
-size = [3, 5]
-gamma = [0.1, 1.0]
-
-[stage.exact]          # one instance per models shard
-run = ["fakestage"]
-flags = { log = "LOG" }
-untracked = ["log"]
-inputs = { in = "models" }
-
-[stage.pair]           # two sharded inputs, matched on size and gamma
-run = ["fakestage"]
-flags = { log = "LOG" }
-untracked = ["log"]
-inputs = { in = "models", more = "exact" }
-
-[stage.score]          # gathers every shard
-run = ["fakestage"]
-flags = { log = "LOG" }
-untracked = ["log"]
-inputs = { in = ["exact"] }
-`
-
 func TestShardingFansOut(t *testing.T) {
-	p := newProject(t, sharded)
+	p := newProject(t, pipetest.Sharded)
 	shards := []string{"size=3,gamma=0.1", "size=3,gamma=1", "size=5,gamma=0.1", "size=5,gamma=1"}
 	var want []string
 	for _, stage := range []string{"models", "exact", "pair"} {
@@ -511,24 +287,24 @@ func TestShardingFansOut(t *testing.T) {
 	}
 	want = append(want, "score")
 	rep := p.run(t, p.runner(), nil)
-	assertIDs(t, "ran", p.ran(t), want)
-	assertIDs(t, "report", rep.IDs(Ran), want)
+	pipetest.AssertIDs(t, "ran", p.Ran(t), want)
+	pipetest.AssertIDs(t, "report", rep.IDs(Ran), want)
 	for _, id := range want {
-		if _, err := pipeline.ReadStamp(p.path("data/" + id)); err != nil {
+		if _, err := pipeline.ReadStamp(p.Path("data/" + id)); err != nil {
 			t.Errorf("%s: %v", id, err)
 		}
 	}
 
-	plan := p.plan(t)
+	plan := p.Plan(t)
 	m := plan.Lookup("models/size=5,gamma=0.1")
-	if m == nil || !slices.Equal(m.Args, []string{"ising", "--graph=grid", "--log=" + p.logDir, "--size=5", "--gamma=0.1", "--out=" + filepath.FromSlash("data/models/size=5,gamma=0.1")}) {
+	if m == nil || !slices.Equal(m.Args, []string{"ising", "--graph=grid", "--log=" + p.LogDir, "--size=5", "--gamma=0.1", "--out=" + filepath.FromSlash("data/models/size=5,gamma=0.1")}) {
 		t.Errorf("models shard args: %v", m.Args)
 	}
 	pair := plan.Lookup("pair/size=3,gamma=1")
 	if pair == nil || len(pair.Deps) != 2 || pair.Deps[0].ID != "models/size=3,gamma=1" || pair.Deps[1].ID != "exact/size=3,gamma=1" {
 		t.Errorf("pair shard deps mismatched: %+v", pair)
 	}
-	score, err := os.ReadFile(p.path("data/score/result.txt"))
+	score, err := os.ReadFile(p.Path("data/score/result.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,9 +315,9 @@ func TestShardingFansOut(t *testing.T) {
 	}
 
 	// One more gamma: only its shards and the gathering stage run.
-	p.write(t, strings.Replace(sharded, "gamma = [0.1, 1.0]", "gamma = [0.1, 1.0, 2]", 1))
+	p.Write(t, strings.Replace(pipetest.Sharded, "gamma = [0.1, 1.0]", "gamma = [0.1, 1.0, 2]", 1))
 	p.run(t, p.runner(), nil)
-	assertIDs(t, "ran after adding gamma 2", p.ran(t), []string{
+	pipetest.AssertIDs(t, "ran after adding gamma 2", p.Ran(t), []string{
 		"models/size=3,gamma=2", "models/size=5,gamma=2",
 		"exact/size=3,gamma=2", "exact/size=5,gamma=2",
 		"pair/size=3,gamma=2", "pair/size=5,gamma=2",
@@ -550,25 +326,25 @@ func TestShardingFansOut(t *testing.T) {
 }
 
 func TestInterruptLeavesNoStamp(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	p.run(t, p.runner(), nil)
-	p.ran(t)
+	p.Ran(t)
 
-	p.write(t, strings.Replace(chain, `value = "b",`, `value = "b", sleep = "1m",`, 1))
-	ctx := p.cancelOnStart(t) // as soon as b has started
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "b",`, `value = "b", sleep = "1m",`, 1))
+	ctx := p.CancelOnStart(t) // as soon as b has started
 	start := time.Now()
-	rep, err := p.runner().Run(ctx, p.plan(t))
+	rep, err := p.runner().Run(ctx, p.Plan(t))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("interrupted run took %v: the stage was not stopped", d)
 	}
-	assertIDs(t, "cancelled", rep.IDs(Cancelled), []string{"b", "c"})
-	if _, err := pipeline.ReadStamp(p.path("data/b")); !errors.Is(err, fs.ErrNotExist) {
+	pipetest.AssertIDs(t, "cancelled", rep.IDs(Cancelled), []string{"b", "c"})
+	if _, err := pipeline.ReadStamp(p.Path("data/b")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("interrupted stage has a stamp (err %v)", err)
 	}
-	if _, err := pipeline.ReadStamp(p.path("data/c")); err != nil {
+	if _, err := pipeline.ReadStamp(p.Path("data/c")); err != nil {
 		t.Errorf("c never started, its old stamp should stay: %v", err)
 	}
 	// The summary calls b, which lost its output, incomplete; not a, up to
@@ -583,14 +359,14 @@ func TestInterruptLeavesNoStamp(t *testing.T) {
 }
 
 func TestUnknownBinary(t *testing.T) {
-	p := newProject(t, chain+"\n[stage.f]\nrun = [\"nosuch\"]\n")
-	_, err := p.runner().Run(context.Background(), p.plan(t))
+	p := newProject(t, pipetest.Chain+"\n[stage.f]\nrun = [\"nosuch\"]\n")
+	_, err := p.runner().Run(context.Background(), p.Plan(t))
 	var ce *config.Error
-	line := strings.Count(chain, "\n") + 3
+	line := strings.Count(pipetest.Chain, "\n") + 3
 	if !errors.As(err, &ce) || ce.Line != line || ce.Key != "stage.f.run" || !strings.Contains(ce.Msg, `unknown binary "nosuch"`) {
 		t.Fatalf("error %v, want a config error at line %d, stage.f.run", err, line)
 	}
-	assertIDs(t, "ran", p.ran(t), nil)
+	pipetest.AssertIDs(t, "ran", p.Ran(t), nil)
 }
 
 func TestBar(t *testing.T) {
@@ -609,7 +385,7 @@ func TestKilledStageNamesSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no signals")
 	}
-	p := newProject(t, strings.Replace(chain, `value = "b",`, `value = "b", kill = true,`, 1))
+	p := newProject(t, strings.Replace(pipetest.Chain, `value = "b",`, `value = "b", kill = true,`, 1))
 	rep := p.run(t, p.runner(), ErrFailed)
 	var ee *proc.ExitError
 	for _, res := range rep.Results {
@@ -628,14 +404,14 @@ func TestKilledStageNamesSignal(t *testing.T) {
 }
 
 func TestRerunRemovesTemporaryStamps(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	p.run(t, p.runner(), nil)
-	p.ran(t)
-	stray := p.path("data/b/" + pipeline.StampName + ".tmp123") // a run killed while stamping
+	p.Ran(t)
+	stray := p.Path("data/b/" + pipeline.StampName + ".tmp123") // a run killed while stamping
 	if err := os.WriteFile(stray, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "b"`, `value = "B"`, 1))
 	p.run(t, p.runner(), nil)
 	if _, err := os.Stat(stray); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("temporary stamp of a killed run left after b reran (err %v)", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 )
 
 // fakeExecutor settles instances as scripted: those in skip at start, the
@@ -103,7 +104,7 @@ func sortedInsts(set map[*pipeline.Instance]bool) []*pipeline.Instance {
 }
 
 func TestScheduler(t *testing.T) {
-	_, plan := parsePlan(t, chain)
+	_, plan := pipetest.ParsePlan(t, pipetest.Chain)
 	tests := []struct {
 		name      string
 		ex        *fakeExecutor

@@ -15,6 +15,7 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 )
 
@@ -92,7 +93,7 @@ func (c *fakeCluster) calls(t *testing.T) []string {
 }
 
 func slurmRunner(p *project) *Runner {
-	return &Runner{BinDir: p.bin, Slurm: &Slurm{Poll: 5 * time.Millisecond}}
+	return &Runner{BinDir: p.Bin, Slurm: &Slurm{Poll: 5 * time.Millisecond}}
 }
 
 func assertLines(t *testing.T, what string, got, want []string) {
@@ -104,10 +105,10 @@ func assertLines(t *testing.T, what string, got, want []string) {
 
 func TestSlurmRunsChainThenNothing(t *testing.T) {
 	c := newFakeCluster(t)
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	rep := p.run(t, slurmRunner(p), nil)
-	assertIDs(t, "ran", p.ran(t), all)
-	assertIDs(t, "report ran", rep.IDs(Ran), all)
+	pipetest.AssertIDs(t, "ran", p.Ran(t), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "report ran", rep.IDs(Ran), pipetest.ChainIDs())
 	assertLines(t, "sbatch calls", c.calls(t), []string{
 		"job-name=a",
 		"job-name=b dependency=afterok:1",
@@ -116,13 +117,13 @@ func TestSlurmRunsChainThenNothing(t *testing.T) {
 		"job-name=e",
 	})
 	ids := map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
-	for _, id := range all {
-		st, err := pipeline.ReadStamp(p.path("data/" + id))
+	for _, id := range pipetest.ChainIDs() {
+		st, err := pipeline.ReadStamp(p.Path("data/" + id))
 		if err != nil || st.ID != id {
 			t.Errorf("%s: no stamp of its own: %v", id, err)
 		}
 		var jr jobResult
-		if ok, err := readJSON(p.path("data/"+id+"/.logs/job.json"), &jr); !ok || err != nil || jr.Outcome != "ran" || jr.Job != ids[id] {
+		if ok, err := readJSON(p.Path("data/"+id+"/.logs/job.json"), &jr); !ok || err != nil || jr.Outcome != "ran" || jr.Job != ids[id] {
 			t.Errorf("%s: job result %+v (%v), want ran by job %s", id, jr, err, ids[id])
 		}
 	}
@@ -133,33 +134,33 @@ func TestSlurmRunsChainThenNothing(t *testing.T) {
 	}
 
 	rep = p.run(t, slurmRunner(p), nil)
-	assertIDs(t, "second run: up to date", rep.IDs(Skipped), all)
+	pipetest.AssertIDs(t, "second run: up to date", rep.IDs(Skipped), pipetest.ChainIDs())
 	if got := len(c.calls(t)); got != 5 {
 		t.Errorf("second run submitted %d jobs, want none", got-5)
 	}
 
 	// A changed flag: the stage and its dependants are submitted again.
-	p.write(t, strings.Replace(chain, `value = "b"`, `value = "B"`, 1))
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "b"`, `value = "B"`, 1))
 	rep = p.run(t, slurmRunner(p), nil)
-	assertIDs(t, "changed flag: ran", p.ran(t), []string{"b", "c"})
-	assertIDs(t, "changed flag: report ran", rep.IDs(Ran), []string{"b", "c"})
+	pipetest.AssertIDs(t, "changed flag: ran", p.Ran(t), []string{"b", "c"})
+	pipetest.AssertIDs(t, "changed flag: report ran", rep.IDs(Ran), []string{"b", "c"})
 	assertLines(t, "changed flag: sbatch calls", c.calls(t)[5:], []string{"job-name=b", "job-name=c dependency=afterok:6"})
 }
 
 func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 	c := newFakeCluster(t)
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	p.run(t, slurmRunner(p), nil)
-	p.ran(t)
+	p.Ran(t)
 	// a reruns and writes identical output: b, c, d must be submitted
 	// (they might need to run), but their jobs find them up to date.
-	if err := os.Remove(p.path("data/a/" + pipeline.StampName)); err != nil {
+	if err := os.Remove(p.Path("data/a/" + pipeline.StampName)); err != nil {
 		t.Fatal(err)
 	}
 	rep := p.run(t, slurmRunner(p), nil)
-	assertIDs(t, "ran", p.ran(t), []string{"a"})
-	assertIDs(t, "report ran", rep.IDs(Ran), []string{"a"})
-	assertIDs(t, "report up to date", rep.IDs(Skipped), []string{"b", "c", "d", "e"})
+	pipetest.AssertIDs(t, "ran", p.Ran(t), []string{"a"})
+	pipetest.AssertIDs(t, "report ran", rep.IDs(Ran), []string{"a"})
+	pipetest.AssertIDs(t, "report up to date", rep.IDs(Skipped), []string{"b", "c", "d", "e"})
 	assertLines(t, "sbatch calls", c.calls(t)[5:], []string{
 		"job-name=a",
 		"job-name=b dependency=afterok:6",
@@ -167,7 +168,7 @@ func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 		"job-name=d dependency=afterok:6",
 	})
 	var jr jobResult
-	if ok, err := readJSON(p.path("data/c/.logs/job.json"), &jr); !ok || err != nil || jr.Outcome != "up to date" || jr.Job != "8" {
+	if ok, err := readJSON(p.Path("data/c/.logs/job.json"), &jr); !ok || err != nil || jr.Outcome != "up to date" || jr.Job != "8" {
 		t.Errorf("c: job result %+v (%v), want up to date by job 8", jr, err)
 	}
 
@@ -175,7 +176,7 @@ func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 	r := slurmRunner(p)
 	r.Force = true
 	var dry bytes.Buffer
-	if err := r.DryRun(p.plan(t), &dry); err != nil {
+	if err := r.DryRun(p.Plan(t), &dry); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"slurm: 5 sbatch calls", "$1  sbatch --parsable --job-name=a --chdir=", "--dependency=afterok:$1 --cpus-per-task=1"} {
@@ -187,13 +188,13 @@ func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 		t.Errorf("the dry run submitted %d jobs", got-9)
 	}
 	rep = p.run(t, r, nil)
-	assertIDs(t, "forced", p.ran(t), all)
-	assertIDs(t, "forced: report", rep.IDs(Ran), all)
+	pipetest.AssertIDs(t, "forced", p.Ran(t), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "forced: report", rep.IDs(Ran), pipetest.ChainIDs())
 }
 
 func TestSlurmShardsAreArrays(t *testing.T) {
 	c := newFakeCluster(t)
-	p := newProject(t, sharded)
+	p := newProject(t, pipetest.Sharded)
 	rep := p.run(t, slurmRunner(p), nil)
 	if n := len(rep.IDs(Ran)); n != 13 {
 		t.Fatalf("ran %d instances, want 13: %v", n, rep.IDs(Failed))
@@ -210,7 +211,7 @@ func TestSlurmShardsAreArrays(t *testing.T) {
 		}
 	}
 	script := c.state(t).Submitted[1].Script
-	for _, want := range []string{"2) set -- --expect=", "'exact/size=5,gamma=0.1' ;;", "job '--config=" + p.dir} {
+	for _, want := range []string{"2) set -- --expect=", "'exact/size=5,gamma=0.1' ;;", "job '--config=" + p.Dir} {
 		if !strings.Contains(script, want) {
 			t.Errorf("exact's script lacks %q:\n%s", want, script)
 		}
@@ -218,12 +219,12 @@ func TestSlurmShardsAreArrays(t *testing.T) {
 
 	// One shard lost its outputs: only it and what depends on it rerun,
 	// each as a one-task array waiting on the one upstream task.
-	if err := os.Remove(p.path("data/models/size=5,gamma=0.1/result.txt")); err != nil {
+	if err := os.Remove(p.Path("data/models/size=5,gamma=0.1/result.txt")); err != nil {
 		t.Fatal(err)
 	}
 	n := len(c.state(t).Submitted)
 	rep = p.run(t, slurmRunner(p), nil)
-	assertIDs(t, "ran", rep.IDs(Ran), []string{"models/size=5,gamma=0.1"})
+	pipetest.AssertIDs(t, "ran", rep.IDs(Ran), []string{"models/size=5,gamma=0.1"})
 	// exact, pair: submitted, but the rerun shard came out identical.
 	assertLines(t, "resubmitted", c.calls(t)[n:], []string{
 		"job-name=models array=2",
@@ -265,10 +266,10 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 			}
 			p := newProject(t, failing)
 			rep := p.run(t, slurmRunner(p), ErrFailed)
-			assertIDs(t, "ran", rep.IDs(Ran), []string{"a/fail=false", "b/fail=false", "c"})
-			assertIDs(t, "failed", rep.IDs(Failed), []string{"a/fail=true"})
-			assertIDs(t, "blocked", rep.IDs(Blocked), []string{"b/fail=true"})
-			if _, err := pipeline.ReadStamp(p.path("data/a/fail=true")); err == nil {
+			pipetest.AssertIDs(t, "ran", rep.IDs(Ran), []string{"a/fail=false", "b/fail=false", "c"})
+			pipetest.AssertIDs(t, "failed", rep.IDs(Failed), []string{"a/fail=true"})
+			pipetest.AssertIDs(t, "blocked", rep.IDs(Blocked), []string{"b/fail=true"})
+			if _, err := pipeline.ReadStamp(p.Path("data/a/fail=true")); err == nil {
 				t.Error("the failed instance has a stamp")
 			}
 			var ee *proc.ExitError
@@ -288,8 +289,8 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 				}
 			}
 
-			plan := p.plan(t)
-			sts, err := plan.Status(p.bin)
+			plan := p.Plan(t)
+			sts, err := plan.Status(p.Bin)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +313,7 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 
 			// The next run submits only the failed shard and its dependant.
 			n := len(c.state(t).Submitted)
-			p.ran(t)
+			p.Ran(t)
 			p.run(t, slurmRunner(p), ErrFailed)
 			assertLines(t, "rerun", c.calls(t)[n:], []string{"job-name=a array=1", "job-name=b array=1 dependency=afterok:4"})
 		})
@@ -322,17 +323,17 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 	c := newFakeCluster(t)
 	t.Setenv("FAKESLURM_HOLD", "1")
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	r := slurmRunner(p)
 	r.Slurm.NoWait = true
 	rep := p.run(t, r, nil)
-	assertIDs(t, "submitted", rep.IDs(Submitted), all)
+	pipetest.AssertIDs(t, "submitted", rep.IDs(Submitted), pipetest.ChainIDs())
 	var sum bytes.Buffer
 	rep.WriteSummary(&sum)
 	if !strings.Contains(sum.String(), "5 instances: 5 submitted") {
 		t.Errorf("summary:\n%s", sum.String())
 	}
-	sts, err := p.plan(t).Status(p.bin)
+	sts, err := p.Plan(t).Status(p.Bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +348,7 @@ func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 
 	// A second run must not submit jobs writing where queued ones will.
 	n := len(c.state(t).Submitted)
-	_, err = slurmRunner(p).Run(context.Background(), p.plan(t))
+	_, err = slurmRunner(p).Run(context.Background(), p.Plan(t))
 	if err == nil || !strings.Contains(err.Error(), "a: Slurm job 1 of an earlier run is still PENDING") {
 		t.Errorf("second run: error %v, want one naming the queued job", err)
 	}
@@ -356,11 +357,11 @@ func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 	}
 	// Nor may a local run, which the data directory's lock, released when
 	// the jobs were submitted, no longer keeps out.
-	_, err = p.runner().Run(context.Background(), p.plan(t))
+	_, err = p.runner().Run(context.Background(), p.Plan(t))
 	if err == nil || !strings.Contains(err.Error(), "a: Slurm job 1 of an earlier run is still PENDING") {
 		t.Errorf("local run: error %v, want one naming the queued job", err)
 	}
-	if got := p.ran(t); len(got) != 0 {
+	if got := p.Ran(t); len(got) != 0 {
 		t.Errorf("local run ran %v beside the queued jobs", got)
 	}
 }
@@ -368,24 +369,24 @@ func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 func TestSlurmInterruptCancelsJobs(t *testing.T) {
 	c := newFakeCluster(t)
 	t.Setenv("FAKESLURM_HOLD", "1")
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		// The record of e's job is written once every job is submitted.
 		for {
-			if _, err := os.Stat(p.path("data/e/.logs/slurm.json")); err == nil {
+			if _, err := os.Stat(p.Path("data/e/.logs/slurm.json")); err == nil {
 				break
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 		cancel()
 	}()
-	rep, err := slurmRunner(p).Run(ctx, p.plan(t))
+	rep, err := slurmRunner(p).Run(ctx, p.Plan(t))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	assertIDs(t, "cancelled", rep.IDs(Cancelled), all)
+	pipetest.AssertIDs(t, "cancelled", rep.IDs(Cancelled), pipetest.ChainIDs())
 	got := c.state(t).Cancelled
 	slices.Sort(got)
 	if want := []string{"1", "2", "3", "4", "5"}; !slices.Equal(got, want) {
@@ -397,8 +398,8 @@ func TestSlurmSubmitFailureCancelsSubmitted(t *testing.T) {
 	c := newFakeCluster(t)
 	t.Setenv("FAKESLURM_HOLD", "1")
 	t.Setenv("FAKESLURM_SBATCH_FAIL", "2")
-	p := newProject(t, chain)
-	_, err := slurmRunner(p).Run(context.Background(), p.plan(t))
+	p := newProject(t, pipetest.Chain)
+	_, err := slurmRunner(p).Run(context.Background(), p.Plan(t))
 	if err == nil || !strings.Contains(err.Error(), "Invalid account") || !strings.Contains(err.Error(), "cancelled the jobs already submitted: 1") {
 		t.Errorf("error %v, want sbatch's message and the cancelled job", err)
 	}
@@ -408,33 +409,33 @@ func TestSlurmSubmitFailureCancelsSubmitted(t *testing.T) {
 }
 
 func TestSlurmNeedsItsCommandsAndPipeline(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	t.Setenv("PATH", t.TempDir())
-	_, err := slurmRunner(p).Run(context.Background(), p.plan(t))
+	_, err := slurmRunner(p).Run(context.Background(), p.Plan(t))
 	if err == nil || !strings.Contains(err.Error(), "sbatch") {
 		t.Errorf("without sbatch: error %v", err)
 	}
 	newFakeCluster(t)
 	r := slurmRunner(p)
 	r.Slurm.Pipeline = filepath.Join(t.TempDir(), "pipeline")
-	_, err = r.Run(context.Background(), p.plan(t))
+	_, err = r.Run(context.Background(), p.Plan(t))
 	if err == nil || !strings.Contains(err.Error(), "the jobs run the pipeline binary") {
 		t.Errorf("without the pipeline binary: error %v", err)
 	}
 }
 
 func TestRunBatchJob(t *testing.T) {
-	p := newProject(t, chain)
+	p := newProject(t, pipetest.Chain)
 	t.Setenv("SLURM_ARRAY_JOB_ID", "")
 	t.Setenv("SLURM_ARRAY_TASK_ID", "")
 	t.Setenv("SLURM_JOB_ID", "41")
-	plan := p.plan(t)
-	r := &Runner{BinDir: p.bin}
+	plan := p.Plan(t)
+	r := &Runner{BinDir: p.Bin}
 	ctx := context.Background()
 	result := func(id string) jobResult {
 		t.Helper()
 		var jr jobResult
-		if ok, err := readJSON(p.path("data/"+id+"/.logs/job.json"), &jr); !ok || err != nil {
+		if ok, err := readJSON(p.Path("data/"+id+"/.logs/job.json"), &jr); !ok || err != nil {
 			t.Fatalf("%s: no job result (%v)", id, err)
 		}
 		return jr
@@ -451,7 +452,7 @@ func TestRunBatchJob(t *testing.T) {
 	if jr := result("a"); jr.Job != "41" || jr.Outcome != "ran" || jr.Code != 0 {
 		t.Errorf("a: job result %+v", jr)
 	}
-	if _, err := pipeline.ReadStamp(p.path("data/a")); err != nil {
+	if _, err := pipeline.ReadStamp(p.Path("data/a")); err != nil {
 		t.Errorf("a: no stamp: %v", err)
 	}
 	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "a", Job: "42"})
@@ -477,8 +478,8 @@ func TestRunBatchJob(t *testing.T) {
 		t.Errorf("unknown instance: error %v", err)
 	}
 
-	p.write(t, strings.Replace(chain, `value = "e"`, `value = "e", fail = true`, 1))
-	plan = p.plan(t)
+	p.Write(t, strings.Replace(pipetest.Chain, `value = "e"`, `value = "e", fail = true`, 1))
+	plan = p.Plan(t)
 	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "e"})
 	var ee *proc.ExitError
 	if err != nil || res.Outcome != Failed || !errors.As(res.Err, &ee) || ee.Code != 3 {
@@ -487,7 +488,7 @@ func TestRunBatchJob(t *testing.T) {
 	if jr := result("e"); jr.Outcome != "failed" || jr.Code != 3 {
 		t.Errorf("e failing: job result %+v", jr)
 	}
-	if _, err := pipeline.ReadStamp(p.path("data/e")); err == nil {
+	if _, err := pipeline.ReadStamp(p.Path("data/e")); err == nil {
 		t.Error("e failed but has a stamp")
 	}
 }
@@ -515,7 +516,7 @@ run = ["x"]
 [stage.alone.resources]
 cpus = 4
 `
-	cfg, plan := parsePlan(t, src)
+	cfg, plan := pipetest.ParsePlan(t, src)
 	tests := []struct {
 		name string
 		runs []string
@@ -593,7 +594,7 @@ cpus = 4
 // TestScriptPicksTaskInstance runs a job script with echo standing in for
 // the pipeline binary.
 func TestScriptPicksTaskInstance(t *testing.T) {
-	cfg, plan := parsePlan(t, "[stage.m]\nrun = [\"x\"]\nshard = { v = [\"it's\", \"b\", \"c\"] }\n")
+	cfg, plan := pipetest.ParsePlan(t, "[stage.m]\nrun = [\"x\"]\nshard = { v = [\"it's\", \"b\", \"c\"] }\n")
 	subs := planSubmissions(plan, []*pipeline.Instance{plan.Instances[0], plan.Instances[2]}, nil)
 	echo, err := exec.LookPath("echo")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 )
 
 const usageConfig = `
@@ -30,12 +31,12 @@ inputs = { in = "big" }
 func TestStampRecordsUsage(t *testing.T) {
 	p := newProject(t, usageConfig)
 	rep := p.run(t, p.runner(), nil)
-	assertIDs(t, "ran", rep.IDs(Ran), []string{"big", "small"})
-	big, err := pipeline.ReadStamp(p.path("data/big"))
+	pipetest.AssertIDs(t, "ran", rep.IDs(Ran), []string{"big", "small"})
+	big, err := pipeline.ReadStamp(p.Path("data/big"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := pipeline.ReadStamp(p.path("data/small"))
+	small, err := pipeline.ReadStamp(p.Path("data/small"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +64,9 @@ func TestStampRecordsUsage(t *testing.T) {
 func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 	p := newProject(t, usageConfig)
 	p.run(t, p.runner(), nil)
-	p.ran(t)
+	p.Ran(t)
 	for _, id := range []string{"big", "small"} {
-		path := filepath.Join(p.path("data/"+id), pipeline.StampName)
+		path := filepath.Join(p.Path("data/"+id), pipeline.StampName)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +86,7 @@ func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		st, err := pipeline.ReadStamp(p.path("data/" + id))
+		st, err := pipeline.ReadStamp(p.Path("data/" + id))
 		if err != nil {
 			t.Fatalf("%s: an old stamp does not load: %v", id, err)
 		}
@@ -93,12 +94,12 @@ func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 			t.Errorf("%s: old stamp reads usage %d KiB, %g s", id, st.MaxRSSKiB, st.CPUSeconds)
 		}
 	}
-	for id, st := range p.states(t) {
+	for id, st := range p.States(t) {
 		if st.State != pipeline.UpToDate {
 			t.Errorf("%s with an old stamp: %s (%s), want up to date", id, st.State, st.Reason)
 		}
 	}
 	rep := p.run(t, p.runner(), nil)
-	assertIDs(t, "second run: ran", p.ran(t), nil)
-	assertIDs(t, "second run: up to date", rep.IDs(Skipped), []string{"big", "small"})
+	pipetest.AssertIDs(t, "second run: ran", p.Ran(t), nil)
+	pipetest.AssertIDs(t, "second run: up to date", rep.IDs(Skipped), []string{"big", "small"})
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 )
 
 var (
@@ -45,9 +46,9 @@ func trimmed(t *testing.T) string {
 func verifyProject(t *testing.T, config string) *project {
 	t.Helper()
 	p := newProject(t, config)
-	p.bin = filepath.Join(p.dir, "bin")
+	p.Bin = filepath.Join(p.Dir, "bin")
 	for _, name := range []string{"fakeparquet", CompareTool} {
-		copyFile(t, filepath.Join(trimmed(t), name), filepath.Join(p.bin, name))
+		pipetest.CopyFile(t, filepath.Join(trimmed(t), name), filepath.Join(p.Bin, name))
 	}
 	return p
 }
@@ -57,7 +58,7 @@ func verifyProject(t *testing.T, config string) *project {
 func (p *project) setSeconds(t *testing.T, secs map[string]float64) {
 	t.Helper()
 	for id, s := range secs {
-		dir := p.path("data/" + id)
+		dir := p.Path("data/" + id)
 		st, err := pipeline.ReadStamp(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +73,7 @@ func (p *project) setSeconds(t *testing.T, secs map[string]float64) {
 // assertNoVerifyDir fails unless verify left no temporary files.
 func (p *project) assertNoVerifyDir(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(p.path("data/.verify")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(p.Path("data/.verify")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("data/.verify is left behind (stat: %v)", err)
 	}
 }
@@ -122,10 +123,10 @@ func ranAndRebuilt(t *testing.T) *project {
 	estOnce.Do(func() {
 		p := verifyProject(t, estimates)
 		p.run(t, p.runner(), nil)
-		p.ran(t)
+		p.Ran(t)
 		p.setSeconds(t, estSeconds)
 		dir := filepath.Join(fakeBin, "estimates")
-		if err := os.CopyFS(dir, os.DirFS(p.dir)); err != nil {
+		if err := os.CopyFS(dir, os.DirFS(p.Dir)); err != nil {
 			t.Fatal(err)
 		}
 		estRan = dir
@@ -137,8 +138,8 @@ func ranAndRebuilt(t *testing.T) *project {
 	if err := os.CopyFS(dir, os.DirFS(estRan)); err != nil {
 		t.Fatal(err)
 	}
-	p := &project{dir: dir, logDir: filepath.Join(dir, "runs"), bin: filepath.Join(dir, "bin")}
-	p.rebuild(t, "fakeparquet")
+	p := &project{&pipetest.Project{Dir: dir, LogDir: filepath.Join(dir, "runs"), Bin: filepath.Join(dir, "bin")}}
+	p.Rebuild(t, "fakeparquet")
 	return p
 }
 
@@ -191,7 +192,7 @@ func TestVerify(t *testing.T) {
 			t.Setenv("FAKEPARQUET", tt.env)
 			t.Setenv("FAKEPARQUET_MATCH", tt.match)
 			r := p.runner()
-			vp, err := r.PlanVerify(p.plan(t), tt.v)
+			vp, err := r.PlanVerify(p.Plan(t), tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,12 +206,12 @@ func TestVerify(t *testing.T) {
 					sampled = append(sampled, s.Instance.ID)
 				}
 			}
-			assertIDs(t, "sampled", sampled, strings.Fields(tt.sampled))
+			pipetest.AssertIDs(t, "sampled", sampled, strings.Fields(tt.sampled))
 			var ran []string
 			for _, id := range strings.Fields(tt.sampled) {
 				ran = append(ran, ".verify/"+id)
 			}
-			assertIDs(t, "ran", p.ran(t), ran)
+			pipetest.AssertIDs(t, "ran", p.Ran(t), ran)
 			var sum bytes.Buffer
 			vp.WriteSummary(&sum)
 			for _, sc := range vp.Stages {
@@ -246,14 +247,14 @@ func TestVerifySkipsChangedStage(t *testing.T) {
 	t.Setenv("FAKEPARQUET", "value")
 	r := p.runner()
 	r.Jobs = 1
-	vp, err := r.PlanVerify(p.plan(t), Verify{Sample: 2})
+	vp, err := r.PlanVerify(p.Plan(t), Verify{Sample: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Verify(context.Background(), vp); !errors.Is(err, ErrChanged) {
 		t.Fatalf("Verify: error %v, want ErrChanged", err)
 	}
-	assertIDs(t, "ran", p.ran(t), []string{".verify/models/size=3", ".verify/est/size=5,method=bp", ".verify/score"})
+	pipetest.AssertIDs(t, "ran", p.Ran(t), []string{".verify/models/size=3", ".verify/est/size=5,method=bp", ".verify/score"})
 	var got []string
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
@@ -278,7 +279,7 @@ func TestVerifySkipsChangedStage(t *testing.T) {
 func (p *project) stamps(t *testing.T) map[string]*pipeline.Stamp {
 	t.Helper()
 	m := map[string]*pipeline.Stamp{}
-	for _, inst := range p.plan(t).Instances {
+	for _, inst := range p.Plan(t).Instances {
 		st, err := pipeline.ReadStamp(inst.OutDir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Fatal(err)
@@ -295,9 +296,9 @@ func (p *project) stamps(t *testing.T) map[string]*pipeline.Stamp {
 // untouched.
 func (p *project) assertStates(t *testing.T, before map[string]*pipeline.Stamp, adopted []string) {
 	t.Helper()
-	states := p.states(t)
+	states := p.States(t)
 	current := map[*pipeline.Instance]bool{} // its stamp and those of all its upstream instances hold
-	for _, inst := range p.plan(t).Instances {
+	for _, inst := range p.Plan(t).Instances {
 		id, st := inst.ID, states[inst.ID]
 		stamp, err := pipeline.ReadStamp(inst.OutDir)
 		if err != nil {
@@ -337,7 +338,7 @@ func TestVerifyIneligible(t *testing.T) {
 		{
 			name: "flags changed",
 			prepare: func(t *testing.T, p *project) {
-				p.write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }",
+				p.Write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }",
 					"flags = { log = \"runs\", steps = 2 }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }", 1))
 			},
 			want: map[string]string{
@@ -354,7 +355,7 @@ func TestVerifyIneligible(t *testing.T) {
 		{
 			name: "no stamp",
 			prepare: func(t *testing.T, p *project) {
-				if err := os.Remove(p.path("data/models/size=5/" + pipeline.StampName)); err != nil {
+				if err := os.Remove(p.Path("data/models/size=5/" + pipeline.StampName)); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -364,7 +365,7 @@ func TestVerifyIneligible(t *testing.T) {
 		{
 			name: "output modified",
 			prepare: func(t *testing.T, p *project) {
-				if err := os.WriteFile(p.path("data/est/size=3,method=mf/notes.txt"), []byte("edited"), 0o644); err != nil {
+				if err := os.WriteFile(p.Path("data/est/size=3,method=mf/notes.txt"), []byte("edited"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -378,7 +379,7 @@ func TestVerifyIneligible(t *testing.T) {
 			name: "binary not built by the pipeline",
 			prepare: func(t *testing.T, p *project) {
 				// Any binary built by a plain go build does.
-				copyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.bin, "fakeparquet"))
+				pipetest.CopyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.Bin, "fakeparquet"))
 			},
 			want: map[string]string{
 				"models/size=3": "binary changed: " + filepath.Join("bin", "fakeparquet") + " was not built by the pipeline (no -trimpath",
@@ -391,7 +392,7 @@ func TestVerifyIneligible(t *testing.T) {
 			p := ranAndRebuilt(t)
 			tt.prepare(t, p)
 			r := p.runner()
-			vp, err := r.PlanVerify(p.plan(t), Verify{})
+			vp, err := r.PlanVerify(p.Plan(t), Verify{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,8 +419,8 @@ func TestVerifyIneligible(t *testing.T) {
 					stages = append(stages, sc.Stage.Name)
 				}
 			}
-			assertIDs(t, "adopted stages", stages, tt.adopted)
-			for id, st := range p.states(t) {
+			pipetest.AssertIDs(t, "adopted stages", stages, tt.adopted)
+			for id, st := range p.States(t) {
 				if _, ok := tt.want[id]; ok && st.State == pipeline.UpToDate {
 					t.Errorf("%s: ineligible, yet up to date after verify", id)
 				}
@@ -444,10 +445,10 @@ flags = { log = "runs" }
 untracked = ["log"]
 `)
 	p.run(t, p.runner(), nil)
-	p.ran(t)
-	p.rebuild(t, "fakeparquet")
+	p.Ran(t)
+	p.Rebuild(t, "fakeparquet")
 	r := p.runner()
-	vp, err := r.PlanVerify(p.plan(t), Verify{})
+	vp, err := r.PlanVerify(p.Plan(t), Verify{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,10 +459,10 @@ untracked = ["log"]
 	if err := r.Verify(context.Background(), vp); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.ran(t); !slices.Equal(got, []string{".verify/b"}) {
+	if got := p.Ran(t); !slices.Equal(got, []string{".verify/b"}) {
 		t.Errorf("verify ran %q, want b's sample only", got)
 	}
-	if st := p.states(t); st["a"].State != pipeline.Stale || st["b"].State != pipeline.UpToDate {
+	if st := p.States(t); st["a"].State != pipeline.Stale || st["b"].State != pipeline.UpToDate {
 		t.Errorf("after verify: a %s, b %s; want stale and up to date", st["a"].State, st["b"].State)
 	}
 }
@@ -496,7 +497,7 @@ func TestVerifySamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vp, err := p.runner().PlanVerify(p.plan(t), tt.v)
+			vp, err := p.runner().PlanVerify(p.Plan(t), tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -519,7 +520,7 @@ func TestVerifySamples(t *testing.T) {
 		})
 	}
 
-	_, err := p.runner().PlanVerify(p.plan(t), Verify{Cover: []string{"methd"}})
+	_, err := p.runner().PlanVerify(p.Plan(t), Verify{Cover: []string{"methd"}})
 	if !errors.Is(err, ErrUnknownShardKey) || !strings.Contains(err.Error(), "methd") {
 		t.Errorf("unknown cover key: error %v, want ErrUnknownShardKey naming it", err)
 	}
@@ -528,7 +529,7 @@ func TestVerifySamples(t *testing.T) {
 	// covers nothing.
 	r := p.runner()
 	r.Only = []string{"models"}
-	vp, err := r.PlanVerify(p.plan(t), Verify{Cover: []string{"method"}})
+	vp, err := r.PlanVerify(p.Plan(t), Verify{Cover: []string{"method"}})
 	if err != nil {
 		t.Fatalf("cover method with only models: %v", err)
 	}
@@ -539,7 +540,7 @@ func TestVerifySamples(t *testing.T) {
 	}
 
 	// The plan of a dry run names each sample, why, and its command line.
-	vp, err = p.runner().PlanVerify(p.plan(t), Verify{Cover: []string{"method"}})
+	vp, err = p.runner().PlanVerify(p.Plan(t), Verify{Cover: []string{"method"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,28 +556,28 @@ func TestVerifySamples(t *testing.T) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())
 		}
 	}
-	assertIDs(t, "ran for the plans", p.ran(t), nil)
+	pipetest.AssertIDs(t, "ran for the plans", p.Ran(t), nil)
 }
 
 func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 	p := ranAndRebuilt(t)
 	// What a killed verify left.
-	leftover := p.path("data/.verify/est/size=3,method=bp/table.parquet")
+	leftover := p.Path("data/.verify/est/size=3,method=bp/table.parquet")
 	if err := os.MkdirAll(filepath.Dir(leftover), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(leftover, []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if st := p.states(t)["models/size=3"]; st.State != pipeline.Stale || st.Reason != "binary changed" {
+	if st := p.States(t)["models/size=3"]; st.State != pipeline.Stale || st.Reason != "binary changed" {
 		t.Errorf("before verify: %s (%s), want stale: binary changed", st.State, st.Reason)
 	}
 
 	// Interrupted as soon as a sample has started: nothing adopted, nothing left.
 	t.Setenv("FAKEPARQUET", "sleep")
-	ctx := p.cancelOnStart(t)
+	ctx := p.CancelOnStart(t)
 	r := p.runner()
-	vp, err := r.PlanVerify(p.plan(t), Verify{})
+	vp, err := r.PlanVerify(p.Plan(t), Verify{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +595,7 @@ func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 
 	// Run again, to the end.
 	t.Setenv("FAKEPARQUET", "")
-	vp, err = r.PlanVerify(p.plan(t), Verify{})
+	vp, err = r.PlanVerify(p.Plan(t), Verify{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -604,7 +605,7 @@ func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 	p.assertNoVerifyDir(t)
 	p.assertStates(t, before, []string{"models", "est", "score"})
 	// Nothing but the stamps changed in the output directories.
-	err = filepath.WalkDir(p.path("data"), func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(p.Path("data"), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), ".tmp") {
 			t.Errorf("temporary file left: %s", path)
 		}
