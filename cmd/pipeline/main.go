@@ -39,6 +39,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/renn-go/renn/stages/cli"
@@ -47,6 +48,7 @@ import (
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
 	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/slurm"
 )
 
 type configFlag struct {
@@ -209,30 +211,44 @@ func (r *runCmd) Run(ctx context.Context, stdio cli.IO) error {
 	return exitError(r.run(ctx, stdio.Out, stdio.Err))
 }
 
+// runner is the runner of the run: on Slurm with --executor slurm, with
+// the [slurm] settings sc under the command line's; else local, refusing
+// instances that Slurm jobs of an earlier run may still write.
+func (r *runCmd) runner(sc config.Slurm, binDir string) (*runner.Runner, error) {
+	rn := &runner.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
+	if r.Executor != "slurm" {
+		if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
+			return nil, usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
+		}
+		rn.Guard = slurm.CheckJobs
+		return rn, nil
+	}
+	cl := &slurm.Cluster{
+		Partition: sc.Partition,
+		Account:   sc.Account,
+		Options:   append(slices.Clone(sc.Options), r.SlurmOpt...),
+		NoWait:    r.NoWait,
+		Poll:      r.Poll,
+	}
+	if r.Partition != "" {
+		cl.Partition = r.Partition
+	}
+	if r.Account != "" {
+		cl.Account = r.Account
+	}
+	rn.Batch = cl
+	return rn, nil
+}
+
 func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	plan, root, binDir, err := loadWithBin(r.Config, r.Bin)
 	if err != nil {
 		return err
 	}
 	buildable := r.Bin == "" && !r.NoBuild
-	rn := &runner.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
-	if r.Executor == "slurm" {
-		sc := plan.Config.Slurm
-		rn.Slurm = &runner.Slurm{
-			Partition: sc.Partition,
-			Account:   sc.Account,
-			Options:   append(append([]string(nil), sc.Options...), r.SlurmOpt...),
-			NoWait:    r.NoWait,
-			Poll:      r.Poll,
-		}
-		if r.Partition != "" {
-			rn.Slurm.Partition = r.Partition
-		}
-		if r.Account != "" {
-			rn.Slurm.Account = r.Account
-		}
-	} else if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
-		return usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
+	rn, err := r.runner(plan.Config.Slurm, binDir)
+	if err != nil {
+		return err
 	}
 	if r.DryRun {
 		modRoot := ""
@@ -278,7 +294,7 @@ func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := runner.AttachJobs(ctx, sts); err != nil {
+	if err := slurm.AttachJobs(ctx, sts); err != nil {
 		return err
 	}
 	return pipeline.WriteStatus(stdout, sts)
@@ -293,7 +309,7 @@ func (j *jobCmd) Run(ctx context.Context, stdio cli.IO) error {
 		return exitError(err)
 	}
 	rn := &runner.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stdio.Err, nil))}
-	res, err := rn.RunBatchJob(ctx, plan, runner.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
+	res, err := slurm.RunBatchJob(ctx, rn, plan, slurm.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
 	if err != nil {
 		return exitError(err)
 	}

@@ -14,7 +14,7 @@ import (
 // runOne judges an instance whose upstream has finished and runs it if it
 // is out of date (or force), stamping it when its binary exits 0. A local
 // run and a Slurm job on its node both run instances this way.
-func (r *Runner) runOne(ctx context.Context, p *pipeline.Plan, h *pipeline.Judge, inst *pipeline.Instance, force bool, ex proc.Executor, tr *tracker) *Result {
+func (r *Runner) runOne(ctx context.Context, p *pipeline.Plan, h *pipeline.Judge, inst *pipeline.Instance, force bool, ex proc.Executor, tr *Progress) *Result {
 	res, fp := r.judge(p, h, inst, force)
 	switch {
 	case fp == nil:
@@ -27,9 +27,9 @@ func (r *Runner) runOne(ctx context.Context, p *pipeline.Plan, h *pipeline.Judge
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	r.logger().Info("start", "stage", inst.ID, "why", res.Reason)
+	r.Log().Info("start", "stage", inst.ID, "why", res.Reason)
 	started := time.Now()
-	tr.start(inst, started)
+	tr.Start(inst, started)
 	job := newJob(p, inst, fp.Binary)
 	err := ex.Run(ctx, job)
 	finished := time.Now()

@@ -68,10 +68,10 @@ func (b *Bar) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// tracker holds what the progress display shows: how many instances of
+// Progress holds what the progress display shows: how many instances of
 // the run have settled, and which are running since when. It is safe for
 // concurrent use.
-type tracker struct {
+type Progress struct {
 	mu       sync.Mutex
 	bar      *Bar // nil: nothing is drawn
 	total    int
@@ -79,25 +79,27 @@ type tracker struct {
 	running  map[*pipeline.Instance]time.Time
 }
 
-func newTracker(bar *Bar) *tracker {
-	return &tracker{bar: bar, running: map[*pipeline.Instance]time.Time{}}
+// NewProgress returns the progress of a run, drawn on bar (nil: not drawn).
+func NewProgress(bar *Bar) *Progress {
+	return &Progress{bar: bar, running: map[*pipeline.Instance]time.Time{}}
 }
 
 // add counts n more instances (n < 0: fewer) in the run.
-func (t *tracker) add(n int) {
+func (t *Progress) add(n int) {
 	t.mu.Lock()
 	t.total += n
 	t.mu.Unlock()
 }
 
-func (t *tracker) start(inst *pipeline.Instance, at time.Time) {
+// Start records that inst started running at at.
+func (t *Progress) Start(inst *pipeline.Instance, at time.Time) {
 	t.mu.Lock()
 	t.running[inst] = at
 	t.mu.Unlock()
 	t.draw()
 }
 
-func (t *tracker) finish(inst *pipeline.Instance) {
+func (t *Progress) finish(inst *pipeline.Instance) {
 	t.mu.Lock()
 	delete(t.running, inst)
 	t.finished++
@@ -106,7 +108,7 @@ func (t *tracker) finish(inst *pipeline.Instance) {
 }
 
 // runningList names the running instances with their elapsed times, oldest first.
-func (t *tracker) runningList() string {
+func (t *Progress) runningList() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	type item struct {
@@ -125,7 +127,7 @@ func (t *tracker) runningList() string {
 	return strings.Join(parts, ", ")
 }
 
-func (t *tracker) draw() {
+func (t *Progress) draw() {
 	if t.bar == nil {
 		return
 	}
@@ -144,7 +146,8 @@ func (t *tracker) draw() {
 	t.bar.Set(line)
 }
 
-func (t *tracker) clear() {
+// Clear removes the progress line.
+func (t *Progress) Clear() {
 	if t.bar != nil {
 		t.bar.Set("")
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"time"
 
@@ -31,10 +32,27 @@ type Runner struct {
 	// Heartbeat is how often, without a Bar, the instances still running
 	// are logged; 0 means 10 seconds.
 	Heartbeat time.Duration
-	// Slurm, if set, takes the place of Executor (and Jobs): every
-	// out-of-date instance becomes a Slurm job, all submitted at once with
-	// their dependencies; see Slurm.
-	Slurm *Slurm
+	// Batch, if set, takes the place of Executor (and Jobs): every
+	// out-of-date instance goes to a batch scheduler, all at once with
+	// their dependencies (see package slurm).
+	Batch Batch
+	// Guard, if set, is asked before a local run (Batch unset) whether it
+	// may write the instances it considers, targets; an error refuses the
+	// run. The pipeline command passes slurm.CheckJobs, which refuses
+	// instances that Slurm jobs of an earlier run may still write.
+	Guard func(ctx context.Context, p *pipeline.Plan, targets map[*pipeline.Instance]bool) error
+}
+
+// A Batch hands the instances of a run to a batch scheduler instead of
+// running them here (package slurm's Cluster).
+type Batch interface {
+	// Executor returns what carries out one run of p by r: forced are
+	// the instances to run even when up to date, pr the run's progress.
+	Executor(r *Runner, p *pipeline.Plan, forced map[*pipeline.Instance]bool, pr *Progress) (InstanceExecutor, error)
+	// WriteDryRun writes, for DryRun, what the batch scheduler would be
+	// asked: runs are the instances a run would hand over (out of date,
+	// forced, or maybe), in plan order.
+	WriteDryRun(w io.Writer, p *pipeline.Plan, runs []*pipeline.Instance, forced map[*pipeline.Instance]bool) error
 }
 
 // Run runs every selected instance that is out of date. An instance is
@@ -55,34 +73,68 @@ func (r *Runner) Run(ctx context.Context, p *pipeline.Plan) (*Report, error) {
 	if err := p.CheckBinaries(r.BinDir, ""); err != nil {
 		return nil, err
 	}
-	if r.Slurm == nil {
-		if err := checkSlurmJobs(ctx, p, targets); err != nil {
+	if r.Batch == nil && r.Guard != nil {
+		if err := r.Guard(ctx, p, targets); err != nil {
 			return nil, err
 		}
 	}
-	tr := newTracker(r.Bar)
-	defer tr.clear()
-	ex, err := r.executor(p, forced, tr)
+	pr := NewProgress(r.Bar)
+	defer pr.Clear()
+	ex, err := r.executor(p, forced, pr)
 	if err != nil {
 		return nil, err
 	}
-	s := newScheduler(r, p, ex, tr, targets)
+	results, err := r.Schedule(ctx, p, ex, pr, targets, nil)
+	if err != nil {
+		return nil, err
+	}
+	return newReport(ctx, p, results)
+}
+
+// executor returns what carries out a run: r.Batch's executor if set,
+// else subprocesses through r.Executor.
+func (r *Runner) executor(p *pipeline.Plan, forced map[*pipeline.Instance]bool, pr *Progress) (InstanceExecutor, error) {
+	if r.Batch != nil {
+		return r.Batch.Executor(r, p, forced, pr)
+	}
+	h := pipeline.NewJudge()
+	return r.NewLocalExecutor(pr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
+		return r.runOne(ctx, p, h, inst, forced[inst], ex, pr)
+	}), nil
+}
+
+// Schedule carries out the targets of p with ex and returns the result of
+// each: an instance is handed to ex once its upstream has settled (or at
+// once, if ex takes instances early), the dependants of a failure are
+// blocked, and pr shows the progress. logResult logs how each instance
+// ex carried out ended (nil: LogResult). Once ctx is cancelled, the
+// instances not yet handed over are Cancelled. The error is ex's failure
+// to start.
+func (r *Runner) Schedule(ctx context.Context, p *pipeline.Plan, ex InstanceExecutor, pr *Progress,
+	targets map[*pipeline.Instance]bool, logResult func(res *Result)) (map[*pipeline.Instance]*Result, error) {
+	s := newScheduler(r, p, ex, pr, targets)
+	if logResult != nil {
+		s.logResult = logResult
+	}
 	if err := s.run(ctx); err != nil {
 		return nil, err
 	}
-	return newReport(ctx, p, s.results)
+	return s.results, nil
 }
 
-// executor returns what carries out a run: Slurm jobs if r.Slurm is set,
-// else subprocesses through r.Executor.
-func (r *Runner) executor(p *pipeline.Plan, forced map[*pipeline.Instance]bool, tr *tracker) (instanceExecutor, error) {
-	if r.Slurm != nil {
-		return r.newSlurmExecutor(p, forced, tr)
+// RunOne judges inst, whose upstream has finished, and runs it through
+// r.Executor if it is out of date (or force), stamping it when its binary
+// exits 0: what a batch job does on its node.
+func (r *Runner) RunOne(ctx context.Context, p *pipeline.Plan, inst *pipeline.Instance, force bool) *Result {
+	return r.runOne(ctx, p, pipeline.NewJudge(), inst, force, r.subprocesses(), NewProgress(nil))
+}
+
+// subprocesses is r.Executor, or proc.Local{} if it is nil.
+func (r *Runner) subprocesses() proc.Executor {
+	if r.Executor == nil {
+		return proc.Local{}
 	}
-	h := pipeline.NewJudge()
-	return r.newLocalExecutor(tr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
-		return r.runOne(ctx, p, h, inst, forced[inst], ex, tr)
-	}), nil
+	return r.Executor
 }
 
 // targets returns the instances the run considers and those forced to run.
@@ -110,15 +162,17 @@ func (r *Runner) beat() time.Duration {
 	return 10 * time.Second
 }
 
-func (r *Runner) logger() *slog.Logger {
+// Log returns r.Logger, or a logger that discards everything if it is nil.
+func (r *Runner) Log() *slog.Logger {
 	if r.Logger == nil {
 		return slog.New(slog.DiscardHandler)
 	}
 	return r.Logger
 }
 
-// logResult logs how an instance ended.
-func (r *Runner) logResult(log *slog.Logger, p *pipeline.Plan, res *Result) {
+// LogResult logs how an instance of p ended.
+func (r *Runner) LogResult(p *pipeline.Plan, res *Result) {
+	log := r.Log()
 	id := res.Instance.ID
 	el := res.Elapsed.Round(time.Millisecond)
 	switch res.Outcome {

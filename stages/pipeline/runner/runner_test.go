@@ -25,7 +25,7 @@ import (
 var fakeBin string
 
 func TestMain(m *testing.M) {
-	pipetest.Main(m, []string{pipetest.FakeStage, pipetest.FakeSlurm, pipetest.Pipeline}, func(bin string) int {
+	pipetest.Main(m, []string{pipetest.FakeStage, pipetest.Pipeline}, func(bin string) int {
 		fakeBin = bin
 		return m.Run()
 	})

@@ -8,35 +8,35 @@ import (
 	"github.com/renn-go/renn/stages/pipeline"
 )
 
-// An instanceExecutor carries out the instances of a run for the
+// An InstanceExecutor carries out the instances of a run for the
 // scheduler, which decides what is handed over when, blocks the dependants
 // of a failure, keeps the results and logs them. The executors differ in
-// how an instance is started, followed and cancelled: localExecutor runs
-// each as a subprocess once its upstream has finished; slurmExecutor
-// submits all of them at once as Slurm jobs that wait for each other.
-// Only the scheduler's goroutine calls an executor.
-type instanceExecutor interface {
-	// early reports whether instances are handed over before their
+// how an instance is started, followed and cancelled: the local one
+// (NewLocalExecutor) runs each as a subprocess once its upstream has
+// finished; a Batch's submits all of them at once as jobs that wait for
+// each other. Only the scheduler's goroutine calls an executor.
+type InstanceExecutor interface {
+	// Early reports whether instances are handed over before their
 	// upstream has finished, the executor making them wait.
-	early() bool
-	// slots says how many more instances start takes now.
-	slots() int
-	// start takes over insts, given in plan order. It returns the results
+	Early() bool
+	// Slots says how many more instances Start takes now.
+	Slots() int
+	// Start takes over insts, given in plan order. It returns the results
 	// of those it settles at once without running them (up to date, only
 	// submitted, or a verify sample skipped); the others are open until
-	// wait reports them. An error leaves nothing running.
-	start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error)
-	// wait returns the results of the open instances that have ended,
+	// Wait reports them. An error leaves nothing running.
+	Start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error)
+	// Wait returns the results of the open instances that have ended,
 	// waiting at most d. Once ctx is cancelled every open instance stops,
-	// and wait reports them as they end.
-	wait(ctx context.Context, d time.Duration) []*Result
-	// cancel stops following open instances whose upstream failed, and
+	// and Wait reports them as they end.
+	Wait(ctx context.Context, d time.Duration) []*Result
+	// Cancel stops following open instances whose upstream failed, and
 	// stops whatever of them still waits or runs.
-	cancel(insts []*pipeline.Instance)
-	// job names the batch job of an instance, for its result; "" if none.
-	job(inst *pipeline.Instance) string
-	// heartbeat says what is still going on, for a log line; "" if nothing.
-	heartbeat() (msg string, attrs []any)
+	Cancel(insts []*pipeline.Instance)
+	// Job names the batch job of an instance, for its result; "" if none.
+	Job(inst *pipeline.Instance) string
+	// Heartbeat says what is still going on, for a log line; "" if nothing.
+	Heartbeat() (msg string, attrs []any)
 }
 
 // scheduler is the one loop of a run, whatever the executor: it hands the
@@ -45,9 +45,9 @@ type instanceExecutor interface {
 type scheduler struct {
 	r    *Runner
 	plan *pipeline.Plan
-	ex   instanceExecutor
+	ex   InstanceExecutor
 	log  *slog.Logger
-	tr   *tracker
+	tr   *Progress
 	// logResult logs how an instance that was followed ended:
 	// Runner.logResult, unless the caller knows better (verify says
 	// whether a sample gave the cached results).
@@ -58,10 +58,10 @@ type scheduler struct {
 	results map[*pipeline.Instance]*Result
 }
 
-func newScheduler(r *Runner, p *pipeline.Plan, ex instanceExecutor, tr *tracker, targets map[*pipeline.Instance]bool) *scheduler {
-	s := &scheduler{r: r, plan: p, ex: ex, log: r.logger(), tr: tr,
+func newScheduler(r *Runner, p *pipeline.Plan, ex InstanceExecutor, tr *Progress, targets map[*pipeline.Instance]bool) *scheduler {
+	s := &scheduler{r: r, plan: p, ex: ex, log: r.Log(), tr: tr,
 		open: map[*pipeline.Instance]bool{}, results: map[*pipeline.Instance]*Result{}}
-	s.logResult = func(res *Result) { r.logResult(s.log, p, res) }
+	s.logResult = func(res *Result) { r.LogResult(p, res) }
 	for _, inst := range p.Instances {
 		if targets[inst] {
 			s.pending = append(s.pending, inst)
@@ -86,7 +86,7 @@ func (s *scheduler) run(ctx context.Context) error {
 		if len(s.open) == 0 {
 			break
 		}
-		s.follow(s.ex.wait(ctx, time.Until(nextBeat)))
+		s.follow(s.ex.Wait(ctx, time.Until(nextBeat)))
 		if !time.Now().Before(nextBeat) {
 			nextBeat = time.Now().Add(beat)
 			s.heartbeat()
@@ -111,7 +111,7 @@ func (s *scheduler) schedule(ctx context.Context) error {
 		if len(batch) == 0 {
 			return nil
 		}
-		now, err := s.ex.start(ctx, batch)
+		now, err := s.ex.Start(ctx, batch)
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (s *scheduler) schedule(ctx context.Context) error {
 // next takes from the pending instances those to hand over now, and
 // blocks those whose upstream failed.
 func (s *scheduler) next() []*pipeline.Instance {
-	free, early := s.ex.slots(), s.ex.early()
+	free, early := s.ex.Slots(), s.ex.Early()
 	var batch []*pipeline.Instance
 	rest := s.pending[:0]
 	for _, inst := range s.pending {
@@ -179,7 +179,7 @@ func (s *scheduler) follow(results []*Result) {
 		delete(s.open, inst)
 	}
 	if len(blocked) > 0 {
-		s.ex.cancel(blocked)
+		s.ex.Cancel(blocked)
 	}
 }
 
@@ -200,7 +200,7 @@ func (s *scheduler) upstream(inst *pipeline.Instance) (settled bool, blocker *pi
 }
 
 func (s *scheduler) block(inst, blocker *pipeline.Instance) {
-	res := &Result{Instance: inst, Outcome: Blocked, Job: s.ex.job(inst),
+	res := &Result{Instance: inst, Outcome: Blocked, Job: s.ex.Job(inst),
 		Reason: "upstream " + blocker.ID + " " + s.results[blocker].Outcome.String()}
 	s.results[inst] = res
 	s.tr.finish(inst)
@@ -221,7 +221,7 @@ func (s *scheduler) settle(res *Result) {
 // redraws the Bar.
 func (s *scheduler) heartbeat() {
 	if s.r.Bar == nil {
-		if msg, attrs := s.ex.heartbeat(); msg != "" {
+		if msg, attrs := s.ex.Heartbeat(); msg != "" {
 			s.log.Info(msg, attrs...)
 		}
 	}

@@ -25,16 +25,16 @@ type fakeExecutor struct {
 	ended     map[*pipeline.Instance]Outcome
 }
 
-func (f *fakeExecutor) early() bool { return f.isEarly }
+func (f *fakeExecutor) Early() bool { return f.isEarly }
 
-func (f *fakeExecutor) slots() int {
+func (f *fakeExecutor) Slots() int {
 	if f.free == 0 {
 		return 1 << 20
 	}
 	return f.free - len(f.running)
 }
 
-func (f *fakeExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
+func (f *fakeExecutor) Start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
 	var ids []string
 	var settled []*Result
 	for _, inst := range insts {
@@ -50,7 +50,7 @@ func (f *fakeExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([
 	return settled, nil
 }
 
-func (f *fakeExecutor) wait(ctx context.Context, d time.Duration) []*Result {
+func (f *fakeExecutor) Wait(ctx context.Context, d time.Duration) []*Result {
 	var out []*Result
 	for _, inst := range sortedInsts(f.running) {
 		ready := true
@@ -62,7 +62,7 @@ func (f *fakeExecutor) wait(ctx context.Context, d time.Duration) []*Result {
 		if !ready {
 			continue
 		}
-		res := &Result{Instance: inst, Outcome: Ran, Job: f.job(inst)}
+		res := &Result{Instance: inst, Outcome: Ran, Job: f.Job(inst)}
 		if slices.Contains(f.fail, inst.ID) {
 			res.Outcome = Failed
 		}
@@ -75,7 +75,7 @@ func (f *fakeExecutor) wait(ctx context.Context, d time.Duration) []*Result {
 	return out
 }
 
-func (f *fakeExecutor) cancel(insts []*pipeline.Instance) {
+func (f *fakeExecutor) Cancel(insts []*pipeline.Instance) {
 	for _, inst := range insts {
 		f.cancelled = append(f.cancelled, inst.ID)
 		delete(f.running, inst)
@@ -83,14 +83,14 @@ func (f *fakeExecutor) cancel(insts []*pipeline.Instance) {
 	}
 }
 
-func (f *fakeExecutor) job(inst *pipeline.Instance) string {
+func (f *fakeExecutor) Job(inst *pipeline.Instance) string {
 	if f.isEarly {
 		return "job-" + inst.ID
 	}
 	return ""
 }
 
-func (f *fakeExecutor) heartbeat() (string, []any) { return "", nil }
+func (f *fakeExecutor) Heartbeat() (string, []any) { return "", nil }
 
 // sortedInsts lists a set of instances by ID, so that the fake reports
 // them in a fixed order (the scheduler must not depend on it).
@@ -155,7 +155,7 @@ func TestScheduler(t *testing.T) {
 			}
 			f := tt.ex
 			f.running, f.ended = map[*pipeline.Instance]bool{}, map[*pipeline.Instance]Outcome{}
-			tr := newTracker(nil)
+			tr := NewProgress(nil)
 			s := newScheduler(&Runner{Heartbeat: time.Hour}, plan, f, tr, all)
 			if err := s.run(ctx); err != nil {
 				t.Fatal(err)
@@ -164,7 +164,7 @@ func TestScheduler(t *testing.T) {
 			for _, b := range f.batches {
 				batches = append(batches, strings.Join(b, " "))
 			}
-			assertLines(t, "batches", batches, tt.batches)
+			pipetest.AssertLines(t, "batches", batches, tt.batches)
 			var results []string
 			for _, inst := range plan.Instances {
 				res := s.results[inst]
@@ -177,11 +177,11 @@ func TestScheduler(t *testing.T) {
 				}
 				results = append(results, line)
 			}
-			assertLines(t, "results", results, tt.results)
+			pipetest.AssertLines(t, "results", results, tt.results)
 			if tr.total != tt.total || tr.finished != tt.total && !tt.cancelled {
 				t.Errorf("progress: %d of %d finished, want %d of %d", tr.finished, tr.total, tt.total, tt.total)
 			}
-			assertLines(t, "cancelled", f.cancelled, tt.stopped)
+			pipetest.AssertLines(t, "cancelled", f.cancelled, tt.stopped)
 		})
 	}
 }

@@ -30,13 +30,13 @@ import (
 // results, ErrFailed if a sample failed or a stage could not be adopted,
 // and context.Canceled if ctx was cancelled (then nothing is adopted).
 func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
-	if r.Slurm != nil {
+	if r.Batch != nil {
 		return errors.New("verify runs its samples locally, not through Slurm")
 	}
 	p := vp.Plan
 	root := verifyDir(p)
 	if _, err := os.Stat(root); err == nil {
-		r.logger().Info("removing what an interrupted verify left", "dir", p.Config.Rel(root))
+		r.Log().Info("removing what an interrupted verify left", "dir", p.Config.Rel(root))
 	}
 	if err := os.RemoveAll(root); err != nil {
 		return fmt.Errorf("verify: remove %s: %w", root, err)
@@ -98,7 +98,7 @@ func (r *Runner) adopt(vp *VerifyPlan, sc *StageCheck, at time.Time) {
 		}
 		sc.Adopted++
 	}
-	r.logger().Info("adopted", "stage", sc.Stage.Name, "instances", sc.Adopted, "of", len(sc.Eligible))
+	r.Log().Info("adopted", "stage", sc.Stage.Name, "instances", sc.Adopted, "of", len(sc.Eligible))
 }
 
 // adoptOne re-stamps inst after judging it again: the binary must be the

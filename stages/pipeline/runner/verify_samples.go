@@ -17,8 +17,8 @@ import (
 // as an instance of its own (sampleRun), so the samples neither wait for
 // nor block each other: each reads the cached outputs of its upstream.
 func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
-	tr := newTracker(r.Bar)
-	defer tr.clear()
+	tr := NewProgress(r.Bar)
+	defer tr.Clear()
 	x := r.newSampleExecutor(vp, tr)
 	all := map[*pipeline.Instance]bool{}
 	for _, inst := range x.plan.Instances {
@@ -43,16 +43,16 @@ func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
 // executor. It skips those of a stage whose results already changed or
 // failed: that stage is left stale whatever the others give.
 type sampleExecutor struct {
-	*localExecutor
+	*LocalExecutor
 	plan    *pipeline.Plan                 // the samples as instances, in the order they run
 	samples map[*pipeline.Instance]*Sample // by the instance each runs as
 	bad     map[*config.Stage]bool         // stages with a sample that differed or failed
 	log     *slog.Logger
 }
 
-func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor {
+func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *Progress) *sampleExecutor {
 	x := &sampleExecutor{plan: &pipeline.Plan{Config: vp.Plan.Config},
-		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.logger()}
+		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.Log()}
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
 			inst := sampleRun(vp.Plan, s.Instance)
@@ -60,7 +60,7 @@ func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor 
 			x.samples[inst] = s
 		}
 	}
-	x.localExecutor = r.newLocalExecutor(tr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
+	x.LocalExecutor = r.NewLocalExecutor(tr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
 		return r.runSample(ctx, x.plan, inst, x.samples[inst], ex, tr)
 	})
 	return x
@@ -68,7 +68,7 @@ func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *tracker) *sampleExecutor 
 
 // start settles at once, as Skipped, the samples of a stage that has
 // already changed or failed, and starts the others.
-func (x *sampleExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
+func (x *sampleExecutor) Start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
 	var run []*pipeline.Instance
 	var skipped []*Result
 	for _, inst := range insts {
@@ -80,13 +80,13 @@ func (x *sampleExecutor) start(ctx context.Context, insts []*pipeline.Instance) 
 		x.log.Info("verify", "stage", inst.ID, "why", s.Why, "cached", seconds(s.Recorded))
 		run = append(run, inst)
 	}
-	_, err := x.localExecutor.start(ctx, run)
+	_, err := x.LocalExecutor.Start(ctx, run)
 	return skipped, err
 }
 
 // wait notes the stages whose samples differed or failed.
-func (x *sampleExecutor) wait(ctx context.Context, d time.Duration) []*Result {
-	results := x.localExecutor.wait(ctx, d)
+func (x *sampleExecutor) Wait(ctx context.Context, d time.Duration) []*Result {
+	results := x.LocalExecutor.Wait(ctx, d)
 	for _, res := range results {
 		if res.Outcome != Ran || x.samples[res.Instance].Diff != nil {
 			x.bad[res.Instance.Stage] = true
@@ -109,7 +109,7 @@ func sampleRun(p *pipeline.Plan, inst *pipeline.Instance) *pipeline.Instance {
 // runSample runs inst, the instance sample s runs as, with its stage's
 // current binary, compares its outputs with the cached ones and removes
 // them. It is never stamped.
-func (r *Runner) runSample(ctx context.Context, p *pipeline.Plan, inst *pipeline.Instance, s *Sample, ex proc.Executor, tr *tracker) *Result {
+func (r *Runner) runSample(ctx context.Context, p *pipeline.Plan, inst *pipeline.Instance, s *Sample, ex proc.Executor, tr *Progress) *Result {
 	res := &Result{Instance: inst, Reason: s.Why}
 	defer os.RemoveAll(inst.OutDir)
 	if err := os.MkdirAll(inst.OutDir, 0o755); err != nil {
@@ -117,7 +117,7 @@ func (r *Runner) runSample(ctx context.Context, p *pipeline.Plan, inst *pipeline
 		return res
 	}
 	started := time.Now()
-	tr.start(inst, started)
+	tr.Start(inst, started)
 	err := ex.Run(ctx, newJob(p, inst, pipeline.BinaryPath(r.BinDir, inst.Stage)))
 	res.Elapsed = time.Since(started)
 	if err == nil {

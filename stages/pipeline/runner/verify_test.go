@@ -268,7 +268,7 @@ func TestVerifySkipsChangedStage(t *testing.T) {
 			}
 		}
 	}
-	assertLines(t, "samples", got, []string{
+	pipetest.AssertLines(t, "samples", got, []string{
 		"models/size=3: ran", "models/size=5: up to date (its stage already changed or failed)",
 		"est/size=5,method=bp: ran", "est/size=3,method=mf: up to date (its stage already changed or failed)",
 		"score: ran",

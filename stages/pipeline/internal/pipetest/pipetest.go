@@ -197,6 +197,15 @@ func AssertIDs(t *testing.T, what string, got, want []string) {
 	}
 }
 
+// AssertLines fails the test unless got and want are the same lines in
+// the same order.
+func AssertLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\ngot  %q\nwant %q", what, got, want)
+	}
+}
+
 func sorted(ids []string) []string {
 	ids = append([]string{}, ids...)
 	slices.Sort(ids)

@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"context"
@@ -14,29 +14,30 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
-// slurmExecutor submits every instance of a run to Slurm as soon as the
-// run starts, their jobs waiting for each other (see Slurm), and follows
+// executor submits every instance of a run to Slurm as soon as the
+// run starts, their jobs waiting for each other (see Cluster), and follows
 // the jobs with squeue and sacct.
-type slurmExecutor struct {
-	r           *Runner
-	sl          *Slurm
+type executor struct {
+	r           *runner.Runner
+	sl          *Cluster
 	plan        *pipeline.Plan
 	forced      map[*pipeline.Instance]bool
-	tr          *tracker
+	tr          *runner.Progress
 	log         *slog.Logger
 	pipelineBin string // what the jobs run
 	binDir      string // absolute
 
-	jobs     map[*pipeline.Instance]*slurmJob // every instance submitted
-	open     []*slurmJob                      // submitted and not ended, in plan order
-	states   map[string]jobState              // what the last poll found, by job
+	jobs     map[*pipeline.Instance]*submittedJob // every instance submitted
+	open     []*submittedJob                      // submitted and not ended, in plan order
+	states   map[string]jobState                  // what the last poll found, by job
 	nextPoll time.Time
 }
 
-// slurmJob is a submitted instance.
-type slurmJob struct {
+// submittedJob is a submitted instance.
+type submittedJob struct {
 	inst    *pipeline.Instance
 	ref     string // its job: "123" or "123_4"
 	rec     jobRecord
@@ -45,11 +46,14 @@ type slurmJob struct {
 	unknown int    // polls in a row that found no trace of the job
 }
 
-func (r *Runner) newSlurmExecutor(p *pipeline.Plan, forced map[*pipeline.Instance]bool, tr *tracker) (*slurmExecutor, error) {
+// Executor returns the executor of one run of p by r: it submits every
+// instance of the run at once and follows their jobs. It needs sbatch,
+// squeue and scancel on PATH, and the pipeline binary the jobs run.
+func (sl *Cluster) Executor(r *runner.Runner, p *pipeline.Plan, forced map[*pipeline.Instance]bool, pr *runner.Progress) (runner.InstanceExecutor, error) {
 	if err := checkCommands("sbatch", "squeue", "scancel"); err != nil {
 		return nil, err
 	}
-	pipelineBin, err := r.pipelineBinary()
+	pipelineBin, err := sl.pipelineBinary(r.BinDir)
 	if err != nil {
 		return nil, err
 	}
@@ -57,15 +61,15 @@ func (r *Runner) newSlurmExecutor(p *pipeline.Plan, forced map[*pipeline.Instanc
 	if err != nil {
 		return nil, err
 	}
-	return &slurmExecutor{r: r, sl: r.Slurm, plan: p, forced: forced, tr: tr, log: r.logger(),
-		pipelineBin: pipelineBin, binDir: binDir, jobs: map[*pipeline.Instance]*slurmJob{}}, nil
+	return &executor{r: r, sl: sl, plan: p, forced: forced, tr: pr, log: r.Log(),
+		pipelineBin: pipelineBin, binDir: binDir, jobs: map[*pipeline.Instance]*submittedJob{}}, nil
 }
 
 // pipelineBinary is the binary the jobs run.
-func (r *Runner) pipelineBinary() (string, error) {
-	bin := r.Slurm.Pipeline
+func (sl *Cluster) pipelineBinary(binDir string) (string, error) {
+	bin := sl.Pipeline
 	if bin == "" {
-		bin = filepath.Join(r.BinDir, "pipeline")
+		bin = filepath.Join(binDir, "pipeline")
 	}
 	bin, err := filepath.Abs(bin)
 	if err != nil {
@@ -77,30 +81,30 @@ func (r *Runner) pipelineBinary() (string, error) {
 	return bin, nil
 }
 
-// early is true: Slurm holds each job until the jobs it depends on have
+// Early is true: Slurm holds each job until the jobs it depends on have
 // completed, and the job judges its instance again when it starts.
-func (x *slurmExecutor) early() bool { return true }
+func (x *executor) Early() bool { return true }
 
-func (x *slurmExecutor) slots() int { return math.MaxInt }
+func (x *executor) Slots() int { return math.MaxInt }
 
-// start judges insts on the files as they are now, settles those up to date
+// Start judges insts on the files as they are now, settles those up to date
 // and submits the others, which run if still out of date when their jobs
 // start. With NoWait it settles the submitted instances too, as Submitted.
-func (x *slurmExecutor) start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
-	steps, err := x.r.stepsFor(x.plan, pipeline.NewJudge(), insts, x.forced)
+func (x *executor) Start(ctx context.Context, insts []*pipeline.Instance) ([]*runner.Result, error) {
+	steps, err := x.r.Steps(x.plan, insts, x.forced)
 	if err != nil {
 		return nil, err
 	}
-	var settled []*Result
+	var settled []*runner.Result
 	var runs []*pipeline.Instance
 	why := map[*pipeline.Instance]string{}
 	for _, s := range steps {
-		if s.action == "skip" {
-			settled = append(settled, &Result{Instance: s.inst, Outcome: Skipped, Reason: s.reason})
+		if s.Action == "skip" {
+			settled = append(settled, &runner.Result{Instance: s.Instance, Outcome: runner.Skipped, Reason: s.Reason})
 			continue
 		}
-		runs = append(runs, s.inst)
-		why[s.inst] = s.reason
+		runs = append(runs, s.Instance)
+		why[s.Instance] = s.Reason
 	}
 	if err := x.sl.checkActive(ctx, runs); err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func (x *slurmExecutor) start(ctx context.Context, insts []*pipeline.Instance) (
 	for _, j := range jobs {
 		x.jobs[j.inst] = j
 		if x.sl.NoWait {
-			settled = append(settled, &Result{Instance: j.inst, Outcome: Submitted, Reason: j.why, Job: j.ref})
+			settled = append(settled, &runner.Result{Instance: j.inst, Outcome: runner.Submitted, Reason: j.why, Job: j.ref})
 		}
 	}
 	if !x.sl.NoWait {
@@ -125,7 +129,7 @@ func (x *slurmExecutor) start(ctx context.Context, insts []*pipeline.Instance) (
 // dependencies are submitted before it, and returns the submitted
 // instances in plan order. If a call fails, it cancels the jobs already
 // submitted.
-func (x *slurmExecutor) submit(ctx context.Context, runs []*pipeline.Instance, why map[*pipeline.Instance]string) ([]*slurmJob, error) {
+func (x *executor) submit(ctx context.Context, runs []*pipeline.Instance, why map[*pipeline.Instance]string) ([]*submittedJob, error) {
 	subs := planSubmissions(x.plan, runs, x.forced)
 	if len(subs) > 0 {
 		if err := os.MkdirAll(slurmDir(x.plan.Config), 0o755); err != nil {
@@ -133,7 +137,7 @@ func (x *slurmExecutor) submit(ctx context.Context, runs []*pipeline.Instance, w
 		}
 	}
 	ids := make([]string, len(subs))
-	var jobs []*slurmJob
+	var jobs []*submittedJob
 	for i, s := range subs {
 		js, err := x.submitOne(ctx, s, ids, i, why)
 		if err != nil {
@@ -150,14 +154,14 @@ func (x *slurmExecutor) submit(ctx context.Context, runs []*pipeline.Instance, w
 	for i, inst := range x.plan.Instances {
 		order[inst] = i
 	}
-	slices.SortFunc(jobs, func(a, b *slurmJob) int { return order[a.inst] - order[b.inst] })
+	slices.SortFunc(jobs, func(a, b *submittedJob) int { return order[a.inst] - order[b.inst] })
 	return jobs, nil
 }
 
 // submitOne makes the sbatch call of subs[i], given the job IDs of the
 // earlier ones, sets ids[i], and records the job of each instance in its
 // .logs/slurm.json.
-func (x *slurmExecutor) submitOne(ctx context.Context, s *submission, ids []string, i int, why map[*pipeline.Instance]string) ([]*slurmJob, error) {
+func (x *executor) submitOne(ctx context.Context, s *submission, ids []string, i int, why map[*pipeline.Instance]string) ([]*submittedJob, error) {
 	c := x.plan.Config
 	for _, inst := range s.insts {
 		if err := os.MkdirAll(logDir(inst), 0o755); err != nil {
@@ -172,7 +176,7 @@ func (x *slurmExecutor) submitOne(ctx context.Context, s *submission, ids []stri
 	}
 	ids[i] = id
 	dep := s.dependency(ids)
-	var jobs []*slurmJob
+	var jobs []*submittedJob
 	for k, inst := range s.insts {
 		t := taskRef{i, -1}
 		if s.tasks != nil {
@@ -183,7 +187,7 @@ func (x *slurmExecutor) submitOne(ctx context.Context, s *submission, ids []stri
 		if err := writeJSON(filepath.Join(logDir(inst), recordName), rec); err != nil {
 			return nil, fmt.Errorf("%s: record job: %w", inst.ID, err)
 		}
-		jobs = append(jobs, &slurmJob{inst: inst, ref: ref, rec: rec, why: why[inst]})
+		jobs = append(jobs, &submittedJob{inst: inst, ref: ref, rec: rec, why: why[inst]})
 	}
 	attrs := []any{"stage", s.stage.Name, "job", id, "instances", len(s.insts)}
 	if s.tasks != nil {
@@ -210,7 +214,7 @@ func abandon(ids []string, err error) error {
 
 // checkActive refuses to submit an instance whose job from an earlier run
 // is still queued or running: two jobs would write one directory.
-func (sl *Slurm) checkActive(ctx context.Context, runs []*pipeline.Instance) error {
+func (sl *Cluster) checkActive(ctx context.Context, runs []*pipeline.Instance) error {
 	var refs, subIDs []string
 	who := map[string]*pipeline.Instance{}
 	for _, inst := range runs {
@@ -242,14 +246,14 @@ func (sl *Slurm) checkActive(ctx context.Context, runs []*pipeline.Instance) err
 	return errors.Join(errs...)
 }
 
-// checkSlurmJobs refuses a local run of instances whose Slurm jobs from an
+// CheckJobs refuses a local run of targets whose Slurm jobs from an
 // earlier run may still be queued or running (run --executor slurm
 // --no-wait, or a submitting process that was killed): the data
 // directory's lock ended with the process that submitted them. Only the
 // instances whose last job has not recorded its end (in .logs/job.json)
 // are looked up, with squeue; where squeue is not on PATH there is no
-// cluster to ask and the check is skipped.
-func checkSlurmJobs(ctx context.Context, p *pipeline.Plan, targets map[*pipeline.Instance]bool) error {
+// cluster to ask and the check is skipped. It is a runner.Runner's Guard.
+func CheckJobs(ctx context.Context, p *pipeline.Plan, targets map[*pipeline.Instance]bool) error {
 	var open []*pipeline.Instance
 	for _, inst := range p.Instances {
 		if !targets[inst] {
@@ -272,5 +276,5 @@ func checkSlurmJobs(ctx context.Context, p *pipeline.Plan, targets map[*pipeline
 	if _, err := exec.LookPath("squeue"); err != nil {
 		return nil
 	}
-	return (&Slurm{}).checkActive(ctx, open)
+	return (&Cluster{}).checkActive(ctx, open)
 }

@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"crypto/sha256"
@@ -11,9 +11,10 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"io"
 )
 
-// Slurm runs a plan on a Slurm cluster: Runner.Run, with Runner.Slurm set,
+// Slurm runs a plan on a Slurm cluster: runner.Runner.Run, with runner.Runner.Slurm set,
 // submits every out-of-date instance with sbatch at once, each with
 // --dependency on the jobs that produce its inputs, and then follows the
 // jobs with squeue (and sacct where accounting is on).
@@ -42,7 +43,7 @@ import (
 // each job goes to <data>/.slurm/<stage>-<job>.out; the record of the last
 // submission of each instance to <out>/.logs/slurm.json, and the job's
 // result to <out>/.logs/job.json.
-type Slurm struct {
+type Cluster struct {
 	Partition string   // sbatch --partition; "" leaves it to Slurm
 	Account   string   // sbatch --account; "" leaves it to Slurm
 	Options   []string // further sbatch options, one argument each, e.g. "--qos=short"
@@ -77,7 +78,7 @@ func outputPath(c *config.Config, s *config.Stage, job string) string {
 
 // sbatchArgs are the options of the sbatch call of s; the job script comes
 // on standard input.
-func (sl *Slurm) sbatchArgs(c *config.Config, s *submission, ids []string) []string {
+func (sl *Cluster) sbatchArgs(c *config.Config, s *submission, ids []string) []string {
 	pattern := "%j"
 	if s.tasks != nil {
 		pattern = "%A_%a"
@@ -163,9 +164,36 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func (sl *Slurm) tailLines() int {
-	if sl == nil || sl.TailLines <= 0 {
-		return 20
+// defaultTailLines is how many lines of a failed job's stderr are kept
+// unless Cluster.TailLines says otherwise.
+const defaultTailLines = 20
+
+func (sl *Cluster) tailLines() int {
+	if sl.TailLines <= 0 {
+		return defaultTailLines
 	}
 	return sl.TailLines
+}
+
+// WriteDryRun writes the sbatch calls a run would make for runs.
+func (sl *Cluster) WriteDryRun(w io.Writer, p *pipeline.Plan, runs []*pipeline.Instance, forced map[*pipeline.Instance]bool) error {
+	subs := planSubmissions(p, runs, forced)
+	calls := "calls"
+	if len(subs) == 1 {
+		calls = "call"
+	}
+	fmt.Fprintf(w, "slurm: %d sbatch %s (job IDs shown as $1, $2, ...; each job runs its instance only if still out of date when it starts):\n", len(subs), calls)
+	ids := make([]string, len(subs))
+	for i := range ids {
+		ids[i] = fmt.Sprintf("$%d", i+1)
+	}
+	for i, s := range subs {
+		fmt.Fprintf(w, "%3s  sbatch %s\n", ids[i], strings.Join(sl.sbatchArgs(p.Config, s, ids), " "))
+		for k, inst := range s.insts {
+			if s.tasks != nil {
+				fmt.Fprintf(w, "       task %d: %s\n", s.tasks[k], inst.ID)
+			}
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // jobRecord is written into <out>/.logs/slurm.json when an instance is
@@ -28,7 +29,7 @@ type jobRecord struct {
 // outright: what became of the instance.
 type jobResult struct {
 	Job      string    `json:"job"`
-	Outcome  string    `json:"outcome"` // running, or an Outcome's String: ran, up to date, failed, cancelled
+	Outcome  string    `json:"outcome"` // running, or a runner.Outcome's String: ran, up to date, failed, cancelled
 	Code     int       `json:"exit_code"`
 	Error    string    `json:"error,omitempty"`
 	Logs     bool      `json:"logs"` // the stage binary was started: .logs/std*.log are this job's
@@ -115,9 +116,9 @@ type BatchJob struct {
 	Job    string // the Slurm job, for the result file; "" takes it from SLURM_* variables
 }
 
-// SlurmJobID returns the job (or array task, "123_4") the process runs in,
+// JobID returns the job (or array task, "123_4") the process runs in,
 // from the environment Slurm sets; "" outside Slurm.
-func SlurmJobID() string {
+func JobID() string {
 	if a, t := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID"); a != "" && t != "" {
 		return a + "_" + t
 	}
@@ -126,51 +127,66 @@ func SlurmJobID() string {
 
 // RunBatchJob is what a job submitted by the Slurm executor does on its
 // node: it judges the instance as a local run would once the upstream has
-// finished, and if it is out of date (or j.Force), runs it with Local and
-// stamps it on success. It writes what became of the instance to
-// <out>/.logs/job.json for the submitting process and pipeline status.
+// finished, and if it is out of date (or j.Force), runs it with proc.Local
+// and stamps it on success (r.RunOne). It writes what became of the
+// instance to <out>/.logs/job.json for the submitting process and
+// pipeline status.
 //
 // The error is non-nil only when the instance could not be tried: an
 // unknown ID, or a config that no longer describes what was submitted.
-func (r *Runner) RunBatchJob(ctx context.Context, p *pipeline.Plan, j BatchJob) (*Result, error) {
+func RunBatchJob(ctx context.Context, r *runner.Runner, p *pipeline.Plan, j BatchJob) (*runner.Result, error) {
 	inst := p.Lookup(j.ID)
 	if inst == nil {
 		return nil, fmt.Errorf("%w %q in %s", pipeline.ErrUnknownStage, j.ID, p.Config.File)
 	}
 	if j.Job == "" {
-		j.Job = SlurmJobID()
+		j.Job = JobID()
 	}
 	jr := jobResult{Job: j.Job, Outcome: "running", Started: time.Now().UTC(), Code: -1}
 	save := func() {
 		jr.Finished = time.Now().UTC()
 		if err := writeJSON(filepath.Join(logDir(inst), resultName), jr); err != nil {
-			r.logger().Error("write job result", "stage", inst.ID, "err", err)
+			r.Log().Error("write job result", "stage", inst.ID, "err", err)
 		}
 	}
 	// Say at once which job works here, so whoever reads the logs knows
 	// whose they are even if the job is killed outright.
 	save()
-	if j.Expect != "" && instanceKey(inst) != j.Expect {
-		err := fmt.Errorf("%s: %s changed since the job was submitted: the instance no longer runs what was submitted; run the pipeline again", inst.ID, p.Config.File)
-		jr.Outcome, jr.Error = Failed.String(), err.Error()
+	if err := j.check(p, inst); err != nil {
+		jr.Outcome, jr.Error = runner.Failed.String(), err.Error()
 		save()
 		return nil, err
 	}
+	node := *r // runs the stage binary here, keeping a failure's tail
+	node.Executor = proc.Local{TailLines: defaultTailLines}
+	res := node.RunOne(ctx, p, inst, j.Force)
+	res.Job = j.Job
+	jr.record(res)
+	save()
+	r.LogResult(p, res)
+	return res, nil
+}
+
+// check refuses to run inst if the config no longer describes what was
+// submitted, or if an upstream instance is not complete.
+func (j BatchJob) check(p *pipeline.Plan, inst *pipeline.Instance) error {
+	if j.Expect != "" && instanceKey(inst) != j.Expect {
+		return fmt.Errorf("%s: %s changed since the job was submitted: the instance no longer runs what was submitted; run the pipeline again", inst.ID, p.Config.File)
+	}
 	for _, d := range inst.Deps {
 		if _, err := pipeline.ReadStamp(d.OutDir); err != nil {
-			err = fmt.Errorf("%s: upstream %s is not complete (no stamp in %s)", inst.ID, d.ID, p.Config.Rel(d.OutDir))
-			jr.Outcome, jr.Error = Failed.String(), err.Error()
-			save()
-			return nil, err
+			return fmt.Errorf("%s: upstream %s is not complete (no stamp in %s)", inst.ID, d.ID, p.Config.Rel(d.OutDir))
 		}
 	}
-	r.Executor = proc.Local{TailLines: r.Slurm.tailLines()}
-	res := r.runOne(ctx, p, pipeline.NewJudge(), inst, j.Force, r.Executor, newTracker(nil))
-	res.Job = j.Job
+	return nil
+}
+
+// record notes in jr what became of the instance.
+func (jr *jobResult) record(res *runner.Result) {
 	jr.Outcome = res.Outcome.String()
-	jr.Logs = res.Elapsed > 0 // runOne times only a binary it started
+	jr.Logs = res.Elapsed > 0 // RunOne times only a binary it started
 	switch {
-	case res.Outcome == Ran || res.Outcome == Skipped:
+	case res.Outcome == runner.Ran || res.Outcome == runner.Skipped:
 		jr.Code = 0
 	case res.Err != nil:
 		var ee *proc.ExitError
@@ -179,7 +195,4 @@ func (r *Runner) RunBatchJob(ctx context.Context, p *pipeline.Plan, j BatchJob) 
 		}
 		jr.Error = res.Err.Error()
 	}
-	save()
-	r.logResult(r.logger(), p, res)
-	return res, nil
 }

@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // wait polls the jobs every Slurm.Poll, the first time at once. When ctx
 // is cancelled it cancels every open job.
-func (x *slurmExecutor) wait(ctx context.Context, d time.Duration) []*Result {
+func (x *executor) Wait(ctx context.Context, d time.Duration) []*runner.Result {
 	if ctx.Err() != nil {
 		return x.interrupt()
 	}
@@ -37,7 +38,7 @@ func (x *slurmExecutor) wait(ctx context.Context, d time.Duration) []*Result {
 }
 
 // poll looks the open jobs up and returns the results of those that ended.
-func (x *slurmExecutor) poll(ctx context.Context) []*Result {
+func (x *executor) poll(ctx context.Context) []*runner.Result {
 	var arrays, want []string
 	for _, j := range x.open {
 		want = append(want, j.ref)
@@ -53,7 +54,7 @@ func (x *slurmExecutor) poll(ctx context.Context) []*Result {
 		return nil
 	}
 	x.states = states
-	var ended []*Result
+	var ended []*runner.Result
 	rest := x.open[:0]
 	for _, j := range x.open {
 		res := x.check(j, states)
@@ -72,19 +73,19 @@ func (x *slurmExecutor) poll(ctx context.Context) []*Result {
 // known it for three polls in a row (gone from squeue, and sacct is off:
 // the job's own result file says what happened). A job seen running for
 // the first time is logged as started.
-func (x *slurmExecutor) check(j *slurmJob, states map[string]jobState) *Result {
+func (x *executor) check(j *submittedJob, states map[string]jobState) *runner.Result {
 	st, known := states[j.ref]
 	switch {
 	case finished(st.State):
-		return x.r.slurmOutcome(x.plan, j.inst, j.ref, j.rec, st)
+		return x.outcome(j.inst, j.ref, j.rec, st)
 	case !known:
 		if j.unknown++; j.unknown >= 3 {
-			return x.r.slurmOutcome(x.plan, j.inst, j.ref, j.rec, jobState{Code: -1})
+			return x.outcome(j.inst, j.ref, j.rec, jobState{Code: -1})
 		}
 		return nil
 	case st.State == "RUNNING" && !j.running:
 		j.running = true
-		x.tr.start(j.inst, time.Now())
+		x.tr.Start(j.inst, time.Now())
 		x.log.Info("start", "stage", j.inst.ID, "job", j.ref, "why", j.why)
 	}
 	j.unknown = 0
@@ -92,15 +93,15 @@ func (x *slurmExecutor) check(j *slurmJob, states map[string]jobState) *Result {
 }
 
 // interrupt cancels every open job: the run was interrupted.
-func (x *slurmExecutor) interrupt() []*Result {
+func (x *executor) interrupt() []*runner.Result {
 	if len(x.open) == 0 {
 		return nil
 	}
 	var refs []string
-	var results []*Result
+	var results []*runner.Result
 	for _, j := range x.open {
 		refs = append(refs, j.ref)
-		results = append(results, &Result{Instance: j.inst, Outcome: Cancelled, Reason: "interrupted", Job: j.ref})
+		results = append(results, &runner.Result{Instance: j.inst, Outcome: runner.Cancelled, Reason: "interrupted", Job: j.ref})
 	}
 	x.open = nil
 	x.log.Warn("cancelling Slurm jobs", "jobs", strings.Join(refs, " "))
@@ -113,14 +114,14 @@ func (x *slurmExecutor) interrupt() []*Result {
 // cancel stops following insts and cancels those of their jobs that had
 // not ended at the last poll. (Slurm cancels a job whose dependency can no
 // longer be met by itself, but only once it sees the upstream job fail.)
-func (x *slurmExecutor) cancel(insts []*pipeline.Instance) {
+func (x *executor) Cancel(insts []*pipeline.Instance) {
 	var refs []string
 	for _, inst := range insts {
 		j := x.jobs[inst]
 		if j == nil {
 			continue
 		}
-		x.open = slices.DeleteFunc(x.open, func(o *slurmJob) bool { return o == j })
+		x.open = slices.DeleteFunc(x.open, func(o *submittedJob) bool { return o == j })
 		if !finished(x.states[j.ref].State) {
 			refs = append(refs, j.ref)
 		}
@@ -130,7 +131,7 @@ func (x *slurmExecutor) cancel(insts []*pipeline.Instance) {
 	}
 }
 
-func (x *slurmExecutor) job(inst *pipeline.Instance) string {
+func (x *executor) Job(inst *pipeline.Instance) string {
 	if j := x.jobs[inst]; j != nil {
 		return j.ref
 	}
@@ -138,7 +139,7 @@ func (x *slurmExecutor) job(inst *pipeline.Instance) string {
 }
 
 // heartbeat counts the open jobs by their state at the last poll.
-func (x *slurmExecutor) heartbeat() (string, []any) {
+func (x *executor) Heartbeat() (string, []any) {
 	if len(x.open) == 0 {
 		return "", nil
 	}
@@ -159,10 +160,10 @@ func (x *slurmExecutor) heartbeat() (string, []any) {
 	return "waiting for Slurm", attrs
 }
 
-// slurmOutcome turns a finished job into a Result, from the result the job
+// outcome turns a finished job into a Result, from the result the job
 // wrote if it got that far, else from Slurm's state.
-func (r *Runner) slurmOutcome(p *pipeline.Plan, inst *pipeline.Instance, ref string, rec jobRecord, st jobState) *Result {
-	res := &Result{Instance: inst}
+func (x *executor) outcome(inst *pipeline.Instance, ref string, rec jobRecord, st jobState) *runner.Result {
+	res := &runner.Result{Instance: inst}
 	var jr jobResult
 	ok, err := readJSON(filepath.Join(logDir(inst), resultName), &jr)
 	if err != nil || jr.Job != ref {
@@ -171,15 +172,15 @@ func (r *Runner) slurmOutcome(p *pipeline.Plan, inst *pipeline.Instance, ref str
 	if ok {
 		res.Elapsed = jr.Finished.Sub(jr.Started)
 		switch jr.Outcome {
-		case Ran.String():
+		case runner.Ran.String():
 			if _, err := pipeline.ReadStamp(inst.OutDir); err != nil {
-				res.Outcome, res.Err = Failed, fmt.Errorf("%s: job %s ran but its stamp is gone: %w", inst.ID, ref, err)
+				res.Outcome, res.Err = runner.Failed, fmt.Errorf("%s: job %s ran but its stamp is gone: %w", inst.ID, ref, err)
 				return res
 			}
-			res.Outcome = Ran
+			res.Outcome = runner.Ran
 			return res
-		case Skipped.String():
-			res.Outcome, res.Reason = Skipped, "up to date when its job started"
+		case runner.Skipped.String():
+			res.Outcome, res.Reason = runner.Skipped, "up to date when its job started"
 			return res
 		}
 		if jr.Code > 0 && st.Code < 0 {
@@ -189,16 +190,16 @@ func (r *Runner) slurmOutcome(p *pipeline.Plan, inst *pipeline.Instance, ref str
 	if !ok && st.State == "COMPLETED" {
 		// A job that exits 0 without a result file: only the stamp tells.
 		if s, err := pipeline.ReadStamp(inst.OutDir); err == nil && !s.Finished.Before(rec.Submitted) {
-			res.Outcome = Ran
+			res.Outcome = runner.Ran
 			return res
 		}
 	}
 	state := st.State
 	switch {
 	case state != "":
-	case ok && jr.Outcome == Failed.String():
+	case ok && jr.Outcome == runner.Failed.String():
 		state = "FAILED" // what Slurm says of a job that exits non-zero
-	case ok && jr.Outcome == Cancelled.String():
+	case ok && jr.Outcome == runner.Cancelled.String():
 		state = "CANCELLED"
 	default:
 		state = "ended (no longer known to squeue or sacct)"
@@ -208,7 +209,7 @@ func (r *Runner) slurmOutcome(p *pipeline.Plan, inst *pipeline.Instance, ref str
 	if ok {
 		mine = &jr
 	}
-	ee.Tail, ee.TailFrom = tailOfJob(inst, rec, mine, r.Slurm.tailLines())
-	res.Outcome, res.Err = Failed, ee
+	ee.Tail, ee.TailFrom = tailOfJob(inst, rec, mine, x.sl.tailLines())
+	res.Outcome, res.Err = runner.Failed, ee
 	return res
 }

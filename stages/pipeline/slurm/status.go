@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // JobInfo is what pipeline status shows of the last Slurm job of an
@@ -28,9 +29,9 @@ func (j *JobInfo) LastLines() []string { return j.Tail }
 // Failed reports whether the job ended without completing its instance.
 func (j *JobInfo) Failed() bool {
 	switch j.Outcome {
-	case Failed.String(), Cancelled.String():
+	case runner.Failed.String(), runner.Cancelled.String():
 		return true
-	case Ran.String(), Skipped.String():
+	case runner.Ran.String(), runner.Skipped.String():
 		return false
 	}
 	return finished(j.State) && j.State != "COMPLETED"
@@ -94,7 +95,7 @@ func AttachJobs(ctx context.Context, sts []pipeline.Status) error {
 	}
 	var states map[string]jobState
 	if checkCommands("squeue") == nil {
-		var sl Slurm
+		var sl Cluster
 		var err error
 		if states, err = sl.states(ctx, subIDs, want); err != nil {
 			return err

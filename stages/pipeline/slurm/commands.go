@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"bytes"
@@ -75,7 +75,7 @@ const squeueFormat = "JobArrayID:|,State:|,Reason:|,exit_code:|"
 // of each job and array task Slurm knows, keyed "123" or "123_4". squeue
 // knows pending, running and recently finished jobs; older ones are asked
 // of sacct when accounting is on.
-func (sl *Slurm) states(ctx context.Context, ids []string, want []string) (map[string]jobState, error) {
+func (sl *Cluster) states(ctx context.Context, ids []string, want []string) (map[string]jobState, error) {
 	out := map[string]jobState{}
 	if len(ids) == 0 {
 		return out, nil

@@ -1,4 +1,4 @@
-package runner
+package slurm
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
 	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // fakeCluster puts fakeslurm on PATH as sbatch, squeue, sacct and scancel.
@@ -92,24 +93,20 @@ func (c *fakeCluster) calls(t *testing.T) []string {
 	return out
 }
 
-func slurmRunner(p *project) *Runner {
-	return &Runner{BinDir: p.Bin, Slurm: &Slurm{Poll: 5 * time.Millisecond}}
+func slurmRunner(p *project) *runner.Runner {
+	return &runner.Runner{BinDir: p.Bin, Batch: &Cluster{Poll: 5 * time.Millisecond}}
 }
 
-func assertLines(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Errorf("%s:\ngot  %q\nwant %q", what, got, want)
-	}
-}
+// cluster is the Cluster of a slurmRunner.
+func cluster(r *runner.Runner) *Cluster { return r.Batch.(*Cluster) }
 
 func TestSlurmRunsChainThenNothing(t *testing.T) {
 	c := newFakeCluster(t)
 	p := newProject(t, pipetest.Chain)
 	rep := p.run(t, slurmRunner(p), nil)
 	pipetest.AssertIDs(t, "ran", p.Ran(t), pipetest.ChainIDs())
-	pipetest.AssertIDs(t, "report ran", rep.IDs(Ran), pipetest.ChainIDs())
-	assertLines(t, "sbatch calls", c.calls(t), []string{
+	pipetest.AssertIDs(t, "report ran", rep.IDs(runner.Ran), pipetest.ChainIDs())
+	pipetest.AssertLines(t, "sbatch calls", c.calls(t), []string{
 		"job-name=a",
 		"job-name=b dependency=afterok:1",
 		"job-name=c dependency=afterok:2",
@@ -134,7 +131,7 @@ func TestSlurmRunsChainThenNothing(t *testing.T) {
 	}
 
 	rep = p.run(t, slurmRunner(p), nil)
-	pipetest.AssertIDs(t, "second run: up to date", rep.IDs(Skipped), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "second run: up to date", rep.IDs(runner.Skipped), pipetest.ChainIDs())
 	if got := len(c.calls(t)); got != 5 {
 		t.Errorf("second run submitted %d jobs, want none", got-5)
 	}
@@ -143,8 +140,8 @@ func TestSlurmRunsChainThenNothing(t *testing.T) {
 	p.Write(t, strings.Replace(pipetest.Chain, `value = "b"`, `value = "B"`, 1))
 	rep = p.run(t, slurmRunner(p), nil)
 	pipetest.AssertIDs(t, "changed flag: ran", p.Ran(t), []string{"b", "c"})
-	pipetest.AssertIDs(t, "changed flag: report ran", rep.IDs(Ran), []string{"b", "c"})
-	assertLines(t, "changed flag: sbatch calls", c.calls(t)[5:], []string{"job-name=b", "job-name=c dependency=afterok:6"})
+	pipetest.AssertIDs(t, "changed flag: report ran", rep.IDs(runner.Ran), []string{"b", "c"})
+	pipetest.AssertLines(t, "changed flag: sbatch calls", c.calls(t)[5:], []string{"job-name=b", "job-name=c dependency=afterok:6"})
 }
 
 func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
@@ -159,9 +156,9 @@ func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 	}
 	rep := p.run(t, slurmRunner(p), nil)
 	pipetest.AssertIDs(t, "ran", p.Ran(t), []string{"a"})
-	pipetest.AssertIDs(t, "report ran", rep.IDs(Ran), []string{"a"})
-	pipetest.AssertIDs(t, "report up to date", rep.IDs(Skipped), []string{"b", "c", "d", "e"})
-	assertLines(t, "sbatch calls", c.calls(t)[5:], []string{
+	pipetest.AssertIDs(t, "report ran", rep.IDs(runner.Ran), []string{"a"})
+	pipetest.AssertIDs(t, "report up to date", rep.IDs(runner.Skipped), []string{"b", "c", "d", "e"})
+	pipetest.AssertLines(t, "sbatch calls", c.calls(t)[5:], []string{
 		"job-name=a",
 		"job-name=b dependency=afterok:6",
 		"job-name=c dependency=afterok:7",
@@ -189,17 +186,17 @@ func TestSlurmJobsJudgeThemselvesWhenTheyStart(t *testing.T) {
 	}
 	rep = p.run(t, r, nil)
 	pipetest.AssertIDs(t, "forced", p.Ran(t), pipetest.ChainIDs())
-	pipetest.AssertIDs(t, "forced: report", rep.IDs(Ran), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "forced: report", rep.IDs(runner.Ran), pipetest.ChainIDs())
 }
 
 func TestSlurmShardsAreArrays(t *testing.T) {
 	c := newFakeCluster(t)
 	p := newProject(t, pipetest.Sharded)
 	rep := p.run(t, slurmRunner(p), nil)
-	if n := len(rep.IDs(Ran)); n != 13 {
-		t.Fatalf("ran %d instances, want 13: %v", n, rep.IDs(Failed))
+	if n := len(rep.IDs(runner.Ran)); n != 13 {
+		t.Fatalf("ran %d instances, want 13: %v", n, rep.IDs(runner.Failed))
 	}
-	assertLines(t, "sbatch calls", c.calls(t), []string{
+	pipetest.AssertLines(t, "sbatch calls", c.calls(t), []string{
 		"job-name=models array=0-3",
 		"job-name=exact array=0-3 dependency=aftercorr:1",
 		"job-name=pair array=0-3 dependency=aftercorr:1:2",
@@ -224,9 +221,9 @@ func TestSlurmShardsAreArrays(t *testing.T) {
 	}
 	n := len(c.state(t).Submitted)
 	rep = p.run(t, slurmRunner(p), nil)
-	pipetest.AssertIDs(t, "ran", rep.IDs(Ran), []string{"models/size=5,gamma=0.1"})
+	pipetest.AssertIDs(t, "ran", rep.IDs(runner.Ran), []string{"models/size=5,gamma=0.1"})
 	// exact, pair: submitted, but the rerun shard came out identical.
-	assertLines(t, "resubmitted", c.calls(t)[n:], []string{
+	pipetest.AssertLines(t, "resubmitted", c.calls(t)[n:], []string{
 		"job-name=models array=2",
 		"job-name=exact array=2 dependency=afterok:5",
 		"job-name=pair array=2 dependency=afterok:5:6",
@@ -265,10 +262,10 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 				t.Setenv("FAKESLURM_NOSACCT", "1")
 			}
 			p := newProject(t, failing)
-			rep := p.run(t, slurmRunner(p), ErrFailed)
-			pipetest.AssertIDs(t, "ran", rep.IDs(Ran), []string{"a/fail=false", "b/fail=false", "c"})
-			pipetest.AssertIDs(t, "failed", rep.IDs(Failed), []string{"a/fail=true"})
-			pipetest.AssertIDs(t, "blocked", rep.IDs(Blocked), []string{"b/fail=true"})
+			rep := p.run(t, slurmRunner(p), runner.ErrFailed)
+			pipetest.AssertIDs(t, "ran", rep.IDs(runner.Ran), []string{"a/fail=false", "b/fail=false", "c"})
+			pipetest.AssertIDs(t, "failed", rep.IDs(runner.Failed), []string{"a/fail=true"})
+			pipetest.AssertIDs(t, "blocked", rep.IDs(runner.Blocked), []string{"b/fail=true"})
 			if _, err := pipeline.ReadStamp(p.Path("data/a/fail=true")); err == nil {
 				t.Error("the failed instance has a stamp")
 			}
@@ -314,8 +311,8 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 			// The next run submits only the failed shard and its dependant.
 			n := len(c.state(t).Submitted)
 			p.Ran(t)
-			p.run(t, slurmRunner(p), ErrFailed)
-			assertLines(t, "rerun", c.calls(t)[n:], []string{"job-name=a array=1", "job-name=b array=1 dependency=afterok:4"})
+			p.run(t, slurmRunner(p), runner.ErrFailed)
+			pipetest.AssertLines(t, "rerun", c.calls(t)[n:], []string{"job-name=a array=1", "job-name=b array=1 dependency=afterok:4"})
 		})
 	}
 }
@@ -325,9 +322,9 @@ func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
 	t.Setenv("FAKESLURM_HOLD", "1")
 	p := newProject(t, pipetest.Chain)
 	r := slurmRunner(p)
-	r.Slurm.NoWait = true
+	cluster(r).NoWait = true
 	rep := p.run(t, r, nil)
-	pipetest.AssertIDs(t, "submitted", rep.IDs(Submitted), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "submitted", rep.IDs(runner.Submitted), pipetest.ChainIDs())
 	var sum bytes.Buffer
 	rep.WriteSummary(&sum)
 	if !strings.Contains(sum.String(), "5 instances: 5 submitted") {
@@ -386,7 +383,7 @@ func TestSlurmInterruptCancelsJobs(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
-	pipetest.AssertIDs(t, "cancelled", rep.IDs(Cancelled), pipetest.ChainIDs())
+	pipetest.AssertIDs(t, "cancelled", rep.IDs(runner.Cancelled), pipetest.ChainIDs())
 	got := c.state(t).Cancelled
 	slices.Sort(got)
 	if want := []string{"1", "2", "3", "4", "5"}; !slices.Equal(got, want) {
@@ -417,7 +414,7 @@ func TestSlurmNeedsItsCommandsAndPipeline(t *testing.T) {
 	}
 	newFakeCluster(t)
 	r := slurmRunner(p)
-	r.Slurm.Pipeline = filepath.Join(t.TempDir(), "pipeline")
+	cluster(r).Pipeline = filepath.Join(t.TempDir(), "pipeline")
 	_, err = r.Run(context.Background(), p.Plan(t))
 	if err == nil || !strings.Contains(err.Error(), "the jobs run the pipeline binary") {
 		t.Errorf("without the pipeline binary: error %v", err)
@@ -430,7 +427,7 @@ func TestRunBatchJob(t *testing.T) {
 	t.Setenv("SLURM_ARRAY_TASK_ID", "")
 	t.Setenv("SLURM_JOB_ID", "41")
 	plan := p.Plan(t)
-	r := &Runner{BinDir: p.Bin}
+	r := &runner.Runner{BinDir: p.Bin}
 	ctx := context.Background()
 	result := func(id string) jobResult {
 		t.Helper()
@@ -441,12 +438,12 @@ func TestRunBatchJob(t *testing.T) {
 		return jr
 	}
 
-	_, err := r.RunBatchJob(ctx, plan, BatchJob{ID: "b"})
+	_, err := RunBatchJob(ctx, r, plan, BatchJob{ID: "b"})
 	if err == nil || !strings.Contains(err.Error(), "upstream a is not complete") {
 		t.Errorf("b before a: error %v", err)
 	}
-	res, err := r.RunBatchJob(ctx, plan, BatchJob{ID: "a", Expect: instanceKey(plan.Lookup("a"))})
-	if err != nil || res.Outcome != Ran {
+	res, err := RunBatchJob(ctx, r, plan, BatchJob{ID: "a", Expect: instanceKey(plan.Lookup("a"))})
+	if err != nil || res.Outcome != runner.Ran {
 		t.Fatalf("a: %v, %v", res, err)
 	}
 	if jr := result("a"); jr.Job != "41" || jr.Outcome != "ran" || jr.Code != 0 {
@@ -455,34 +452,34 @@ func TestRunBatchJob(t *testing.T) {
 	if _, err := pipeline.ReadStamp(p.Path("data/a")); err != nil {
 		t.Errorf("a: no stamp: %v", err)
 	}
-	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "a", Job: "42"})
-	if err != nil || res.Outcome != Skipped {
+	res, err = RunBatchJob(ctx, r, plan, BatchJob{ID: "a", Job: "42"})
+	if err != nil || res.Outcome != runner.Skipped {
 		t.Errorf("a again: %v, %v; want up to date", res, err)
 	}
 	if jr := result("a"); jr.Job != "42" || jr.Outcome != "up to date" {
 		t.Errorf("a again: job result %+v", jr)
 	}
-	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "a", Job: "43", Force: true})
-	if err != nil || res.Outcome != Ran {
+	res, err = RunBatchJob(ctx, r, plan, BatchJob{ID: "a", Job: "43", Force: true})
+	if err != nil || res.Outcome != runner.Ran {
 		t.Errorf("a forced: %v, %v; want ran", res, err)
 	}
 
-	_, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "b", Expect: instanceKey(plan.Lookup("c"))})
+	_, err = RunBatchJob(ctx, r, plan, BatchJob{ID: "b", Expect: instanceKey(plan.Lookup("c"))})
 	if err == nil || !strings.Contains(err.Error(), "changed since the job was submitted") {
 		t.Errorf("b with another key: error %v", err)
 	}
 	if jr := result("b"); jr.Outcome != "failed" || !strings.Contains(jr.Error, "changed since") {
 		t.Errorf("b with another key: job result %+v", jr)
 	}
-	if _, err := r.RunBatchJob(ctx, plan, BatchJob{ID: "nosuch"}); !errors.Is(err, pipeline.ErrUnknownStage) {
+	if _, err := RunBatchJob(ctx, r, plan, BatchJob{ID: "nosuch"}); !errors.Is(err, pipeline.ErrUnknownStage) {
 		t.Errorf("unknown instance: error %v", err)
 	}
 
 	p.Write(t, strings.Replace(pipetest.Chain, `value = "e"`, `value = "e", fail = true`, 1))
 	plan = p.Plan(t)
-	res, err = r.RunBatchJob(ctx, plan, BatchJob{ID: "e"})
+	res, err = RunBatchJob(ctx, r, plan, BatchJob{ID: "e"})
 	var ee *proc.ExitError
-	if err != nil || res.Outcome != Failed || !errors.As(res.Err, &ee) || ee.Code != 3 {
+	if err != nil || res.Outcome != runner.Failed || !errors.As(res.Err, &ee) || ee.Code != 3 {
 		t.Fatalf("e failing: %v, %v", res, err)
 	}
 	if jr := result("e"); jr.Outcome != "failed" || jr.Code != 3 {
@@ -576,16 +573,16 @@ cpus = 4
 				}
 				got = append(got, line)
 			}
-			assertLines(t, "submissions", got, tt.want)
+			pipetest.AssertLines(t, "submissions", got, tt.want)
 		})
 	}
 
-	sl := &Slurm{Partition: "short", Account: "proj", Options: []string{"--qos=low"}}
+	sl := &Cluster{Partition: "short", Account: "proj", Options: []string{"--qos=low"}}
 	subs := planSubmissions(plan, []*pipeline.Instance{plan.Lookup("alone")}, map[*pipeline.Instance]bool{plan.Lookup("alone"): true})
 	args := sl.sbatchArgs(cfg, subs[0], []string{"9"})
 	want := []string{"--parsable", "--job-name=alone", "--chdir=/p", "--output=" + filepath.Join("/p/data/.slurm", "alone-%j.out"),
 		"--kill-on-invalid-dep=yes", "--cpus-per-task=4", "--mem=2G", "--time=1:00:00", "--partition=short", "--account=proj", "--qos=low"}
-	assertLines(t, "sbatch args", args, want)
+	pipetest.AssertLines(t, "sbatch args", args, want)
 	if s := script(cfg, subs[0], "/bin/pipeline", "/p/bin"); !strings.Contains(s, "set -- --force --expect=") || strings.Contains(s, "case") {
 		t.Errorf("script of a forced single job:\n%s", s)
 	}

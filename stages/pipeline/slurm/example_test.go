@@ -1,13 +1,14 @@
-package runner_test
+package slurm_test
 
 import (
 	"context"
 	"log"
 	"os"
+	"slices"
 
 	"github.com/renn-go/renn/stages/pipeline"
-	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/slurm"
 )
 
 // Running a pipeline on a Slurm cluster: the runner submits every
@@ -15,21 +16,18 @@ import (
 // The stage binaries, bin/pipeline among them, must be built first
 // (build.Build), and the project must be on a file system the nodes
 // mount.
-func ExampleSlurm() {
-	cfg, err := config.Load("pipeline.toml")
+func ExampleCluster() {
+	plan, err := pipeline.Load("pipeline.toml")
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := pipeline.NewPlan(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
+	sc := plan.Config.Slurm // from [slurm] in the config
 	r := &runner.Runner{
 		BinDir: "bin",
-		Slurm: &runner.Slurm{
-			Partition: cfg.Slurm.Partition, // from [slurm] in the config
-			Account:   cfg.Slurm.Account,
-			Options:   append(cfg.Slurm.Options, "--qos=short"),
+		Batch: &slurm.Cluster{
+			Partition: sc.Partition,
+			Account:   sc.Account,
+			Options:   append(slices.Clone(sc.Options), "--qos=short"),
 		},
 	}
 	rep, err := r.Run(context.Background(), plan)
