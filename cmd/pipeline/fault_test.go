@@ -39,6 +39,7 @@ import (
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/build"
 	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/verify"
 )
 
 // faultConfig is the small project: every stage kind but report (which
@@ -450,7 +451,7 @@ func strays(data string) []string {
 // are compared without the timing metric "seconds" (a row value there,
 // not a column).
 func sameOutputs(ref, got string) error {
-	d, err := runner.CompareOutputs(context.Background(), ref, got, compareParquet)
+	d, err := verify.CompareOutputs(context.Background(), ref, got, compareParquet)
 	if err != nil {
 		return err
 	}
@@ -468,13 +469,13 @@ func sameOutputs(ref, got string) error {
 	return nil
 }
 
-// compareParquet is compare.Parquet as a runner.ParquetComparer.
-func compareParquet(_ context.Context, cached, fresh string) (*runner.Difference, error) {
+// compareParquet is compare.Parquet as a verify.ParquetComparer.
+func compareParquet(_ context.Context, cached, fresh string) (*verify.Difference, error) {
 	d, err := compare.Parquet(cached, fresh)
 	if d == nil || err != nil {
 		return nil, err
 	}
-	return &runner.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
+	return &verify.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
 }
 
 func sameScores(ref, got string) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/verify"
 )
 
 type verifyCmd struct {
@@ -42,9 +43,9 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	rn := &runner.Runner{BinDir: binDir, Jobs: v.Jobs, Only: v.Only}
-	opts := runner.Verify{Sample: v.Sample, Cover: v.Cover}
-	if err := rn.CheckVerify(plan, opts); err != nil {
-		if errors.Is(err, runner.ErrUnknownShardKey) {
+	opts := verify.Options{Sample: v.Sample, Cover: v.Cover}
+	if err := verify.Check(rn, plan, opts); err != nil {
+		if errors.Is(err, verify.ErrUnknownShardKey) {
 			return usageError{err}
 		}
 		return err
@@ -65,7 +66,7 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	} else if err := plan.CheckBinaries(binDir, ""); err != nil {
 		return err
 	}
-	vp, err := rn.PlanVerify(plan, opts)
+	vp, err := verify.NewPlan(rn, plan, opts)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "dry run: nothing ran")
 		return nil
 	}
-	err = rn.Verify(ctx, vp)
+	err = verify.Run(ctx, rn, vp)
 	vp.WriteSummary(stdout)
 	return err
 }

@@ -30,7 +30,7 @@ func (r *Runner) runOne(ctx context.Context, p *pipeline.Plan, h *pipeline.Judge
 	r.Log().Info("start", "stage", inst.ID, "why", res.Reason)
 	started := time.Now()
 	tr.Start(inst, started)
-	job := newJob(p, inst, fp.Binary)
+	job := NewJob(p, inst, fp.Binary)
 	err := ex.Run(ctx, job)
 	finished := time.Now()
 	res.Elapsed, res.Usage = finished.Sub(started), job.Usage
@@ -87,8 +87,9 @@ func clearOutput(inst *pipeline.Instance) error {
 	return nil
 }
 
-// newJob is the command line of inst, run with binary.
-func newJob(p *pipeline.Plan, inst *pipeline.Instance, binary string) *proc.Job {
+// NewJob is the command line of inst of p, run with binary: what a
+// proc.Executor runs.
+func NewJob(p *pipeline.Plan, inst *pipeline.Instance, binary string) *proc.Job {
 	job := &proc.Job{
 		ID:     inst.ID,
 		Path:   binary,

@@ -1,4 +1,4 @@
-package runner
+package verify
 
 import (
 	"context"
@@ -10,28 +10,31 @@ import (
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
 // runSamples runs every sample of vp through the scheduler and a local
 // executor, up to r.Jobs at once, cheapest of each stage first. Each runs
 // as an instance of its own (sampleRun), so the samples neither wait for
 // nor block each other: each reads the cached outputs of its upstream.
-func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
-	tr := NewProgress(r.Bar)
-	defer tr.Clear()
-	x := r.newSampleExecutor(vp, tr)
+func runSamples(ctx context.Context, r *runner.Runner, vp *Plan) error {
+	pr := runner.NewProgress(r.Bar)
+	defer pr.Clear()
+	x := newSampleExecutor(r, vp, pr)
 	all := map[*pipeline.Instance]bool{}
 	for _, inst := range x.plan.Instances {
 		all[inst] = true
 	}
-	s := newScheduler(r, x.plan, x, tr, all)
-	s.logResult = func(res *Result) { logSample(s.log, res, x.samples[res.Instance].Diff) }
-	if err := s.run(ctx); err != nil {
+	log := r.Log()
+	results, err := r.Schedule(ctx, x.plan, x, pr, all, func(res *runner.Result) {
+		logSample(log, res, x.samples[res.Instance].Diff)
+	})
+	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
 	// The results name the instances the samples ran as; a Sample's
 	// names its instance of vp.Plan.
-	for inst, res := range s.results {
+	for inst, res := range results {
 		smp := x.samples[inst]
 		res.Instance = smp.Instance
 		smp.Result = res
@@ -43,16 +46,18 @@ func (r *Runner) runSamples(ctx context.Context, vp *VerifyPlan) error {
 // executor. It skips those of a stage whose results already changed or
 // failed: that stage is left stale whatever the others give.
 type sampleExecutor struct {
-	*LocalExecutor
+	*runner.LocalExecutor
 	plan    *pipeline.Plan                 // the samples as instances, in the order they run
 	samples map[*pipeline.Instance]*Sample // by the instance each runs as
 	bad     map[*config.Stage]bool         // stages with a sample that differed or failed
 	log     *slog.Logger
+	binDir  string
+	pr      *runner.Progress
 }
 
-func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *Progress) *sampleExecutor {
+func newSampleExecutor(r *runner.Runner, vp *Plan, pr *runner.Progress) *sampleExecutor {
 	x := &sampleExecutor{plan: &pipeline.Plan{Config: vp.Plan.Config},
-		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.Log()}
+		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.Log(), binDir: r.BinDir, pr: pr}
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
 			inst := sampleRun(vp.Plan, s.Instance)
@@ -60,21 +65,21 @@ func (r *Runner) newSampleExecutor(vp *VerifyPlan, tr *Progress) *sampleExecutor
 			x.samples[inst] = s
 		}
 	}
-	x.LocalExecutor = r.NewLocalExecutor(tr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *Result {
-		return r.runSample(ctx, x.plan, inst, x.samples[inst], ex, tr)
+	x.LocalExecutor = r.NewLocalExecutor(pr, func(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *runner.Result {
+		return x.runSample(ctx, inst, ex)
 	})
 	return x
 }
 
-// start settles at once, as Skipped, the samples of a stage that has
+// Start settles at once, as Skipped, the samples of a stage that has
 // already changed or failed, and starts the others.
-func (x *sampleExecutor) Start(ctx context.Context, insts []*pipeline.Instance) ([]*Result, error) {
+func (x *sampleExecutor) Start(ctx context.Context, insts []*pipeline.Instance) ([]*runner.Result, error) {
 	var run []*pipeline.Instance
-	var skipped []*Result
+	var skipped []*runner.Result
 	for _, inst := range insts {
 		s := x.samples[inst]
 		if x.bad[inst.Stage] {
-			skipped = append(skipped, &Result{Instance: inst, Outcome: Skipped, Reason: "its stage already changed or failed"})
+			skipped = append(skipped, &runner.Result{Instance: inst, Outcome: runner.Skipped, Reason: "its stage already changed or failed"})
 			continue
 		}
 		x.log.Info("verify", "stage", inst.ID, "why", s.Why, "cached", seconds(s.Recorded))
@@ -84,11 +89,11 @@ func (x *sampleExecutor) Start(ctx context.Context, insts []*pipeline.Instance) 
 	return skipped, err
 }
 
-// wait notes the stages whose samples differed or failed.
-func (x *sampleExecutor) Wait(ctx context.Context, d time.Duration) []*Result {
+// Wait notes the stages whose samples differed or failed.
+func (x *sampleExecutor) Wait(ctx context.Context, d time.Duration) []*runner.Result {
 	results := x.LocalExecutor.Wait(ctx, d)
 	for _, res := range results {
-		if res.Outcome != Ran || x.samples[res.Instance].Diff != nil {
+		if res.Outcome != runner.Ran || x.samples[res.Instance].Diff != nil {
 			x.bad[res.Instance.Stage] = true
 		}
 	}
@@ -106,42 +111,43 @@ func sampleRun(p *pipeline.Plan, inst *pipeline.Instance) *pipeline.Instance {
 	return &run
 }
 
-// runSample runs inst, the instance sample s runs as, with its stage's
+// runSample runs inst, the instance a sample runs as, with its stage's
 // current binary, compares its outputs with the cached ones and removes
 // them. It is never stamped.
-func (r *Runner) runSample(ctx context.Context, p *pipeline.Plan, inst *pipeline.Instance, s *Sample, ex proc.Executor, tr *Progress) *Result {
-	res := &Result{Instance: inst, Reason: s.Why}
+func (x *sampleExecutor) runSample(ctx context.Context, inst *pipeline.Instance, ex proc.Executor) *runner.Result {
+	s := x.samples[inst]
+	res := &runner.Result{Instance: inst, Reason: s.Why}
 	defer os.RemoveAll(inst.OutDir)
 	if err := os.MkdirAll(inst.OutDir, 0o755); err != nil {
-		res.Outcome, res.Err = Failed, fmt.Errorf("%s: %w", inst.ID, err)
+		res.Outcome, res.Err = runner.Failed, fmt.Errorf("%s: %w", inst.ID, err)
 		return res
 	}
 	started := time.Now()
-	tr.Start(inst, started)
-	err := ex.Run(ctx, newJob(p, inst, pipeline.BinaryPath(r.BinDir, inst.Stage)))
+	x.pr.Start(inst, started)
+	err := ex.Run(ctx, runner.NewJob(x.plan, inst, pipeline.BinaryPath(x.binDir, inst.Stage)))
 	res.Elapsed = time.Since(started)
 	if err == nil {
-		s.Diff, err = CompareOutputs(ctx, s.Instance.OutDir, inst.OutDir, CompareWith(r.BinDir))
+		s.Diff, err = CompareOutputs(ctx, s.Instance.OutDir, inst.OutDir, CompareWith(x.binDir))
 	}
 	switch {
 	case ctx.Err() != nil:
-		res.Outcome, res.Err = Cancelled, context.Cause(ctx)
+		res.Outcome, res.Err = runner.Cancelled, context.Cause(ctx)
 	case err != nil:
-		res.Outcome, res.Err = Failed, err
+		res.Outcome, res.Err = runner.Failed, err
 	default:
-		res.Outcome = Ran
+		res.Outcome = runner.Ran
 	}
 	return res
 }
 
 // logSample logs how a sample ended; diff is its first difference from
 // the cached outputs.
-func logSample(log *slog.Logger, res *Result, diff *Difference) {
+func logSample(log *slog.Logger, res *runner.Result, diff *Difference) {
 	id, el := res.Instance.ID, res.Elapsed.Round(time.Millisecond)
 	switch {
-	case res.Outcome == Cancelled:
+	case res.Outcome == runner.Cancelled:
 		log.Warn("interrupted", "stage", id, "elapsed", el)
-	case res.Outcome != Ran:
+	case res.Outcome != runner.Ran:
 		log.Error("failed", "stage", id, "elapsed", el, "err", res.Err)
 	case diff != nil:
 		log.Warn("changed", "stage", id, "elapsed", el, "first difference", diff.String())

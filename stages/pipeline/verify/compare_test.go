@@ -1,4 +1,4 @@
-package runner
+package verify
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func fakeOutputs(t *testing.T, change string) string {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(filepath.Join(trimmed(t), "fakeparquet"), "gen", "--size=3", "--out="+dir)
+	cmd := exec.Command(filepath.Join(trimmed(), "fakeparquet"), "gen", "--size=3", "--out="+dir)
 	cmd.Env = append(os.Environ(), "FAKEPARQUET="+change, "FAKEPARQUET_MATCH=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fakeparquet: %v\n%s", err, out)
@@ -53,7 +53,7 @@ func TestCompareOutputs(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(fresh, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			d, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(trimmed(t)))
+			d, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(trimmed()))
 			if err != nil {
 				t.Fatal(err)
 			}

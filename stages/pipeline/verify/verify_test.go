@@ -1,12 +1,12 @@
-package runner
+package verify
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,30 +15,45 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/internal/pipetest"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
-var (
-	trimmedOnce sync.Once
-	trimmedBin  string
-	trimmedErr  error
-)
+// fakeBin is a directory holding fakestage and, built as Build builds
+// (with -trimpath: verify adopts only for such binaries), fakeparquet and
+// the compare-outputs binary verify runs. It also holds a copy of a
+// project that ran estimates (ranAndRebuilt).
+var fakeBin string
 
-// trimmed returns a directory holding fakeparquet built as Build builds,
-// with -trimpath: verify adopts only for such binaries; and the
-// compare-outputs binary verify runs.
-func trimmed(t *testing.T) string {
-	t.Helper()
-	trimmedOnce.Do(func() {
-		trimmedBin = filepath.Join(fakeBin, "trimpath")
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", trimmedBin+string(filepath.Separator), "../testdata/fakeparquet", "../../../cmd/"+CompareTool)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			trimmedErr = errors.New(err.Error() + "\n" + string(out))
+func TestMain(m *testing.M) {
+	pipetest.Main(m, []string{pipetest.FakeStage}, func(bin string) int {
+		fakeBin = bin
+		if err := pipetest.Build(trimmed(), []string{"-trimpath", "-buildvcs=false"}, pipetest.FakeParquet, "./cmd/"+CompareTool); err != nil {
+			fmt.Fprintf(os.Stderr, "build fakeparquet and %s with -trimpath: %v\n", CompareTool, err)
+			return 1
 		}
+		return m.Run()
 	})
-	if trimmedErr != nil {
-		t.Fatalf("build fakeparquet and %s with -trimpath: %v", CompareTool, trimmedErr)
+}
+
+// trimmed is the directory of the binaries built with -trimpath.
+func trimmed() string { return filepath.Join(fakeBin, "trimpath") }
+
+// project is a pipetest.Project running the fake binaries.
+type project struct{ *pipetest.Project }
+
+func newProject(t *testing.T, config string) *project {
+	t.Helper()
+	return &project{pipetest.NewProject(t, fakeBin, config)}
+}
+
+func (p *project) runner() *runner.Runner { return &runner.Runner{BinDir: p.Bin, Jobs: 2} }
+
+// run runs the pipeline, failing the test on an error.
+func (p *project) run(t *testing.T) {
+	t.Helper()
+	if _, err := p.runner().Run(context.Background(), p.Plan(t)); err != nil {
+		t.Fatalf("run: %v", err)
 	}
-	return trimmedBin
 }
 
 // verifyProject is a project whose binary is a copy of the trimmed
@@ -48,7 +63,7 @@ func verifyProject(t *testing.T, config string) *project {
 	p := newProject(t, config)
 	p.Bin = filepath.Join(p.Dir, "bin")
 	for _, name := range []string{"fakeparquet", CompareTool} {
-		pipetest.CopyFile(t, filepath.Join(trimmed(t), name), filepath.Join(p.Bin, name))
+		pipetest.CopyFile(t, filepath.Join(trimmed(), name), filepath.Join(p.Bin, name))
 	}
 	return p
 }
@@ -122,7 +137,7 @@ func ranAndRebuilt(t *testing.T) *project {
 	t.Helper()
 	estOnce.Do(func() {
 		p := verifyProject(t, estimates)
-		p.run(t, p.runner(), nil)
+		p.run(t)
 		p.Ran(t)
 		p.setSeconds(t, estSeconds)
 		dir := filepath.Join(fakeBin, "estimates")
@@ -149,7 +164,7 @@ func TestVerify(t *testing.T) {
 		name    string
 		env     string // FAKEPARQUET: how the new binary's results differ
 		match   string // FAKEPARQUET_MATCH
-		v       Verify
+		v       Options
 		sampled string            // instance IDs, space-separated
 		adopted []string          // stages
 		changed map[string]string // stage -> its first difference
@@ -177,13 +192,13 @@ func TestVerify(t *testing.T) {
 			changed: map[string]string{"models": "extra.txt: only in the new outputs", "est": "extra.txt", "score": "extra.txt"}},
 		{name: "one method changes, not sampled", env: "value", match: "method=renn",
 			sampled: cheapest, adopted: []string{"models", "est", "score"}},
-		{name: "one method changes, covered", env: "value", match: "method=renn", v: Verify{Cover: []string{"method"}},
+		{name: "one method changes, covered", env: "value", match: "method=renn", v: Options{Cover: []string{"method"}},
 			sampled: cheapest + " est/size=3,method=mf est/size=5,method=renn", wantErr: ErrChanged,
 			adopted: []string{"models", "score"},
 			changed: map[string]string{"est": "est/size=5,method=renn: table.parquet: column value, row 2"}},
-		{name: "a sample fails", env: "fail", match: "size=5", v: Verify{Sample: 2},
+		{name: "a sample fails", env: "fail", match: "size=5", v: Options{Sample: 2},
 			sampled: "models/size=3 models/size=5 est/size=5,method=bp est/size=3,method=mf score",
-			adopted: []string{"est", "score"}, failed: []string{"models"}, wantErr: ErrFailed},
+			adopted: []string{"est", "score"}, failed: []string{"models"}, wantErr: runner.ErrFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,11 +207,11 @@ func TestVerify(t *testing.T) {
 			t.Setenv("FAKEPARQUET", tt.env)
 			t.Setenv("FAKEPARQUET_MATCH", tt.match)
 			r := p.runner()
-			vp, err := r.PlanVerify(p.Plan(t), tt.v)
+			vp, err := NewPlan(r, p.Plan(t), tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = r.Verify(context.Background(), vp)
+			err = Run(context.Background(), r, vp)
 			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
 				t.Errorf("Verify: error %v, want %v", err, tt.wantErr)
 			}
@@ -247,11 +262,11 @@ func TestVerifySkipsChangedStage(t *testing.T) {
 	t.Setenv("FAKEPARQUET", "value")
 	r := p.runner()
 	r.Jobs = 1
-	vp, err := r.PlanVerify(p.Plan(t), Verify{Sample: 2})
+	vp, err := NewPlan(r, p.Plan(t), Options{Sample: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Verify(context.Background(), vp); !errors.Is(err, ErrChanged) {
+	if err := Run(context.Background(), r, vp); !errors.Is(err, ErrChanged) {
 		t.Fatalf("Verify: error %v, want ErrChanged", err)
 	}
 	pipetest.AssertIDs(t, "ran", p.Ran(t), []string{".verify/models/size=3", ".verify/est/size=5,method=bp", ".verify/score"})
@@ -259,7 +274,7 @@ func TestVerifySkipsChangedStage(t *testing.T) {
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
 			line := s.Instance.ID + ": " + s.Result.Outcome.String()
-			if s.Result.Outcome == Skipped {
+			if s.Result.Outcome == runner.Skipped {
 				line += " (" + s.Result.Reason + ")"
 			}
 			got = append(got, line)
@@ -392,7 +407,7 @@ func TestVerifyIneligible(t *testing.T) {
 			p := ranAndRebuilt(t)
 			tt.prepare(t, p)
 			r := p.runner()
-			vp, err := r.PlanVerify(p.Plan(t), Verify{})
+			vp, err := NewPlan(r, p.Plan(t), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,7 +420,7 @@ func TestVerifyIneligible(t *testing.T) {
 					t.Errorf("%s: ineligible for %q, want %q", id, got[id], reason)
 				}
 			}
-			if err := r.Verify(context.Background(), vp); err != nil {
+			if err := Run(context.Background(), r, vp); err != nil {
 				t.Fatal(err)
 			}
 			var sum bytes.Buffer
@@ -444,11 +459,11 @@ run = ["fakeparquet"]
 flags = { log = "runs" }
 untracked = ["log"]
 `)
-	p.run(t, p.runner(), nil)
+	p.run(t)
 	p.Ran(t)
 	p.Rebuild(t, "fakeparquet")
 	r := p.runner()
-	vp, err := r.PlanVerify(p.Plan(t), Verify{})
+	vp, err := NewPlan(r, p.Plan(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +471,7 @@ untracked = ["log"]
 		!strings.Contains(vp.Ineligible[0].Reason, "writes --uai-out, which verify does not compare") {
 		t.Fatalf("ineligible %+v, want a for its --uai-out", vp.Ineligible)
 	}
-	if err := r.Verify(context.Background(), vp); err != nil {
+	if err := Run(context.Background(), r, vp); err != nil {
 		t.Fatal(err)
 	}
 	if got := p.Ran(t); !slices.Equal(got, []string{".verify/b"}) {
@@ -471,25 +486,25 @@ func TestVerifySamples(t *testing.T) {
 	p := ranAndRebuilt(t)
 	tests := []struct {
 		name string
-		v    Verify
+		v    Options
 		want map[string]string // stage -> sampled instances (why), cheapest first
 	}{
-		{"cheapest", Verify{}, map[string]string{
+		{"cheapest", Options{}, map[string]string{
 			"models": "models/size=3 (cheapest)",
 			"est":    "est/size=5,method=bp (cheapest)",
 			"score":  "score (cheapest)",
 		}},
-		{"two cheapest", Verify{Sample: 2}, map[string]string{
+		{"two cheapest", Options{Sample: 2}, map[string]string{
 			"models": "models/size=3 (cheapest) models/size=5 (cheapest)",
 			"est":    "est/size=5,method=bp (cheapest) est/size=3,method=mf (cheapest)",
 			"score":  "score (cheapest)",
 		}},
-		{"one per method", Verify{Cover: []string{"method"}}, map[string]string{
+		{"one per method", Options{Cover: []string{"method"}}, map[string]string{
 			"models": "models/size=3 (cheapest)",
 			"est":    "est/size=5,method=bp (cheapest, method=bp) est/size=3,method=mf (method=mf) est/size=5,method=renn (method=renn)",
 			"score":  "score (cheapest)",
 		}},
-		{"one per method and size", Verify{Cover: []string{"method", "size"}}, map[string]string{
+		{"one per method and size", Options{Cover: []string{"method", "size"}}, map[string]string{
 			"models": "models/size=3 (cheapest, size=3) models/size=5 (size=5)",
 			"est":    "est/size=5,method=bp (cheapest, method=bp, size=5) est/size=3,method=mf (method=mf, size=3) est/size=5,method=renn (method=renn)",
 			"score":  "score (cheapest)",
@@ -497,7 +512,7 @@ func TestVerifySamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vp, err := p.runner().PlanVerify(p.Plan(t), tt.v)
+			vp, err := NewPlan(p.runner(), p.Plan(t), tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,7 +535,7 @@ func TestVerifySamples(t *testing.T) {
 		})
 	}
 
-	_, err := p.runner().PlanVerify(p.Plan(t), Verify{Cover: []string{"methd"}})
+	_, err := NewPlan(p.runner(), p.Plan(t), Options{Cover: []string{"methd"}})
 	if !errors.Is(err, ErrUnknownShardKey) || !strings.Contains(err.Error(), "methd") {
 		t.Errorf("unknown cover key: error %v, want ErrUnknownShardKey naming it", err)
 	}
@@ -529,7 +544,7 @@ func TestVerifySamples(t *testing.T) {
 	// covers nothing.
 	r := p.runner()
 	r.Only = []string{"models"}
-	vp, err := r.PlanVerify(p.Plan(t), Verify{Cover: []string{"method"}})
+	vp, err := NewPlan(r, p.Plan(t), Options{Cover: []string{"method"}})
 	if err != nil {
 		t.Fatalf("cover method with only models: %v", err)
 	}
@@ -540,7 +555,7 @@ func TestVerifySamples(t *testing.T) {
 	}
 
 	// The plan of a dry run names each sample, why, and its command line.
-	vp, err = p.runner().PlanVerify(p.Plan(t), Verify{Cover: []string{"method"}})
+	vp, err = NewPlan(p.runner(), p.Plan(t), Options{Cover: []string{"method"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,12 +592,12 @@ func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 	t.Setenv("FAKEPARQUET", "sleep")
 	ctx := p.CancelOnStart(t)
 	r := p.runner()
-	vp, err := r.PlanVerify(p.Plan(t), Verify{})
+	vp, err := NewPlan(r, p.Plan(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := p.stamps(t)
-	if err := r.Verify(ctx, vp); !errors.Is(err, context.Canceled) {
+	if err := Run(ctx, r, vp); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted verify: error %v, want context.Canceled", err)
 	}
 	p.assertNoVerifyDir(t)
@@ -595,11 +610,11 @@ func TestVerifyRemovesTemporaryFiles(t *testing.T) {
 
 	// Run again, to the end.
 	t.Setenv("FAKEPARQUET", "")
-	vp, err = r.PlanVerify(p.Plan(t), Verify{})
+	vp, err = NewPlan(r, p.Plan(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Verify(context.Background(), vp); err != nil {
+	if err := Run(context.Background(), r, vp); err != nil {
 		t.Fatal(err)
 	}
 	p.assertNoVerifyDir(t)

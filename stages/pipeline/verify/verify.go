@@ -1,10 +1,11 @@
-package runner
+package verify
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -12,24 +13,26 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
-// Verify reruns the samples of vp with the current binaries, each with its
-// own arguments but for --out, which points into <data>/.verify, up to Jobs
-// at once, and compares their outputs with the cached ones (CompareOutputs).
+// Run reruns the samples of vp with the current binaries, each with its
+// own arguments but for --out, which points into <data>/.verify, up to
+// r.Jobs at once, and compares their outputs with the cached ones (CompareOutputs).
 // A stage whose samples all match has every eligible instance re-stamped
 // for its new binary: the stamp then holds the binary's sum, the flags and
 // input files as they are and the current output sums, keeps the times of
-// the run that made the outputs, and records the pipeline.Adoption. A stage with a
-// difference or a failed sample is left stale; its samples not yet started
-// are skipped.
+// the run that made the outputs, and records the pipeline.Adoption. A
+// stage with a difference or a failed sample is left stale; its samples
+// not yet started are skipped.
 //
 // Each sample's directory is removed once compared, and <data>/.verify at
 // the end, also after a failure or cancellation, and at the start (what a
 // killed run left). The error wraps ErrChanged if some stage changed its
-// results, ErrFailed if a sample failed or a stage could not be adopted,
-// and context.Canceled if ctx was cancelled (then nothing is adopted).
-func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
+// results, runner.ErrFailed if a sample failed or a stage could not be
+// adopted, and context.Canceled if ctx was cancelled (then nothing is
+// adopted).
+func Run(ctx context.Context, r *runner.Runner, vp *Plan) error {
 	if r.Batch != nil {
 		return errors.New("verify runs its samples locally, not through Slurm")
 	}
@@ -42,7 +45,7 @@ func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
 		return fmt.Errorf("verify: remove %s: %w", root, err)
 	}
 	defer os.RemoveAll(root)
-	if err := r.runSamples(ctx, vp); err != nil {
+	if err := runSamples(ctx, r, vp); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -51,7 +54,7 @@ func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
 	now := time.Now().UTC()
 	for _, sc := range vp.Stages {
 		if sc.same() {
-			r.adopt(vp, sc, now)
+			adopt(r.Log(), vp, sc, now)
 		}
 	}
 	return vp.err()
@@ -60,7 +63,7 @@ func (r *Runner) Verify(ctx context.Context, vp *VerifyPlan) error {
 // same reports whether every sample of sc ran and matched its cached outputs.
 func (sc *StageCheck) same() bool {
 	return len(sc.Samples) > 0 && !slices.ContainsFunc(sc.Samples, func(s *Sample) bool {
-		return s.Result == nil || s.Result.Outcome != Ran || s.Diff != nil
+		return s.Result == nil || s.Result.Outcome != runner.Ran || s.Diff != nil
 	})
 }
 
@@ -77,7 +80,7 @@ func (sc *StageCheck) Changed() *Sample {
 // Failed returns the first sample of sc that failed, or nil.
 func (sc *StageCheck) Failed() *Sample {
 	for _, s := range sc.Samples {
-		if s.Result != nil && s.Result.Outcome == Failed {
+		if s.Result != nil && s.Result.Outcome == runner.Failed {
 			return s
 		}
 	}
@@ -85,7 +88,7 @@ func (sc *StageCheck) Failed() *Sample {
 }
 
 // adopt re-stamps every eligible instance of sc for the current binary.
-func (r *Runner) adopt(vp *VerifyPlan, sc *StageCheck, at time.Time) {
+func adopt(log *slog.Logger, vp *Plan, sc *StageCheck, at time.Time) {
 	h := pipeline.NewJudge()
 	var ids []string
 	for _, s := range sc.Samples {
@@ -98,7 +101,7 @@ func (r *Runner) adopt(vp *VerifyPlan, sc *StageCheck, at time.Time) {
 		}
 		sc.Adopted++
 	}
-	r.Log().Info("adopted", "stage", sc.Stage.Name, "instances", sc.Adopted, "of", len(sc.Eligible))
+	log.Info("adopted", "stage", sc.Stage.Name, "instances", sc.Adopted, "of", len(sc.Eligible))
 }
 
 // adoptOne re-stamps inst after judging it again: the binary must be the
@@ -136,7 +139,7 @@ func adoptOne(h *pipeline.Judge, p *pipeline.Plan, inst *pipeline.Instance, c ca
 }
 
 // err sums up a finished verification as Verify's error.
-func (vp *VerifyPlan) err() error {
+func (vp *Plan) err() error {
 	var changed, failed []string
 	for _, sc := range vp.Stages {
 		switch {
@@ -151,14 +154,14 @@ func (vp *VerifyPlan) err() error {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrChanged, strings.Join(changed, ", ")))
 	}
 	if len(failed) > 0 {
-		errs = append(errs, fmt.Errorf("could not verify %s: %w", strings.Join(failed, ", "), ErrFailed))
+		errs = append(errs, fmt.Errorf("could not verify %s: %w", strings.Join(failed, ", "), runner.ErrFailed))
 	}
 	return errors.Join(errs...)
 }
 
 // WriteSummary writes, per stage, the samples rerun, the time they took
 // and what became of the stage, then the instances verify could not adopt.
-func (vp *VerifyPlan) WriteSummary(w io.Writer) {
+func (vp *Plan) WriteSummary(w io.Writer) {
 	adopted, insts := 0, 0
 	for _, sc := range vp.Stages {
 		if sc.Adopted > 0 {
@@ -211,7 +214,7 @@ func (sc *StageCheck) verdict() string {
 		return fmt.Sprintf("FAILED: %v", s.Result.Err)
 	}
 	for _, s := range sc.Samples {
-		if s.Result == nil || s.Result.Outcome == Cancelled {
+		if s.Result == nil || s.Result.Outcome == runner.Cancelled {
 			return "interrupted; nothing adopted"
 		}
 	}

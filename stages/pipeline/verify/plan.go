@@ -1,4 +1,4 @@
-package runner
+package verify
 
 import (
 	"errors"
@@ -11,16 +11,17 @@ import (
 
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/runner"
 )
 
-// Verify says which instances Runner.Verify reruns.
+// Options say which instances Run reruns.
 //
 // A stage's binary serves several code paths: train-renn runs RENN or the
 // Inference Net, learn-mrf learns with any of seven methods, and a change
 // may touch one path only. The cheapest instances alone could all take the
 // same path, so Cover names shard keys (such as method) for which every
 // value must be sampled.
-type Verify struct {
+type Options struct {
 	// Sample is how many eligible instances of each stage, the cheapest
 	// by their recorded run time, are rerun; < 1 means 1.
 	Sample int
@@ -29,19 +30,19 @@ type Verify struct {
 	Cover []string
 }
 
-// ErrChanged is returned (wrapped) by Runner.Verify when the new binary of
+// ErrChanged is returned (wrapped) by Run when the new binary of
 // some stage gave results different from the cached ones.
 var ErrChanged = errors.New("stage results changed")
 
-// ErrUnknownShardKey is returned (wrapped) by Runner.PlanVerify for a Cover
+// ErrUnknownShardKey is returned (wrapped) by NewPlan for a Cover
 // key that no instance of the plan is sharded by (a mistyped key). A key
 // that shards some stage of the plan but none that Only selects covers
 // nothing, and is not an error: one --cover serves every selection.
 var ErrUnknownShardKey = errors.New("no stage is sharded by")
 
-// VerifyPlan is what Runner.Verify reruns and what it may adopt, judged
+// Plan is what Run reruns and what it may adopt, judged
 // against the binaries as they are when it is made.
-type VerifyPlan struct {
+type Plan struct {
 	Plan   *pipeline.Plan
 	Stages []*StageCheck // the stages with eligible instances, in plan order
 	// Ineligible are the instances that are missing or stale for another
@@ -62,11 +63,11 @@ type candidate struct {
 type StageCheck struct {
 	Stage *config.Stage
 	// Eligible are the instances stale only because the binary changed:
-	// their flags, inputs and outputs are as their stamps recorded. pipeline.Plan order.
+	// their flags, inputs and outputs are as their stamps recorded. Plan order.
 	Eligible []*pipeline.Instance
 	Samples  []*Sample // rerun and compared, cheapest first
 
-	// Set by Runner.Verify.
+	// Set by Run.
 	Adopted int   // eligible instances re-stamped for the new binary
 	Err     error // adopting failed
 }
@@ -77,26 +78,26 @@ type Sample struct {
 	Why      string  // "cheapest", "method=bp", ...
 	Recorded float64 // seconds its cached run took (from its stamp)
 
-	// Set by Runner.Verify.
-	Result *Result     // Ran if it ran and exited 0; Skipped if not run because its stage had already changed
-	Diff   *Difference // the first difference from the cached outputs; nil if none
+	// Set by Run.
+	Result *runner.Result // runner.Ran if it ran and exited 0; runner.Skipped if not run because its stage had already changed
+	Diff   *Difference    // the first difference from the cached outputs; nil if none
 }
 
-// PlanVerify judges every instance of p (those named by Only, if set) and
+// NewPlan judges every instance of p (those named by Only, if set) and
 // picks the samples of each stage with eligible instances.
-func (r *Runner) PlanVerify(p *pipeline.Plan, v Verify) (*VerifyPlan, error) {
-	sel, err := r.checkVerify(p, v)
+func NewPlan(r *runner.Runner, p *pipeline.Plan, v Options) (*Plan, error) {
+	sel, err := check(r, p, v)
 	if err != nil {
 		return nil, err
 	}
-	vp := &VerifyPlan{Plan: p, cands: map[*pipeline.Instance]candidate{}}
+	vp := &Plan{Plan: p, cands: map[*pipeline.Instance]candidate{}}
 	h := pipeline.NewJudge()
 	byStage := map[*config.Stage]*StageCheck{}
 	for _, inst := range p.Instances {
 		if !sel[inst] {
 			continue
 		}
-		st, c, err := r.eligible(h, p, inst)
+		st, c, err := eligible(r, h, p, inst)
 		if err != nil {
 			return nil, err
 		}
@@ -122,15 +123,15 @@ func (r *Runner) PlanVerify(p *pipeline.Plan, v Verify) (*VerifyPlan, error) {
 	return vp, nil
 }
 
-// CheckVerify checks, without reading any file, that PlanVerify can
+// Check checks, without reading any file, that NewPlan can
 // select the instances r.Only names and that v.Cover names shard keys of
 // them: a mistake is better found before building the binaries.
-func (r *Runner) CheckVerify(p *pipeline.Plan, v Verify) error {
-	_, err := r.checkVerify(p, v)
+func Check(r *runner.Runner, p *pipeline.Plan, v Options) error {
+	_, err := check(r, p, v)
 	return err
 }
 
-func (r *Runner) checkVerify(p *pipeline.Plan, v Verify) (map[*pipeline.Instance]bool, error) {
+func check(r *runner.Runner, p *pipeline.Plan, v Options) (map[*pipeline.Instance]bool, error) {
 	sel, err := p.Select(r.Only)
 	if err != nil {
 		return nil, err
@@ -145,7 +146,7 @@ func (r *Runner) checkVerify(p *pipeline.Plan, v Verify) (map[*pipeline.Instance
 
 // eligible judges inst; c is nil unless it is stale only because its binary
 // changed, and that binary was built as the pipeline builds.
-func (r *Runner) eligible(h *pipeline.Judge, p *pipeline.Plan, inst *pipeline.Instance) (pipeline.Status, *candidate, error) {
+func eligible(r *runner.Runner, h *pipeline.Judge, p *pipeline.Plan, inst *pipeline.Instance) (pipeline.Status, *candidate, error) {
 	st, fp, err := h.Assess(p, inst, r.BinDir)
 	if err != nil || st.State != pipeline.Stale || fp == nil {
 		return st, nil, err
@@ -196,7 +197,7 @@ func shardValue(inst *pipeline.Instance, key string) string {
 // pick returns the samples of one stage: its v.Sample cheapest eligible
 // instances, then the cheapest of each value of each v.Cover key not yet
 // sampled, cheapest first.
-func (vp *VerifyPlan) pick(eligible []*pipeline.Instance, v Verify) []*Sample {
+func (vp *Plan) pick(eligible []*pipeline.Instance, v Options) []*Sample {
 	byCost := slices.Clone(eligible)
 	slices.SortStableFunc(byCost, func(a, b *pipeline.Instance) int {
 		sa, sb := vp.cands[a].stamp.Seconds, vp.cands[b].stamp.Seconds
@@ -262,7 +263,7 @@ func sampleDir(p *pipeline.Plan, inst *pipeline.Instance) string {
 // reruns and why, then the instances it cannot adopt. (Each sample runs
 // its instance's command line, which pipeline run --dry-run shows, with
 // --out moved.)
-func (vp *VerifyPlan) WritePlan(w io.Writer) {
+func (vp *Plan) WritePlan(w io.Writer) {
 	eligible, samples, secs := 0, 0, 0.0
 	for _, sc := range vp.Stages {
 		eligible += len(sc.Eligible)
@@ -284,7 +285,7 @@ func (vp *VerifyPlan) WritePlan(w io.Writer) {
 	vp.writeIneligible(w)
 }
 
-func (vp *VerifyPlan) writeIneligible(w io.Writer) {
+func (vp *Plan) writeIneligible(w io.Writer) {
 	if len(vp.Ineligible) == 0 {
 		return
 	}
