@@ -2,7 +2,7 @@
 
 package main
 
-// The fault-injection suite (issue 21): the real binaries on a small
+// The fault-injection suite: the real binaries on a small
 // project with every stage kind, killed with SIGKILL at seeded points (a
 // random delay, or just after a traced event: the first commit directory,
 // the first temporary file, a commit installed, the n-th stamp), run out

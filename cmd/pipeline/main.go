@@ -9,14 +9,14 @@
 // verify adopts cached outputs after a code change that changes no
 // result: it reruns a sample of each stage whose instances are stale only
 // because their binary changed, compares the outputs with the cached ones,
-// and re-stamps the whole stage when they match (see
-// runner.Runner.Verify). Exit code 1 if a stage changed its results.
+// and re-stamps the whole stage when they match (see package
+// stages/pipeline/verify). Exit code 1 if a stage changed its results.
 //
 // With --executor slurm every out-of-date stage instance becomes an sbatch
 // job (a job array per fanned-out stage) depending on the jobs that make
 // its inputs; each job runs the hidden subcommand "pipeline job", which
 // runs the instance and stamps it on the node. See package
-// stages/pipeline.
+// stages/pipeline/slurm.
 //
 // run and verify hold a lock on the data directory (an flock on
 // <data>/.pipeline.lock): a second run or verify of the same project fails

@@ -65,8 +65,8 @@ func (fp *Fingerprint) digest() string {
 			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)
 		}
 	}
-	// Added after stamp format 1: absent, it leaves the sums of stamps
-	// without flag paths as they were.
+	// Last, and only if there are any: a stamp without flag paths keeps
+	// the sum of format 1.
 	for _, sp := range fp.Paths {
 		fmt.Fprintf(d, "path %s %t %d %s\n", sp.Flag, sp.Dir, len(sp.Path), sp.Path)
 		for _, f := range sp.Files {

@@ -26,9 +26,8 @@ type StampPath struct {
 // flagPaths fingerprints every flag value of inst that names an existing
 // file or directory, relative to the config's directory; a comma-joined
 // list value is tried whole, then element by element. Values that name
-// nothing (graph names, method lists, numbers) add nothing, so the
-// fingerprint of a stage without such flags is what it was before paths
-// were fingerprinted.
+// nothing (graph names, method lists, numbers) add nothing, so a stage
+// whose flags name no files has the fingerprint of a stamp without paths.
 func (h *Judge) flagPaths(c *config.Config, inst *Instance) ([]StampPath, error) {
 	inputs := make(map[string]bool) // flags fingerprinted otherwise, or not at all
 	for _, in := range inst.Stage.Inputs {

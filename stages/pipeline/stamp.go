@@ -16,8 +16,8 @@ import (
 // directory complete. It is written only after the stage exited 0.
 const StampName = ".pipeline-stamp.json"
 
-// stampVersion changes whenever the fingerprint recipe changes, so old
-// stamps read as stale rather than silently matching.
+// stampVersion changes whenever the fingerprint recipe changes, so stamps
+// of another recipe read as stale rather than silently matching.
 const stampVersion = 1
 
 // Stamp records a completed run of an instance.
@@ -30,8 +30,8 @@ type Stamp struct {
 	Args         []string     `json:"args"`
 	Inputs       []StampInput `json:"inputs"`
 	// Paths are the files and directories named by flag values, absent in
-	// stamps of stages without them (and in those written before they were
-	// recorded).
+	// stamps of stages without them. A stamp without the field vouches for
+	// no file: a flag that names one makes the instance stale.
 	Paths    []StampPath `json:"paths,omitempty"`
 	Outputs  []FileSum   `json:"outputs"`
 	Started  time.Time   `json:"started"`
@@ -40,8 +40,8 @@ type Stamp struct {
 	// CPUSeconds (user + system) and MaxRSSKiB (peak resident set size)
 	// are what the stage's process used, as the operating system reported
 	// when it exited. They are 0 where the executor could not measure them
-	// and in stamps written before they were recorded; neither enters the
-	// fingerprint or the staleness of an instance.
+	// (and in stamps without the fields); neither enters the fingerprint or
+	// the staleness of an instance.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	MaxRSSKiB  int64   `json:"max_rss_kib,omitempty"`
 	// Adopted lists the times the stamp was carried over to a new binary
@@ -258,7 +258,7 @@ func (h *Judge) Complete(p *Plan, inst *Instance, fp *Fingerprint, run Stamp) er
 // (--uai-out) is then recorded with what it wrote, so the instance is up
 // to date afterwards; files it only reads are as they were.
 func afterRun(p *Plan, inst *Instance, fp *Fingerprint) (*Fingerprint, error) {
-	paths, err := NewJudge().flagPaths(p.Config, inst) // a fresh hasher: the stage may have rewritten them
+	paths, err := NewJudge().flagPaths(p.Config, inst) // a fresh Judge: the stage may have rewritten them
 	if err != nil {
 		return nil, err
 	}

@@ -43,8 +43,9 @@ type Job interface {
 	LastLines() []string // the last lines of a failed job's stderr; nil if none
 }
 
-// assess judges one instance on the files as they are now. fp is nil when
-// the binary cannot be read.
+// Assess judges inst, run with its binary in binDir, on the files as they
+// are now, and returns its fingerprint too; that is nil when the binary
+// cannot be read.
 func (h *Judge) Assess(p *Plan, inst *Instance, binDir string) (Status, *Fingerprint, error) {
 	st := Status{Instance: inst}
 	stamp, err := ReadStamp(inst.OutDir)

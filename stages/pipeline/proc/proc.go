@@ -41,8 +41,8 @@ type Usage struct {
 // job on its node. The runner decides what runs and when, and calls Run
 // for a job only once its Deps have finished, so an executor need not track
 // dependencies. Run blocks until the job has finished and returns nil only
-// if it exited 0; when ctx is cancelled it must stop the job. (Runner.Slurm
-// instead hands the whole graph to Slurm at once; the runner follows either
+// if it exited 0; when ctx is cancelled it must stop the job. (A batch
+// scheduler instead gets the whole graph at once; the runner follows either
 // with the same loop.)
 type Executor interface {
 	Run(ctx context.Context, job *Job) error

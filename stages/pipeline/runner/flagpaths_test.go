@@ -88,8 +88,7 @@ func TestFlagPathsFingerprinted(t *testing.T) {
 }
 
 func TestFlagPathsOldStamp(t *testing.T) {
-	// A stamp written before paths were recorded does not vouch for the
-	// file its flag names.
+	// A stamp without paths does not vouch for the file its flag names.
 	p := newProject(t, paths)
 	writeFile(t, p.Path("model.uai"), "x")
 	os.MkdirAll(filepath.Join(filepath.Dir(p.Dir), "ext"), 0o755)

@@ -139,7 +139,7 @@ func TestFailureBlocksDependantsOnly(t *testing.T) {
 	var ee *proc.ExitError
 	for _, res := range rep.Results {
 		if res.Instance.ID == "b" && !errors.As(res.Err, &ee) {
-			t.Fatalf("b: error %v, want an *proc.ExitError", res.Err)
+			t.Fatalf("b: error %v, want a *proc.ExitError", res.Err)
 		}
 	}
 	if ee.Code != 3 {
@@ -390,7 +390,7 @@ func TestKilledStageNamesSignal(t *testing.T) {
 	var ee *proc.ExitError
 	for _, res := range rep.Results {
 		if res.Instance.ID == "b" && !errors.As(res.Err, &ee) {
-			t.Fatalf("b: error %v, want an *proc.ExitError", res.Err)
+			t.Fatalf("b: error %v, want a *proc.ExitError", res.Err)
 		}
 	}
 	if ee == nil || ee.Signal != 9 || !strings.Contains(ee.Error(), "killed by signal 9 (killed)") {

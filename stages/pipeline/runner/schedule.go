@@ -49,7 +49,7 @@ type scheduler struct {
 	log  *slog.Logger
 	tr   *Progress
 	// logResult logs how an instance that was followed ended:
-	// Runner.logResult, unless the caller knows better (verify says
+	// Runner.LogResult, unless the caller knows better (verify says
 	// whether a sample gave the cached results).
 	logResult func(res *Result)
 

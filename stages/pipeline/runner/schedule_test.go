@@ -103,17 +103,21 @@ func sortedInsts(set map[*pipeline.Instance]bool) []*pipeline.Instance {
 	return out
 }
 
-func TestScheduler(t *testing.T) {
-	_, plan := pipetest.ParsePlan(t, pipetest.Chain)
-	tests := []struct {
-		name      string
-		ex        *fakeExecutor
-		cancelled bool     // the run's context is cancelled before it starts
-		batches   []string // the instances given to each start call
-		results   []string // ID: outcome (reason) [job], in plan order
-		total     int      // instances in the progress display
-		stopped   []string // the instances the executor was told to cancel
-	}{
+// schedulerCase is a run of pipetest.Chain through a fake executor.
+type schedulerCase struct {
+	name      string
+	ex        *fakeExecutor
+	cancelled bool     // the run's context is cancelled before it starts
+	batches   []string // the instances given to each start call
+	results   []string // ID: outcome (reason) [job], in plan order
+	total     int      // instances in the progress display
+	stopped   []string // the instances the executor was told to cancel
+}
+
+// schedulerCases returns the cases of TestScheduler, each with a fresh
+// executor.
+func schedulerCases() []schedulerCase {
+	return []schedulerCase{
 		{"after upstream, with slots", &fakeExecutor{free: 2}, false,
 			[]string{"a e", "b d", "c"},
 			[]string{"a: ran", "b: ran", "c: ran", "d: ran", "e: ran"}, 5, nil},
@@ -142,11 +146,15 @@ func TestScheduler(t *testing.T) {
 			[]string{"a: cancelled (not started)", "b: cancelled (not started)", "c: cancelled (not started)",
 				"d: cancelled (not started)", "e: cancelled (not started)"}, 5, nil},
 	}
+}
+
+func TestScheduler(t *testing.T) {
+	_, plan := pipetest.ParsePlan(t, pipetest.Chain)
 	all := map[*pipeline.Instance]bool{}
 	for _, inst := range plan.Instances {
 		all[inst] = true
 	}
-	for _, tt := range tests {
+	for _, tt := range schedulerCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -165,23 +173,29 @@ func TestScheduler(t *testing.T) {
 				batches = append(batches, strings.Join(b, " "))
 			}
 			pipetest.AssertLines(t, "batches", batches, tt.batches)
-			var results []string
-			for _, inst := range plan.Instances {
-				res := s.results[inst]
-				line := inst.ID + ": " + res.Outcome.String()
-				if res.Outcome == Blocked || res.Outcome == Cancelled {
-					line += " (" + res.Reason + ")"
-				}
-				if res.Job != "" {
-					line += " [" + res.Job + "]"
-				}
-				results = append(results, line)
-			}
-			pipetest.AssertLines(t, "results", results, tt.results)
+			pipetest.AssertLines(t, "results", resultLines(plan, s.results), tt.results)
 			if tr.total != tt.total || tr.finished != tt.total && !tt.cancelled {
 				t.Errorf("progress: %d of %d finished, want %d of %d", tr.finished, tr.total, tt.total, tt.total)
 			}
 			pipetest.AssertLines(t, "cancelled", f.cancelled, tt.stopped)
 		})
 	}
+}
+
+// resultLines writes the results of a run, in plan order, as "ID: outcome
+// (reason) [job]", the reason only for a blocked or cancelled instance.
+func resultLines(plan *pipeline.Plan, results map[*pipeline.Instance]*Result) []string {
+	var lines []string
+	for _, inst := range plan.Instances {
+		res := results[inst]
+		line := inst.ID + ": " + res.Outcome.String()
+		if res.Outcome == Blocked || res.Outcome == Cancelled {
+			line += " (" + res.Reason + ")"
+		}
+		if res.Job != "" {
+			line += " [" + res.Job + "]"
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

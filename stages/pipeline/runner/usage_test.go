@@ -59,8 +59,9 @@ func TestStampRecordsUsage(t *testing.T) {
 	}
 }
 
-// TestStampWithoutUsageIsUpToDate checks that stamps written before the
-// usage was recorded still load and leave their instances up to date.
+// TestStampWithoutUsageIsUpToDate checks that stamps without the usage
+// fields load and leave their instances up to date: usage is not part of
+// the fingerprint.
 func TestStampWithoutUsageIsUpToDate(t *testing.T) {
 	p := newProject(t, usageConfig)
 	p.run(t, p.runner(), nil)

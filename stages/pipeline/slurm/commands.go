@@ -133,7 +133,7 @@ func parseSqueue(text string, states map[string]jobState) {
 	}
 }
 
-// parseSacct reads "JobID|pipeline.State|code:signal" lines into states, keeping
+// parseSacct reads "JobID|State|code:signal" lines into states, keeping
 // what squeue said.
 func parseSacct(text string, states map[string]jobState) {
 	for _, line := range strings.Split(text, "\n") {

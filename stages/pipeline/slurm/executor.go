@@ -149,7 +149,7 @@ func (x *executor) submit(ctx context.Context, runs []*pipeline.Instance, why ma
 		}
 		jobs = append(jobs, js...)
 	}
-	// pipeline.Plan order: an upstream's outcome is known before its dependants'.
+	// Plan order: an upstream's outcome is known before its dependants'.
 	order := map[*pipeline.Instance]int{}
 	for i, inst := range x.plan.Instances {
 		order[inst] = i

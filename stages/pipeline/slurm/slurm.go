@@ -14,35 +14,9 @@ import (
 	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
-// Slurm runs a plan on a Slurm cluster: runner.Runner.Run, with runner.Runner.Slurm set,
-// submits every out-of-date instance with sbatch at once, each with
-// --dependency on the jobs that produce its inputs, and then follows the
-// jobs with squeue (and sacct where accounting is on).
-//
-// The instances of a stage that fans out go in one job array, task i being
-// the stage's i-th instance in plan order; a shard that depends on the
-// same-numbered shard of an upstream array waits for just that task
-// (aftercorr), so one failed shard holds back only its own dependants.
-// Jobs whose dependency can no longer be met are cancelled by Slurm
-// (--kill-on-invalid-dep=yes) and reported as blocked.
-//
-// Each job runs the pipeline binary's job subcommand (RunBatchJob), which
-// judges its instance again when the job starts, exactly as a local run
-// would once the upstream has finished: an instance whose upstream reran
-// but produced byte-identical files is up to date and the job ends at once.
-// Otherwise it removes the instance's stamp, runs the stage binary and, if
-// that exits 0, writes the stamp: the stamp is written by the job itself,
-// on the node, so results are marked complete even if the submitting
-// process has gone. A job killed by scancel, a time limit or a failed node
-// leaves no stamp, and the next run reruns that instance and its
-// dependants only.
-//
-// Everything a job reads and writes lives in the project directory (the
-// config, the bin directory) and the config's data directory, which must
-// therefore be on a file system every node mounts. Slurm's own output of
-// each job goes to <data>/.slurm/<stage>-<job>.out; the record of the last
-// submission of each instance to <out>/.logs/slurm.json, and the job's
-// result to <out>/.logs/job.json.
+// Cluster is the Slurm executor's settings; as a runner.Runner's Batch it
+// submits every out-of-date instance of a run with sbatch (see the package
+// documentation).
 type Cluster struct {
 	Partition string   // sbatch --partition; "" leaves it to Slurm
 	Account   string   // sbatch --account; "" leaves it to Slurm
@@ -52,8 +26,8 @@ type Cluster struct {
 	// at this path from every node. Empty: <BinDir>/pipeline, where the
 	// pipeline's build puts it.
 	Pipeline string
-	// NoWait makes Run return once every job is submitted, with outcome
-	// Submitted; pipeline status follows them.
+	// NoWait makes the run return once every job is submitted, with
+	// outcome runner.Submitted; pipeline status follows them.
 	NoWait bool
 	// Poll is how often the jobs are looked up; 0 means 5 seconds.
 	Poll time.Duration

@@ -272,7 +272,7 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 			var ee *proc.ExitError
 			for _, res := range rep.Results {
 				if res.Instance.ID == "a/fail=true" && !errors.As(res.Err, &ee) {
-					t.Fatalf("a/fail=true: error %v, want an *proc.ExitError", res.Err)
+					t.Fatalf("a/fail=true: error %v, want a *proc.ExitError", res.Err)
 				}
 			}
 			if ee.Job != "1_1" || ee.State != "FAILED" || ee.Code != 3 || len(ee.Tail) != 20 || ee.Tail[19] != "fake error line 25" {
@@ -286,25 +286,14 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 				}
 			}
 
-			plan := p.Plan(t)
-			sts, err := plan.Status(p.Bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := AttachJobs(context.Background(), sts); err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			if err := pipeline.WriteStatus(&out, sts); err != nil {
-				t.Fatal(err)
-			}
+			out := status(t, p)
 			wantStatus := []string{"[slurm 1_1: FAILED (failed, exit code 3)]", "    | fake error line 25", "[slurm 1_0: COMPLETED (ran)]"}
 			if mode == "result files" {
 				wantStatus = []string{"[slurm 1_1: ended (failed, exit code 3)]", "    | fake error line 25", "[slurm 1_0: ended (ran)]"}
 			}
 			for _, want := range wantStatus {
-				if !strings.Contains(out.String(), want) {
-					t.Errorf("status lacks %q:\n%s", want, out.String())
+				if !strings.Contains(out, want) {
+					t.Errorf("status lacks %q:\n%s", want, out)
 				}
 			}
 
@@ -315,6 +304,24 @@ func TestSlurmFailureBlocksOnlyItsDependants(t *testing.T) {
 			pipetest.AssertLines(t, "rerun", c.calls(t)[n:], []string{"job-name=a array=1", "job-name=b array=1 dependency=afterok:4"})
 		})
 	}
+}
+
+// status is what pipeline status prints of p: every instance with its
+// last Slurm job.
+func status(t *testing.T, p *project) string {
+	t.Helper()
+	sts, err := p.Plan(t).Status(p.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AttachJobs(context.Background(), sts); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := pipeline.WriteStatus(&out, sts); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
 
 func TestSlurmNoWaitStatusAndActiveJobs(t *testing.T) {
@@ -429,14 +436,7 @@ func TestRunBatchJob(t *testing.T) {
 	plan := p.Plan(t)
 	r := &runner.Runner{BinDir: p.Bin}
 	ctx := context.Background()
-	result := func(id string) jobResult {
-		t.Helper()
-		var jr jobResult
-		if ok, err := readJSON(p.Path("data/"+id+"/.logs/job.json"), &jr); !ok || err != nil {
-			t.Fatalf("%s: no job result (%v)", id, err)
-		}
-		return jr
-	}
+	result := func(id string) jobResult { return jobResultOf(t, p, id) }
 
 	_, err := RunBatchJob(ctx, r, plan, BatchJob{ID: "b"})
 	if err == nil || !strings.Contains(err.Error(), "upstream a is not complete") {
@@ -474,15 +474,30 @@ func TestRunBatchJob(t *testing.T) {
 	if _, err := RunBatchJob(ctx, r, plan, BatchJob{ID: "nosuch"}); !errors.Is(err, pipeline.ErrUnknownStage) {
 		t.Errorf("unknown instance: error %v", err)
 	}
+}
 
-	p.Write(t, strings.Replace(pipetest.Chain, `value = "e"`, `value = "e", fail = true`, 1))
-	plan = p.Plan(t)
-	res, err = RunBatchJob(ctx, r, plan, BatchJob{ID: "e"})
+// jobResultOf reads the job result of instance id of p.
+func jobResultOf(t *testing.T, p *project, id string) jobResult {
+	t.Helper()
+	var jr jobResult
+	if ok, err := readJSON(p.Path("data/"+id+"/.logs/job.json"), &jr); !ok || err != nil {
+		t.Fatalf("%s: no job result (%v)", id, err)
+	}
+	return jr
+}
+
+func TestRunBatchJobFailing(t *testing.T) {
+	p := newProject(t, strings.Replace(pipetest.Chain, `value = "e"`, `value = "e", fail = true`, 1))
+	t.Setenv("SLURM_ARRAY_JOB_ID", "")
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("SLURM_JOB_ID", "41")
+	r := &runner.Runner{BinDir: p.Bin}
+	res, err := RunBatchJob(context.Background(), r, p.Plan(t), BatchJob{ID: "e"})
 	var ee *proc.ExitError
 	if err != nil || res.Outcome != runner.Failed || !errors.As(res.Err, &ee) || ee.Code != 3 {
 		t.Fatalf("e failing: %v, %v", res, err)
 	}
-	if jr := result("e"); jr.Outcome != "failed" || jr.Code != 3 {
+	if jr := jobResultOf(t, p, "e"); jr.Outcome != "failed" || jr.Code != 3 {
 		t.Errorf("e failing: job result %+v", jr)
 	}
 	if _, err := pipeline.ReadStamp(p.Path("data/e")); err == nil {
@@ -490,8 +505,8 @@ func TestRunBatchJob(t *testing.T) {
 	}
 }
 
-func TestPlanSubmissions(t *testing.T) {
-	const src = `
+// submitting is a plan with arrays, single jobs and stages that gather.
+const submitting = `
 [stage.m]
 run = ["x"]
 shard = { n = [1, 2] }
@@ -513,43 +528,48 @@ run = ["x"]
 [stage.alone.resources]
 cpus = 4
 `
-	cfg, plan := pipetest.ParsePlan(t, src)
-	tests := []struct {
-		name string
-		runs []string
-		want []string
-	}{
-		{"everything", nil, []string{
-			"m [0-1]",
-			"e [0-1] aftercorr:$1",
-			"k [0-1] afterok:$1_0",
-			"k [2-3] afterok:$1_1",
-			"s afterok:$2",
-			"t afterok:$5",
-			"alone",
-		}},
-		{"one shard", []string{"m/n=2", "e/n=2", "k/n=2,k=a", "k/n=2,k=b", "s"}, []string{
-			"m [1]",
-			"e [1] afterok:$1",
-			"k [2-3] afterok:$1",
-			"s afterok:$2",
-		}},
-		{"upstream up to date", []string{"e/n=1", "k/n=1,k=b", "t"}, []string{
-			"e [0]",
-			"k [1]",
-			"t",
-		}},
-		{"part of a gathered stage", []string{"e/n=1", "s"}, []string{
-			"e [0]",
-			"s afterok:$1",
-		}},
-		{"mixed: some shards wait, some not", []string{"m/n=1", "e/n=1", "e/n=2"}, []string{
-			"m [0]",
-			"e [0] afterok:$1",
-			"e [1]",
-		}},
-	}
-	for _, tt := range tests {
+
+// submissionCases are instances to run (nil: all) of submitting, and the
+// sbatch calls, dependencies included, that run them.
+var submissionCases = []struct {
+	name string
+	runs []string
+	want []string
+}{
+	{"everything", nil, []string{
+		"m [0-1]",
+		"e [0-1] aftercorr:$1",
+		"k [0-1] afterok:$1_0",
+		"k [2-3] afterok:$1_1",
+		"s afterok:$2",
+		"t afterok:$5",
+		"alone",
+	}},
+	{"one shard", []string{"m/n=2", "e/n=2", "k/n=2,k=a", "k/n=2,k=b", "s"}, []string{
+		"m [1]",
+		"e [1] afterok:$1",
+		"k [2-3] afterok:$1",
+		"s afterok:$2",
+	}},
+	{"upstream up to date", []string{"e/n=1", "k/n=1,k=b", "t"}, []string{
+		"e [0]",
+		"k [1]",
+		"t",
+	}},
+	{"part of a gathered stage", []string{"e/n=1", "s"}, []string{
+		"e [0]",
+		"s afterok:$1",
+	}},
+	{"mixed: some shards wait, some not", []string{"m/n=1", "e/n=1", "e/n=2"}, []string{
+		"m [0]",
+		"e [0] afterok:$1",
+		"e [1]",
+	}},
+}
+
+func TestPlanSubmissions(t *testing.T) {
+	_, plan := pipetest.ParsePlan(t, submitting)
+	for _, tt := range submissionCases {
 		t.Run(tt.name, func(t *testing.T) {
 			var runs []*pipeline.Instance
 			for _, inst := range plan.Instances {
@@ -557,26 +577,34 @@ cpus = 4
 					runs = append(runs, inst)
 				}
 			}
-			subs := planSubmissions(plan, runs, nil)
-			ids := make([]string, len(subs))
-			for i := range ids {
-				ids[i] = "$" + string(rune('1'+i))
-			}
-			var got []string
-			for _, s := range subs {
-				line := s.stage.Name
-				if s.tasks != nil {
-					line += " [" + ranges(s.tasks) + "]"
-				}
-				if d := s.dependency(ids); d != "" {
-					line += " " + d
-				}
-				got = append(got, line)
-			}
-			pipetest.AssertLines(t, "submissions", got, tt.want)
+			pipetest.AssertLines(t, "submissions", submissionLines(planSubmissions(plan, runs, nil)), tt.want)
 		})
 	}
+}
 
+// submissionLines writes each sbatch call as "stage [tasks] dependency",
+// the job IDs of the calls being $1, $2, ...
+func submissionLines(subs []*submission) []string {
+	ids := make([]string, len(subs))
+	for i := range ids {
+		ids[i] = "$" + string(rune('1'+i))
+	}
+	var lines []string
+	for _, s := range subs {
+		line := s.stage.Name
+		if s.tasks != nil {
+			line += " [" + ranges(s.tasks) + "]"
+		}
+		if d := s.dependency(ids); d != "" {
+			line += " " + d
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func TestSbatchArgs(t *testing.T) {
+	cfg, plan := pipetest.ParsePlan(t, submitting)
 	sl := &Cluster{Partition: "short", Account: "proj", Options: []string{"--qos=low"}}
 	subs := planSubmissions(plan, []*pipeline.Instance{plan.Lookup("alone")}, map[*pipeline.Instance]bool{plan.Lookup("alone"): true})
 	args := sl.sbatchArgs(cfg, subs[0], []string{"9"})

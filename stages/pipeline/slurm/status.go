@@ -69,7 +69,7 @@ func (j *JobInfo) String() string {
 	return s
 }
 
-// AttachJobs fills in the pipeline.Job of every status whose instance was submitted
+// AttachJobs fills in the Job of every status whose instance was submitted
 // to Slurm (it has a .logs/slurm.json), asking squeue and sacct for the
 // job's state. Without Slurm commands the states are left empty.
 func AttachJobs(ctx context.Context, sts []pipeline.Status) error {

@@ -158,49 +158,57 @@ func ranAndRebuilt(t *testing.T) *project {
 	return p
 }
 
+// cheapest are the samples of the estimates project: the cheapest
+// instance of each stage.
+const cheapest = "models/size=3 est/size=5,method=bp score"
+
+// verifyCase is a verification of a copy of the estimates project after
+// its binary changed as FAKEPARQUET says.
+type verifyCase struct {
+	name    string
+	env     string // FAKEPARQUET: how the new binary's results differ
+	match   string // FAKEPARQUET_MATCH
+	v       Options
+	sampled string            // instance IDs, space-separated
+	adopted []string          // stages
+	changed map[string]string // stage -> its first difference
+	failed  []string          // stages
+	wantErr error
+}
+
+var verifyCases = []verifyCase{
+	{name: "unchanged", sampled: cheapest, adopted: []string{"models", "est", "score"}},
+	{name: "only seconds, params and metadata differ", env: "reshape", sampled: cheapest,
+		adopted: []string{"models", "est", "score"}},
+	{name: "a value changes", env: "value", sampled: cheapest, wantErr: ErrChanged,
+		changed: map[string]string{
+			"models": "models/size=3: table.parquet: column value, row 2: cached 2.",
+			"est":    "est/size=5,method=bp: table.parquet: column value, row 2: cached 2.",
+			"score":  "score: table.parquet: column value, row 2",
+		}},
+	{name: "a list element changes", env: "probs", sampled: cheapest, wantErr: ErrChanged,
+		changed: map[string]string{
+			"models": "table.parquet: column probs, row 1, element 0: cached 0.75, new 0.74999999",
+			"est":    "column probs, row 1, element 0",
+			"score":  "column probs, row 1, element 0",
+		}},
+	{name: "another file changes", env: "notes", sampled: cheapest, wantErr: ErrChanged,
+		changed: map[string]string{"models": "notes.txt: bytes differ from offset 29 (line 2", "est": "notes.txt", "score": "notes.txt"}},
+	{name: "a new file", env: "extra", sampled: cheapest, wantErr: ErrChanged,
+		changed: map[string]string{"models": "extra.txt: only in the new outputs", "est": "extra.txt", "score": "extra.txt"}},
+	{name: "one method changes, not sampled", env: "value", match: "method=renn",
+		sampled: cheapest, adopted: []string{"models", "est", "score"}},
+	{name: "one method changes, covered", env: "value", match: "method=renn", v: Options{Cover: []string{"method"}},
+		sampled: cheapest + " est/size=3,method=mf est/size=5,method=renn", wantErr: ErrChanged,
+		adopted: []string{"models", "score"},
+		changed: map[string]string{"est": "est/size=5,method=renn: table.parquet: column value, row 2"}},
+	{name: "a sample fails", env: "fail", match: "size=5", v: Options{Sample: 2},
+		sampled: "models/size=3 models/size=5 est/size=5,method=bp est/size=3,method=mf score",
+		adopted: []string{"est", "score"}, failed: []string{"models"}, wantErr: runner.ErrFailed},
+}
+
 func TestVerify(t *testing.T) {
-	const cheapest = "models/size=3 est/size=5,method=bp score"
-	tests := []struct {
-		name    string
-		env     string // FAKEPARQUET: how the new binary's results differ
-		match   string // FAKEPARQUET_MATCH
-		v       Options
-		sampled string            // instance IDs, space-separated
-		adopted []string          // stages
-		changed map[string]string // stage -> its first difference
-		failed  []string          // stages
-		wantErr error
-	}{
-		{name: "unchanged", sampled: cheapest, adopted: []string{"models", "est", "score"}},
-		{name: "only seconds, params and metadata differ", env: "reshape", sampled: cheapest,
-			adopted: []string{"models", "est", "score"}},
-		{name: "a value changes", env: "value", sampled: cheapest, wantErr: ErrChanged,
-			changed: map[string]string{
-				"models": "models/size=3: table.parquet: column value, row 2: cached 2.",
-				"est":    "est/size=5,method=bp: table.parquet: column value, row 2: cached 2.",
-				"score":  "score: table.parquet: column value, row 2",
-			}},
-		{name: "a list element changes", env: "probs", sampled: cheapest, wantErr: ErrChanged,
-			changed: map[string]string{
-				"models": "table.parquet: column probs, row 1, element 0: cached 0.75, new 0.74999999",
-				"est":    "column probs, row 1, element 0",
-				"score":  "column probs, row 1, element 0",
-			}},
-		{name: "another file changes", env: "notes", sampled: cheapest, wantErr: ErrChanged,
-			changed: map[string]string{"models": "notes.txt: bytes differ from offset 29 (line 2", "est": "notes.txt", "score": "notes.txt"}},
-		{name: "a new file", env: "extra", sampled: cheapest, wantErr: ErrChanged,
-			changed: map[string]string{"models": "extra.txt: only in the new outputs", "est": "extra.txt", "score": "extra.txt"}},
-		{name: "one method changes, not sampled", env: "value", match: "method=renn",
-			sampled: cheapest, adopted: []string{"models", "est", "score"}},
-		{name: "one method changes, covered", env: "value", match: "method=renn", v: Options{Cover: []string{"method"}},
-			sampled: cheapest + " est/size=3,method=mf est/size=5,method=renn", wantErr: ErrChanged,
-			adopted: []string{"models", "score"},
-			changed: map[string]string{"est": "est/size=5,method=renn: table.parquet: column value, row 2"}},
-		{name: "a sample fails", env: "fail", match: "size=5", v: Options{Sample: 2},
-			sampled: "models/size=3 models/size=5 est/size=5,method=bp est/size=3,method=mf score",
-			adopted: []string{"est", "score"}, failed: []string{"models"}, wantErr: runner.ErrFailed},
-	}
-	for _, tt := range tests {
+	for _, tt := range verifyCases {
 		t.Run(tt.name, func(t *testing.T) {
 			p := ranAndRebuilt(t)
 			before := p.stamps(t)
@@ -215,42 +223,54 @@ func TestVerify(t *testing.T) {
 			if tt.wantErr == nil && err != nil || !errors.Is(err, tt.wantErr) {
 				t.Errorf("Verify: error %v, want %v", err, tt.wantErr)
 			}
-			var sampled []string
-			for _, sc := range vp.Stages {
-				for _, s := range sc.Samples {
-					sampled = append(sampled, s.Instance.ID)
-				}
-			}
-			pipetest.AssertIDs(t, "sampled", sampled, strings.Fields(tt.sampled))
+			pipetest.AssertIDs(t, "sampled", sampledIDs(vp), strings.Fields(tt.sampled))
 			var ran []string
 			for _, id := range strings.Fields(tt.sampled) {
 				ran = append(ran, ".verify/"+id)
 			}
 			pipetest.AssertIDs(t, "ran", p.Ran(t), ran)
-			var sum bytes.Buffer
-			vp.WriteSummary(&sum)
-			for _, sc := range vp.Stages {
-				name := sc.Stage.Name
-				want, isChanged := tt.changed[name]
-				switch {
-				case isChanged:
-					if d := sc.Changed(); d == nil || !strings.Contains(d.Instance.ID+": "+d.Diff.String(), want) {
-						t.Errorf("%s: changed %v, want %q", name, d, want)
-					}
-					if !strings.Contains(sum.String(), "changed: ") {
-						t.Errorf("summary does not say %s changed:\n%s", name, sum.String())
-					}
-				case slices.Contains(tt.failed, name):
-					if sc.Failed() == nil || !strings.Contains(sum.String(), "| fake error line 25") {
-						t.Errorf("%s: no failed sample, or its stderr is not in the summary:\n%s", name, sum.String())
-					}
-				case !slices.Contains(tt.adopted, name):
-					t.Errorf("%s: unexpected verdict %s", name, sc.verdict())
-				}
-			}
+			checkVerdicts(t, vp, tt)
 			p.assertStates(t, before, tt.adopted)
 			p.assertNoVerifyDir(t)
 		})
+	}
+}
+
+// sampledIDs lists the instances vp samples.
+func sampledIDs(vp *Plan) []string {
+	var ids []string
+	for _, sc := range vp.Stages {
+		for _, s := range sc.Samples {
+			ids = append(ids, s.Instance.ID)
+		}
+	}
+	return ids
+}
+
+// checkVerdicts checks what became of each stage of vp, and what its
+// summary says of it, against tt.
+func checkVerdicts(t *testing.T, vp *Plan, tt verifyCase) {
+	t.Helper()
+	var sum bytes.Buffer
+	vp.WriteSummary(&sum)
+	for _, sc := range vp.Stages {
+		name := sc.Stage.Name
+		want, isChanged := tt.changed[name]
+		switch {
+		case isChanged:
+			if d := sc.Changed(); d == nil || !strings.Contains(d.Instance.ID+": "+d.Diff.String(), want) {
+				t.Errorf("%s: changed %v, want %q", name, d, want)
+			}
+			if !strings.Contains(sum.String(), "changed: ") {
+				t.Errorf("summary does not say %s changed:\n%s", name, sum.String())
+			}
+		case slices.Contains(tt.failed, name):
+			if sc.Failed() == nil || !strings.Contains(sum.String(), "| fake error line 25") {
+				t.Errorf("%s: no failed sample, or its stderr is not in the summary:\n%s", name, sum.String())
+			}
+		case !slices.Contains(tt.adopted, name):
+			t.Errorf("%s: unexpected verdict %s", name, sc.verdict())
+		}
 	}
 }
 
@@ -343,66 +363,71 @@ func (p *project) assertStates(t *testing.T, before map[string]*pipeline.Stamp, 
 	}
 }
 
+// ineligibleCase makes some instances of a copy of the estimates project
+// ineligible for another reason than their binary.
+type ineligibleCase struct {
+	name    string
+	prepare func(t *testing.T, p *project)
+	want    map[string]string // ineligible instance -> its reason
+	adopted []string
+}
+
+var ineligibleCases = []ineligibleCase{
+	{
+		name: "flags changed",
+		prepare: func(t *testing.T, p *project) {
+			p.Write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }",
+				"flags = { log = \"runs\", steps = 2 }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }", 1))
+		},
+		want: map[string]string{
+			"est/size=3,method=bp":   "binary changed; flags changed: added --steps=2",
+			"est/size=3,method=mf":   "flags changed",
+			"est/size=3,method=renn": "flags changed",
+			"est/size=5,method=bp":   "flags changed",
+			"est/size=5,method=mf":   "flags changed",
+			"est/size=5,method=renn": "flags changed",
+		},
+		// score is judged on its own inputs, which are as they were.
+		adopted: []string{"models", "score"},
+	},
+	{
+		name: "no stamp",
+		prepare: func(t *testing.T, p *project) {
+			if err := os.Remove(p.Path("data/models/size=5/" + pipeline.StampName)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want:    map[string]string{"models/size=5": "no stamp"},
+		adopted: []string{"models", "est", "score"},
+	},
+	{
+		name: "output modified",
+		prepare: func(t *testing.T, p *project) {
+			if err := os.WriteFile(p.Path("data/est/size=3,method=mf/notes.txt"), []byte("edited"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: map[string]string{
+			"est/size=3,method=mf": "output modified: data/est/size=3,method=mf/notes.txt",
+			"score":                "input changed: data/est/size=3,method=mf/notes.txt",
+		},
+		adopted: []string{"models", "est"},
+	},
+	{
+		name: "binary not built by the pipeline",
+		prepare: func(t *testing.T, p *project) {
+			// Any binary built by a plain go build does.
+			pipetest.CopyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.Bin, "fakeparquet"))
+		},
+		want: map[string]string{
+			"models/size=3": "binary changed: " + filepath.Join("bin", "fakeparquet") + " was not built by the pipeline (no -trimpath",
+			"score":         "was not built by the pipeline",
+		},
+	},
+}
+
 func TestVerifyIneligible(t *testing.T) {
-	tests := []struct {
-		name    string
-		prepare func(t *testing.T, p *project)
-		want    map[string]string // ineligible instance -> its reason
-		adopted []string
-	}{
-		{
-			name: "flags changed",
-			prepare: func(t *testing.T, p *project) {
-				p.Write(t, strings.Replace(estimates, "flags = { log = \"runs\" }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }",
-					"flags = { log = \"runs\", steps = 2 }\nuntracked = [\"log\"]\ninputs = { in = \"models\" }", 1))
-			},
-			want: map[string]string{
-				"est/size=3,method=bp":   "binary changed; flags changed: added --steps=2",
-				"est/size=3,method=mf":   "flags changed",
-				"est/size=3,method=renn": "flags changed",
-				"est/size=5,method=bp":   "flags changed",
-				"est/size=5,method=mf":   "flags changed",
-				"est/size=5,method=renn": "flags changed",
-			},
-			// score is judged on its own inputs, which are as they were.
-			adopted: []string{"models", "score"},
-		},
-		{
-			name: "no stamp",
-			prepare: func(t *testing.T, p *project) {
-				if err := os.Remove(p.Path("data/models/size=5/" + pipeline.StampName)); err != nil {
-					t.Fatal(err)
-				}
-			},
-			want:    map[string]string{"models/size=5": "no stamp"},
-			adopted: []string{"models", "est", "score"},
-		},
-		{
-			name: "output modified",
-			prepare: func(t *testing.T, p *project) {
-				if err := os.WriteFile(p.Path("data/est/size=3,method=mf/notes.txt"), []byte("edited"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			},
-			want: map[string]string{
-				"est/size=3,method=mf": "output modified: data/est/size=3,method=mf/notes.txt",
-				"score":                "input changed: data/est/size=3,method=mf/notes.txt",
-			},
-			adopted: []string{"models", "est"},
-		},
-		{
-			name: "binary not built by the pipeline",
-			prepare: func(t *testing.T, p *project) {
-				// Any binary built by a plain go build does.
-				pipetest.CopyFile(t, filepath.Join(fakeBin, "fakestage"), filepath.Join(p.Bin, "fakeparquet"))
-			},
-			want: map[string]string{
-				"models/size=3": "binary changed: " + filepath.Join("bin", "fakeparquet") + " was not built by the pipeline (no -trimpath",
-				"score":         "was not built by the pipeline",
-			},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range ineligibleCases {
 		t.Run(tt.name, func(t *testing.T) {
 			p := ranAndRebuilt(t)
 			tt.prepare(t, p)
@@ -423,24 +448,32 @@ func TestVerifyIneligible(t *testing.T) {
 			if err := Run(context.Background(), r, vp); err != nil {
 				t.Fatal(err)
 			}
-			var sum bytes.Buffer
-			vp.WriteSummary(&sum)
-			if !strings.Contains(sum.String(), "pipeline run reruns them") {
-				t.Errorf("summary does not say what reruns the ineligible instances:\n%s", sum.String())
-			}
-			var stages []string
-			for _, sc := range vp.Stages {
-				if sc.Adopted > 0 {
-					stages = append(stages, sc.Stage.Name)
-				}
-			}
-			pipetest.AssertIDs(t, "adopted stages", stages, tt.adopted)
-			for id, st := range p.States(t) {
-				if _, ok := tt.want[id]; ok && st.State == pipeline.UpToDate {
-					t.Errorf("%s: ineligible, yet up to date after verify", id)
-				}
-			}
+			checkAfterIneligible(t, p, vp, tt)
 		})
+	}
+}
+
+// checkAfterIneligible checks, after Run, that the summary says what
+// reruns the ineligible instances, which stages were adopted, and that no
+// ineligible instance is up to date.
+func checkAfterIneligible(t *testing.T, p *project, vp *Plan, tt ineligibleCase) {
+	t.Helper()
+	var sum bytes.Buffer
+	vp.WriteSummary(&sum)
+	if !strings.Contains(sum.String(), "pipeline run reruns them") {
+		t.Errorf("summary does not say what reruns the ineligible instances:\n%s", sum.String())
+	}
+	var stages []string
+	for _, sc := range vp.Stages {
+		if sc.Adopted > 0 {
+			stages = append(stages, sc.Stage.Name)
+		}
+	}
+	pipetest.AssertIDs(t, "adopted stages", stages, tt.adopted)
+	for id, st := range p.States(t) {
+		if _, ok := tt.want[id]; ok && st.State == pipeline.UpToDate {
+			t.Errorf("%s: ineligible, yet up to date after verify", id)
+		}
 	}
 }
 
@@ -534,7 +567,12 @@ func TestVerifySamples(t *testing.T) {
 			}
 		})
 	}
+}
 
+// TestVerifyCover: a cover key no stage is sharded by is a mistake; one
+// that shards no stage of the selection covers nothing.
+func TestVerifyCover(t *testing.T) {
+	p := ranAndRebuilt(t)
 	_, err := NewPlan(p.runner(), p.Plan(t), Options{Cover: []string{"methd"}})
 	if !errors.Is(err, ErrUnknownShardKey) || !strings.Contains(err.Error(), "methd") {
 		t.Errorf("unknown cover key: error %v, want ErrUnknownShardKey naming it", err)
@@ -553,9 +591,12 @@ func TestVerifySamples(t *testing.T) {
 			t.Errorf("only models: stage %s sampled", sc.Stage.Name)
 		}
 	}
+}
 
+func TestVerifyWritePlan(t *testing.T) {
+	p := ranAndRebuilt(t)
 	// The plan of a dry run names each sample, why, and its command line.
-	vp, err = NewPlan(p.runner(), p.Plan(t), Options{Cover: []string{"method"}})
+	vp, err := NewPlan(p.runner(), p.Plan(t), Options{Cover: []string{"method"}})
 	if err != nil {
 		t.Fatal(err)
 	}
