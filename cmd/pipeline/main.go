@@ -173,8 +173,8 @@ func defaultBin(flag, root string) (string, error) {
 
 // loadWithBin loads the config and says where its stage binaries are: in
 // the --bin flag if set, else in bin/ of the module root.
-func loadWithBin(config, bin string) (plan *pipeline.Plan, root, binDir string, err error) {
-	plan, root, err = load(config)
+func loadWithBin(path, bin string) (plan *pipeline.Plan, root, binDir string, err error) {
+	plan, root, err = load(path)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -211,10 +211,10 @@ func (r *runCmd) Run(ctx context.Context, stdio cli.IO) error {
 	return exitError(r.run(ctx, stdio.Out, stdio.Err))
 }
 
-// runner is the runner of the run: on Slurm with --executor slurm, with
+// newRunner is the runner of the run: on Slurm with --executor slurm, with
 // the [slurm] settings sc under the command line's; else local, refusing
 // instances that Slurm jobs of an earlier run may still write.
-func (r *runCmd) runner(sc config.Slurm, binDir string) (*runner.Runner, error) {
+func (r *runCmd) newRunner(sc config.Slurm, binDir string) (*runner.Runner, error) {
 	rn := &runner.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
 	if r.Executor != "slurm" {
 		if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
@@ -246,7 +246,7 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	buildable := r.Bin == "" && !r.NoBuild
-	rn, err := r.runner(plan.Config.Slurm, binDir)
+	rn, err := r.newRunner(plan.Config.Slurm, binDir)
 	if err != nil {
 		return err
 	}
