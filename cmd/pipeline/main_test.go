@@ -7,12 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/config"
 	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/slurm"
 )
 
 // fakeSource is the stand-in stage binary of the pipeline package's tests.
@@ -198,5 +202,34 @@ func TestLightDependencies(t *testing.T) {
 		if !ok {
 			t.Errorf("cmd/pipeline depends on %s", pkg)
 		}
+	}
+}
+
+// TestNewRunner: a local run is guarded against Slurm jobs of an earlier
+// run; a run on Slurm takes the [slurm] settings under the command line's,
+// leaving the config's options as they were.
+func TestNewRunner(t *testing.T) {
+	r := &runCmd{Executor: "local", Jobs: 3}
+	rn, err := r.newRunner(config.Slurm{}, "bin")
+	if err != nil || rn.Guard == nil || rn.Batch != nil || rn.Jobs != 3 {
+		t.Errorf("local: %+v, %v; want a guarded local runner with 3 jobs", rn, err)
+	}
+	r = &runCmd{Executor: "slurm", Account: "mine", SlurmOpt: []string{"--qos=high"}, Poll: time.Second}
+	sc := config.Slurm{Partition: "short", Account: "theirs", Options: make([]string, 1, 4)}
+	sc.Options[0] = "--qos=low"
+	rn, err = r.newRunner(sc, "bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, ok := rn.Batch.(*slurm.Cluster)
+	if !ok || cl.Partition != "short" || cl.Account != "mine" || !slices.Equal(cl.Options, []string{"--qos=low", "--qos=high"}) || cl.Poll != time.Second {
+		t.Errorf("slurm: %+v", rn.Batch)
+	}
+	if all := sc.Options[:2]; all[1] != "" {
+		t.Errorf("the config's options were appended to: %q", all)
+	}
+	r = &runCmd{Executor: "local", NoWait: true}
+	if _, err := r.newRunner(config.Slurm{}, "bin"); err == nil {
+		t.Error("--no-wait without --executor slurm: no error")
 	}
 }
