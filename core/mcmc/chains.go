@@ -175,7 +175,7 @@ func (c *Chains) score(m *mrf.Model, unary []float64, constant float64, r *repli
 // (set them with SetState). nil or empty frees every variable.
 func (c *Chains) Fix(vars []int) error {
 	if len(vars) == 0 {
-		c.l.fixed = nil
+		c.l.skip = nil
 		return nil
 	}
 	fixed := make([]bool, len(c.l.cards))
@@ -185,7 +185,7 @@ func (c *Chains) Fix(vars []int) error {
 		}
 		fixed[v] = true
 	}
-	c.l.fixed = fixed
+	c.l.skip = fixed
 	return nil
 }
 

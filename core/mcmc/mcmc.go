@@ -318,8 +318,9 @@ type chain struct {
 	rng      *rand.Rand
 	reps     []*replica // reps[k] is at β_k
 	b        *batches
-	steps    int   // sweeps done
-	attempts []int // swaps tried between β_k and β_{k+1}
+	bw       *blockWork // scratch of the block draws (nil without blocks)
+	steps    int        // sweeps done
+	attempts []int      // swaps tried between β_k and β_{k+1}
 	accepts  []int
 }
 
@@ -349,6 +350,9 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		return nil, err
 	}
 	res := &infer.Result{Diagnostics: map[string]float64{}}
+	if n := l.setBlocks(dom, s.opts.Blocks); n > 0 {
+		res.Diagnostics["blocks"], res.Diagnostics["block_vars"] = float64(len(l.blocks)), float64(n)
+	}
 	ref, err := s.reference(l, dom, res.Diagnostics)
 	if err != nil {
 		return nil, err
@@ -455,7 +459,7 @@ func (s *Sampler) reference(l *layout, dom feasible.Domains, diag map[string]flo
 	if err != nil && !wide {
 		return 0, fmt.Errorf("%s: reference normaliser: %w", s.name, err)
 	}
-	relax := l.nHard > 0 && (s.relax == RelaxOn || s.relax == RelaxAuto && (wide || l.deterministic()))
+	relax := l.nHard > 0 && (s.relax == RelaxOn || s.relax == RelaxAuto && (wide || l.deterministic(dom)))
 	s.lad = s.ladder(l, relax)
 	if wide {
 		ref = math.NaN()
@@ -487,6 +491,9 @@ func (s *Sampler) start(ctx context.Context, l *layout, dom feasible.Domains, st
 		}
 		ch := &chain{rng: rng, b: newBatches(l.width, len(s.lad)-1),
 			attempts: make([]int, len(s.lad)-1), accepts: make([]int, len(s.lad)-1)}
+		if len(l.blocks) > 0 {
+			ch.bw = newBlockWork(l.blocks, l.g.MaxCard)
+		}
 		for range s.lad {
 			ch.reps = append(ch.reps, l.newReplica(append([]int(nil), x...)))
 		}
@@ -504,6 +511,9 @@ func (s *Sampler) step(l *layout, c *chain, buf []float64) {
 			l.sweepRelaxed(r, lad[k].lambda, c.rng, buf)
 		} else {
 			l.sweep(r, lad[k].beta, c.rng, buf)
+			if c.bw != nil {
+				l.sweepBlocks(r, lad[k].beta, c.rng, c.bw)
+			}
 			r.v = 0
 		}
 	}

@@ -43,9 +43,16 @@ type layout struct {
 	// entry t at facOff[a]+t; width in all.
 	varOff, facOff []int
 	width          int
-	// fixed, when not nil, marks the variables sweeps leave as they are
-	// (Chains.Fix).
-	fixed []bool
+	// skip, when not nil, marks the variables single-site sweeps at a
+	// temperature leave as they are: those Chains.Fix holds, or those of
+	// blocks (relaxation rungs update every variable).
+	skip []bool
+	// blocks are the variables drawn jointly (blocks.go), after the
+	// single-site updates of a sweep; every variable of one is fixed.
+	blocks []*block
+	// blockOf is every variable's block, blockNone or blockFixed (nil
+	// without blocks).
+	blockOf []int
 	// hardFactor[a] is whether factor a has two or more variables and a
 	// zero potential (nHard of them); hardVar[i] whether i is in one: its
 	// conditional reads them even at β = 0, where only their zeros count.
@@ -203,7 +210,7 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 	}
 	idx, x, t := r.idx, r.x, l.flat
 	for i, c := range l.cards {
-		if l.fixed != nil && l.fixed[i] {
+		if l.skip != nil && l.skip[i] {
 			continue
 		}
 		xi := x[i]

@@ -1,0 +1,523 @@
+package mcmc
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/feasible"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// Block moves: where zeros tie variables together, a sweep draws the
+// variables of each piece of the feasible set's constraints (reference.go:
+// the open variables the zeros of factors of two or more variables join)
+// jointly from their conditional given the rest of the configuration, by
+// variable elimination over the piece, instead of one at a time. On the
+// feasible set single-site moves can be frozen: in a genetic-linkage
+// pedigree a child's allele is the one its selector picks from its parent,
+// so neither the allele nor the selector can change alone, nor a parent's
+// allele its children carry. The pieces are disjoint, their constraints
+// independent of each other, and each is drawn exactly from its tempered
+// conditional, whose support is every feasible completion of the rest: one
+// sweep can reach any feasible configuration, at every temperature, so no
+// relaxation rung is needed to cross between pieces of the feasible set.
+// A piece becomes a block when its elimination is cheap (option blocks):
+// under "auto" when it costs at most blockRatio times a single-site sweep of
+// its variables (the loci of a linkage pedigree: 2 to 6 times), and its
+// largest table is at most maxBlockTable entries; under "on" whatever the
+// ratio; never under "off". The other variables keep single-site updates.
+
+// When blocks are drawn jointly (PTOptions.Blocks, Options.Blocks).
+const (
+	BlocksAuto = "auto"
+	BlocksOn   = "on"
+	BlocksOff  = "off"
+)
+
+// blockRatio is the most a block's elimination may cost under blocks
+// "auto", relative to a single-site sweep of its variables (the sum over
+// them of their cardinality times one plus their factors of two or more
+// variables): above it a sweep would cost much more than it does now
+// (pedigrees and CSPs whose zeros join every variable into one piece cost
+// 50 to 200 times a sweep), and the samplers' time budgets buy
+// proportionally fewer sweeps.
+const blockRatio = 16
+
+// maxBlockTable bounds the largest clique table of a block, and
+// maxBlockCost its cost (blockFactor.cost) per draw.
+const (
+	maxBlockTable = 1 << 16
+	maxBlockCost  = 1 << 20
+)
+
+// block is a set of variables drawn jointly by variable elimination: local
+// variable k is vars[k], eliminated at step k.
+type block struct {
+	vars  []int
+	steps []blockStep
+	facs  []blockFactor
+	// tableLen and msgLen are the lengths of the work's clique tables and
+	// messages, every step's one after the other.
+	tableLen, msgLen int
+	cost             float64 // clique table entries times inputs, summed
+}
+
+// blockFactor is a factor of two or more variables with at least one in the
+// block: the positions of its block variables in layout.flat move by
+// stride per state.
+type blockFactor struct {
+	a      int
+	local  []int // local ids of its block variables
+	stride []int
+}
+
+// blockStep eliminates local variable k (its own index): its clique is k
+// then the later variables it meets, in increasing order; its table is the
+// sum of its inputs' log values over the clique's configurations (row
+// major, the last fastest), and its message, over the clique without k
+// (the separator), is the log-sum-exp over k's states, to be read by the
+// step of the separator's first variable.
+type blockStep struct {
+	clique        []int
+	cards         []int
+	size, sepSize int
+	tOff, mOff    int
+	facs          []int // the blockFactors whose first local variable is k
+	msgs          []int // the steps whose message is read here
+	// fStride[p][q] and mStride[p][q] are how far input q of facs (msgs)
+	// moves in layout.flat (in its message) per state of clique variable p.
+	fStride, mStride [][]int
+	// sepStride[p] is clique variable p's stride in the step's own message
+	// (0 for p = 0, the eliminated variable).
+	sepStride []int
+}
+
+// blockWork is one chain's scratch for block draws.
+type blockWork struct {
+	table, msg []float64
+	x          []int
+	digit      []int
+	fOff, mOff []int
+	lp         []float64
+}
+
+func newBlockWork(bs []*block, maxCard int) *blockWork {
+	var table, msg, vars, clique, facs, msgs int
+	for _, b := range bs {
+		table, msg, vars = max(table, b.tableLen), max(msg, b.msgLen), max(vars, len(b.vars))
+		for _, st := range b.steps {
+			clique, facs, msgs = max(clique, len(st.clique)), max(facs, len(st.facs)), max(msgs, len(st.msgs))
+		}
+	}
+	return &blockWork{table: make([]float64, table), msg: make([]float64, msg), x: make([]int, vars),
+		digit: make([]int, clique), fOff: make([]int, facs), mOff: make([]int, msgs), lp: make([]float64, maxCard)}
+}
+
+// setBlocks makes blocks of the pieces of l's constraints under domains
+// dom (nil: no zero potential, no blocks) as mode says, and marks their
+// variables skipped by single-site sweeps. It returns the number of
+// variables in blocks.
+func (l *layout) setBlocks(dom feasible.Domains, mode string) int {
+	if dom == nil || mode == BlocksOff || l.nHard == 0 {
+		return 0
+	}
+	pcs, open := l.pieces(dom)
+	l.blockOf = make([]int, len(l.cards))
+	for i := range l.blockOf {
+		l.blockOf[i] = blockFixed
+		if open[i] {
+			l.blockOf[i] = blockNone
+		}
+	}
+	n := 0
+	for _, p := range pcs {
+		if len(p.vars) < 2 {
+			continue
+		}
+		b := l.newBlock(p.vars, maxBlockTable)
+		if b == nil || b.cost > maxBlockCost || mode == BlocksAuto && !l.worthBlock(b, p) {
+			continue
+		}
+		if l.skip == nil {
+			l.skip = make([]bool, len(l.cards))
+		}
+		for _, v := range p.vars {
+			l.skip[v] = true
+			l.blockOf[v] = len(l.blocks)
+		}
+		l.blocks = append(l.blocks, b)
+		n += len(p.vars)
+	}
+	return n
+}
+
+// worthBlock reports whether drawing piece p as block b pays under blocks
+// "auto": where one of its constraints fixes a variable given the others,
+// single-site moves cannot change that variable at all, so any cost pays;
+// elsewhere b must cost at most blockRatio single-site sweeps of p.
+func (l *layout) worthBlock(b *block, p piece) bool {
+	for _, c := range p.cons {
+		if c.fixesOne() {
+			return true
+		}
+	}
+	return b.cost <= blockRatio*l.sweepCost(p.vars)
+}
+
+// Where layout.blockOf puts a variable that is in no block.
+const (
+	blockNone  = -1 // open: updated one at a time
+	blockFixed = -2 // one state left by the domains
+)
+
+// sweepCost is the work of a single-site sweep of vars: per variable, its
+// states times one plus its factors of two or more variables.
+func (l *layout) sweepCost(vars []int) float64 {
+	c := 0.0
+	for _, v := range vars {
+		c += float64(l.cards[v] * (1 + l.incStart[v+1] - l.incStart[v]))
+	}
+	return c
+}
+
+// newBlock plans the joint draw of vars: an elimination order over the
+// factors of two or more variables touching them (core/exact's planner on
+// their scopes within vars), then each step's clique and inputs. It
+// returns nil when the largest table would exceed maxTable.
+func (l *layout) newBlock(vars []int, maxTable int64) *block {
+	local := make(map[int]int, len(vars))
+	for k, v := range vars {
+		local[v] = k
+	}
+	var facs []blockFactor
+	seen := map[int]bool{}
+	for _, v := range vars {
+		for k := l.incStart[v]; k < l.incStart[v+1]; k++ {
+			a := int(l.incFactor[k])
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			f := blockFactor{a: a}
+			for p, u := range l.g.Scopes[a] {
+				if j, ok := local[u]; ok {
+					f.local = append(f.local, j)
+					f.stride = append(f.stride, l.g.Axes[a][p].Stride)
+				}
+			}
+			facs = append(facs, f)
+		}
+	}
+	order, ok := blockOrder(l.cards, vars, facs, maxTable)
+	if !ok {
+		return nil
+	}
+	// Relabel so that local id k is the k-th eliminated.
+	pos := make([]int, len(vars))
+	b := &block{vars: make([]int, len(vars))}
+	for k, j := range order {
+		pos[j] = k
+		b.vars[k] = vars[j]
+	}
+	for q := range facs {
+		for p, j := range facs[q].local {
+			facs[q].local[p] = pos[j]
+		}
+	}
+	b.facs = facs
+	b.plan(l.cards)
+	return b
+}
+
+// blockOrder returns an elimination order of the local variables 0..n-1
+// (vars) for the factors facs, and false when it needs a table above
+// maxTable.
+func blockOrder(cards, vars []int, facs []blockFactor, maxTable int64) ([]int, bool) {
+	m := &mrf.Model{Cards: make([]int, len(vars))}
+	for k, v := range vars {
+		m.Cards[k] = cards[v]
+	}
+	for _, f := range facs {
+		if len(f.local) < 2 {
+			continue
+		}
+		size := 1
+		for _, j := range f.local {
+			size *= m.Cards[j]
+		}
+		m.Factors = append(m.Factors, mrf.Factor{Vars: f.local, LogTable: make([]float64, size)})
+	}
+	opt := exact.DefaultOptions()
+	opt.MaxTable, opt.Tries = maxTable, 2
+	plan, err := exact.MakePlan(m, opt)
+	if err != nil {
+		return nil, false
+	}
+	return plan.Order, true
+}
+
+// plan sets the steps of b from its factors, whose local ids are in
+// elimination order.
+func (b *block) plan(cards []int) {
+	n := len(b.vars)
+	b.steps = make([]blockStep, n)
+	pending := make([][]int, n) // scopes waiting at their first variable: factors as q, messages as -1-k
+	for q, f := range b.facs {
+		first := slices.Min(f.local)
+		pending[first] = append(pending[first], q)
+	}
+	for k := range n {
+		st := &b.steps[k]
+		set := map[int]bool{k: true}
+		for _, in := range pending[k] {
+			var scope []int
+			if in >= 0 {
+				st.facs = append(st.facs, in)
+				scope = b.facs[in].local
+			} else {
+				st.msgs = append(st.msgs, -1-in)
+				scope = b.steps[-1-in].clique[1:]
+			}
+			for _, j := range scope {
+				set[j] = true
+			}
+		}
+		delete(set, k)
+		sep := make([]int, 0, len(set))
+		for j := range set {
+			sep = append(sep, j)
+		}
+		slices.Sort(sep)
+		st.clique = append([]int{k}, sep...)
+		st.cards = make([]int, len(st.clique))
+		for p, j := range st.clique {
+			st.cards[p] = cards[b.vars[j]]
+		}
+		st.sepSize = 1
+		st.sepStride = make([]int, len(st.clique))
+		for p := len(st.clique) - 1; p >= 1; p-- {
+			st.sepStride[p] = st.sepSize
+			st.sepSize *= st.cards[p]
+		}
+		st.size = st.sepSize * st.cards[0]
+		st.tOff, st.mOff = b.tableLen, b.msgLen
+		b.tableLen += st.size
+		b.msgLen += st.sepSize
+		b.cost += float64(st.size * (1 + len(st.facs) + len(st.msgs)))
+		if len(sep) > 0 {
+			pending[sep[0]] = append(pending[sep[0]], -1-k)
+		}
+	}
+	for k := range b.steps {
+		b.strides(k)
+	}
+}
+
+// strides sets step k's input strides over its clique.
+func (b *block) strides(k int) {
+	st := &b.steps[k]
+	at := make(map[int]int, len(st.clique))
+	for p, j := range st.clique {
+		at[j] = p
+	}
+	st.fStride = make([][]int, len(st.clique))
+	st.mStride = make([][]int, len(st.clique))
+	for p := range st.clique {
+		st.fStride[p] = make([]int, len(st.facs))
+		st.mStride[p] = make([]int, len(st.msgs))
+	}
+	for q, fi := range st.facs {
+		f := &b.facs[fi]
+		for r, j := range f.local {
+			st.fStride[at[j]][q] = f.stride[r]
+		}
+	}
+	for q, from := range st.msgs {
+		src := &b.steps[from]
+		for r := 1; r < len(src.clique); r++ {
+			st.mStride[at[src.clique[r]]][q] = src.sepStride[r]
+		}
+	}
+}
+
+// sweepBlocks draws every block of l in r from its conditional at inverse
+// temperature beta (tempered as the single-site conditionals are: zeros
+// held, finite entries tempered), and keeps r's entry indices up to date.
+func (l *layout) sweepBlocks(r *replica, beta float64, rng *rand.Rand, w *blockWork) {
+	for _, b := range l.blocks {
+		l.forward(b, r, beta, w)
+		l.backward(b, r, rng, w)
+	}
+}
+
+// forward fills every step's clique table and message for r's
+// configuration outside b.
+func (l *layout) forward(b *block, r *replica, beta float64, w *blockWork) {
+	for k := range b.steps {
+		st := &b.steps[k]
+		fOff, mOff := w.fOff[:len(st.facs)], w.mOff[:len(st.msgs)]
+		for q, fi := range st.facs {
+			f := &b.facs[fi]
+			o := r.idx[f.a]
+			for p, j := range f.local {
+				o -= r.x[b.vars[j]] * f.stride[p]
+			}
+			fOff[q] = o
+		}
+		for q, from := range st.msgs {
+			mOff[q] = b.steps[from].mOff
+		}
+		ut := w.lp[:st.cards[0]]
+		for s := range ut {
+			ut[s] = l.unaryTempered(b.vars[k], s, beta)
+		}
+		table := w.table[st.tOff : st.tOff+st.size]
+		l.fill(table, st, ut, beta, w)
+		eliminate(table, w.msg[st.mOff:st.mOff+st.sepSize], st.cards[0])
+	}
+}
+
+// fill sets table to the step's inputs summed at every configuration of
+// its clique, the last clique variable in the inner loop: the eliminated
+// variable's tempered unary entries ut, the tempered sum of the factors'
+// entries (from w.fOff) and the messages (from w.mOff).
+func (l *layout) fill(table []float64, st *blockStep, ut []float64, beta float64, w *blockWork) {
+	flat, msg := l.flat, w.msg
+	fOff, mOff := w.fOff[:len(st.facs)], w.mOff[:len(st.msgs)]
+	last := len(st.clique) - 1
+	digit := w.digit[:last]
+	clear(digit)
+	fs, ms, n := st.fStride[last], st.mStride[last], st.cards[last]
+	for t := 0; t < len(table); t += n {
+		s0 := 0 // the eliminated variable's state
+		if last > 0 {
+			s0 = digit[0]
+		}
+		for d := range n {
+			p := 0.0
+			for _, o := range fOff {
+				p += flat[o]
+			}
+			un := ut[s0]
+			if last == 0 {
+				un = ut[d]
+			}
+			v := negInf
+			if p > negInf && un > negInf {
+				v = un + beta*p
+				for _, o := range mOff {
+					v += msg[o]
+				}
+			}
+			table[t+d] = v
+			for q, s := range fs {
+				fOff[q] += s
+			}
+			for q, s := range ms {
+				mOff[q] += s
+			}
+		}
+		for q, s := range fs {
+			fOff[q] -= n * s
+		}
+		for q, s := range ms {
+			mOff[q] -= n * s
+		}
+		next(digit, st.cards, st.fStride, st.mStride, fOff, mOff)
+	}
+}
+
+var negInf = math.Inf(-1)
+
+// unaryTempered is variable u's unary log weight at state s at inverse
+// temperature beta: -Inf at a unary zero, else β times the finite entries
+// under temper "all" and the entries themselves under "pairs".
+func (l *layout) unaryTempered(u, s int, beta float64) float64 {
+	un := l.unary[l.uOff[u]+s]
+	switch {
+	case math.IsInf(un, -1):
+		return un
+	case l.soft != nil:
+		return beta * un
+	}
+	return un
+}
+
+// next moves the clique configuration digit to the next (the last digit
+// fastest) and the inputs' offsets with it.
+func next(digit, cards []int, fStride, mStride [][]int, fOff, mOff []int) {
+	for p := len(digit) - 1; p >= 0; p-- {
+		fs, ms := fStride[p], mStride[p]
+		if digit[p]++; digit[p] < cards[p] {
+			for q, s := range fs {
+				fOff[q] += s
+			}
+			for q, s := range ms {
+				mOff[q] += s
+			}
+			return
+		}
+		back := cards[p] - 1
+		digit[p] = 0
+		for q, s := range fs {
+			fOff[q] -= back * s
+		}
+		for q, s := range ms {
+			mOff[q] -= back * s
+		}
+	}
+}
+
+// eliminate sets msg[j] = ln Σ_s exp(table[s·len(msg) + j]); where one
+// state alone is possible (deterministic factors) that is its entry.
+func eliminate(table, msg []float64, card int) {
+	n := len(msg)
+	for j := range msg {
+		mx, finite := negInf, 0
+		for s := range card {
+			if v := table[s*n+j]; v > negInf {
+				mx = max(mx, v)
+				finite++
+			}
+		}
+		if finite <= 1 {
+			msg[j] = mx
+			continue
+		}
+		sum := 0.0
+		for s := range card {
+			if v := table[s*n+j]; v > negInf {
+				sum += math.Exp(v - mx)
+			}
+		}
+		msg[j] = mx + math.Log(sum)
+	}
+}
+
+// backward draws b's variables in reverse elimination order, each from its
+// clique table given the later ones, and moves r to the draw.
+func (l *layout) backward(b *block, r *replica, rng *rand.Rand, w *blockWork) {
+	bx := w.x[:len(b.vars)]
+	for k := len(b.steps) - 1; k >= 0; k-- {
+		st := &b.steps[k]
+		j := 0
+		for p := 1; p < len(st.clique); p++ {
+			j += bx[st.clique[p]] * st.sepStride[p]
+		}
+		lp := w.lp[:st.cards[0]]
+		for s := range lp {
+			lp[s] = w.table[st.tOff+s*st.sepSize+j]
+		}
+		bx[k] = drawLog(lp, r.x[b.vars[k]], rng)
+	}
+	for k, v := range b.vars {
+		if s, xi := bx[k], r.x[v]; s != xi {
+			for q := l.incStart[v]; q < l.incStart[v+1]; q++ {
+				r.idx[l.incFactor[q]] += (s - xi) * int(l.incStride[q])
+			}
+			r.x[v] = s
+		}
+	}
+}
