@@ -86,9 +86,10 @@ type blockStep struct {
 	tOff, mOff    int
 	facs          []int // the blockFactors whose first local variable is k
 	msgs          []int // the steps whose message is read here
-	// fStride[p][q] and mStride[p][q] are how far input q of facs (msgs)
-	// moves in layout.flat (in its message) per state of clique variable p.
-	fStride, mStride [][]int
+	// fAt[q][t] and mAt[q][t] are where input q of facs (msgs) is read at
+	// clique configuration t: in layout.flat, relative to the factor's
+	// entry with every block variable at state 0, and in its message.
+	fAt, mAt [][]int32
 	// sepStride[p] is clique variable p's stride in the step's own message
 	// (0 for p = 0, the eliminated variable).
 	sepStride []int
@@ -98,21 +99,20 @@ type blockStep struct {
 type blockWork struct {
 	table, msg []float64
 	x          []int
-	digit      []int
-	fOff, mOff []int
+	fOff       []int
 	lp         []float64
 }
 
 func newBlockWork(bs []*block, maxCard int) *blockWork {
-	var table, msg, vars, clique, facs, msgs int
+	var table, msg, vars, facs int
 	for _, b := range bs {
 		table, msg, vars = max(table, b.tableLen), max(msg, b.msgLen), max(vars, len(b.vars))
 		for _, st := range b.steps {
-			clique, facs, msgs = max(clique, len(st.clique)), max(facs, len(st.facs)), max(msgs, len(st.msgs))
+			facs = max(facs, len(st.facs))
 		}
 	}
 	return &blockWork{table: make([]float64, table), msg: make([]float64, msg), x: make([]int, vars),
-		digit: make([]int, clique), fOff: make([]int, facs), mOff: make([]int, msgs), lp: make([]float64, maxCard)}
+		fOff: make([]int, facs), lp: make([]float64, maxCard)}
 }
 
 // setBlocks makes blocks of the pieces of l's constraints under domains
@@ -315,31 +315,48 @@ func (b *block) plan(cards []int) {
 	}
 }
 
-// strides sets step k's input strides over its clique.
+// strides sets where step k reads its inputs at every configuration of
+// its clique.
 func (b *block) strides(k int) {
 	st := &b.steps[k]
 	at := make(map[int]int, len(st.clique))
 	for p, j := range st.clique {
 		at[j] = p
 	}
-	st.fStride = make([][]int, len(st.clique))
-	st.mStride = make([][]int, len(st.clique))
-	for p := range st.clique {
-		st.fStride[p] = make([]int, len(st.facs))
-		st.mStride[p] = make([]int, len(st.msgs))
+	stride := func(local, strides []int, p int) int { // of clique variable p in an input
+		if r := slices.Index(local, st.clique[p]); r >= 0 {
+			return strides[r]
+		}
+		return 0
 	}
+	st.fAt = make([][]int32, len(st.facs))
 	for q, fi := range st.facs {
 		f := &b.facs[fi]
-		for r, j := range f.local {
-			st.fStride[at[j]][q] = f.stride[r]
-		}
+		st.fAt[q] = st.offsets(func(p int) int { return stride(f.local, f.stride, p) })
 	}
+	st.mAt = make([][]int32, len(st.msgs))
 	for q, from := range st.msgs {
 		src := &b.steps[from]
-		for r := 1; r < len(src.clique); r++ {
-			st.mStride[at[src.clique[r]]][q] = src.sepStride[r]
+		st.mAt[q] = st.offsets(func(p int) int { return stride(src.clique[1:], src.sepStride[1:], p) })
+		for t := range st.mAt[q] {
+			st.mAt[q][t] += int32(src.mOff)
 		}
 	}
+}
+
+// offsets returns, at every configuration of st's clique (row major, the
+// last variable fastest), Σ_p state_p·stride(p).
+func (st *blockStep) offsets(stride func(p int) int) []int32 {
+	out := make([]int32, st.size)
+	for t := range out {
+		o, rest := 0, t
+		for p := len(st.clique) - 1; p >= 0; p-- {
+			o += (rest % st.cards[p]) * stride(p)
+			rest /= st.cards[p]
+		}
+		out[t] = int32(o)
+	}
+	return out
 }
 
 // sweepBlocks draws every block of l in r from its conditional at inverse
@@ -357,7 +374,7 @@ func (l *layout) sweepBlocks(r *replica, beta float64, rng *rand.Rand, w *blockW
 func (l *layout) forward(b *block, r *replica, beta float64, w *blockWork) {
 	for k := range b.steps {
 		st := &b.steps[k]
-		fOff, mOff := w.fOff[:len(st.facs)], w.mOff[:len(st.msgs)]
+		fOff := w.fOff[:len(st.facs)]
 		for q, fi := range st.facs {
 			f := &b.facs[fi]
 			o := r.idx[f.a]
@@ -366,66 +383,47 @@ func (l *layout) forward(b *block, r *replica, beta float64, w *blockWork) {
 			}
 			fOff[q] = o
 		}
-		for q, from := range st.msgs {
-			mOff[q] = b.steps[from].mOff
-		}
 		ut := w.lp[:st.cards[0]]
 		for s := range ut {
 			ut[s] = l.unaryTempered(b.vars[k], s, beta)
 		}
 		table := w.table[st.tOff : st.tOff+st.size]
-		l.fill(table, st, ut, beta, w)
+		l.fill(table, st, fOff, ut, beta, w.msg)
 		eliminate(table, w.msg[st.mOff:st.mOff+st.sepSize], st.cards[0])
 	}
 }
 
 // fill sets table to the step's inputs summed at every configuration of
-// its clique, the last clique variable in the inner loop: the eliminated
-// variable's tempered unary entries ut, the tempered sum of the factors'
-// entries (from w.fOff) and the messages (from w.mOff).
-func (l *layout) fill(table []float64, st *blockStep, ut []float64, beta float64, w *blockWork) {
-	flat, msg := l.flat, w.msg
-	fOff, mOff := w.fOff[:len(st.facs)], w.mOff[:len(st.msgs)]
-	last := len(st.clique) - 1
-	digit := w.digit[:last]
-	clear(digit)
-	fs, ms, n := st.fStride[last], st.mStride[last], st.cards[last]
-	for t := 0; t < len(table); t += n {
-		s0 := 0 // the eliminated variable's state
-		if last > 0 {
-			s0 = digit[0]
+// its clique: the tempered sum of the factors' entries (factor q's from
+// fOff[q]), the eliminated variable's tempered unary entries ut, and the
+// messages in msg.
+func (l *layout) fill(table []float64, st *blockStep, fOff []int, ut []float64, beta float64, msg []float64) {
+	clear(table)
+	for q, at := range st.fAt {
+		f := l.flat[fOff[q]:]
+		for t, o := range at[:len(table)] {
+			table[t] += f[o]
 		}
-		for d := range n {
-			p := 0.0
-			for _, o := range fOff {
-				p += flat[o]
+	}
+	n := st.sepSize
+	for s, u := range ut {
+		row := table[s*n : (s+1)*n]
+		if u == negInf {
+			for t := range row {
+				row[t] = negInf
 			}
-			un := ut[s0]
-			if last == 0 {
-				un = ut[d]
-			}
-			v := negInf
-			if p > negInf && un > negInf {
-				v = un + beta*p
-				for _, o := range mOff {
-					v += msg[o]
-				}
-			}
-			table[t+d] = v
-			for q, s := range fs {
-				fOff[q] += s
-			}
-			for q, s := range ms {
-				mOff[q] += s
+			continue
+		}
+		for t, p := range row {
+			if p > negInf {
+				row[t] = u + beta*p
 			}
 		}
-		for q, s := range fs {
-			fOff[q] -= n * s
+	}
+	for _, at := range st.mAt {
+		for t, o := range at[:len(table)] {
+			table[t] += msg[o]
 		}
-		for q, s := range ms {
-			mOff[q] -= n * s
-		}
-		next(digit, st.cards, st.fStride, st.mStride, fOff, mOff)
 	}
 }
 
@@ -443,31 +441,6 @@ func (l *layout) unaryTempered(u, s int, beta float64) float64 {
 		return beta * un
 	}
 	return un
-}
-
-// next moves the clique configuration digit to the next (the last digit
-// fastest) and the inputs' offsets with it.
-func next(digit, cards []int, fStride, mStride [][]int, fOff, mOff []int) {
-	for p := len(digit) - 1; p >= 0; p-- {
-		fs, ms := fStride[p], mStride[p]
-		if digit[p]++; digit[p] < cards[p] {
-			for q, s := range fs {
-				fOff[q] += s
-			}
-			for q, s := range ms {
-				mOff[q] += s
-			}
-			return
-		}
-		back := cards[p] - 1
-		digit[p] = 0
-		for q, s := range fs {
-			fOff[q] -= back * s
-		}
-		for q, s := range ms {
-			mOff[q] -= back * s
-		}
-	}
 }
 
 // eliminate sets msg[j] = ln Σ_s exp(table[s·len(msg) + j]); where one

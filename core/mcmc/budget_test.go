@@ -63,10 +63,11 @@ func pigeons(k int) *mrf.Model {
 // counts against it (each of its choices reads the fake clock once, as
 // every sweep after the first does), the sweeps stop when it has run out,
 // and a search that outlasts it ends the call with an error saying so.
+// Blocks off: drawn as a block, the cycle would need no search.
 func TestBudgetCoversSetUp(t *testing.T) {
 	const n, budget = 20, 60
 	o := PTDefaultOptions()
-	o.Sweeps, o.MaxSeconds, o.Temps = 0, budget, 4
+	o.Sweeps, o.MaxSeconds, o.Temps, o.Blocks = 0, budget, 4, BlocksOff
 	s, err := NewPT(o)
 	if err != nil {
 		t.Fatal(err)
