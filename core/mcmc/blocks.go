@@ -10,24 +10,38 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// Block moves: where zeros tie variables together, a sweep draws the
-// variables of each piece of the feasible set's constraints (reference.go:
-// the open variables the zeros of factors of two or more variables join)
-// jointly from their conditional given the rest of the configuration, by
-// variable elimination over the piece, instead of one at a time. On the
-// feasible set single-site moves can be frozen: in a genetic-linkage
-// pedigree a child's allele is the one its selector picks from its parent,
-// so neither the allele nor the selector can change alone, nor a parent's
-// allele its children carry. The pieces are disjoint, their constraints
-// independent of each other, and each is drawn exactly from its tempered
-// conditional, whose support is every feasible completion of the rest: one
-// sweep can reach any feasible configuration, at every temperature, so no
-// relaxation rung is needed to cross between pieces of the feasible set.
-// A piece becomes a block when its elimination is cheap (option blocks):
-// under "auto" when it costs at most blockRatio times a single-site sweep of
-// its variables (the loci of a linkage pedigree: 2 to 6 times), and its
-// largest table is at most maxBlockTable entries; under "on" whatever the
-// ratio; never under "off". The other variables keep single-site updates.
+// Block draws: where zeros tie variables together, a sweep draws the
+// variables of a piece of the constraints (reference.go: the open
+// variables that the zeros of factors of two or more variables join) jointly
+// from their conditional given the rest of the configuration, by variable
+// elimination over the piece and sampling back through its tables, instead
+// of one at a time. On the feasible set single-site moves can be frozen: in
+// a genetic-linkage pedigree a child's allele is the one its selector picks
+// from its parent, so neither the allele nor the selector can change alone,
+// nor a parent's allele that its children carry. The pieces are disjoint and
+// no zero joins two of them, so a piece's conditional is positive on every
+// feasible configuration of the piece whatever the rest is (soft factors
+// only weigh it), and a piece drawn as a block reaches any of them in one
+// draw, at every temperature (tempered as the single-site conditionals
+// are: zeros held, finite entries times β). Where every piece with a
+// deterministic constraint is a block, no relaxation rung is needed
+// (ladder.go).
+//
+// Which pieces (option blocks): under "auto" a piece one of whose
+// constraints fixes a variable given the others (single-site moves cannot
+// change that variable at all), or whose draw costs at most blockRatio
+// single-site sweeps of it; under "on" every piece; under "off" none;
+// always within maxBlockTable, maxBlockCost and maxBlocksCost. The other
+// variables keep single-site updates. Measured on the linkage family
+// (core/mrf; mrf.DeriveSeed(1, k)), a piece is a locus of the pedigree, or
+// part of one where typed markers cut it: sizes 12 to 24 (k = 0..5) have
+// 10 to 28 blocks of 2 to 84 variables, whose draws cost 2^12 to 2^15 in
+// all (table entries times inputs), planned at 3 to 13 times a single-site
+// sweep of the model (timed at 9 times on size 16, k = 0:
+// BenchmarkLinkageBlocks against BenchmarkLinkageSweep). On the other
+// families the zeros join most variables into one piece, 46 to 660 times a
+// single-site sweep to draw (pedigree, CSP, noisy-OR of 60), mostly left to
+// single-site updates under "auto".
 
 // When blocks are drawn jointly (PTOptions.Blocks, Options.Blocks).
 const (
@@ -45,11 +59,14 @@ const (
 // proportionally fewer sweeps.
 const blockRatio = 16
 
-// maxBlockTable bounds the largest clique table of a block, and
-// maxBlockCost its cost (blockFactor.cost) per draw.
+// maxBlockTable bounds the largest clique table of a block, maxBlockCost
+// its cost (block.cost) per draw, and maxBlocksCost the cost of all the
+// blocks of a model (their planned offsets take 4 bytes per unit of cost,
+// and a sweep draws every block at every rung).
 const (
 	maxBlockTable = 1 << 16
 	maxBlockCost  = 1 << 20
+	maxBlocksCost = 1 << 22
 )
 
 // block is a set of variables drawn jointly by variable elimination: local
@@ -131,15 +148,17 @@ func (l *layout) setBlocks(dom feasible.Domains, mode string) int {
 			l.blockOf[i] = blockNone
 		}
 	}
-	n := 0
+	n, cost := 0, 0.0
 	for _, p := range pcs {
 		if len(p.vars) < 2 {
 			continue
 		}
-		b := l.newBlock(p.vars, maxBlockTable)
-		if b == nil || b.cost > maxBlockCost || mode == BlocksAuto && !l.worthBlock(b, p) {
+		b := l.newBlock(p.vars, maxBlockTable, min(maxBlockCost, maxBlocksCost-cost))
+		if b == nil || mode == BlocksAuto && !l.worthBlock(b, p) {
 			continue
 		}
+		b.locate()
+		cost += b.cost
 		if l.skip == nil {
 			l.skip = make([]bool, len(l.cards))
 		}
@@ -185,8 +204,9 @@ func (l *layout) sweepCost(vars []int) float64 {
 // newBlock plans the joint draw of vars: an elimination order over the
 // factors of two or more variables touching them (core/exact's planner on
 // their scopes within vars), then each step's clique and inputs. It
-// returns nil when the largest table would exceed maxTable.
-func (l *layout) newBlock(vars []int, maxTable int64) *block {
+// returns nil when the largest table would exceed maxTable or the cost
+// maxCost. The block needs locate before its first draw.
+func (l *layout) newBlock(vars []int, maxTable int64, maxCost float64) *block {
 	local := make(map[int]int, len(vars))
 	for k, v := range vars {
 		local[v] = k
@@ -227,7 +247,9 @@ func (l *layout) newBlock(vars []int, maxTable int64) *block {
 		}
 	}
 	b.facs = facs
-	b.plan(l.cards)
+	if b.plan(l.cards); b.cost > maxCost {
+		return nil
+	}
 	return b
 }
 
@@ -310,51 +332,49 @@ func (b *block) plan(cards []int) {
 			pending[sep[0]] = append(pending[sep[0]], -1-k)
 		}
 	}
-	for k := range b.steps {
-		b.strides(k)
-	}
 }
 
-// strides sets where step k reads its inputs at every configuration of
+// locate sets where every step reads its inputs at every configuration of
 // its clique.
-func (b *block) strides(k int) {
-	st := &b.steps[k]
-	at := make(map[int]int, len(st.clique))
-	for p, j := range st.clique {
-		at[j] = p
-	}
-	stride := func(local, strides []int, p int) int { // of clique variable p in an input
-		if r := slices.Index(local, st.clique[p]); r >= 0 {
-			return strides[r]
+func (b *block) locate() {
+	for k := range b.steps {
+		st := &b.steps[k]
+		st.fAt = make([][]int32, len(st.facs))
+		for q, fi := range st.facs {
+			f := &b.facs[fi]
+			st.fAt[q] = st.offsets(f.local, f.stride, 0)
 		}
-		return 0
-	}
-	st.fAt = make([][]int32, len(st.facs))
-	for q, fi := range st.facs {
-		f := &b.facs[fi]
-		st.fAt[q] = st.offsets(func(p int) int { return stride(f.local, f.stride, p) })
-	}
-	st.mAt = make([][]int32, len(st.msgs))
-	for q, from := range st.msgs {
-		src := &b.steps[from]
-		st.mAt[q] = st.offsets(func(p int) int { return stride(src.clique[1:], src.sepStride[1:], p) })
-		for t := range st.mAt[q] {
-			st.mAt[q][t] += int32(src.mOff)
+		st.mAt = make([][]int32, len(st.msgs))
+		for q, from := range st.msgs {
+			src := &b.steps[from]
+			st.mAt[q] = st.offsets(src.clique[1:], src.sepStride[1:], src.mOff)
 		}
 	}
 }
 
 // offsets returns, at every configuration of st's clique (row major, the
-// last variable fastest), Σ_p state_p·stride(p).
-func (st *blockStep) offsets(stride func(p int) int) []int32 {
-	out := make([]int32, st.size)
-	for t := range out {
-		o, rest := 0, t
-		for p := len(st.clique) - 1; p >= 0; p-- {
-			o += (rest % st.cards[p]) * stride(p)
-			rest /= st.cards[p]
+// last variable fastest), base + Σ state·stride over the clique variables
+// of an input whose local variables are local with strides.
+func (st *blockStep) offsets(local, strides []int, base int) []int32 {
+	stride := make([]int, len(st.clique))
+	for p, j := range st.clique {
+		if r := slices.Index(local, j); r >= 0 {
+			stride[p] = strides[r]
 		}
+	}
+	out := make([]int32, st.size)
+	digit := make([]int, len(st.clique))
+	o := base
+	for t := range out {
 		out[t] = int32(o)
+		for p := len(digit) - 1; p >= 0; p-- {
+			if digit[p]++; digit[p] < st.cards[p] {
+				o += stride[p]
+				break
+			}
+			o -= (st.cards[p] - 1) * stride[p]
+			digit[p] = 0
+		}
 	}
 	return out
 }

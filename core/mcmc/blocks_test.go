@@ -50,7 +50,8 @@ func TestBlockDrawIsConditional(t *testing.T) {
 				if all {
 					l.setTemperAll()
 				}
-				b := l.newBlock(vars, maxBlockTable)
+				b := l.newBlock(vars, maxBlockTable, maxBlockCost)
+				b.locate()
 				l.blocks = []*block{b}
 				w := newBlockWork(l.blocks, g.MaxCard)
 				x := []int{1, 0, 0, 1, 1, 0} // 0 and 5 stay; the rest is redrawn

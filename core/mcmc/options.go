@@ -36,10 +36,11 @@ type Options struct {
 	MaxRhat float64 `json:"max_rhat" help:"Converged only when split-R-hat across the chains' halves is at most max_rhat on every variable (> 1)."`
 	// Blocks says which variables a sweep draws jointly (blocks.go): the
 	// pieces of the model's zero-potential constraints, under "auto" those
-	// whose joint draw costs at most blockRatio single-site sweeps of
-	// them, under "on" every one with tables up to maxBlockTable entries,
-	// under "off" none. Default "auto".
-	Blocks string `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination: auto (where that costs at most 16 single-site sweeps of them), on (wherever its tables stay within 2^16 entries) or off (single-site updates only)."`
+	// with a deterministic constraint or whose joint draw costs at most
+	// blockRatio single-site sweeps of them, under "on" every one, under
+	// "off" none (within maxBlockTable, maxBlockCost and maxBlocksCost).
+	// Default "auto".
+	Blocks string `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination: auto (a piece where such a factor fixes one variable given the others, or whose draw costs at most 16 single-site sweeps of it), on (every piece) or off (single-site updates only); a piece needing a table above 2^16 entries is never drawn jointly."`
 }
 
 // DefaultOptions returns Gibbs's documented defaults.
@@ -97,7 +98,7 @@ type PTOptions struct {
 	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
 	BurnIn     float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
 	MaxRhat    float64 `json:"max_rhat" help:"Converged only when split-R-hat of the beta = 1 replicas across the chains' halves is at most max_rhat on every variable (> 1)."`
-	Blocks     string  `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination, at every temperature: auto (where that costs at most 16 single-site sweeps of them), on (wherever its tables stay within 2^16 entries) or off (single-site updates only)."`
+	Blocks     string  `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination, at every temperature: auto (a piece where such a factor fixes one variable given the others, or whose draw costs at most 16 single-site sweeps of it), on (every piece) or off (single-site updates only); a piece needing a table above 2^16 entries is never drawn jointly."`
 	// Temps is the number of inverse temperatures of the geometric ladder
 	// (>= 2), β_k = BetaMin^(k/(Temps-1)). Default 20.
 	Temps int `json:"temps" help:"Number of inverse temperatures of the geometric ladder from 1 down to beta_min (>= 2; beta = 0 is added below it). Ignored when betas is set."`
@@ -138,10 +139,10 @@ type PTOptions struct {
 	MinSwapRate float64 `json:"min_swap_rate" help:"Converged only when the swap acceptance rate between every pair of neighbouring temperatures is at least min_swap_rate (0 <= min_swap_rate < 1)."`
 	// Relax says when relaxation rungs follow the temperature ladder
 	// (ladder.go): "auto" (where a factor of two or more variables fixes
-	// one of them given the others wherever it is not zero, or the
-	// feasible configurations are too many to count), "on" (wherever such
-	// factors have zeros) or "off". Default "auto".
-	Relax string `json:"relax" help:"Relaxation rungs below beta = 0, where the zeros of factors of two or more variables become a penalty falling to 0 (so chains can cross infeasible configurations): auto (where such a factor is deterministic, or the feasible configurations cannot be counted), on (wherever such factors have zeros) or off."`
+	// one of them given the others wherever it is not zero, outside the
+	// blocks, or the feasible configurations are too many to count), "on"
+	// (wherever such factors have zeros) or "off". Default "auto".
+	Relax string `json:"relax" help:"Relaxation rungs below beta = 0, where the zeros of factors of two or more variables become a penalty falling to 0 (so chains can cross infeasible configurations): auto (where such a factor is deterministic outside the blocks, or the feasible configurations cannot be counted), on (wherever such factors have zeros) or off."`
 	// RelaxRungs is the number of positive penalties of the relaxation
 	// rungs (>= 1; a rung of penalty 0 is added below them). Default 10.
 	RelaxRungs int `json:"relax_rungs" help:"Number of positive penalties of the relaxation rungs, falling quadratically from penalty_max (>= 1; a rung of penalty 0 is added below them)."`
