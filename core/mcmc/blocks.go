@@ -37,7 +37,7 @@ import (
 // part of one where typed markers cut it: sizes 12 to 24 (k = 0..5) have
 // 10 to 28 blocks of 2 to 84 variables, whose draws cost 2^12 to 2^15 in
 // all (table entries times inputs), planned at 3 to 13 times a single-site
-// sweep of the model (timed at 9 times on size 16, k = 0:
+// sweep of the model (timed at 7 to 9 times on size 16, k = 0:
 // BenchmarkLinkageBlocks against BenchmarkLinkageSweep). On the other
 // families the zeros join most variables into one piece, 46 to 660 times a
 // single-site sweep to draw (pedigree, CSP, noisy-OR of 60), mostly left to
@@ -463,29 +463,28 @@ func (l *layout) unaryTempered(u, s int, beta float64) float64 {
 	return un
 }
 
-// eliminate sets msg[j] = ln Σ_s exp(table[s·len(msg) + j]); where one
+// eliminate sets msg[j] = ln Σ_s exp(table[s·len(msg) + j]), as the
+// largest entry m plus ln(1 + Σ of the others' exp(v - m)); where one
 // state alone is possible (deterministic factors) that is its entry.
 func eliminate(table, msg []float64, card int) {
 	n := len(msg)
 	for j := range msg {
-		mx, finite := negInf, 0
+		mx, at := negInf, -1
 		for s := range card {
-			if v := table[s*n+j]; v > negInf {
-				mx = max(mx, v)
-				finite++
+			if v := table[s*n+j]; v > mx {
+				mx, at = v, s
 			}
 		}
-		if finite <= 1 {
-			msg[j] = mx
-			continue
-		}
-		sum := 0.0
+		rest := 0.0
 		for s := range card {
-			if v := table[s*n+j]; v > negInf {
-				sum += math.Exp(v - mx)
+			if v := table[s*n+j]; s != at && v > negInf {
+				rest += math.Exp(v - mx)
 			}
 		}
-		msg[j] = mx + math.Log(sum)
+		msg[j] = mx
+		if rest > 0 {
+			msg[j] += math.Log1p(rest)
+		}
 	}
 }
 

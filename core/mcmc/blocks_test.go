@@ -3,6 +3,7 @@ package mcmc
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/renn-go/renn/core/infer"
@@ -59,13 +60,19 @@ func TestBlockDrawIsConditional(t *testing.T) {
 				r := l.newReplica(x)
 				rng := mrf.NewRand(3)
 				const n = 20000
-				got := map[string]float64{}
-				for range n {
+				counts := map[int]int{} // by configuration, as a number in base 3
+				for k := range n {
 					l.sweepBlocks(r, beta, rng, w)
-					got[fmt.Sprint(r.x)] += 1.0 / n
-					if fresh := l.newReplica(append([]int(nil), r.x...)); fmt.Sprint(fresh.idx) != fmt.Sprint(r.idx) {
-						t.Fatalf("entry indices %v after a draw, want %v", r.idx, fresh.idx)
+					counts[code(r.x)]++
+					if k%1000 == 0 {
+						if fresh := l.newReplica(append([]int(nil), r.x...)); !slices.Equal(fresh.idx, r.idx) {
+							t.Fatalf("entry indices %v after a draw, want %v", r.idx, fresh.idx)
+						}
 					}
+				}
+				got := map[string]float64{}
+				for c, k := range counts {
+					got[fmt.Sprint(decode(c, len(x)))] = float64(k) / n
 				}
 				for k, p := range want {
 					if se := math.Sqrt(p * (1 - p) / n); math.Abs(got[k]-p) > 5*se+1e-9 {
@@ -139,4 +146,21 @@ func entryOf(f mrf.Factor, cards, y []int) int {
 		t = t*cards[v] + y[v]
 	}
 	return t
+}
+
+// code numbers a configuration of variables of at most 3 states.
+func code(x []int) int {
+	c := 0
+	for _, s := range x {
+		c = 3*c + s
+	}
+	return c
+}
+
+func decode(c, n int) []int {
+	x := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		x[i], c = c%3, c/3
+	}
+	return x
 }

@@ -68,12 +68,12 @@ func TestLinkageBlocks(t *testing.T) {
 	}
 	ex := exactOf(t, m)
 	o := ptOpts()
-	o.Sweeps, o.Blocks = 1000, BlocksOff
+	o.Sweeps, o.Blocks = 600, BlocksOff
 	_, res := inferPT(t, o, m)
 	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.05) {
 		t.Errorf("blocks off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)
 	}
-	o.Sweeps, o.Blocks = 3000, BlocksAuto
+	o.Sweeps, o.Blocks = 2500, BlocksAuto
 	s, res := inferPT(t, o, m)
 	se := res.Diagnostics["log_z_se"]
 	if d := math.Abs(res.LogZ - ex.LogZ); !res.Converged || !(d <= 5*se) || res.Diagnostics["relax_rungs"] != 0 {
