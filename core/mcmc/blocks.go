@@ -54,9 +54,9 @@ const (
 // "auto", relative to a single-site sweep of its variables (the sum over
 // them of their cardinality times one plus their factors of two or more
 // variables): above it a sweep would cost much more than it does now
-// (pedigrees and CSPs whose zeros join every variable into one piece cost
-// 50 to 200 times a sweep), and the samplers' time budgets buy
-// proportionally fewer sweeps.
+// (pedigrees, CSPs and noisy-OR networks whose zeros join most variables
+// into one piece cost 46 to 660 times a sweep of it), and the samplers'
+// time budgets buy proportionally fewer sweeps.
 const blockRatio = 16
 
 // maxBlockTable bounds the largest clique table of a block, maxBlockCost
@@ -140,13 +140,10 @@ func (l *layout) setBlocks(dom feasible.Domains, mode string) int {
 	if dom == nil || mode == BlocksOff || l.nHard == 0 {
 		return 0
 	}
-	pcs, open := l.pieces(dom)
+	pcs, _ := l.pieces(dom)
 	l.blockOf = make([]int, len(l.cards))
 	for i := range l.blockOf {
-		l.blockOf[i] = blockFixed
-		if open[i] {
-			l.blockOf[i] = blockNone
-		}
+		l.blockOf[i] = -1
 	}
 	n, cost := 0, 0.0
 	for _, p := range pcs {
@@ -184,12 +181,6 @@ func (l *layout) worthBlock(b *block, p piece) bool {
 	}
 	return b.cost <= blockRatio*l.sweepCost(p.vars)
 }
-
-// Where layout.blockOf puts a variable that is in no block.
-const (
-	blockNone  = -1 // open: updated one at a time
-	blockFixed = -2 // one state left by the domains
-)
 
 // sweepCost is the work of a single-site sweep of vars: per variable, its
 // states times one plus its factors of two or more variables.

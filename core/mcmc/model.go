@@ -50,8 +50,8 @@ type layout struct {
 	// blocks are the variables drawn jointly (blocks.go), after the
 	// single-site updates of a sweep; every variable of one is fixed.
 	blocks []*block
-	// blockOf is every variable's block, blockNone or blockFixed (nil
-	// without blocks).
+	// blockOf is every variable's block, -1 for none (nil without
+	// blocks).
 	blockOf []int
 	// hardFactor[a] is whether factor a has two or more variables and a
 	// zero potential (nHard of them); hardVar[i] whether i is in one: its
