@@ -28,7 +28,7 @@ var registry = []*Entry{
 	define("renn", "RENN", "RENN: region free energy minimised by a neural network", AnyRegions, rennDefaults("renn", "attention", false), rennDefaults("renn", "attention", true), newRENN),
 	define("renn-mp", "RENN (MP net)", "RENN with the network that reads the model: root energies plus messages, started from parent-to-child message passing", AnyRegions, mpDefaults(false), mpDefaults(true), newRENN),
 	define("renn-direct", "RENN (direct)", "RENN with free logits per root region (an ablation without a network)", AnyRegions, rennDefaults("renn-direct", "direct", false), rennDefaults("renn-direct", "direct", true), newRENN),
-	withLogZ(define("gibbs", "Gibbs", "Gibbs sampling: single-site sweeps, several chains, standard errors from batch means, chain spread and the energy's autocorrelation time (no ln Z)", NoRegions, mcmc.DefaultOptions, mcmc.LearningOptions, newGibbs), LogZNone),
+	withLogZ(define("gibbs", "Gibbs", "Gibbs sampling: single-site sweeps (variables tied together by zeros drawn jointly), several chains, standard errors from batch means, chain spread and the energy's autocorrelation time (no ln Z)", NoRegions, mcmc.DefaultOptions, mcmc.LearningOptions, newGibbs), LogZNone),
 	withLogZ(define("pcd", "PCD", "persistent Gibbs chains: the free phase of persistent contrastive divergence in learning (chains kept from update to update; no ln Z, never converged)", NoRegions, mcmc.PCDDefaultOptions, mcmc.PCDLearningOptions, newPCD), LogZNone),
 	define("pt", "Parallel Tempering", "parallel tempering: Gibbs replicas on a temperature ladder with neighbour swaps; stepping-stone ln Z", NoRegions, mcmc.PTDefaultOptions, nil, newPT),
 }
