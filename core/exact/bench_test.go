@@ -32,7 +32,7 @@ func BenchmarkSolveGrid10(b *testing.B) { benchSolve(b, 10, DefaultOptions()) }
 func BenchmarkPlanGrid20(b *testing.B) {
 	m := gridModel(b, 20, 1, 1)
 	for b.Loop() {
-		if _, err := MakePlan(m, DefaultOptions()); err != nil {
+		if _, err := MakeOrder(m, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -312,7 +312,7 @@ func TestSolveBadInput(t *testing.T) {
 		if _, _, err := Sample(c.m, 1, mrf.NewRand(1), c.opt); err == nil {
 			t.Errorf("%s: Sample accepted it", name)
 		}
-		if _, err := MakePlan(c.m, c.opt); err == nil {
+		if _, err := MakeOrder(c.m, c.opt); err == nil {
 			t.Errorf("%s: MakePlan accepted it", name)
 		}
 	}
@@ -373,5 +373,39 @@ func TestSolveCheckpoints(t *testing.T) {
 				t.Errorf("factor %d column %d off by %g", a, s, d)
 			}
 		}
+	}
+}
+
+// TestSolveSlicedMatchesBruteForce bounds the tables so that random models
+// are solved in slices (some of them of Z = 0, where zeros meet the sliced
+// states), checked against brute force.
+func TestSolveSlicedMatchesBruteForce(t *testing.T) {
+	r := mrf.NewRand(17)
+	sliced := 0
+	for i := 0; i < 150; {
+		m := randomModel(r)
+		want := bruteForce(m)
+		if math.IsInf(want.logZ, -1) {
+			continue
+		}
+		opt := infertest.With(DefaultOptions(), func(o *Options) {
+			o.MaxTable = []int64{1, 2, 4, 9}[i%4]
+			o.Memory = []int64{DefaultMemory, 1}[i/4%2]
+		})
+		got, err := Solve(m, opt)
+		if err != nil {
+			t.Fatalf("model %d: %v", i, err)
+		}
+		if len(got.Plan.Sliced) > 0 {
+			sliced++
+		}
+		if got.Plan.LargestTable > opt.MaxTable {
+			t.Errorf("model %d: largest table %d above max table %d", i, got.Plan.LargestTable, opt.MaxTable)
+		}
+		compare(t, "sliced model "+itoa(i), got, want, 1e-9)
+		i++
+	}
+	if sliced < 30 {
+		t.Errorf("only %d of 150 models were sliced", sliced)
 	}
 }

@@ -1,0 +1,167 @@
+package exact
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// annealer refines a contraction tree by simulated annealing over local
+// rotations, as tensor-network contraction-order optimisers do (TreeSA,
+// Kalachev et al. 2021): at a node P with children Q and Z, Q a contraction
+// of A and B, Z trades places with A or with B, so that P contracts (Z, B)
+// with A, or (A, Z) with B. Only Q's table and the two contractions change,
+// so a move is costed in a few bit-set operations.
+//
+// The objective is cost(t) = Σ over contractions of 2^tc + γ·2^sc (the
+// multiply-adds, and the entries written, each written and read again
+// several times in a pass), plus a steep penalty 2^(sc+penaltyBits) on
+// every table above the size limit, so that the search trades time for
+// space only where the limit asks for it.
+type annealer struct {
+	t     *ctree
+	gamma float64
+	limit float64 // log2 of the largest table wanted
+	total float64 // cost(t)
+	rng   *rand.Rand
+}
+
+// writeWeight is γ: a table's entries cost about as much as this many
+// multiply-adds (written once, normalised, read by the next contraction and
+// in the backward pass).
+const writeWeight = 4
+
+// penaltyBits is the extra log2 weight of a table above the limit.
+const penaltyBits = 12
+
+func (a *annealer) nodeCost(tc, sc float64) float64 {
+	c := math.Exp2(tc) + a.gamma*math.Exp2(sc)
+	if sc > a.limit {
+		c += math.Exp2(sc + penaltyBits)
+	}
+	return c
+}
+
+// cost returns cost(t) from scratch.
+func (a *annealer) cost() float64 {
+	t := a.t
+	c := 0.0
+	for n := int32(t.nleaf); n < int32(len(t.left)); n++ {
+		c += a.nodeCost(t.tc(n), t.sc(n))
+	}
+	return c
+}
+
+// move is a rotation at p: child q of p (internal), the other child z, and
+// which child of q (0 left, 1 right) trades places with z.
+type move struct {
+	p, q, z int32
+	side    int
+}
+
+// propose picks a random rotation at internal node p; ok is false if p has
+// no internal child.
+func (a *annealer) propose(p int32) (move, bool) {
+	t := a.t
+	l, r := t.left[p], t.right[p]
+	var qs [2]int32
+	k := 0
+	if !t.leaf(l) {
+		qs[k] = l
+		k++
+	}
+	if !t.leaf(r) {
+		qs[k] = r
+		k++
+	}
+	if k == 0 {
+		return move{}, false
+	}
+	q := qs[a.rng.IntN(k)]
+	z := l
+	if q == l {
+		z = r
+	}
+	return move{p: p, q: q, z: z, side: a.rng.IntN(2)}, true
+}
+
+// delta returns the change of cost(t) that m makes and q's new open set
+// (in scratch).
+func (a *annealer) delta(m move, scratch []uint64) float64 {
+	t := a.t
+	ch := [2]int32{t.left[m.q], t.right[m.q]}
+	x, kept := ch[m.side], ch[1-m.side] // x leaves q, kept stays
+	sz, sk, sx, sp := t.set(m.z), t.set(kept), t.set(x), t.set(m.p)
+	for i := range scratch {
+		scratch[i] = (sz[i] | sk[i]) & (sx[i] | sp[i])
+	}
+	old := a.nodeCost(t.tc(m.q), t.sc(m.q)) + a.nodeCost(t.tc(m.p), t.sc(m.p))
+	nq := a.nodeCost(t.unionWeight(sz, sk), t.weight(scratch))
+	np := a.nodeCost(t.unionWeight(scratch, sx), t.sc(m.p))
+	return nq + np - old
+}
+
+// apply performs m, q's new open set being s.
+func (a *annealer) apply(m move, s []uint64) {
+	t := a.t
+	x := t.left[m.q]
+	if m.side == 1 {
+		x = t.right[m.q]
+	}
+	if m.side == 0 {
+		t.left[m.q] = m.z
+	} else {
+		t.right[m.q] = m.z
+	}
+	if t.left[m.p] == m.z {
+		t.left[m.p] = x
+	} else {
+		t.right[m.p] = x
+	}
+	t.parent[m.z], t.parent[x] = m.q, m.p
+	copy(t.set(m.q), s)
+}
+
+// run anneals for sweeps passes over the contractions, the inverse
+// temperature rising linearly from betaStart to betaEnd (in units of log2 of
+// the cost ratio), and leaves in a.t the cheapest tree seen at the end of a
+// pass.
+func (a *annealer) run(sweeps int) {
+	t := a.t
+	a.total = a.cost()
+	best, bestCost := t.clone(), a.total
+	nodes := make([]int32, 0, len(t.left)-t.nleaf)
+	for n := int32(t.nleaf); n < int32(len(t.left)); n++ {
+		nodes = append(nodes, n)
+	}
+	scratch := make([]uint64, t.words)
+	for s := range sweeps {
+		beta := betaStart + (betaEnd-betaStart)*float64(s)/float64(max(sweeps-1, 1))
+		a.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+		for _, p := range nodes {
+			m, ok := a.propose(p)
+			if !ok {
+				continue
+			}
+			d := a.delta(m, scratch)
+			if d > 0 && a.rng.Float64() >= math.Exp2(-beta*math.Log2(1+d/a.total)) {
+				continue
+			}
+			a.apply(m, scratch)
+			a.total += d
+		}
+		a.total = a.cost() // no drift from the running sum
+		if a.total < bestCost {
+			best, bestCost = t.clone(), a.total
+		}
+	}
+	a.t = best
+	a.total = bestCost
+}
+
+// The annealing schedule: at betaStart a move that doubles the cost is
+// taken with probability 2^-betaStart; at betaEnd one that adds 1% with
+// probability 2^(-betaEnd·0.014).
+const (
+	betaStart = 3
+	betaEnd   = 150
+)

@@ -1,0 +1,271 @@
+package exact
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// ctree is a binary contraction tree over the tensors of a network. Nodes
+// 0..nleaf-1 are the tensors (leaves), the others contractions of their two
+// children. A node's open variables are those of its subtree's tensors that
+// some tensor outside the subtree also holds: the dimensions of the table it
+// produces. The variables of a contraction's children that are not open at
+// the contraction are summed there. Variables are numbered compactly
+// (0..nv-1) and stored as bit sets.
+type ctree struct {
+	nleaf               int
+	left, right, parent []int32 // -1 where absent
+	open                []uint64
+	words               int
+	w                   []float64 // log2 of every variable's cardinality
+	classes             []wclass  // the variables by weight, for fast weights
+	root                int32
+}
+
+// wclass is the set of variables of one positive weight.
+type wclass struct {
+	w    float64
+	mask []uint64
+}
+
+// setWeights sets the variables' weights and regroups them by weight.
+func (t *ctree) setWeights(w []float64) {
+	t.w = w
+	t.classes = t.classes[:0]
+	for v, x := range w {
+		if x == 0 {
+			continue
+		}
+		i := slices.IndexFunc(t.classes, func(c wclass) bool { return c.w == x })
+		if i < 0 {
+			i = len(t.classes)
+			t.classes = append(t.classes, wclass{w: x, mask: make([]uint64, t.words)})
+		}
+		t.classes[i].mask[v>>6] |= 1 << uint(v&63)
+	}
+}
+
+func newCtree(nv, nleaf int, w []float64) *ctree {
+	words := max(1, (nv+63)/64)
+	n := max(2*nleaf-1, 1)
+	t := &ctree{nleaf: nleaf, words: words, root: -1,
+		left: make([]int32, n), right: make([]int32, n), parent: make([]int32, n), open: make([]uint64, n*words)}
+	t.setWeights(w)
+	for i := range n {
+		t.left[i], t.right[i], t.parent[i] = -1, -1, -1
+	}
+	if nleaf == 1 {
+		t.root = 0
+	}
+	return t
+}
+
+func (t *ctree) set(n int32) []uint64 { return t.open[int(n)*t.words : int(n+1)*t.words] }
+
+func (t *ctree) leaf(n int32) bool { return int(n) < t.nleaf }
+
+// weight returns log2 of the number of entries over the variables of s.
+func (t *ctree) weight(s []uint64) float64 {
+	x := 0.0
+	for _, c := range t.classes {
+		n := 0
+		for i, word := range s {
+			n += bits.OnesCount64(word & c.mask[i])
+		}
+		x += c.w * float64(n)
+	}
+	return x
+}
+
+// unionWeight returns the weight of a ∪ b.
+func (t *ctree) unionWeight(a, b []uint64) float64 {
+	x := 0.0
+	for _, c := range t.classes {
+		n := 0
+		for i, word := range a {
+			n += bits.OnesCount64((word | b[i]) & c.mask[i])
+		}
+		x += c.w * float64(n)
+	}
+	return x
+}
+
+// tc is log2 of the multiply-adds of contraction n (the entries of the
+// union of its children's tables); sc log2 of the entries of n's table.
+func (t *ctree) tc(n int32) float64 { return t.unionWeight(t.set(t.left[n]), t.set(t.right[n])) }
+func (t *ctree) sc(n int32) float64 { return t.weight(t.set(n)) }
+
+// internal returns the contraction nodes in post-order (children first),
+// the larger child's subtree first.
+func (t *ctree) postOrder() []int32 {
+	if t.root < 0 {
+		return nil
+	}
+	out := make([]int32, 0, len(t.left)-t.nleaf)
+	stack := []int32{t.root}
+	var visit []int32
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.leaf(n) {
+			continue
+		}
+		visit = append(visit, n)
+		stack = append(stack, t.left[n], t.right[n])
+	}
+	// visit is a pre-order with the right child first; reversed, it is a
+	// post-order with the left child's subtree first.
+	for i := len(visit) - 1; i >= 0; i-- {
+		out = append(out, visit[i])
+	}
+	return out
+}
+
+// costs returns the total multiply-adds of one forward pass (Σ 2^tc), the
+// total entries written (Σ 2^sc over contractions) and log2 of the largest
+// table (leaves included).
+func (t *ctree) costs() (flops, written, largest float64) {
+	largest = math.Inf(-1)
+	for n := range int32(t.nleaf) {
+		largest = max(largest, t.sc(n))
+	}
+	for _, n := range t.postOrder() {
+		flops += math.Exp2(t.tc(n))
+		sc := t.sc(n)
+		written += math.Exp2(sc)
+		largest = max(largest, sc)
+	}
+	return flops, written, largest
+}
+
+// treeBuilder joins nodes into a ctree, tracking for every variable how
+// many active nodes (roots of the partial trees) hold it.
+type treeBuilder struct {
+	t      *ctree
+	next   int32
+	active []int32 // per variable: number of active nodes holding it
+}
+
+func newTreeBuilder(t *ctree, leafVars [][]int) *treeBuilder {
+	b := &treeBuilder{t: t, next: int32(t.nleaf), active: make([]int32, len(t.w))}
+	for i, vs := range leafVars {
+		s := t.set(int32(i))
+		for _, v := range vs {
+			s[v>>6] |= 1 << uint(v&63)
+			b.active[v]++
+		}
+	}
+	return b
+}
+
+// join makes a new node of a and b; its open variables are those still held
+// by another active node.
+func (b *treeBuilder) join(x, y int32) int32 {
+	t := b.t
+	n := b.next
+	b.next++
+	t.left[n], t.right[n] = x, y
+	t.parent[x], t.parent[y] = n, n
+	sx, sy, s := t.set(x), t.set(y), t.set(n)
+	for i := range s {
+		both := sx[i] & sy[i]
+		for w := both; w != 0; w &= w - 1 {
+			b.active[i*64+bits.TrailingZeros64(w)]--
+		}
+		u := sx[i] | sy[i]
+		for w := u; w != 0; w &= w - 1 {
+			v := i*64 + bits.TrailingZeros64(w)
+			if b.active[v] > 1 {
+				s[i] |= 1 << uint(v&63)
+			}
+		}
+	}
+	t.root = n
+	return n
+}
+
+// treeFromOrder builds the contraction tree of an elimination order over
+// the variables: eliminating v joins the active nodes holding it, the two
+// smallest first, until one holds it (which sums it). Nodes left at the end
+// (components, tensors without open variables) are joined smallest first.
+func treeFromOrder(nv int, w []float64, leafVars [][]int, order []int32) *ctree {
+	t := newCtree(nv, len(leafVars), w)
+	b := newTreeBuilder(t, leafVars)
+	holders := make([][]int32, nv) // nodes that held v when made (some since joined)
+	for i, vs := range leafVars {
+		for _, v := range vs {
+			holders[v] = append(holders[v], int32(i))
+		}
+	}
+	alive := make([]bool, len(t.left))
+	for i := range leafVars {
+		alive[i] = true
+	}
+	var cur []int32
+	for _, v := range order {
+		if int(v) >= nv {
+			continue
+		}
+		cur = cur[:0]
+		for _, n := range holders[v] {
+			if alive[n] && !slices.Contains(cur, n) {
+				cur = append(cur, n)
+			}
+		}
+		for len(cur) > 1 {
+			slices.SortFunc(cur, func(a, c int32) int { return cmpFloat(t.sc(a), t.sc(c)) })
+			x, y := cur[0], cur[1]
+			n := b.join(x, y)
+			alive[x], alive[y], alive[n] = false, false, true
+			for i, word := range t.set(n) {
+				for ; word != 0; word &= word - 1 {
+					u := i*64 + bits.TrailingZeros64(word)
+					holders[u] = append(holders[u], n)
+				}
+			}
+			cur = append(cur[:0], n)
+			for _, m := range holders[v] {
+				if alive[m] && !slices.Contains(cur, m) {
+					cur = append(cur, m)
+				}
+			}
+		}
+	}
+	var rest []int32
+	for n := int32(0); n < b.next; n++ {
+		if alive[n] {
+			rest = append(rest, n)
+		}
+	}
+	for len(rest) > 1 {
+		slices.SortFunc(rest, func(a, c int32) int { return cmpFloat(t.sc(a), t.sc(c)) })
+		n := b.join(rest[0], rest[1])
+		rest = append(rest[2:], n)
+	}
+	return t
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (t *ctree) clone() *ctree {
+	c := *t
+	c.left = slices.Clone(t.left)
+	c.right = slices.Clone(t.right)
+	c.parent = slices.Clone(t.parent)
+	c.open = slices.Clone(t.open)
+	c.w = slices.Clone(t.w)
+	c.classes = nil
+	c.setWeights(c.w)
+	return &c
+}
+
+func trailingZeros(w uint64) int { return bits.TrailingZeros64(w) }

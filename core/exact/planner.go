@@ -1,0 +1,269 @@
+package exact
+
+import (
+	"math"
+	"slices"
+
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// shape is what the planner needs of a network: the variables that more
+// than one tensor holds (numbered compactly), their cardinalities, and each
+// tensor's compact variables.
+type shape struct {
+	vars     []int     // compact variable -> model variable
+	w        []float64 // log2 cardinality of each compact variable
+	cards    []int
+	leafVars [][]int // compact variables of every leaf
+}
+
+func newShape(nw *network) *shape {
+	sh := &shape{leafVars: make([][]int, len(nw.leaves))}
+	index := make([]int, len(nw.card))
+	for v := range index {
+		index[v] = -1
+		if nw.count[v] > 1 {
+			index[v] = len(sh.vars)
+			sh.vars = append(sh.vars, v)
+			sh.cards = append(sh.cards, nw.card[v])
+			sh.w = append(sh.w, math.Log2(float64(nw.card[v])))
+		}
+	}
+	for i, lf := range nw.leaves {
+		for _, v := range lf.vars {
+			if index[v] >= 0 {
+				sh.leafVars[i] = append(sh.leafVars[i], index[v])
+			}
+		}
+	}
+	return sh
+}
+
+// initialTrees returns contraction trees of greedy elimination orders: a
+// bandwidth order and its reverse, and opt.Tries randomised min-fill and
+// min-degree orders, keeping the keep cheapest distinct ones by cost, with
+// the names of their heuristics.
+func (sh *shape) initialTrees(opt Options, keep int) ([]*ctree, []string) {
+	g := newGraph(sh.cards, sh.leafVars)
+	var trees []*ctree
+	var costs []float64
+	var names []string
+	a := &annealer{gamma: writeWeight, limit: math.Log2(float64(opt.MaxTable)) + 1e-9}
+	add := func(order []int32, name string) {
+		t := treeFromOrder(len(sh.vars), sh.w, sh.leafVars, order)
+		a.t = t
+		c := a.cost()
+		if slices.Contains(costs, c) {
+			return
+		}
+		i := 0
+		for i < len(costs) && costs[i] <= c {
+			i++
+		}
+		if i >= keep {
+			return
+		}
+		trees = slices.Insert(trees, i, t)
+		costs = slices.Insert(costs, i, c)
+		names = slices.Insert(names, i, name)
+		if len(trees) > keep {
+			trees, costs, names = trees[:keep], costs[:keep], names[:keep]
+		}
+	}
+	cm := g.cuthillMcKee()
+	add(cm, "bandwidth")
+	rev := slices.Clone(cm)
+	slices.Reverse(rev)
+	add(rev, "bandwidth-reversed")
+	rng := mrf.NewRand(opt.Seed)
+	for range opt.Tries {
+		for _, kind := range []int{minDegree, minFill} {
+			if c := g.greedy(kind, rng, nil, math.Inf(1)); c != nil {
+				add(c.order, c.heuristic)
+			}
+		}
+		// Random tie-breaking does not make a plan many times faster: after
+		// one round a model that far over the time bound is hopeless.
+		if trees[0].quickSeconds() > hopeless*opt.MaxPlannedSeconds {
+			break
+		}
+	}
+	return trees, names
+}
+
+// hopeless is how far over the time bound the best initial tree may be for
+// the planner to go on refining it.
+const hopeless = 16
+
+// quickSeconds estimates the seconds of solving along t unsliced, without
+// recomputation: a forward and two backward contractions per node.
+func (t *ctree) quickSeconds() float64 {
+	flops, written, _ := t.costs()
+	return 3*flops*SecondsPerFlop + 3*written*SecondsPerEntry
+}
+
+// keepTrees is the number of initial trees annealed.
+const keepTrees = 3
+
+// annealProposals is the number of rotations tried per estimated second of
+// solving: planning takes a few percent of the solve's time.
+const annealProposals = 2e5
+
+// maxSweeps bounds the annealing passes over a tree, maxProposals the
+// rotations tried in all (about a second of planning).
+const (
+	maxSweeps    = 1000
+	maxProposals = 4e6
+)
+
+// refine anneals each tree with a number of passes that grows with the
+// estimated time of solving along the best of them, and returns the
+// cheapest result and its heuristic's name.
+func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float64, seconds float64) (*ctree, string) {
+	internal := max(1, len(sh.leafVars)-1)
+	if seconds > hopeless*opt.MaxPlannedSeconds {
+		seconds = 0 // refused anyway: no time spent on it
+	}
+	proposals := min(seconds*annealProposals, maxProposals)
+	sweeps := min(maxSweeps, int(proposals/float64(internal*len(trees))))
+	best, name, bestCost := trees[0], names[0], math.Inf(1)
+	for i, t := range trees {
+		a := &annealer{t: t.clone(), gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, i))}
+		if sweeps > 0 {
+			a.run(sweeps)
+		} else {
+			a.total = a.cost()
+		}
+		if a.total < bestCost {
+			best, name, bestCost = a.t, names[i], a.total
+		}
+	}
+	if sweeps > 0 {
+		name += ", annealed"
+	}
+	return best, name
+}
+
+// makePlan plans the contraction of nw within opt's bounds: the cheapest
+// of the annealed initial trees, sliced (variables fixed in turn) until
+// every table of a slice fits opt.MaxTable and a slice's estimated peak
+// memory fits opt.MaxMemory. A plan over opt.MaxPlannedSeconds is returned with a
+// *TooSlowError.
+func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
+	sh := newShape(nw)
+	limit := math.Log2(float64(opt.MaxTable)) + 1e-9
+	var tree *ctree
+	name := "none (one table)"
+	switch len(nw.leaves) {
+	case 0:
+		tree = &ctree{root: -1}
+		name = "none (no tables)"
+	case 1:
+		tree = newCtree(len(sh.vars), 1, sh.w)
+	default:
+		trees, names := sh.initialTrees(opt, keepTrees)
+		tree, name = sh.refine(trees, names, opt, limit, trees[0].quickSeconds())
+	}
+	var sliced []int
+	for {
+		p := newCplan(nw, sh, tree, sliced)
+		c := p.cost(opt)
+		plan := p.describe(c, name)
+		if c.LargestTable <= opt.MaxTable && c.PeakMemory <= opt.MaxMemory {
+			if c.Seconds > opt.MaxPlannedSeconds {
+				return p, plan, &TooSlowError{Plan: plan, MaxPlannedSeconds: opt.MaxPlannedSeconds}
+			}
+			return p, plan, nil
+		}
+		if c.Seconds > opt.MaxPlannedSeconds {
+			// Slicing only adds work: no need to go on.
+			return p, plan, &TooSlowError{Plan: plan, MaxPlannedSeconds: opt.MaxPlannedSeconds}
+		}
+		threshold := limit
+		if c.LargestTable <= opt.MaxTable {
+			threshold = math.Log2(float64(c.LargestTable)) - 0.5
+		}
+		v := tree.pickSlice(threshold)
+		if v < 0 {
+			return p, plan, &MemoryTooLargeError{Estimate: c.PeakMemory, MaxMemory: opt.MaxMemory,
+				LargestTable: c.LargestTable, Detail: "even with every variable sliced"}
+		}
+		if len(sliced) == 0 {
+			tree = tree.clone()
+		}
+		sliced = append(sliced, v)
+		w := slices.Clone(tree.w)
+		w[v] = 0
+		tree.setWeights(w)
+	}
+}
+
+// pickSlice returns the variable to slice next: the one held by the most
+// entries of tables above 2^threshold (leaves included), or -1 if no table
+// above it holds a variable of positive weight.
+func (t *ctree) pickSlice(threshold float64) int {
+	score := make([]float64, len(t.w))
+	for n := range int32(len(t.left)) {
+		if !t.leaf(n) && t.left[n] < 0 {
+			continue // not built
+		}
+		sc := t.sc(n)
+		if sc <= threshold {
+			continue
+		}
+		for i, word := range t.set(n) {
+			for ; word != 0; word &= word - 1 {
+				score[i*64+trailingZeros(word)] += math.Exp2(sc)
+			}
+		}
+	}
+	best := -1
+	for v, s := range score {
+		if s > 0 && t.w[v] > 0 && (best < 0 || s > score[best]) {
+			best = v
+		}
+	}
+	return best
+}
+
+// cost estimates the cost of solving along p.
+func (p *cplan) cost(opt Options) Cost {
+	peak, flops, written := sizeSlice(p, opt.Memory)
+	c := Cost{Slices: p.numSlices(), PeakMemory: peak}
+	ns := float64(c.Slices)
+	c.Flops, c.Written = flops*ns, written*ns
+	c.LargestTable = p.largest()
+	c.Seconds = c.Flops*SecondsPerFlop + c.Written*SecondsPerEntry + ns*float64(2*len(p.steps)+len(p.nw.leaves))*SecondsPerContraction
+	return c
+}
+
+// largest returns the entries of the largest table a slice makes: a
+// contraction's, or a model table's summed over the variables no other
+// table holds (the model's own tables are not counted: they exist already).
+func (p *cplan) largest() int64 {
+	var l int64 = 1
+	for _, vs := range p.leafVars {
+		l = max(l, int64(tableSize(p.nw.card, vs)))
+	}
+	for _, s := range p.steps {
+		l = max(l, s.size)
+	}
+	return l
+}
+
+// describe returns the public Plan of p with cost c.
+func (p *cplan) describe(c Cost, heuristic string) *Plan {
+	plan := &Plan{Cost: c, Heuristic: heuristic, Sliced: slices.Clone(p.sliced), Contractions: len(p.steps)}
+	var best int64
+	for _, vs := range p.leafVars {
+		if n := int64(tableSize(p.nw.card, vs)); n > best {
+			best, plan.LargestVars = n, slices.Clone(vs)
+		}
+	}
+	for _, s := range p.steps {
+		if s.size > best {
+			best, plan.LargestVars = s.size, slices.Clone(s.vars)
+		}
+	}
+	return plan
+}
