@@ -23,6 +23,21 @@ type annealer struct {
 	limit float64 // log2 of the largest table wanted
 	total float64 // cost(t)
 	rng   *rand.Rand
+	// Per node, kept up to date by apply: tc, sc and the node's cost.
+	tcs, scs, costs []float64
+}
+
+// cache computes every contraction's tc, sc and cost.
+func (a *annealer) cache() {
+	t := a.t
+	n := len(t.left)
+	if len(a.tcs) != n {
+		a.tcs, a.scs, a.costs = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	for i := int32(t.nleaf); i < int32(n); i++ {
+		a.tcs[i], a.scs[i] = t.tc(i), t.sc(i)
+		a.costs[i] = a.nodeCost(a.tcs[i], a.scs[i])
+	}
 }
 
 // writeWeight is γ: a table's entries cost about as much as this many
@@ -84,9 +99,10 @@ func (a *annealer) propose(p int32) (move, bool) {
 	return move{p: p, q: q, z: z, side: a.rng.IntN(2)}, true
 }
 
-// delta returns the change of cost(t) that m makes and q's new open set
-// (in scratch).
-func (a *annealer) delta(m move, scratch []uint64) float64 {
+// delta returns the change of cost(t) that m makes, log2 of the ratio of
+// the two changed contractions' new cost to their old one, and q's new
+// open set (in scratch) with its new tc and sc and p's new tc.
+func (a *annealer) delta(m move, scratch []uint64) (d, local float64, nu update) {
 	t := a.t
 	ch := [2]int32{t.left[m.q], t.right[m.q]}
 	x, kept := ch[m.side], ch[1-m.side] // x leaves q, kept stays
@@ -94,14 +110,20 @@ func (a *annealer) delta(m move, scratch []uint64) float64 {
 	for i := range scratch {
 		scratch[i] = (sz[i] | sk[i]) & (sx[i] | sp[i])
 	}
-	old := a.nodeCost(t.tc(m.q), t.sc(m.q)) + a.nodeCost(t.tc(m.p), t.sc(m.p))
-	nq := a.nodeCost(t.unionWeight(sz, sk), t.weight(scratch))
-	np := a.nodeCost(t.unionWeight(scratch, sx), t.sc(m.p))
-	return nq + np - old
+	old := a.costs[m.q] + a.costs[m.p]
+	nu.tcq, nu.scq = t.unionWeight(sz, sk), t.weight(scratch)
+	nu.tcp = t.unionWeight(scratch, sx)
+	nu.cq, nu.cp = a.nodeCost(nu.tcq, nu.scq), a.nodeCost(nu.tcp, a.scs[m.p])
+	return nu.cq + nu.cp - old, math.Log2((nu.cq + nu.cp) / old), nu
 }
 
+// update is what a move changes in the caches.
+type update struct{ tcq, scq, tcp, cq, cp float64 }
+
 // apply performs m, q's new open set being s.
-func (a *annealer) apply(m move, s []uint64) {
+func (a *annealer) apply(m move, s []uint64, nu update) {
+	a.tcs[m.q], a.scs[m.q], a.costs[m.q] = nu.tcq, nu.scq, nu.cq
+	a.tcs[m.p], a.costs[m.p] = nu.tcp, nu.cp
 	t := a.t
 	x := t.left[m.q]
 	if m.side == 1 {
@@ -128,6 +150,7 @@ func (a *annealer) apply(m move, s []uint64) {
 func (a *annealer) run(sweeps int) {
 	t := a.t
 	a.total = a.cost()
+	a.cache()
 	best, bestCost := t.clone(), a.total
 	nodes := make([]int32, 0, len(t.left)-t.nleaf)
 	for n := int32(t.nleaf); n < int32(len(t.left)); n++ {
@@ -142,11 +165,11 @@ func (a *annealer) run(sweeps int) {
 			if !ok {
 				continue
 			}
-			d := a.delta(m, scratch)
-			if d > 0 && a.rng.Float64() >= math.Exp2(-beta*math.Log2(1+d/a.total)) {
+			d, local, nu := a.delta(m, scratch)
+			if local > 0 && a.rng.Float64() >= math.Exp2(-beta*local) {
 				continue
 			}
-			a.apply(m, scratch)
+			a.apply(m, scratch, nu)
 			a.total += d
 		}
 		a.total = a.cost() // no drift from the running sum
@@ -162,6 +185,6 @@ func (a *annealer) run(sweeps int) {
 // taken with probability 2^-betaStart; at betaEnd one that adds 1% with
 // probability 2^(-betaEnd·0.014).
 const (
-	betaStart = 3
-	betaEnd   = 150
+	betaStart = 1
+	betaEnd   = 20
 )

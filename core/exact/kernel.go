@@ -45,40 +45,12 @@ const minInner = 8
 // in the first sweep over the others and can be zeroed there instead of by
 // a separate pass over the whole table. orderOp gives the memory order.
 func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
-	g := &geom{stride: make([][]int, len(st)), split: -1}
+	g := &geom{split: -1}
 	total := 1
-	for d, c := range cards {
+	for _, c := range cards {
 		total *= c
-		if c == 1 {
-			continue
-		}
-		if last := len(g.size) - 1; last >= 0 {
-			merge := true
-			for op := range st {
-				if g.stride[op][last] != st[op][d]*c {
-					merge = false
-					break
-				}
-			}
-			if merge {
-				g.size[last] *= c
-				for op := range st {
-					g.stride[op][last] = st[op][d]
-				}
-				continue
-			}
-		}
-		g.size = append(g.size, c)
-		for op := range st {
-			g.stride[op] = append(g.stride[op], st[op][d])
-		}
 	}
-	if len(g.size) == 0 {
-		g.size = []int{1}
-		for op := range st {
-			g.stride[op] = []int{0}
-		}
-	}
+	g.size, g.stride = mergeDims(cards, st)
 	var summed, rest []int
 	for d := range g.size {
 		if sumOp >= 0 && g.stride[sumOp][d] == 0 {
@@ -131,17 +103,63 @@ func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom 
 		g.stride[op] = permute(g.stride[op], perm)
 	}
 	if total >= parallelMin {
-		for d, sz := range g.size {
-			ok := sz >= 2 && (g.split < 0 || sz > g.size[g.split])
-			for _, op := range disjoint {
-				ok = ok && g.stride[op][d] != 0
-			}
-			if ok {
-				g.split = d
-			}
-		}
+		g.chooseSplit(disjoint)
 	}
 	return g
+}
+
+// mergeDims drops dimensions of size 1 and merges consecutive dimensions
+// across which every operand is contiguous (or absent from both), so loops
+// run over fewer, longer dimensions.
+func mergeDims(cards []int, st [][]int) ([]int, [][]int) {
+	var size []int
+	stride := make([][]int, len(st))
+	for d, c := range cards {
+		if c == 1 {
+			continue
+		}
+		if last := len(size) - 1; last >= 0 {
+			merge := true
+			for op := range st {
+				if stride[op][last] != st[op][d]*c {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				size[last] *= c
+				for op := range st {
+					stride[op][last] = st[op][d]
+				}
+				continue
+			}
+		}
+		size = append(size, c)
+		for op := range st {
+			stride[op] = append(stride[op], st[op][d])
+		}
+	}
+	if len(size) == 0 {
+		size = []int{1}
+		for op := range st {
+			stride[op] = []int{0}
+		}
+	}
+	return size, stride
+}
+
+// chooseSplit picks the largest dimension that every operand of disjoint
+// holds as the one shared between two workers.
+func (g *geom) chooseSplit(disjoint []int) {
+	for d, sz := range g.size {
+		ok := sz >= 2 && (g.split < 0 || sz > g.size[g.split])
+		for _, op := range disjoint {
+			ok = ok && g.stride[op][d] != 0
+		}
+		if ok {
+			g.split = d
+		}
+	}
 }
 
 func permute(a, perm []int) []int {

@@ -85,19 +85,7 @@ func completeModel(n int, seed int64) *mrf.Model {
 func TestMaxMemoryRefusesWideModels(t *testing.T) {
 	m := gridModel(t, 27, 1, 1)
 	opt := DefaultOptions()
-	opt.MaxMemory = 8 << 30 // below the estimate on any machine
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := Solve(m, opt)
-	runtime.ReadMemStats(&after)
-	var slow *TooSlowError
-	if !errors.As(err, &slow) {
-		t.Fatalf("27x27 grid: got %v, want a TooSlowError", err)
-	}
-	if a := after.TotalAlloc - before.TotalAlloc; a > 64<<20 {
-		t.Errorf("refusing allocated %d bytes", a)
-	}
-	t.Logf("%v", err)
+	opt.MaxMemory = 8 << 30 // below the unsliced estimate on any machine
 	opt.MaxPlannedSeconds = 1e9
 	plan, err := Estimate(m, opt)
 	if err != nil {
@@ -105,6 +93,20 @@ func TestMaxMemoryRefusesWideModels(t *testing.T) {
 	}
 	if len(plan.Sliced) == 0 || plan.PeakMemory > opt.MaxMemory {
 		t.Errorf("27x27 grid within 8 GiB: plan sliced over %v with peak %d", plan.Sliced, plan.PeakMemory)
+	}
+	t.Logf("27x27 grid within 8 GiB: %v", plan.Cost)
+	// Bounded below the plan's estimate, Solve refuses before allocating.
+	opt.MaxPlannedSeconds = plan.Seconds / 2
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Solve(m, opt)
+	runtime.ReadMemStats(&after)
+	var slow *TooSlowError
+	if !errors.As(err, &slow) || !strings.Contains(err.Error(), "--max-planned-seconds") {
+		t.Fatalf("27x27 grid: got %v, want a TooSlowError", err)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 64<<20 {
+		t.Errorf("refusing allocated %d bytes", a)
 	}
 	var me *MemoryTooLargeError
 	if _, _, err := Sample(m, 1, mrf.NewRand(1), opt); !errors.As(err, &me) {

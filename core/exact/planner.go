@@ -76,20 +76,29 @@ func (sh *shape) initialTrees(opt Options, keep int) ([]*ctree, []string) {
 	slices.Reverse(rev)
 	add(rev, "bandwidth-reversed")
 	rng := mrf.NewRand(opt.Seed)
+	spent := 0.0
 	for range opt.Tries {
 		for _, kind := range []int{minDegree, minFill} {
 			if c := g.greedy(kind, rng, nil, math.Inf(1)); c != nil {
 				add(c.order, c.heuristic)
 			}
+			spent += greedyCost * float64(len(sh.vars))
 		}
 		// Random tie-breaking does not make a plan many times faster: after
-		// one round a model that far over the time bound is hopeless.
-		if trees[0].quickSeconds() > hopeless*opt.MaxPlannedSeconds {
+		// one round a model that far over the time bound is hopeless, and a
+		// model fast to solve gets few rounds (half of the planning budget,
+		// in rotations of the annealing).
+		s := trees[0].quickSeconds()
+		if s > hopeless*opt.MaxPlannedSeconds || spent > s*annealProposals/2 {
 			break
 		}
 	}
 	return trees, names
 }
+
+// greedyCost is about the time of one greedy order per variable, in
+// annealing rotations.
+const greedyCost = 32
 
 // hopeless is how far over the time bound the best initial tree may be for
 // the planner to go on refining it.
@@ -103,17 +112,20 @@ func (t *ctree) quickSeconds() float64 {
 }
 
 // keepTrees is the number of initial trees annealed.
-const keepTrees = 3
+const keepTrees = 2
 
 // annealProposals is the number of rotations tried per estimated second of
-// solving: planning takes a few percent of the solve's time.
-const annealProposals = 2e5
+// solving along the best greedy tree: at about 100 ns a rotation, planning
+// takes up to a quarter of that time, and annealing usually cuts the
+// solve's time by more.
+const annealProposals = 2.5e6
 
-// maxSweeps bounds the annealing passes over a tree, maxProposals the
-// rotations tried in all (about a second of planning).
+// maxSweeps bounds the annealing passes over a tree (past a few hundred,
+// further passes rarely find cheaper trees), maxProposals the rotations
+// tried in all (about half a second).
 const (
-	maxSweeps    = 1000
-	maxProposals = 4e6
+	maxSweeps    = 500
+	maxProposals = 5e6
 )
 
 // refine anneals each tree with a number of passes that grows with the
@@ -167,7 +179,10 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 	var sliced []int
 	for {
 		p := newCplan(nw, sh, tree, sliced)
-		c := p.cost(opt)
+		c := p.cost(opt, false)
+		if c.LargestTable <= opt.MaxTable && c.PeakMemory <= opt.MaxMemory && c.Seconds <= opt.MaxPlannedSeconds {
+			c = p.cost(opt, true)
+		}
 		plan := p.describe(c, name)
 		if c.LargestTable <= opt.MaxTable && c.PeakMemory <= opt.MaxMemory {
 			if c.Seconds > opt.MaxPlannedSeconds {
@@ -226,9 +241,10 @@ func (t *ctree) pickSlice(threshold float64) int {
 	return best
 }
 
-// cost estimates the cost of solving along p.
-func (p *cplan) cost(opt Options) Cost {
-	peak, flops, written := sizeSlice(p, opt.Memory)
+// cost estimates the cost of solving along p; exact also counts the
+// kernels' scratch tables in the peak memory.
+func (p *cplan) cost(opt Options, exact bool) Cost {
+	peak, flops, written := sizeSlice(p, opt.Memory, exact)
 	c := Cost{Slices: p.numSlices(), PeakMemory: peak}
 	ns := float64(c.Slices)
 	c.Flops, c.Written = flops*ns, written*ns

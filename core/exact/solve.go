@@ -103,10 +103,11 @@ func (p *cplan) runSlice(assign []int, pl *pool, budget int64, acc *accum, stats
 	subs := make([][]float64, len(nw.leaves)) // leaf tables restricted to the slice
 	subVars := make([][]int, len(nw.leaves))
 	zero := false
+	one := []float64{1}
 	for i := range nw.leaves {
 		subs[i], subVars[i] = p.restrictLeaf(i, assign)
 		n := make([]float64, tableSize(nw.card, p.leafVars[i]))
-		contract(nw.card, subs[i], subVars[i], []float64{1}, nil, n, p.leafVars[i])
+		p.leafKernel(i, 0, subVars[i]).run(subs[i], one, n, pl)
 		ls := normalise(n, true)
 		zero = zero || math.IsInf(ls, -1)
 		e.leaf[i] = &table{vals: n, logScale: nw.leaves[i].tab.logScale + ls}
@@ -115,9 +116,10 @@ func (p *cplan) runSlice(assign []int, pl *pool, budget int64, acc *accum, stats
 		return nil
 	}
 	onLeaf := func(i int, adj []float64) error {
-		pm := make([]float64, len(subs[i]))
-		contract(nw.card, subs[i], subVars[i], adj, p.leafVars[i], pm, subVars[i])
+		pm := pl.get(len(subs[i]))
+		p.leafKernel(i, 1, subVars[i]).run(subs[i], adj, pm, pl)
 		acc.add(i, p.sliced, assign, pm)
+		pl.put(pm)
 		return nil
 	}
 	e.onLeaf = onLeaf

@@ -16,6 +16,80 @@ type cplan struct {
 	sliced   []int   // model variables fixed in each slice
 	leafVars [][]int // layout of every leaf's network tensor: open, unsliced variables
 	steps    []cstep
+	kern     [][3]*kernel // per step, made on first use: forward, adjoint of x, adjoint of y
+	leafKern [][2]*kernel // per leaf, made on first use: its network tensor, its marginal
+	ownPerm  []*permutation
+}
+
+// leafKernel returns leaf i's contraction j: 0 sums a slice of its table
+// over its private variables (the network tensor), 1 multiplies it by the
+// network tensor's adjoint (the marginal).
+func (p *cplan) leafKernel(i, j int, subVars []int) *kernel {
+	if p.leafKern == nil {
+		p.leafKern = make([][2]*kernel, len(p.nw.leaves))
+	}
+	if kn := p.leafKern[i][j]; kn != nil {
+		return kn
+	}
+	var kn *kernel
+	if j == 0 {
+		kn = newKernel(p.nw.card, subVars, nil, p.leafVars[i])
+	} else {
+		kn = newKernel(p.nw.card, subVars, p.leafVars[i], subVars)
+	}
+	p.leafKern[i][j] = kn
+	return kn
+}
+
+// kernel returns step k's contraction i: 0 the forward one, 1 and 2 the
+// adjoints of its operands x and y.
+func (p *cplan) kernel(k, i int) *kernel {
+	if p.kern == nil {
+		p.kern = make([][3]*kernel, len(p.steps))
+	}
+	if kn := p.kern[k][i]; kn != nil {
+		return kn
+	}
+	s := &p.steps[k]
+	xv, yv := p.vars(s.x), p.vars(s.y)
+	var kn *kernel
+	switch i {
+	case 0:
+		kn = newKernel(p.nw.card, xv, yv, s.vars)
+	case 1:
+		kn = newKernel(p.nw.card, p.adjVars(k), yv, xv)
+	default:
+		kn = newKernel(p.nw.card, p.adjVars(k), xv, yv)
+	}
+	p.kern[k][i] = kn
+	return kn
+}
+
+// adjVars returns the layout in which the backward contractions of step k
+// read its adjoint: grouped as its own product (permuted once from its
+// layout, for both of them).
+func (p *cplan) adjVars(k int) []int {
+	s := &p.steps[k]
+	if s.parent < 0 || slices.Equal(s.own, s.vars) {
+		return s.vars
+	}
+	return s.own
+}
+
+// ownPermutation returns the permutation of step k's adjoint into
+// adjVars(k), nil if none is needed.
+func (p *cplan) ownPermutation(k int) *permutation {
+	s := &p.steps[k]
+	if s.parent < 0 || slices.Equal(s.own, s.vars) {
+		return nil
+	}
+	if p.ownPerm == nil {
+		p.ownPerm = make([]*permutation, len(p.steps))
+	}
+	if p.ownPerm[k] == nil {
+		p.ownPerm[k] = newPermutation(p.nw.card, s.vars, s.own)
+	}
+	return p.ownPerm[k]
 }
 
 // cstep contracts two operands, each a step (>= 0) or a leaf (-1-leaf).
@@ -24,6 +98,7 @@ type cstep struct {
 	parent int   // step consuming this one; -1 at the root
 	kids   []int // the operands that are steps
 	vars   []int // layout of the table made
+	own    []int // the same variables grouped as this contraction's product lays them out
 	size   int64
 }
 
@@ -80,9 +155,10 @@ func newCplan(nw *network, sh *shape, t *ctree, sliced []int) *cplan {
 				}
 			}
 		}
-		s.vars = p.layout(p.vars(s.x), p.vars(s.y), open)
+		s.vars = open
 		s.size = int64(tableSize(nw.card, s.vars))
 	}
+	p.arrange()
 	return p
 }
 
@@ -94,34 +170,57 @@ func (p *cplan) vars(o int) []int {
 	return p.steps[o].vars
 }
 
-// layout orders the variables open of a contraction of tables over xv and
-// yv: the larger operand's order with its summed variables taken out and the
-// other operand's new variables put where the first one was (at the end if
-// none was), so a chain of contractions keeps its tables' layouts and its
-// long contiguous runs.
-func (p *cplan) layout(xv, yv, open []int) []int {
-	if tableSize(p.nw.card, yv) > tableSize(p.nw.card, xv) {
-		xv, yv = yv, xv
-	}
-	out := make([]int, 0, len(open))
-	at := -1
-	for _, v := range xv {
-		if slices.Contains(open, v) {
-			out = append(out, v)
-		} else if at < 0 {
-			at = len(out)
+// arrange lays out every table from the root down, for the contraction
+// that consumes it: a contraction P of T and S groups T's variables as B
+// (also in S and kept by P), M (kept, T's only) and K (summed), and S's as
+// B, K and N, T being the operand whose kept group is the shorter, and lays
+// them out B++M++K and B++K++N (B++N++K when K is much longer than N: dot
+// products), so its matrix products read both in place. P's own product
+// comes out B++M++N (own), permuted into P's layout if that differs.
+func (p *cplan) arrange() {
+	card := p.nw.card
+	for k := len(p.steps) - 1; k >= 0; k-- {
+		s := &p.steps[k]
+		xv, yv := p.vars(s.x), p.vars(s.y)
+		var b, l, r, kk []int
+		for _, v := range s.vars {
+			inX, inY := slices.Contains(xv, v), slices.Contains(yv, v)
+			switch {
+			case inX && inY:
+				b = append(b, v)
+			case inX:
+				l = append(l, v)
+			default:
+				r = append(r, v)
+			}
+		}
+		for _, v := range xv {
+			if slices.Contains(yv, v) && !slices.Contains(s.vars, v) {
+				kk = append(kk, v)
+			}
+		}
+		slices.Sort(kk)
+		nl, nr, nk := tableSize(card, l), tableSize(card, r), tableSize(card, kk)
+		mOp, nOp, m, n := s.x, s.y, l, r
+		if nl > nr {
+			mOp, nOp, m, n = s.y, s.x, r, l
+		}
+		s.own = concat(b, m, n)
+		p.setVars(mOp, concat(b, m, kk))
+		if nk >= minGemmDot && nk > 2*max(nl, nr) {
+			p.setVars(nOp, concat(b, n, kk))
+		} else {
+			p.setVars(nOp, concat(b, kk, n))
 		}
 	}
-	var added []int
-	for _, v := range yv {
-		if slices.Contains(open, v) && !slices.Contains(xv, v) {
-			added = append(added, v)
-		}
+}
+
+func (p *cplan) setVars(o int, vs []int) {
+	if o < 0 {
+		p.leafVars[-1-o] = vs
+		return
 	}
-	if at < 0 {
-		at = len(out)
-	}
-	return slices.Insert(out, at, added...)
+	p.steps[o].vars = vs
 }
 
 // slices returns the number of slices (the joint states of the sliced
@@ -162,14 +261,14 @@ func (e *tnEngine) operand(o int) (*table, []int) {
 // product contracts step k's operands into a new table.
 func (e *tnEngine) product(k int) (*table, error) {
 	s := &e.p.steps[k]
-	x, xv := e.operand(s.x)
-	y, yv := e.operand(s.y)
+	x, _ := e.operand(s.x)
+	y, _ := e.operand(s.y)
 	if x == nil || y == nil {
 		return nil, fmt.Errorf("exact: internal error: operand of step %d missing", k)
 	}
 	out := e.pool.get(int(s.size))
-	contract(e.p.nw.card, x.vals, xv, y.vals, yv, out, s.vars)
-	ls := normalise(out, true)
+	e.p.kernel(k, 0).run(x.vals, y.vals, out, e.pool)
+	ls := normalise(out, false)
 	return &table{vals: out, logScale: x.logScale + y.logScale + ls}, nil
 }
 
@@ -231,15 +330,22 @@ func (e *tnEngine) backward(k int) error {
 	} else if ak = e.adj[k]; ak == nil {
 		return fmt.Errorf("exact: internal error: adjoint of step %d missing", k)
 	}
+	if pm := e.p.ownPermutation(k); pm != nil {
+		own := e.pool.get(len(ak.vals))
+		pm.run(ak.vals, own)
+		e.releaseAdj(k)
+		ak = &table{vals: own}
+		defer e.pool.put(own)
+	}
 	for i, o := range []int{s.x, s.y} {
 		other := s.y
 		if i == 1 {
 			other = s.x
 		}
-		y, yv := e.operand(other)
+		y, _ := e.operand(other)
 		_, ov := e.operand(o)
 		out := e.pool.get(tableSize(e.p.nw.card, ov))
-		contract(e.p.nw.card, ak.vals, s.vars, y.vals, yv, out, ov)
+		e.p.kernel(k, 1+i).run(ak.vals, y.vals, out, e.pool)
 		if o < 0 {
 			err := e.onLeaf(-1-o, out)
 			e.pool.put(out)
@@ -248,7 +354,7 @@ func (e *tnEngine) backward(k int) error {
 			}
 			continue
 		}
-		if math.IsInf(normalise(out, true), -1) {
+		if math.IsInf(normalise(out, false), -1) {
 			return fmt.Errorf("exact: internal error: adjoint of step %d is zero in a slice of positive Z", o)
 		}
 		e.adj[o] = &table{vals: out}

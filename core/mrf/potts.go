@@ -57,8 +57,14 @@ type Potts struct {
 // round(PottsEdgesPerVar·n) pairwise factors, within the k-tree's bounds.
 func DefaultPotts(n int) Potts {
 	p := Potts{N: n, K: PottsStates, Treewidth: min(PottsTreewidth, max(n-1, 1))}
-	p.Edges = min(max(int(PottsEdgesPerVar*float64(n)+0.5), n-1), p.maxEdges())
+	p.Edges = p.DefaultEdges()
 	return p
+}
+
+// DefaultEdges returns round(PottsEdgesPerVar·N) within the bounds of p's
+// treewidth: at least N-1, at most the k-tree's edges.
+func (p Potts) DefaultEdges() int {
+	return min(max(int(PottsEdgesPerVar*float64(p.N)+0.5), p.N-1), p.maxEdges())
 }
 
 // maxEdges is the number of edges of a k-tree on N variables.
@@ -91,7 +97,7 @@ func (p Potts) Generate(seed int64) (*Model, error) {
 		return nil, err
 	}
 	r := NewRand(seed)
-	edges := p.graph(r)
+	edges, _ := p.graph(r)
 	m := &Model{Cards: make([]int, p.N)}
 	for i := range m.Cards {
 		m.Cards[i] = p.K
@@ -118,8 +124,8 @@ func (p Potts) Generate(seed int64) (*Model, error) {
 }
 
 // graph draws the partial k-tree's edges, each as (earlier, later) in the
-// k-tree order, in the order they are kept.
-func (p Potts) graph(r *rand.Rand) []Edge {
+// k-tree order, in the order they are kept, and returns that order.
+func (p Potts) graph(r *rand.Rand) ([]Edge, []int) {
 	k := p.Treewidth
 	perm := r.Perm(p.N)
 	var spine, rest []Edge // one edge per later variable; the other k-tree edges
@@ -153,5 +159,5 @@ func (p Potts) graph(r *rand.Rand) []Edge {
 		cliques = append(cliques, append(joined, v))
 	}
 	r.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
-	return append(spine, rest[:p.Edges-len(spine)]...)
+	return append(spine, rest[:p.Edges-len(spine)]...), perm
 }

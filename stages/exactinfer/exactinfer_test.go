@@ -320,3 +320,35 @@ func TestUAIOutIsing(t *testing.T) {
 		}
 	}
 }
+
+// --plan-only prints every model's plan and writes nothing; a model the
+// bounds refuse shows its plan and the reason.
+func TestPlanOnly(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 6, Gamma: 1, Count: 2, Seed: 7}, models); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "exact")
+	var buf bytes.Buffer
+	if err := Run(Params{Models: models, Options: exact.DefaultOptions(), PlanOnly: true}, out, &buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"flops", "largest table", "peak memory", "est. seconds", "grid6-gamma1-1"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("plan table lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--plan-only wrote an output directory")
+	}
+	opts := exact.DefaultOptions()
+	opts.MaxPlannedSeconds = 1e-12
+	buf.Reset()
+	if err := Run(Params{Models: models, Options: opts, PlanOnly: true}, out, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "would be refused") || !strings.Contains(buf.String(), "--max-planned-seconds") {
+		t.Errorf("refusal not shown:\n%s", buf.String())
+	}
+}

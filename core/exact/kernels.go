@@ -1,0 +1,469 @@
+package exact
+
+import (
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// kernel is one contraction out[ov] = Σ x[xv]·y[yv], prepared once for its
+// layouts (contract, for the same operation). It runs as matrix products
+// when the contraction is dense enough, and as strided sweeps (sumProduct)
+// otherwise.
+//
+// As matrix products: the variables fall in four groups, B (in x, y and
+// out: a batch of products), L (x and out), R (y and out) and K (x and y,
+// summed), and for every state of B
+//
+//	out[L,R] = x[L,K] · y[K,R]
+//
+// is one call of gonum's Dgemm, on tables laid out with B outermost and each
+// group's variables in one order. Operands not so laid out are permuted into
+// a scratch table first, and the product lands in a scratch table when the
+// output is not laid out so (or when its fastest dimension would be short:
+// Dgemm sweeps the output's rows).
+type kernel struct {
+	card       []int
+	xv, yv, ov []int
+	g          *geom // strided sweeps; nil for matrix products
+	mm         *matmul
+	bg         *blockGemm
+}
+
+type matmul struct {
+	xp, yp, op     *permutation // into xs, ys and out of os; nil where not needed
+	swap           bool         // x and y trade places (the output's rows are R)
+	xs, ys, os     []int        // layouts the products need: B++L++K (or B++K++L), B++K++R (or B++R++K), B++L++R
+	tA, tB         blas.Transpose
+	lda, ldb       int
+	nb, nl, nk, nr int
+}
+
+// Thresholds of matrix products: the summed group and the output's rows
+// (the longer of L and R) must be at least this long.
+const (
+	minGemmK   = 4
+	minGemmRow = 8
+	minGemmDot = 16
+)
+
+var blas64 gonum.Implementation
+
+func newKernel(card []int, xv, yv, ov []int) *kernel {
+	k := &kernel{card: card, xv: xv, yv: yv, ov: ov}
+	if k.bg = newBlockGemm(card, xv, yv, ov); k.bg != nil {
+		return k
+	}
+	if k.mm = newMatmul(card, xv, yv, ov); k.mm != nil {
+		m := k.mm
+		xv2, yv2 := xv, yv
+		if m.swap {
+			xv2, yv2 = yv, xv
+		}
+		if !slices.Equal(xv2, m.xs) {
+			m.xp = newPermutation(card, xv2, m.xs)
+		}
+		if !slices.Equal(yv2, m.ys) {
+			m.yp = newPermutation(card, yv2, m.ys)
+		}
+		if !slices.Equal(ov, m.os) {
+			m.op = newPermutation(card, m.os, ov)
+		}
+	} else {
+		dims, st := unionStrides(card, xv, yv, ov)
+		cards := make([]int, len(dims))
+		for d, v := range dims {
+			cards[d] = card[v]
+		}
+		k.g = newGeom(cards, st, []int{2}, 2, 2)
+	}
+	return k
+}
+
+// unionStrides returns the variables of ov, xv and yv (in that order of
+// first appearance) and the strides of x, y and out over them.
+func unionStrides(card, xv, yv, ov []int) ([]int, [][]int) {
+	dims := make([]int, 0, len(ov)+len(xv)+len(yv))
+	for _, vs := range [][]int{ov, xv, yv} {
+		for _, v := range vs {
+			if !slices.Contains(dims, v) {
+				dims = append(dims, v)
+			}
+		}
+	}
+	return dims, [][]int{stridesIn(card, xv, dims), stridesIn(card, yv, dims), stridesIn(card, ov, dims)}
+}
+
+// newMatmul lays the contraction out as matrix products, or returns nil if
+// it is too thin for them or has a variable that only one table holds.
+func newMatmul(card []int, xv, yv, ov []int) *matmul {
+	var b, l, r, k []int
+	for _, v := range ov {
+		inX, inY := slices.Contains(xv, v), slices.Contains(yv, v)
+		switch {
+		case inX && inY:
+			b = append(b, v)
+		case inX:
+			l = append(l, v)
+		case inY:
+			r = append(r, v)
+		default:
+			return nil // broadcast
+		}
+	}
+	for _, v := range xv {
+		if !slices.Contains(ov, v) {
+			if !slices.Contains(yv, v) {
+				return nil // summed in x alone
+			}
+			k = append(k, v)
+		}
+	}
+	for _, v := range yv {
+		if !slices.Contains(ov, v) && !slices.Contains(xv, v) {
+			return nil
+		}
+	}
+	m := &matmul{nb: tableSize(card, b), nl: tableSize(card, l), nk: tableSize(card, k), nr: tableSize(card, r)}
+	if m.nk < minGemmK || (max(m.nl, m.nr) < minGemmRow && m.nk < minGemmDot) {
+		return nil
+	}
+	// The output's rows are the longer group, unless out is laid out with
+	// the other one fastest and its rows are long enough.
+	natural := slices.Equal(ov, concat(b, l, r))
+	swapped := slices.Equal(ov, concat(b, r, l))
+	switch {
+	case natural && m.nr >= minGemmRow:
+	case swapped && m.nl >= minGemmRow:
+		m.swap = true
+	default:
+		m.swap = m.nl > m.nr
+	}
+	if m.swap {
+		xv, yv, l, r = yv, xv, r, l
+		m.nl, m.nr = m.nr, m.nl
+	}
+	m.os = concat(b, l, r)
+	// Dgemm sweeps rows of the output (x read L×K or K×L, y K×R) or, when
+	// K is much longer, takes dot products along K (x L×K, y R×K).
+	dot := m.nk >= minGemmDot && m.nk > 2*m.nr
+	var kFirst bool
+	m.xs, kFirst = operandLayout(xv, b, l, k, !dot, false)
+	m.tA, m.lda = blas.NoTrans, m.nk
+	if kFirst {
+		m.tA, m.lda = blas.Trans, m.nl
+	}
+	if dot {
+		m.ys = concat(b, r, k)
+		m.tB, m.ldb = blas.Trans, m.nk
+	} else {
+		m.ys = concat(b, k, r)
+		m.tB, m.ldb = blas.NoTrans, m.nr
+	}
+	return m
+}
+
+// operandLayout returns the layout the products read a table over vs in and
+// whether K comes before the other group M in it: vs itself if it is
+// B++M++K (or B++K++M where kFirstOK), else B++M++K or B++K++M as kFirst
+// asks.
+func operandLayout(vs, b, m, k []int, kFirstOK, kFirst bool) ([]int, bool) {
+	switch {
+	case slices.Equal(vs, concat(b, m, k)):
+		return vs, false
+	case kFirstOK && slices.Equal(vs, concat(b, k, m)):
+		return vs, true
+	case kFirst:
+		return concat(b, k, m), true
+	}
+	return concat(b, m, k), false
+}
+
+func concat(parts ...[]int) []int {
+	var out []int
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// scratch returns the entries of the scratch tables run takes from the
+// pool at once.
+func (k *kernel) scratch() int64 {
+	m := k.mm
+	if m == nil {
+		return 0
+	}
+	var n int64
+	for _, c := range []struct {
+		p  *permutation
+		vs []int
+	}{{m.xp, m.xs}, {m.yp, m.ys}, {m.op, m.os}} {
+		if c.p != nil {
+			n += int64(tableSize(k.card, c.vs))
+		}
+	}
+	return n
+}
+
+// run computes out from x and y; scratch tables come from pl.
+func (k *kernel) run(x, y, out []float64, pl *pool) {
+	if k.bg != nil {
+		k.bg.run(x, y, out)
+		return
+	}
+	if k.mm == nil {
+		sumProduct(k.g, [][]float64{x, y}, out)
+		return
+	}
+	m := k.mm
+	if m.swap {
+		x, y = y, x
+	}
+	xs, ys, os := x, y, out
+	if m.xp != nil {
+		xs = pl.get(len(x))
+		m.xp.run(x, xs)
+	}
+	if m.yp != nil {
+		ys = pl.get(len(y))
+		m.yp.run(y, ys)
+	}
+	if m.op != nil {
+		os = pl.get(len(out))
+	}
+	m.multiply(xs, ys, os)
+	if m.xp != nil {
+		pl.put(xs)
+	}
+	if m.yp != nil {
+		pl.put(ys)
+	}
+	if m.op != nil {
+		m.op.run(os, out)
+		pl.put(os)
+	}
+}
+
+// multiply runs the batch of products, the batches split between two
+// workers when there are enough of them (each product is one worker's, so
+// the result does not depend on the split).
+func (m *matmul) multiply(x, y, out []float64) {
+	xl, yl, ol := m.nl*m.nk, m.nk*m.nr, m.nl*m.nr
+	one := func(b int) {
+		blas64.Dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, 1, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, out[b*ol:(b+1)*ol], m.nr)
+	}
+	if m.nb < 2 || m.nb*xl*m.nr < parallelMin {
+		for b := range m.nb {
+			one(b)
+		}
+		return
+	}
+	half := m.nb / 2
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for b := half; b < m.nb; b++ {
+			one(b)
+		}
+	}()
+	for b := range half {
+		one(b)
+	}
+	wg.Wait()
+}
+
+// permutation moves a table over some variables into another order of
+// them. The destination is cut into chunks of its fastest dimensions (at
+// least chunkMin entries, or the whole table), and the source offset of
+// every entry of a chunk relative to the chunk's start is computed once, so
+// a chunk is one gather with no loop nest.
+type permutation struct {
+	idx   []int32 // source offsets within a chunk
+	outer *geom   // the dimensions outside a chunk; operands src, dst
+}
+
+const chunkMin = 1 << 10
+
+func newPermutation(card []int, sv, dv []int) *permutation {
+	n := len(dv)
+	chunk, c := n, 1
+	for chunk > 0 && c < chunkMin {
+		chunk--
+		c *= card[dv[chunk]]
+	}
+	inner := dv[chunk:]
+	sst := stridesIn(card, sv, inner)
+	p := &permutation{idx: make([]int32, c)}
+	odometer(card, inner, sst, func(i, off int) { p.idx[i] = int32(off) })
+	outerVars := dv[:chunk]
+	oc := make([]int, len(outerVars))
+	for d, v := range outerVars {
+		oc[d] = card[v]
+	}
+	st := [][]int{stridesIn(card, sv, outerVars), stridesIn(card, dv, outerVars)}
+	p.outer = newGeom(oc, st, []int{1}, -1, 1)
+	p.outer.split = -1
+	if tableSize(card, dv) >= parallelMin {
+		p.outer.chooseSplit([]int{1})
+	}
+	return p
+}
+
+func (p *permutation) run(src, dst []float64) {
+	c := len(p.idx)
+	g := p.outer
+	g.run(func(_ int, lo, hi []int) {
+		rows, n2, rs, is := g.blockShape(lo, hi)
+		g.walk(lo, hi, func(off []int, _ bool) {
+			for i := range rows {
+				for j := range n2 {
+					so := off[0] + i*rs[0] + j*is[0]
+					do := off[1] + i*rs[1] + j*is[1]
+					d := dst[do : do+c]
+					s := src[so:]
+					for k, o := range p.idx {
+						d[k] = s[o]
+					}
+				}
+			}
+		})
+	})
+}
+
+// blockGemm runs a contraction as Dgemm calls on 2-D blocks of the tables
+// where they lie, with no copies: the output's unit-stride dimension (N,
+// kept from one operand), a kept dimension of the other operand (M, or
+// none) and a summed dimension (K) form each call's matrices
+//
+//	out[M,N] += x[M,K] · y[K,N]
+//
+// (either operand read transposed where its unit stride is on the other
+// dimension), and every other dimension is walked outside. The output is
+// cleared first and every call adds.
+type blockGemm struct {
+	swap          bool  // x and y trade places: N is x's
+	outer         *geom // the other dimensions; operands x, y, out
+	m, n, k       int
+	tA, tB        blas.Transpose
+	lda, ldb, ldc int
+}
+
+// minBlock is the least number of multiply-adds of one Dgemm call for a
+// contraction to run as blocks.
+const minBlock = 512
+
+func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
+	dims, st := unionStrides(card, xv, yv, ov)
+	cards := make([]int, len(dims))
+	for d, v := range dims {
+		cards[d] = card[v]
+	}
+	size, stride := mergeDims(cards, st)
+	sx, sy, so := stride[0], stride[1], stride[2]
+	nd := slices.Index(so, 1)
+	if nd < 0 || (sx[nd] != 0 && sy[nd] != 0) {
+		return nil // out is a scalar, or its fastest dimension is a batch
+	}
+	b := &blockGemm{swap: sx[nd] != 0}
+	if b.swap {
+		sx, sy = sy, sx
+	}
+	kd, md, best := -1, -1, 0
+	for k := range size {
+		if sx[k] == 0 || sy[k] == 0 || so[k] != 0 || (sy[nd] != 1 && sy[k] != 1) {
+			continue
+		}
+		for m := -1; m < len(size); m++ {
+			if m >= 0 && (sx[m] == 0 || sy[m] != 0 || so[m] == 0) {
+				continue
+			}
+			if sx[k] != 1 && (m < 0 || sx[m] != 1) {
+				continue
+			}
+			work := size[k] * size[nd]
+			if m >= 0 {
+				work *= size[m]
+			}
+			if work > best {
+				kd, md, best = k, m, work
+			}
+		}
+	}
+	if kd < 0 || best < minBlock {
+		return nil
+	}
+	b.n, b.k, b.m = size[nd], size[kd], 1
+	b.ldc = b.n
+	if md >= 0 {
+		b.m, b.ldc = size[md], so[md]
+	}
+	if sx[kd] == 1 {
+		b.tA, b.lda = blas.NoTrans, max(b.k, 1)
+		if md >= 0 {
+			b.lda = sx[md]
+		}
+	} else {
+		b.tA, b.lda = blas.Trans, sx[kd]
+	}
+	if sy[nd] == 1 {
+		b.tB, b.ldb = blas.NoTrans, sy[kd]
+	} else {
+		b.tB, b.ldb = blas.Trans, sy[nd]
+	}
+	// Dgemm's own bounds on the leading dimensions.
+	if (b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
+		(b.tB == blas.NoTrans && b.ldb < b.n) || (b.tB == blas.Trans && b.ldb < b.k) || b.ldc < b.n {
+		return nil
+	}
+	var oc []int
+	ost := make([][]int, 3)
+	for d := range size {
+		if d == nd || d == kd || d == md {
+			continue
+		}
+		oc = append(oc, size[d])
+		for op, s := range [][]int{sx, sy, so} {
+			ost[op] = append(ost[op], s[d])
+		}
+	}
+	b.outer = newGeom(oc, ost, []int{2}, 2, 2)
+	b.outer.split = -1
+	if outerN := tableSize(oc, seq(len(oc))); outerN*best >= parallelMin {
+		b.outer.chooseSplit([]int{2})
+	}
+	return b
+}
+
+// seq returns 0..n-1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func (b *blockGemm) run(x, y, out []float64) {
+	if b.swap {
+		x, y = y, x
+	}
+	clear(out)
+	g := b.outer
+	g.run(func(_ int, lo, hi []int) {
+		rows, n2, rs, is := g.blockShape(lo, hi)
+		g.walk(lo, hi, func(off []int, _ bool) {
+			for i := range rows {
+				for j := range n2 {
+					ox := off[0] + i*rs[0] + j*is[0]
+					oy := off[1] + i*rs[1] + j*is[1]
+					oo := off[2] + i*rs[2] + j*is[2]
+					blas64.Dgemm(b.tA, b.tB, b.m, b.n, b.k, 1, x[ox:], b.lda, y[oy:], b.ldb, 1, out[oo:], b.ldc)
+				}
+			}
+		})
+	})
+}
