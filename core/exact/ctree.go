@@ -198,50 +198,56 @@ func treeFromOrder(nv int, w []float64, leafVars [][]int, order []int32) *ctree 
 			holders[v] = append(holders[v], int32(i))
 		}
 	}
-	alive := make([]bool, len(t.left))
+	n := len(t.left)
+	alive := make([]bool, n)
+	sc := make([]float64, n)
+	stamp := make([]int32, n) // marks the nodes already in cur
 	for i := range leafVars {
 		alive[i] = true
+		sc[i] = t.sc(int32(i))
 	}
+	bySize := func(a, c int32) int { return cmpFloat(sc[a], sc[c]) }
 	var cur []int32
-	for _, v := range order {
+	for round, v := range order {
 		if int(v) >= nv {
 			continue
 		}
+		mark := int32(round + 1)
 		cur = cur[:0]
-		for _, n := range holders[v] {
-			if alive[n] && !slices.Contains(cur, n) {
-				cur = append(cur, n)
+		for _, x := range holders[v] {
+			if alive[x] && stamp[x] != mark {
+				stamp[x] = mark
+				cur = append(cur, x)
 			}
 		}
+		slices.SortFunc(cur, bySize)
 		for len(cur) > 1 {
-			slices.SortFunc(cur, func(a, c int32) int { return cmpFloat(t.sc(a), t.sc(c)) })
 			x, y := cur[0], cur[1]
-			n := b.join(x, y)
-			alive[x], alive[y], alive[n] = false, false, true
-			for i, word := range t.set(n) {
+			j := b.join(x, y)
+			alive[x], alive[y], alive[j] = false, false, true
+			sc[j] = t.sc(j)
+			for i, word := range t.set(j) {
 				for ; word != 0; word &= word - 1 {
 					u := i*64 + bits.TrailingZeros64(word)
-					holders[u] = append(holders[u], n)
+					holders[u] = append(holders[u], j)
 				}
 			}
-			cur = append(cur[:0], n)
-			for _, m := range holders[v] {
-				if alive[m] && !slices.Contains(cur, m) {
-					cur = append(cur, m)
-				}
-			}
+			cur = cur[2:]
+			at, _ := slices.BinarySearchFunc(cur, j, bySize)
+			cur = slices.Insert(cur, at, j)
 		}
 	}
 	var rest []int32
-	for n := int32(0); n < b.next; n++ {
-		if alive[n] {
-			rest = append(rest, n)
+	for x := int32(0); x < b.next; x++ {
+		if alive[x] {
+			rest = append(rest, x)
 		}
 	}
 	for len(rest) > 1 {
-		slices.SortFunc(rest, func(a, c int32) int { return cmpFloat(t.sc(a), t.sc(c)) })
-		n := b.join(rest[0], rest[1])
-		rest = append(rest[2:], n)
+		slices.SortFunc(rest, bySize)
+		j := b.join(rest[0], rest[1])
+		sc[j] = t.sc(j)
+		rest = append(rest[2:], j)
 	}
 	return t
 }

@@ -45,53 +45,55 @@ func newShape(nw *network) *shape {
 // the names of their heuristics.
 func (sh *shape) initialTrees(opt Options, keep int) ([]*ctree, []string) {
 	g := newGraph(sh.cards, sh.leafVars)
-	var trees []*ctree
-	var costs []float64
-	var names []string
-	a := &annealer{gamma: writeWeight, limit: math.Log2(float64(opt.MaxTable)) + 1e-9}
-	add := func(order []int32, name string) {
-		t := treeFromOrder(len(sh.vars), sh.w, sh.leafVars, order)
-		a.t = t
-		c := a.cost()
-		if slices.Contains(costs, c) {
+	noLimit := math.Inf(1)
+	var cands []*candidate // the cheapest orders by total clique size, at most keep
+	consider := func(c *candidate) {
+		if c == nil {
 			return
 		}
 		i := 0
-		for i < len(costs) && costs[i] <= c {
+		for i < len(cands) && !better(c, cands[i], noLimit) {
+			if c.cost == cands[i].cost && c.largest == cands[i].largest {
+				return // most likely the same order
+			}
 			i++
 		}
-		if i >= keep {
-			return
-		}
-		trees = slices.Insert(trees, i, t)
-		costs = slices.Insert(costs, i, c)
-		names = slices.Insert(names, i, name)
-		if len(trees) > keep {
-			trees, costs, names = trees[:keep], costs[:keep], names[:keep]
+		if i < keep {
+			cands = slices.Insert(cands, i, c)
+			cands = cands[:min(len(cands), keep)]
 		}
 	}
 	cm := g.cuthillMcKee()
-	add(cm, "bandwidth")
+	consider(g.evaluate(cm, "bandwidth", nil, noLimit))
 	rev := slices.Clone(cm)
 	slices.Reverse(rev)
-	add(rev, "bandwidth-reversed")
+	consider(g.evaluate(rev, "bandwidth-reversed", nil, noLimit))
 	rng := mrf.NewRand(opt.Seed)
 	spent := 0.0
 	for range opt.Tries {
 		for _, kind := range []int{minDegree, minFill} {
-			if c := g.greedy(kind, rng, nil, math.Inf(1)); c != nil {
-				add(c.order, c.heuristic)
+			var bound *candidate // an order must beat the last one kept
+			if len(cands) == keep {
+				bound = cands[keep-1]
 			}
+			consider(g.greedy(kind, rng, bound, noLimit))
 			spent += greedyCost * float64(len(sh.vars))
 		}
 		// Random tie-breaking does not make a plan many times faster: after
 		// one round a model that far over the time bound is hopeless, and a
 		// model fast to solve gets few rounds (half of the planning budget,
-		// in rotations of the annealing).
-		s := trees[0].quickSeconds()
+		// in rotations of the annealing). A tree's multiply-adds are about
+		// its order's total clique size.
+		s := 3 * cands[0].cost * SecondsPerFlop
 		if s > hopeless*opt.MaxPlannedSeconds || spent > s*annealProposals/2 {
 			break
 		}
+	}
+	trees := make([]*ctree, len(cands))
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		trees[i] = treeFromOrder(len(sh.vars), sh.w, sh.leafVars, c.order)
+		names[i] = c.heuristic
 	}
 	return trees, names
 }
@@ -156,6 +158,21 @@ func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float
 	return best, name
 }
 
+// anneal refines t (its weights kept) with a budget in proportion to
+// seconds, the seed derived from round.
+func (sh *shape) anneal(t *ctree, opt Options, limit, seconds float64, round int) *ctree {
+	internal := max(1, sh.nleaves()-1)
+	sweeps := min(maxSweeps, int(min(seconds*annealProposals, maxProposals)/float64(internal)))
+	if sweeps == 0 {
+		return t
+	}
+	a := &annealer{t: t, gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, keepTrees+round))}
+	a.run(sweeps)
+	return a.t
+}
+
+func (sh *shape) nleaves() int { return len(sh.leafVars) }
+
 // makePlan plans the contraction of nw within opt's bounds: the cheapest
 // of the annealed initial trees, sliced (variables fixed in turn) until
 // every table of a slice fits opt.MaxTable and a slice's estimated peak
@@ -180,18 +197,19 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 	for {
 		p := newCplan(nw, sh, tree, sliced)
 		c := p.cost(opt, false)
-		if c.LargestTable <= opt.MaxTable && c.PeakMemory <= opt.MaxMemory && c.Seconds <= opt.MaxPlannedSeconds {
-			c = p.cost(opt, true)
+		fits := c.LargestTable <= opt.MaxTable && c.PeakMemory <= opt.MaxMemory
+		if fits && c.Seconds <= opt.MaxPlannedSeconds {
+			c = p.cost(opt, true) // the kernels' scratch tables too
+			fits = c.PeakMemory <= opt.MaxMemory
 		}
 		plan := p.describe(c, name)
-		if c.LargestTable <= opt.MaxTable && c.PeakMemory <= opt.MaxMemory {
-			if c.Seconds > opt.MaxPlannedSeconds {
-				return p, plan, &TooSlowError{Plan: plan, MaxPlannedSeconds: opt.MaxPlannedSeconds}
-			}
+		switch {
+		case fits && c.Seconds > opt.MaxPlannedSeconds:
+			return p, plan, &TooSlowError{Plan: plan, MaxPlannedSeconds: opt.MaxPlannedSeconds}
+		case fits:
 			return p, plan, nil
-		}
-		if c.Seconds > opt.MaxPlannedSeconds {
-			// Slicing only adds work: no need to go on.
+		case c.Seconds > hopeless*opt.MaxPlannedSeconds:
+			// Slicing adds work: a plan this far over the bound is refused.
 			return p, plan, &TooSlowError{Plan: plan, MaxPlannedSeconds: opt.MaxPlannedSeconds}
 		}
 		threshold := limit
@@ -205,11 +223,14 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 		}
 		if len(sliced) == 0 {
 			tree = tree.clone()
+			name += ", sliced"
 		}
 		sliced = append(sliced, v)
 		w := slices.Clone(tree.w)
 		w[v] = 0
 		tree.setWeights(w)
+		// The tree adapts to the variables sliced: they cost nothing now.
+		tree = sh.anneal(tree, opt, min(limit, threshold+0.5), c.Seconds, len(sliced))
 	}
 }
 

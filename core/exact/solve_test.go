@@ -409,3 +409,42 @@ func TestSolveSlicedMatchesBruteForce(t *testing.T) {
 		t.Errorf("only %d of 150 models were sliced", sliced)
 	}
 }
+
+// TestSolveSlicedMatchesUnsliced solves models too wide for brute force
+// with tables bounded far below what their plans need: the slices (many,
+// some of zero Z on the pedigree) add up to the unsliced answer to 1e-12,
+// marginals of every variable and factor included, with and without
+// checkpoints within the slices.
+func TestSolveSlicedMatchesUnsliced(t *testing.T) {
+	potts, err := mrf.Potts{N: 30, K: 5, Treewidth: 5, Edges: 80}.Generate(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		m      *mrf.Model
+		shrink int64 // the bound on tables: the unsliced plan's largest over this
+	}{{"potts 30x5", potts, 16}, {"grid 9x9", gridModel(t, 9, 2, 3), 16}, {"pedigree kind", mrf.KindPedigree(80, 10, 1), 4},
+		{"csp kind", mrf.KindCSP(30, 45, 6, 2), 16}} {
+		name, m := c.name, c.m
+		full, err := Solve(m, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mem := range []int64{DefaultMemory, 1 << 12} {
+			opt := infertest.With(DefaultOptions(), func(o *Options) {
+				o.MaxTable = max(full.Plan.LargestTable/c.shrink, 1)
+				o.Memory = mem
+			})
+			sliced, err := Solve(m, opt)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			t.Logf("%s: %v sliced over %v", name, sliced.Plan.Cost, sliced.Plan.Sliced)
+			if sliced.Plan.Slices < 8 || sliced.Plan.LargestTable > opt.MaxTable {
+				t.Errorf("%s: %d slices, largest table %d (bound %d)", name, sliced.Plan.Slices, sliced.Plan.LargestTable, opt.MaxTable)
+			}
+			compareResults(t, name+" sliced", sliced, full, 1e-12)
+		}
+	}
+}
