@@ -174,7 +174,8 @@ func (a *annealer) run(sweeps int) {
 		}
 		a.total = a.cost() // no drift from the running sum
 		if a.total < bestCost {
-			best, bestCost = t.clone(), a.total
+			best.copyFrom(t)
+			bestCost = a.total
 		}
 	}
 	a.t = best

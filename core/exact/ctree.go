@@ -262,6 +262,15 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
+// copyFrom makes t's structure that of u, a tree of the same shape.
+func (t *ctree) copyFrom(u *ctree) {
+	copy(t.left, u.left)
+	copy(t.right, u.right)
+	copy(t.parent, u.parent)
+	copy(t.open, u.open)
+	t.root = u.root
+}
+
 func (t *ctree) clone() *ctree {
 	c := *t
 	c.left = slices.Clone(t.left)

@@ -43,7 +43,7 @@ func newShape(nw *network) *shape {
 // bandwidth order and its reverse, and opt.Tries randomised min-fill and
 // min-degree orders, keeping the keep cheapest distinct ones by cost, with
 // the names of their heuristics.
-func (sh *shape) initialTrees(opt Options, keep int) ([]*ctree, []string) {
+func (sh *shape) initialTrees(opt Options, keep, keepTrees int) ([]*ctree, []string) {
 	g := newGraph(sh.cards, sh.leafVars)
 	noLimit := math.Inf(1)
 	var cands []*candidate // the cheapest orders by total clique size, at most keep
@@ -89,13 +89,26 @@ func (sh *shape) initialTrees(opt Options, keep int) ([]*ctree, []string) {
 			break
 		}
 	}
+	// The trees of the cheapest orders, ranked by the annealing's cost
+	// (which also counts the entries written: memory).
 	trees := make([]*ctree, len(cands))
 	names := make([]string, len(cands))
+	costs := make([]float64, len(cands))
+	a := &annealer{gamma: writeWeight, limit: math.Log2(float64(opt.MaxTable)) + 1e-9}
 	for i, c := range cands {
 		trees[i] = treeFromOrder(len(sh.vars), sh.w, sh.leafVars, c.order)
 		names[i] = c.heuristic
+		a.t = trees[i]
+		costs[i] = a.cost()
 	}
-	return trees, names
+	idx := seq(len(cands))
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(costs[i], costs[j]) })
+	var ts []*ctree
+	var ns []string
+	for _, i := range idx[:min(keepTrees, len(idx))] {
+		ts, ns = append(ts, trees[i]), append(ns, names[i])
+	}
+	return ts, ns
 }
 
 // greedyCost is about the time of one greedy order per variable, in
@@ -113,8 +126,12 @@ func (t *ctree) quickSeconds() float64 {
 	return 3*flops*SecondsPerFlop + 3*written*SecondsPerEntry
 }
 
-// keepTrees is the number of initial trees annealed.
-const keepTrees = 2
+// keepOrders is the number of greedy orders (the cheapest by total clique
+// size) made into trees, keepTrees the number of those trees annealed.
+const (
+	keepOrders = 6
+	keepTrees  = 2
+)
 
 // annealProposals is the number of rotations tried per estimated second of
 // solving along the best greedy tree: at about 100 ns a rotation, planning
@@ -190,7 +207,7 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 	case 1:
 		tree = newCtree(len(sh.vars), 1, sh.w)
 	default:
-		trees, names := sh.initialTrees(opt, keepTrees)
+		trees, names := sh.initialTrees(opt, keepOrders, keepTrees)
 		tree, name = sh.refine(trees, names, opt, limit, trees[0].quickSeconds())
 	}
 	var sliced []int
@@ -216,7 +233,7 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 		if c.LargestTable <= opt.MaxTable {
 			threshold = math.Log2(float64(c.LargestTable)) - 0.5
 		}
-		v := tree.pickSlice(threshold)
+		v := tree.pickSlice(threshold, min(limit, threshold+0.5), sh.cards)
 		if v < 0 {
 			return p, plan, &MemoryTooLargeError{Estimate: c.PeakMemory, MaxMemory: opt.MaxMemory,
 				LargestTable: c.LargestTable, Detail: "even with every variable sliced"}
@@ -229,15 +246,22 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 		w := slices.Clone(tree.w)
 		w[v] = 0
 		tree.setWeights(w)
-		// The tree adapts to the variables sliced: they cost nothing now.
-		tree = sh.anneal(tree, opt, min(limit, threshold+0.5), c.Seconds, len(sliced))
+		// The tree may adapt to the variables sliced, which cost nothing
+		// now; the annealed tree is kept if its plan is faster.
+		bound := min(limit, threshold+0.5)
+		re := sh.anneal(tree.clone(), opt, bound, c.Seconds, len(sliced))
+		if re != tree && newCplan(nw, sh, re, sliced).cost(opt, false).Seconds < newCplan(nw, sh, tree, sliced).cost(opt, false).Seconds {
+			tree = re
+		}
 	}
 }
 
-// pickSlice returns the variable to slice next: the one held by the most
-// entries of tables above 2^threshold (leaves included), or -1 if no table
-// above it holds a variable of positive weight.
-func (t *ctree) pickSlice(threshold float64) int {
+// pickSlice returns the variable to slice next, or -1 if no table above
+// 2^threshold holds a variable of positive weight: of the sliceCandidates
+// variables held by the most entries of tables above it (leaves included),
+// the one whose slicing leaves the least work (the annealing's cost of the
+// tree with the variable free, times its states).
+func (t *ctree) pickSlice(threshold, limit float64, cards []int) int {
 	score := make([]float64, len(t.w))
 	for n := range int32(len(t.left)) {
 		if !t.leaf(n) && t.left[n] < 0 {
@@ -253,14 +277,30 @@ func (t *ctree) pickSlice(threshold float64) int {
 			}
 		}
 	}
-	best := -1
-	for v, s := range score {
-		if s > 0 && t.w[v] > 0 && (best < 0 || s > score[best]) {
-			best = v
+	var cands []int
+	for v, x := range score {
+		if x > 0 && t.w[v] > 0 {
+			cands = append(cands, v)
 		}
 	}
+	slices.SortStableFunc(cands, func(a, b int) int { return cmpFloat(score[b], score[a]) })
+	best, bestWork := -1, math.Inf(1)
+	orig := t.w
+	for _, v := range cands[:min(len(cands), sliceCandidates)] {
+		w := slices.Clone(orig)
+		w[v] = 0
+		t.setWeights(w)
+		a := &annealer{t: t, gamma: writeWeight, limit: limit}
+		if work := a.cost() * float64(cards[v]); work < bestWork {
+			best, bestWork = v, work
+		}
+	}
+	t.setWeights(orig)
 	return best
 }
+
+// sliceCandidates is the number of variables pickSlice weighs.
+const sliceCandidates = 8
 
 // cost estimates the cost of solving along p; exact also counts the
 // kernels' scratch tables in the peak memory.
