@@ -45,6 +45,17 @@ const minInner = 8
 // in the first sweep over the others and can be zeroed there instead of by
 // a separate pass over the whole table. orderOp gives the memory order.
 func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
+	return buildGeom(cards, st, disjoint, sumOp, orderOp, false)
+}
+
+// newReducingGeom is newGeom that keeps a summed dimension innermost (as a
+// reduction along it) when the largest read operand is contiguous along it,
+// rather than sweeping the written operand once per state of it.
+func newReducingGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
+	return buildGeom(cards, st, disjoint, sumOp, orderOp, true)
+}
+
+func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, reduce bool) *geom {
 	g := &geom{split: -1}
 	total := 1
 	for _, c := range cards {
@@ -61,6 +72,31 @@ func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom 
 	}
 	if len(rest) == 0 { // everything is summed: the innermost becomes a reduction
 		rest, summed = summed[len(summed)-1:], summed[:len(summed)-1]
+	} else if d := g.unitDim(sumOp); reduce && d >= 0 && g.stride[sumOp][d] == 0 {
+		// The largest read table is contiguous along a summed dimension:
+		// reduce along it innermost.
+		i := slices.Index(summed, d)
+		summed = slices.Delete(summed, i, i+1)
+		g.nsum = len(summed)
+		// The longest kept dimension gives the rows of a block.
+		r := 0
+		for j, e := range rest {
+			if g.size[e] > g.size[rest[r]] {
+				r = j
+			}
+		}
+		row := rest[r]
+		rest = slices.Delete(rest, r, r+1)
+		perm := append(append(append(slices.Clone(summed), rest...), row), d)
+		g.size = permute(g.size, perm)
+		for op := range g.stride {
+			g.stride[op] = permute(g.stride[op], perm)
+		}
+		g.block = 2
+		if total >= parallelMin {
+			g.chooseSplit(disjoint)
+		}
+		return g
 	}
 	// Memory order of orderOp, slowest first; dimensions it lacks go first.
 	memStride := func(d int) int {
@@ -106,6 +142,27 @@ func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom 
 		g.chooseSplit(disjoint)
 	}
 	return g
+}
+
+// unitDim returns the dimension along which the largest operand other than
+// written is contiguous, or -1.
+func (g *geom) unitDim(written int) int {
+	best, size := -1, 0
+	for op, st := range g.stride {
+		if op == written {
+			continue
+		}
+		n := 1
+		for d, s := range st {
+			if s != 0 {
+				n = max(n, s*g.size[d])
+			}
+		}
+		if d := slices.Index(st, 1); d >= 0 && n > size {
+			best, size = d, n
+		}
+	}
+	return best
 }
 
 // mergeDims drops dimensions of size 1 and merges consecutive dimensions

@@ -77,7 +77,7 @@ func newKernel(card []int, xv, yv, ov []int) *kernel {
 		for d, v := range dims {
 			cards[d] = card[v]
 		}
-		k.g = newGeom(cards, st, []int{2}, 2, 2)
+		k.g = newReducingGeom(cards, st, []int{2}, 2, 2)
 	}
 	return k
 }

@@ -176,7 +176,9 @@ func (p *cplan) vars(o int) []int {
 // B, K and N, T being the operand whose kept group is the shorter, and lays
 // them out B++M++K and B++K++N (B++N++K when K is much longer than N: dot
 // products), so its matrix products read both in place. P's own product
-// comes out B++M++N (own), permuted into P's layout if that differs.
+// comes out B++M++N (own), permuted into P's layout if that differs. The
+// operands of a contraction too thin for matrix products follow P's order
+// instead, the summed variables last.
 func (p *cplan) arrange() {
 	card := p.nw.card
 	for k := len(p.steps) - 1; k >= 0; k-- {
@@ -201,6 +203,22 @@ func (p *cplan) arrange() {
 		}
 		slices.Sort(kk)
 		nl, nr, nk := tableSize(card, l), tableSize(card, r), tableSize(card, kk)
+		if nk < minGemmK || (max(nl, nr) < minGemmRow && nk < minGemmDot) {
+			// Too thin for matrix products: the operands follow this
+			// table's order, summed variables last, so sweeps over them
+			// run in step.
+			s.own = s.vars
+			for _, o := range []int{s.x, s.y} {
+				var vs []int
+				for _, v := range s.vars {
+					if slices.Contains(p.vars(o), v) {
+						vs = append(vs, v)
+					}
+				}
+				p.setVars(o, append(vs, kk...))
+			}
+			continue
+		}
 		mOp, nOp, m, n := s.x, s.y, l, r
 		if nl > nr {
 			mOp, nOp, m, n = s.y, s.x, r, l
