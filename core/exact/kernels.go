@@ -342,8 +342,8 @@ func (p *permutation) run(src, dst []float64) {
 //	out[M,N] += x[M,K] · y[K,N]
 //
 // (either operand read transposed where its unit stride is on the other
-// dimension), and every other dimension is walked outside. The output is
-// cleared first and every call adds.
+// dimension), and every other dimension is walked outside, the summed ones
+// outermost: the first sweep writes the output, later ones add to it.
 type blockGemm struct {
 	swap          bool  // x and y trade places: N is x's
 	outer         *geom // the other dimensions; operands x, y, out
@@ -414,8 +414,10 @@ func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
 	} else {
 		b.tB, b.ldb = blas.Trans, sy[nd]
 	}
-	// Dgemm's own bounds on the leading dimensions.
-	if (b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
+	// Dgemm's own bounds on the leading dimensions; both operands
+	// transposed is its slow strided path: matrix products after a
+	// permutation do better.
+	if (b.tA == blas.Trans && b.tB == blas.Trans) || (b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
 		(b.tB == blas.NoTrans && b.ldb < b.n) || (b.tB == blas.Trans && b.ldb < b.k) || b.ldc < b.n {
 		return nil
 	}
@@ -451,17 +453,22 @@ func (b *blockGemm) run(x, y, out []float64) {
 	if b.swap {
 		x, y = y, x
 	}
-	clear(out)
 	g := b.outer
 	g.run(func(_ int, lo, hi []int) {
 		rows, n2, rs, is := g.blockShape(lo, hi)
-		g.walk(lo, hi, func(off []int, _ bool) {
+		g.walk(lo, hi, func(off []int, first bool) {
 			for i := range rows {
 				for j := range n2 {
 					ox := off[0] + i*rs[0] + j*is[0]
 					oy := off[1] + i*rs[1] + j*is[1]
 					oo := off[2] + i*rs[2] + j*is[2]
-					blas64.Dgemm(b.tA, b.tB, b.m, b.n, b.k, 1, x[ox:], b.lda, y[oy:], b.ldb, 1, out[oo:], b.ldc)
+					// The first call on a block of out writes it, later
+					// ones (other states of summed dimensions) add.
+					beta := 1.0
+					if first && (rs[2] != 0 || i == 0) && (is[2] != 0 || j == 0) {
+						beta = 0
+					}
+					blas64.Dgemm(b.tA, b.tB, b.m, b.n, b.k, 1, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
 				}
 			}
 		})

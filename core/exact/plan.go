@@ -56,6 +56,10 @@ type Options struct {
 	// 0: a plan above it, sliced to fit MaxTable and MaxMemory, fails with
 	// a *TooSlowError before anything is allocated.
 	MaxPlannedSeconds float64 `json:"max_planned_seconds" help:"Largest estimated run time in seconds of one exact solve (the plan's estimate, printed before running); a model above it stops with an error before allocating."`
+	// OnPlan, if set, is called by Solve with the plan (and its cost)
+	// before anything is contracted, so a caller can report it. It is not
+	// an option of the command line.
+	OnPlan func(*Plan) `json:"-" kong:"-"`
 }
 
 // DefaultMaxPlannedSeconds is the bound on the estimated run time of a solve by

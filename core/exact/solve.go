@@ -49,6 +49,9 @@ func solve(m *mrf.Model, opt Options) (*Result, *runStats, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if opt.OnPlan != nil {
+		opt.OnPlan(plan)
+	}
 	return run(p, plan, opt)
 }
 

@@ -5,6 +5,8 @@ import (
 	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -445,6 +447,33 @@ func TestSolveSlicedMatchesUnsliced(t *testing.T) {
 				t.Errorf("%s: %d slices, largest table %d (bound %d)", name, sliced.Plan.Slices, sliced.Plan.LargestTable, opt.MaxTable)
 			}
 			compareResults(t, name+" sliced", sliced, full, 1e-12)
+		}
+	}
+}
+
+// TestSolveSameOnAnyCores solves with one core and with four, the loops
+// split between workers even on small tables: the answers are identical
+// to the bit, as the split depends on table sizes alone.
+func TestSolveSameOnAnyCores(t *testing.T) {
+	defer func(old int) { parallelMin = old }(parallelMin)
+	parallelMin = 64
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	potts, err := mrf.Potts{N: 20, K: 6, Treewidth: 4, Edges: 50}.Generate(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*mrf.Model{"potts": potts, "grid 10x10": gridModel(t, 10, 1, 4), "csp kind": mrf.KindCSP(30, 45, 6, 2)} {
+		var results []*Result
+		for _, procs := range []int{1, 4} {
+			runtime.GOMAXPROCS(procs)
+			res, err := Solve(m, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, res)
+		}
+		if !reflect.DeepEqual(results[0].Marginals, results[1].Marginals) || results[0].LogZ != results[1].LogZ {
+			t.Errorf("%s: one core and four give different answers (ln Z %v and %v)", name, results[0].LogZ, results[1].LogZ)
 		}
 	}
 }

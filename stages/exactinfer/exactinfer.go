@@ -38,7 +38,10 @@ func Run(p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts, err := entry.With(p.Options)
+	var current stageio.Model // the model being solved, for the plan's log line
+	o := p.Options
+	o.OnPlan = func(plan *exact.Plan) { logPlan(current, plan) }
+	opts, err := entry.With(o)
 	if err != nil {
 		return err
 	}
@@ -58,11 +61,7 @@ func Run(p Params, out string, w io.Writer) error {
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
 	for _, e := range models {
-		plan, err := exact.Estimate(e.Model, p.Options)
-		if err != nil {
-			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
-		}
-		logPlan(e, plan)
+		current = e
 		start := time.Now()
 		res, err := method.Infer(context.Background(), e.Model)
 		if err != nil {
