@@ -72,9 +72,9 @@ func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, redu
 	}
 	if len(rest) == 0 { // everything is summed: the innermost becomes a reduction
 		rest, summed = summed[len(summed)-1:], summed[:len(summed)-1]
-	} else if d := g.unitDim(sumOp); reduce && d >= 0 && g.stride[sumOp][d] == 0 {
-		// The largest read table is contiguous along a summed dimension:
-		// reduce along it innermost.
+	} else if d := g.unitDim(sumOp); reduce && d >= 0 && g.stride[sumOp][d] == 0 && g.size[d] >= minInner {
+		// The largest read table is contiguous along a long enough summed
+		// dimension: reduce along it innermost.
 		i := slices.Index(summed, d)
 		summed = slices.Delete(summed, i, i+1)
 		g.nsum = len(summed)

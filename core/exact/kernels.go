@@ -56,8 +56,13 @@ func newKernel(card []int, xv, yv, ov []int) *kernel {
 	if k.bg = newBlockGemm(card, xv, yv, ov); k.bg != nil {
 		return k
 	}
-	if k.mm = newMatmul(card, xv, yv, ov); k.mm != nil {
-		m := k.mm
+	dims, st := unionStrides(card, xv, yv, ov)
+	cards := make([]int, len(dims))
+	for d, v := range dims {
+		cards[d] = card[v]
+	}
+	g := newReducingGeom(cards, st, []int{2}, 2, 2)
+	if m := newMatmul(card, xv, yv, ov); m != nil {
 		xv2, yv2 := xv, yv
 		if m.swap {
 			xv2, yv2 = yv, xv
@@ -71,15 +76,57 @@ func newKernel(card []int, xv, yv, ov []int) *kernel {
 		if !slices.Equal(ov, m.os) {
 			m.op = newPermutation(card, m.os, ov)
 		}
-	} else {
-		dims, st := unionStrides(card, xv, yv, ov)
-		cards := make([]int, len(dims))
-		for d, v := range dims {
-			cards[d] = card[v]
+		if m.cost(card) < sweepCost(g) {
+			k.mm = m
+			return k
 		}
-		k.g = newReducingGeom(cards, st, []int{2}, 2, 2)
 	}
+	k.g = g
 	return k
+}
+
+// Rough costs in nanoseconds on the machine of cost.go's speeds, to choose
+// between strided sweeps and matrix products with permutations: per entry
+// swept, per block of a sweep (the loop nest's step), per multiply-add of
+// Dgemm on long runs and on short ones, per Dgemm call, per entry permuted.
+const (
+	nsSweepEntry = 1.0
+	nsSweepBlock = 40
+	nsGemmFast   = 0.3
+	nsGemmSlow   = 1.5
+	nsGemmCall   = 150
+	nsPermute    = 2
+)
+
+// sweepCost estimates the time of sumProduct over g.
+func sweepCost(g *geom) float64 {
+	total, block := 1.0, float64(g.size[len(g.size)-1])
+	for _, n := range g.size {
+		total *= float64(n)
+	}
+	if g.block == 2 {
+		block *= float64(g.size[len(g.size)-2])
+	}
+	return total*nsSweepEntry + total/block*nsSweepBlock
+}
+
+// cost estimates the time of the matrix products and their permutations.
+func (m *matmul) cost(card []int) float64 {
+	flops := float64(m.nb) * float64(m.nl) * float64(m.nk) * float64(m.nr)
+	per := nsGemmSlow
+	if gemmEfficient(m.tB, m.nr, m.nk) {
+		per = nsGemmFast
+	}
+	c := flops*per + float64(m.nb)*nsGemmCall
+	for _, p := range []struct {
+		p  *permutation
+		vs []int
+	}{{m.xp, m.xs}, {m.yp, m.ys}, {m.op, m.os}} {
+		if p.p != nil {
+			c += float64(tableSize(card, p.vs)) * nsPermute
+		}
+	}
+	return c
 }
 
 // unionStrides returns the variables of ov, xv and yv (in that order of
@@ -127,7 +174,7 @@ func newMatmul(card []int, xv, yv, ov []int) *matmul {
 		}
 	}
 	m := &matmul{nb: tableSize(card, b), nl: tableSize(card, l), nk: tableSize(card, k), nr: tableSize(card, r)}
-	if m.nk < minGemmK || (max(m.nl, m.nr) < minGemmRow && m.nk < minGemmDot) {
+	if m.nk < 2 || m.nl*m.nr*m.nk < minBlock {
 		return nil
 	}
 	// The output's rows are the longer group, unless out is laid out with
@@ -253,7 +300,7 @@ func (k *kernel) run(x, y, out []float64, pl *pool) {
 func (m *matmul) multiply(x, y, out []float64) {
 	xl, yl, ol := m.nl*m.nk, m.nk*m.nr, m.nl*m.nr
 	one := func(b int) {
-		blas64.Dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, 1, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, out[b*ol:(b+1)*ol], m.nr)
+		dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, out[b*ol:(b+1)*ol], m.nr)
 	}
 	if m.nb < 2 || m.nb*xl*m.nr < parallelMin {
 		for b := range m.nb {
@@ -333,6 +380,57 @@ func (p *permutation) run(src, dst []float64) {
 		})
 	})
 }
+
+// gemmEfficient reports whether Dgemm runs a product with op(B) = tB and n
+// columns and k summed at speed: it sweeps rows of n entries (B not
+// transposed) or takes dot products of k (B transposed), each call of its
+// assembly kernels worth it only on long enough runs.
+func gemmEfficient(tB blas.Transpose, n, k int) bool {
+	if tB == blas.NoTrans {
+		return n >= minGemmRun
+	}
+	return k >= minGemmRun
+}
+
+// minGemmRun is the shortest run of entries the matrix products sweep.
+const minGemmRun = 16
+
+// dgemm is c = a·b + beta·c by gonum's Dgemm, which shares large products
+// between goroutines in tiles of 64x64 entries of c, each tile a goroutine.
+// Products that are large in c but thin in k (a few multiply-adds per
+// entry) would spend more on the goroutines than on the arithmetic; they
+// are cut into tiles here and run in turn. The tiles, and the order of the
+// summation within each entry, are the same either way.
+func dgemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if k >= denseK || m <= gemmTile || n <= gemmTile {
+		if m*n <= 4*gemmTile*gemmTile || k >= denseK {
+			blas64.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+			return
+		}
+	}
+	for i := 0; i < m; i += gemmTile {
+		mi := min(gemmTile, m-i)
+		ai := i * lda
+		if tA == blas.Trans {
+			ai = i
+		}
+		for j := 0; j < n; j += 2 * gemmTile {
+			nj := min(2*gemmTile, n-j)
+			bj := j
+			if tB == blas.Trans {
+				bj = j * ldb
+			}
+			blas64.Dgemm(tA, tB, mi, nj, k, 1, a[ai:], lda, b[bj:], ldb, beta, c[i*ldc+j:], ldc)
+		}
+	}
+}
+
+// gemmTile is gonum's tile of parallel products; denseK the summed length
+// from which its goroutines pay off.
+const (
+	gemmTile = 64
+	denseK   = 64
+)
 
 // blockGemm runs a contraction as Dgemm calls on 2-D blocks of the tables
 // where they lie, with no copies: the output's unit-stride dimension (N,
@@ -417,7 +515,7 @@ func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
 	// Dgemm's own bounds on the leading dimensions; both operands
 	// transposed is its slow strided path: matrix products after a
 	// permutation do better.
-	if (b.tA == blas.Trans && b.tB == blas.Trans) || (b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
+	if (b.tA == blas.Trans && b.tB == blas.Trans) || !gemmEfficient(b.tB, b.n, b.k) || (b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
 		(b.tB == blas.NoTrans && b.ldb < b.n) || (b.tB == blas.Trans && b.ldb < b.k) || b.ldc < b.n {
 		return nil
 	}
@@ -468,7 +566,7 @@ func (b *blockGemm) run(x, y, out []float64) {
 					if first && (rs[2] != 0 || i == 0) && (is[2] != 0 || j == 0) {
 						beta = 0
 					}
-					blas64.Dgemm(b.tA, b.tB, b.m, b.n, b.k, 1, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
+					dgemm(b.tA, b.tB, b.m, b.n, b.k, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
 				}
 			}
 		})

@@ -3,6 +3,7 @@ package exact
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/renn-go/renn/core/mrf"
 )
@@ -113,7 +114,7 @@ func (sh *shape) initialTrees(opt Options, keep, keepTrees int) ([]*ctree, []str
 
 // greedyCost is about the time of one greedy order per variable, in
 // annealing rotations.
-const greedyCost = 32
+const greedyCost = 64
 
 // hopeless is how far over the time bound the best initial tree may be for
 // the planner to go on refining it.
@@ -137,7 +138,7 @@ const (
 // solving along the best greedy tree: at about 100 ns a rotation, planning
 // takes up to a quarter of that time, and annealing usually cuts the
 // solve's time by more.
-const annealProposals = 2.5e6
+const annealProposals = 1e6
 
 // maxSweeps bounds the annealing passes over a tree (past a few hundred,
 // further passes rarely find cheaper trees), maxProposals the rotations
@@ -155,16 +156,27 @@ func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float
 	if seconds > hopeless*opt.MaxPlannedSeconds {
 		seconds = 0 // refused anyway: no time spent on it
 	}
+	// The trees anneal concurrently, each with its own generator, so the
+	// result does not depend on the number of cores.
 	proposals := min(seconds*annealProposals, maxProposals)
 	sweeps := min(maxSweeps, int(proposals/float64(internal*len(trees))))
-	best, name, bestCost := trees[0], names[0], math.Inf(1)
+	as := make([]*annealer, len(trees))
+	var wg sync.WaitGroup
 	for i, t := range trees {
-		a := &annealer{t: t.clone(), gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, i))}
-		if sweeps > 0 {
-			a.run(sweeps)
-		} else {
-			a.total = a.cost()
-		}
+		as[i] = &annealer{t: t.clone(), gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, i))}
+		wg.Add(1)
+		go func(a *annealer) {
+			defer wg.Done()
+			if sweeps > 0 {
+				a.run(sweeps)
+			} else {
+				a.total = a.cost()
+			}
+		}(as[i])
+	}
+	wg.Wait()
+	best, name, bestCost := trees[0], names[0], math.Inf(1)
+	for i, a := range as {
 		if a.total < bestCost {
 			best, name, bestCost = a.t, names[i], a.total
 		}
