@@ -31,7 +31,15 @@ type geom struct {
 	split  int     // dimension whose range is shared between two workers; -1 for none
 	nsum   int     // the first nsum dimensions are those the written operand lacks
 	block  int     // 1 or 2: dimensions handled inside one kernel call
+	// blas lets sumProduct run long inner loops through gonum's assembly
+	// (Dasum, Daxpy, Ddot; their summation order differs from the loops',
+	// so the elimination engine, whose samples must not move, keeps the
+	// loops).
+	blas bool
 }
+
+// minBLAS is the shortest inner loop given to gonum's level-1 routines.
+const minBLAS = 16
 
 // minInner is the shortest fastest dimension kept innermost; below it the
 // largest dimension goes innermost instead (strided but long).
@@ -52,7 +60,9 @@ func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom 
 // reduction along it) when the largest read operand is contiguous along it,
 // rather than sweeping the written operand once per state of it.
 func newReducingGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
-	return buildGeom(cards, st, disjoint, sumOp, orderOp, true)
+	g := buildGeom(cards, st, disjoint, sumOp, orderOp, true)
+	g.blas = true
+	return g
 }
 
 func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, reduce bool) *geom {
@@ -373,6 +383,11 @@ func sumProduct(g *geom, in [][]float64, out []float64) {
 					a, sa := in[vec[0]], is[vec[0]]
 					oa := off[vec[0]] + i*rs[vec[0]]
 					switch {
+					case g.blas && n >= minBLAS && so == 0:
+						// The tables are non-negative: Dasum is their sum.
+						out[oo] += f * blas64.Dasum(n, a[oa:], sa)
+					case g.blas && n >= minBLAS:
+						blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
 					case so == 0:
 						out[oo] += f * sumStrided(a, oa, sa, n)
 					case so == 1 && sa == 1:
@@ -390,6 +405,8 @@ func sumProduct(g *geom, in [][]float64, out []float64) {
 					b, sb := in[vec[1]], is[vec[1]]
 					oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
 					switch {
+					case g.blas && n >= minBLAS && so == 0:
+						out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
 					case so == 0:
 						var acc0, acc1 float64
 						j := 0
