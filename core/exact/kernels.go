@@ -329,9 +329,17 @@ func (m *matmul) multiply(x, y, out []float64) {
 // every entry of a chunk relative to the chunk's start is computed once, so
 // a chunk is one gather with no loop nest.
 type permutation struct {
-	idx   []int32 // source offsets within a chunk
-	outer *geom   // the dimensions outside a chunk; operands src, dst
+	idx   []int32   // source offsets within a chunk
+	runs  []copyRun // the chunk as runs of entries contiguous in both tables; nil if short
+	outer *geom     // the dimensions outside a chunk; operands src, dst
 }
+
+// copyRun is a stretch of a chunk contiguous in both tables: n entries from
+// source offset src to destination offset dst.
+type copyRun struct{ dst, src, n int32 }
+
+// minRun is the shortest average run a chunk is copied by runs.
+const minRun = 8
 
 const chunkMin = 1 << 10
 
@@ -346,6 +354,17 @@ func newPermutation(card []int, sv, dv []int) *permutation {
 	sst := stridesIn(card, sv, inner)
 	p := &permutation{idx: make([]int32, c)}
 	odometer(card, inner, sst, func(i, off int) { p.idx[i] = int32(off) })
+	var runs []copyRun
+	for i, o := range p.idx {
+		if l := len(runs) - 1; l >= 0 && o == runs[l].src+runs[l].n {
+			runs[l].n++
+			continue
+		}
+		runs = append(runs, copyRun{dst: int32(i), src: o, n: 1})
+	}
+	if len(p.idx) >= minRun*len(runs) {
+		p.runs = runs
+	}
 	outerVars := dv[:chunk]
 	oc := make([]int, len(outerVars))
 	for d, v := range outerVars {
@@ -372,6 +391,12 @@ func (p *permutation) run(src, dst []float64) {
 					do := off[1] + i*rs[1] + j*is[1]
 					d := dst[do : do+c]
 					s := src[so:]
+					if p.runs != nil {
+						for _, r := range p.runs {
+							copy(d[r.dst:r.dst+r.n], s[r.src:r.src+r.n])
+						}
+						continue
+					}
 					for k, o := range p.idx {
 						d[k] = s[o]
 					}
