@@ -87,27 +87,31 @@ func newKernel(card []int, xv, yv, ov []int) *kernel {
 
 // Rough costs in nanoseconds on the machine of cost.go's speeds, to choose
 // between strided sweeps and matrix products with permutations: per entry
-// swept, per block of a sweep (the loop nest's step), per multiply-add of
-// Dgemm on long runs and on short ones, per Dgemm call, per entry permuted.
+// swept, per inner loop of a sweep, per block of a sweep (the loop nest's
+// step), per multiply-add of Dgemm on long runs and on short ones, per
+// Dgemm call, per entry permuted. Measured on the Potts and Promedas
+// stand-ins' contractions, one core.
 const (
 	nsSweepEntry = 1.0
+	nsSweepRow   = 30
 	nsSweepBlock = 40
 	nsGemmFast   = 0.3
-	nsGemmSlow   = 1.5
-	nsGemmCall   = 150
+	nsGemmSlow   = 0.8
+	nsGemmCall   = 100
 	nsPermute    = 2
 )
 
 // sweepCost estimates the time of sumProduct over g.
 func sweepCost(g *geom) float64 {
-	total, block := 1.0, float64(g.size[len(g.size)-1])
-	for _, n := range g.size {
-		total *= float64(n)
+	total, n := 1.0, float64(g.size[len(g.size)-1])
+	for _, s := range g.size {
+		total *= float64(s)
 	}
+	block := n
 	if g.block == 2 {
 		block *= float64(g.size[len(g.size)-2])
 	}
-	return total*nsSweepEntry + total/block*nsSweepBlock
+	return total*nsSweepEntry + total/n*nsSweepRow + total/block*nsSweepBlock
 }
 
 // cost estimates the time of the matrix products and their permutations.

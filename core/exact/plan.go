@@ -36,10 +36,13 @@ type Options struct {
 	// MakeOrder fail with a *TableTooLargeError before anything is
 	// allocated.
 	MaxTable int64 `json:"max_table" help:"Largest table (entries) exact inference may build. A model whose plan needs larger tables is solved in slices (a few variables fixed in turn, every table of a slice within the bound); exact sampling stops with an error instead, before allocating."`
-	// Tries is the number of randomised orders tried per greedy heuristic
-	// (min-fill and min-degree), >= 1. A model whose best
-	// order after one round is over four times MaxTable gets no more tries.
-	Tries int `json:"tries" help:"Randomised elimination orders tried per greedy heuristic."`
+	// Tries is the most randomised orders tried per greedy heuristic
+	// (min-fill and min-degree), >= 1. MakeOrder and Sample stop after one
+	// round when the best order is over four times MaxTable; Solve stops
+	// when the orders' time has reached half of its planning budget (a
+	// fraction of the estimated solve time) or the model is hopelessly over
+	// MaxPlannedSeconds.
+	Tries int `json:"tries" help:"The most randomised elimination orders tried per greedy heuristic (fewer for a model quick to solve)."`
 	// Seed drives the random tie-breaking of the greedy heuristics: the same
 	// seed gives the same order and hence bit-identical results.
 	Seed int64 `json:"seed" help:"Seed of the randomised elimination-order search."`
