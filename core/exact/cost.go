@@ -31,10 +31,12 @@ type Cost struct {
 	Seconds float64
 }
 
-// The speeds behind Cost.Seconds, measured on the exact-inference
-// benchmarks (core/exact BenchmarkExact*) on one core of a 2-core Intel
-// Xeon (2.1 GHz class) with Go 1.26: seconds per multiply-add of a
-// contraction, per entry written, and per contraction.
+// The speeds behind Cost.Seconds: seconds per multiply-add of a
+// contraction, per table entry written, and per contraction. Against
+// single-core runs of the UAI stand-ins (mrf.UAIKinds) on a shared 2-core
+// Intel Xeon with Go 1.26, the estimate was within a factor of two of the
+// run time (planning excluded) on every kind: lower on the compute-bound
+// Potts models, higher on memory-bound ones.
 const (
 	SecondsPerFlop        = 1.0 / 1.0e9
 	SecondsPerEntry       = 1.0 / 2.5e8
