@@ -139,13 +139,13 @@ const (
 // solving along the best greedy tree: at about 100 ns a rotation, planning
 // takes up to a tenth of that time, and annealing usually cuts the solve's
 // time by more (2x to 8x on the UAI stand-ins but the Potts ones).
-const annealProposals = 1e6
+const annealProposals = 1.5e6
 
 // maxSweeps bounds the annealing passes over a tree (past a few hundred,
 // further passes rarely find cheaper trees), maxProposals the rotations
 // tried in all (about half a second).
 const (
-	maxSweeps    = 500
+	maxSweeps    = 1000
 	maxProposals = 5e6
 )
 
