@@ -499,7 +499,35 @@ func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
 	if b.swap {
 		sx, sy = sy, sx
 	}
-	kd, md, best := -1, -1, 0
+	kd, md, work := blockDims(size, sx, sy, so, nd)
+	if kd < 0 || work < minBlock || !b.layout(size, sx, sy, so, nd, kd, md) {
+		return nil
+	}
+	var oc []int
+	ost := make([][]int, 3)
+	for d := range size {
+		if d == nd || d == kd || d == md {
+			continue
+		}
+		oc = append(oc, size[d])
+		for op, s := range [][]int{sx, sy, so} {
+			ost[op] = append(ost[op], s[d])
+		}
+	}
+	b.outer = newGeom(oc, ost, []int{2}, 2, 2)
+	b.outer.split = -1
+	if outerN := tableSize(oc, seq(len(oc))); outerN*work >= parallelMin {
+		b.outer.chooseSplit([]int{2})
+	}
+	return b
+}
+
+// blockDims picks the summed dimension kd and the kept dimension md of x
+// (-1 for none) that, with the output's unit-stride dimension nd, make the
+// largest block both operands can be read as in place: y with unit stride
+// on nd or kd, x on kd or md. It returns kd -1 if there is none.
+func blockDims(size []int, sx, sy, so []int, nd int) (kd, md, work int) {
+	kd, md = -1, -1
 	for k := range size {
 		if sx[k] == 0 || sy[k] == 0 || so[k] != 0 || (sy[nd] != 1 && sy[k] != 1) {
 			continue
@@ -511,18 +539,23 @@ func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
 			if sx[k] != 1 && (m < 0 || sx[m] != 1) {
 				continue
 			}
-			work := size[k] * size[nd]
+			w := size[k] * size[nd]
 			if m >= 0 {
-				work *= size[m]
+				w *= size[m]
 			}
-			if work > best {
-				kd, md, best = k, m, work
+			if w > work {
+				kd, md, work = k, m, w
 			}
 		}
 	}
-	if kd < 0 || best < minBlock {
-		return nil
-	}
+	return kd, md, work
+}
+
+// layout sets the block's sizes, transpositions and leading dimensions,
+// and reports whether Dgemm runs it at speed: not with both operands
+// transposed (its slow strided path; matrix products after a permutation
+// do better), and only on long enough runs.
+func (b *blockGemm) layout(size, sx, sy, so []int, nd, kd, md int) bool {
 	b.n, b.k, b.m = size[nd], size[kd], 1
 	b.ldc = b.n
 	if md >= 0 {
@@ -541,30 +574,12 @@ func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
 	} else {
 		b.tB, b.ldb = blas.Trans, sy[nd]
 	}
-	// Dgemm's own bounds on the leading dimensions; both operands
-	// transposed is its slow strided path: matrix products after a
-	// permutation do better.
-	if (b.tA == blas.Trans && b.tB == blas.Trans) || !gemmEfficient(b.tB, b.n, b.k) || (b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
-		(b.tB == blas.NoTrans && b.ldb < b.n) || (b.tB == blas.Trans && b.ldb < b.k) || b.ldc < b.n {
-		return nil
+	if (b.tA == blas.Trans && b.tB == blas.Trans) || !gemmEfficient(b.tB, b.n, b.k) {
+		return false
 	}
-	var oc []int
-	ost := make([][]int, 3)
-	for d := range size {
-		if d == nd || d == kd || d == md {
-			continue
-		}
-		oc = append(oc, size[d])
-		for op, s := range [][]int{sx, sy, so} {
-			ost[op] = append(ost[op], s[d])
-		}
-	}
-	b.outer = newGeom(oc, ost, []int{2}, 2, 2)
-	b.outer.split = -1
-	if outerN := tableSize(oc, seq(len(oc))); outerN*best >= parallelMin {
-		b.outer.chooseSplit([]int{2})
-	}
-	return b
+	// Dgemm's own bounds on the leading dimensions.
+	return !((b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
+		(b.tB == blas.NoTrans && b.ldb < b.n) || (b.tB == blas.Trans && b.ldb < b.k) || b.ldc < b.n)
 }
 
 // seq returns 0..n-1.

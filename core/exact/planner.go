@@ -91,8 +91,13 @@ func (sh *shape) initialTrees(opt Options, keep, keepTrees int) ([]*ctree, []str
 			break
 		}
 	}
-	// The trees of the cheapest orders, ranked by the annealing's cost
-	// (which also counts the entries written: memory).
+	return sh.rankTrees(cands, opt, keepTrees)
+}
+
+// rankTrees returns the trees of the orders cands, the keepTrees cheapest
+// by the annealing's cost (which also counts the entries written: memory),
+// with the names of their heuristics.
+func (sh *shape) rankTrees(cands []*candidate, opt Options, keepTrees int) ([]*ctree, []string) {
 	trees := make([]*ctree, len(cands))
 	names := make([]string, len(cands))
 	costs := make([]float64, len(cands))

@@ -249,8 +249,6 @@ func (a *accum) add(i int, sliced, assign []int, pm []float64) {
 // marginals fills res with every variable's and factor's marginal over the
 // model's states.
 func (a *accum) marginals(res *Result) {
-	nw := a.nw
-	m := nw.model
 	for _, mg := range a.marg {
 		sum := 0.0
 		for _, x := range mg {
@@ -260,8 +258,17 @@ func (a *accum) marginals(res *Result) {
 			mg[k] /= sum
 		}
 	}
+	a.varMarginals(res)
+	a.factorMarginals(res)
+}
+
+// varMarginals sums every variable's marginal out of the smallest leaf
+// that holds it; a variable of one state is a point mass, one in no table
+// uniform over its states.
+func (a *accum) varMarginals(res *Result) {
+	nw := a.nw
 	card := nw.card
-	from := make([]int, len(m.Cards)) // smallest leaf holding each variable
+	from := make([]int, len(card)) // smallest leaf holding each variable
 	for v := range from {
 		from[v] = -1
 	}
@@ -272,7 +279,7 @@ func (a *accum) marginals(res *Result) {
 			}
 		}
 	}
-	for v, c := range m.Cards {
+	for v, c := range nw.model.Cards {
 		vm := make([]float64, c)
 		switch {
 		case card[v] == 1:
@@ -291,8 +298,16 @@ func (a *accum) marginals(res *Result) {
 		}
 		res.Marginals.Vars[v] = vm
 	}
-	for f := range m.Factors {
-		fm := make([]float64, len(m.Factors[f].LogTable))
+}
+
+// factorMarginals sums every factor's marginal out of its leaf, over the
+// factor's own table: zero at the states the reduction removed, and the
+// one state of its conditioned variables.
+func (a *accum) factorMarginals(res *Result) {
+	nw := a.nw
+	card := nw.card
+	for f := range nw.model.Factors {
+		fm := make([]float64, len(nw.model.Factors[f].LogTable))
 		free := nw.free(f)
 		if i := nw.leafOf[f]; i < 0 {
 			fm[nw.offset(f, nil, nil)] = 1
