@@ -19,6 +19,7 @@ import (
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/score"
@@ -409,7 +410,7 @@ func readHardInstance(cfgDir string, inst *pipeline.Instance) ([]settingModel, e
 		for id, m := range sh.models {
 			for meth, run := range m.runs {
 				if isFixedPointMethod(meth) {
-					run.residual = betheResidual(sh.factors[id], run.vars, run.factors)
+					run.residual = metrics.BetheResidual(modelOf(sh.infos[id].Cards, sh.factors[id], run.vars, run.factors))
 				}
 			}
 		}
@@ -1046,83 +1047,23 @@ func (d *hardData) checks() string {
 	return b.String()
 }
 
-// betheResidual measures how far the variable beliefs vars and factor
-// beliefs facs of a binary model with unary and pairwise factors are from a
-// stationary point of its Bethe free energy, which is where BP's fixed
-// points are (Yedidia, Freeman, Weiss 2005). Beliefs are stationary exactly
-// when they are consistent (every factor belief sums to the beliefs of its
-// variables) and reparametrise the model (Wainwright, Jaakkola, Willsky
-// 2003): g(x) = Σ_a [ln b_a(x_a) − ln f_a(x_a)] − Σ_i (d_i − 1) ln b_i(x_i),
-// with d_i the number of factors on variable i, is the same for every x.
-// Written in spins x_i = ±1, g is a constant plus Σ_i h_i x_i plus
-// Σ_ij w_ij x_i x_j, and these coefficients are unique, so g is constant
-// exactly when every h_i and w_ij is 0. The residual is the largest of the
-// consistency violations (probabilities) and of the |h_i| and |w_ij|
-// (nats). It is NaN when it cannot be measured: a belief is missing or
-// zero, or the model is not binary pairwise.
-func betheResidual(factors []formats.FactorRow, vars [][]float64, facs map[int32][]float64) float64 {
-	if len(factors) == 0 || len(vars) == 0 {
-		return math.NaN()
+// modelOf is the model of factor rows with cards, and the factor beliefs
+// facs (by factor id) laid out as its marginals.
+func modelOf(cards []int32, factors []formats.FactorRow, vars [][]float64, facs map[int32][]float64) (*mrf.Model, mrf.Marginals) {
+	m := &mrf.Model{}
+	for _, c := range cards {
+		m.Cards = append(m.Cards, int(c))
 	}
-	for _, b := range vars {
-		if len(b) != 2 || !(b[0] > 0 && b[1] > 0) {
-			return math.NaN()
-		}
-	}
-	degree := make([]int, len(vars))
-	h := make([]float64, len(vars))
-	w := map[[2]int32]float64{}
-	res := 0.0
+	mg := mrf.Marginals{Vars: vars}
 	for _, f := range factors {
-		b := facs[f.FactorID]
-		for _, v := range f.Vars {
-			if v < 0 || int(v) >= len(vars) {
-				return math.NaN()
-			}
-			degree[v]++
+		vs := make([]int, len(f.Vars))
+		for i, v := range f.Vars {
+			vs[i] = int(v)
 		}
-		switch len(f.Vars) {
-		case 1:
-			if len(b) != 2 || len(f.LogTable) != 2 || !(b[0] > 0 && b[1] > 0) {
-				return math.NaN()
-			}
-			i := f.Vars[0]
-			for s := range 2 {
-				res = max(res, math.Abs(b[s]-vars[i][s]))
-			}
-			t0, t1 := math.Log(b[0])-f.LogTable[0], math.Log(b[1])-f.LogTable[1]
-			h[i] += (t1 - t0) / 2
-		case 2:
-			if len(b) != 4 || len(f.LogTable) != 4 {
-				return math.NaN()
-			}
-			i, j := f.Vars[0], f.Vars[1]
-			var t [4]float64 // index 2*s_i + s_j
-			for k := range 4 {
-				if !(b[k] > 0) {
-					return math.NaN()
-				}
-				t[k] = math.Log(b[k]) - f.LogTable[k]
-			}
-			for s := range 2 {
-				res = max(res, math.Abs(b[2*s]+b[2*s+1]-vars[i][s]), math.Abs(b[s]+b[2+s]-vars[j][s]))
-			}
-			h[i] += (t[2] + t[3] - t[0] - t[1]) / 4
-			h[j] += (t[1] + t[3] - t[0] - t[2]) / 4
-			key := [2]int32{min(i, j), max(i, j)}
-			w[key] += (t[0] + t[3] - t[1] - t[2]) / 4
-		default:
-			return math.NaN()
-		}
+		m.Factors = append(m.Factors, mrf.Factor{Vars: vs, LogTable: f.LogTable})
+		mg.Factors = append(mg.Factors, facs[f.FactorID])
 	}
-	for i, b := range vars {
-		h[i] -= float64(degree[i]-1) * (math.Log(b[1]) - math.Log(b[0])) / 2
-		res = max(res, math.Abs(h[i]))
-	}
-	for _, v := range w {
-		res = max(res, math.Abs(v))
-	}
-	return res
+	return m, mg
 }
 
 // runTime says what the hard_* instances took: they are not counted in the

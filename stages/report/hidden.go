@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
 )
@@ -161,40 +162,21 @@ func methodsOf(l *learnData, s setting) []string {
 }
 
 // tailNLL is the mean over the models of each model's mean test NLL over
-// its last k epochs (NaN epochs skipped; fewer if it ran fewer).
+// its last k epochs (metrics.TailMean); NaN when no model has one.
 func tailNLL(curves [][]float64, k int) float64 {
-	var xs []float64
-	for _, c := range curves {
-		sum, n := 0.0, 0
-		for _, v := range c[max(0, len(c)-k):] {
-			if !math.IsNaN(v) {
-				sum += v
-				n++
-			}
-		}
-		if n > 0 {
-			xs = append(xs, sum/float64(n))
-		}
-	}
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	return statOf(xs).mean
+	return meanDefined(curves, func(c []float64) float64 { return metrics.TailMean(c, k) })
 }
 
 // bestNLL is the mean over the models of each model's lowest test NLL
-// over its epochs (NaN epochs skipped).
-func bestNLL(curves [][]float64) float64 {
+// (metrics.Lowest).
+func bestNLL(curves [][]float64) float64 { return meanDefined(curves, metrics.Lowest) }
+
+// meanDefined is the mean of f over the curves where it is not NaN.
+func meanDefined(curves [][]float64, f func([]float64) float64) float64 {
 	var xs []float64
 	for _, c := range curves {
-		b := math.Inf(1)
-		for _, v := range c {
-			if !math.IsNaN(v) {
-				b = min(b, v)
-			}
-		}
-		if !math.IsInf(b, 1) {
-			xs = append(xs, b)
+		if v := f(c); !math.IsNaN(v) {
+			xs = append(xs, v)
 		}
 	}
 	if len(xs) == 0 {

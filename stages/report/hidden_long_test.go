@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,27 +203,6 @@ func TestHiddenLongNotRun(t *testing.T) {
 	}
 	if fs := d.figures(); len(fs) != 1 {
 		t.Errorf("%d figures, want the small budget's alone", len(fs))
-	}
-}
-
-func TestTailNLL(t *testing.T) {
-	nan := math.NaN()
-	for _, tc := range []struct {
-		name   string
-		curves [][]float64
-		k      int
-		want   float64
-	}{
-		{"last k of one model", [][]float64{{9, 1, 2, 3}}, 3, 2},
-		{"fewer epochs than k", [][]float64{{1, 3}}, 10, 2},
-		{"NaN epochs skipped", [][]float64{{9, nan, 4}}, 2, 4},
-		{"mean over the models", [][]float64{{1, 3}, {5, 7}}, 2, 4},
-		{"all NaN", [][]float64{{nan}}, 1, nan},
-	} {
-		got := tailNLL(tc.curves, tc.k)
-		if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("%s: tailNLL = %v, want %v", tc.name, got, tc.want)
-		}
 	}
 }
 

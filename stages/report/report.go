@@ -16,7 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/renn-go/renn/core/methods"
-	"math"
+	"github.com/renn-go/renn/core/metrics"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,7 +257,7 @@ func learningFigure(d *learnData) score.Figure {
 		sort.Slice(methods, func(a, b int) bool { return methodLess(methods[a], methods[b]) })
 		epochs := 0
 		for _, m := range methods {
-			curve := meanCurve(d.curves[s][m])
+			curve := metrics.MeanCurve(d.curves[s][m])
 			epochs = max(epochs, len(curve))
 			ser := score.Series{Name: m}
 			for e, v := range curve {
@@ -273,34 +273,6 @@ func learningFigure(d *learnData) score.Figure {
 		fig.Panels = append(fig.Panels, panel)
 	}
 	return fig
-}
-
-// meanCurve averages curves of different lengths, carrying each curve's
-// last value forward; NaN entries are skipped.
-func meanCurve(curves [][]float64) []float64 {
-	n := 0
-	for _, c := range curves {
-		n = max(n, len(c))
-	}
-	out := make([]float64, n)
-	for e := range out {
-		sum, k := 0.0, 0
-		for _, c := range curves {
-			if len(c) == 0 {
-				continue
-			}
-			v := c[min(e, len(c)-1)]
-			if !math.IsNaN(v) {
-				sum += v
-				k++
-			}
-		}
-		out[e] = math.NaN()
-		if k > 0 {
-			out[e] = sum / float64(k)
-		}
-	}
-	return out
 }
 
 // anchor is the Markdown heading anchor of a table.

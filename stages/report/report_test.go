@@ -313,20 +313,6 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
-func TestMeanCurve(t *testing.T) {
-	got := meanCurve([][]float64{{4, 2}, {6}, {math.NaN(), 1, 0}})
-	// epoch 1: (4+6)/2, NaN skipped; epoch 2: (2+6+1)/3; epoch 3: (2+6+0)/3.
-	want := []float64{5, 3, 8.0 / 3}
-	if len(got) != len(want) {
-		t.Fatalf("meanCurve: %v, want %v", got, want)
-	}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
-			t.Errorf("meanCurve[%d] = %g, want %g", i, got[i], want[i])
-		}
-	}
-}
-
 func TestBest(t *testing.T) {
 	tab := &Table{Columns: []Column{{Method: "true"}, {Method: "a"}, {Method: "b"}, {Method: "c"}}}
 	row := []stat{{ok: true, mean: 0.1}, {ok: true, mean: 0.5}, {ok: true, mean: 0.3}, {}}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
 )
@@ -346,37 +347,6 @@ func varDelta(fa []string, a string, fb []string, b string) (mean, maxAbs float6
 	return sum / float64(n), maxAbs, nil
 }
 
-// fitExponent is the least-squares slope of log y against log n over the
-// points with n >= minN and a finite positive y; NaN with fewer than two.
-func fitExponent(n, y []float64, minN float64) float64 {
-	var xs, ys []float64
-	for i := range n {
-		if n[i] >= minN && y[i] > 0 && !math.IsInf(y[i], 0) && !math.IsNaN(y[i]) {
-			xs = append(xs, math.Log(n[i]))
-			ys = append(ys, math.Log(y[i]))
-		}
-	}
-	if len(xs) < 2 {
-		return math.NaN()
-	}
-	mx, my := 0.0, 0.0
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= float64(len(xs))
-	my /= float64(len(ys))
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	if sxx == 0 {
-		return math.NaN()
-	}
-	return sxy / sxx
-}
-
 // settingLabel names a setting in the table: the side of a square grid
 // or torus (300x300), else the number of variables.
 // The graph is left out when every setting has the same one (the header
@@ -633,7 +603,7 @@ func (d *scaleData) markdown(p ScaleParams) string {
 					continue
 				}
 				key := m + "/" + strconv.Itoa(k)
-				w(" %s |", fmtExp(fitExponent(ns[key], ys[key], minN)))
+				w(" %s |", fmtExp(metrics.GrowthExponent(ns[key], ys[key], minN)))
 			}
 		}
 		if withDelta {

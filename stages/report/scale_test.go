@@ -264,20 +264,6 @@ func TestScaleTableNothingRun(t *testing.T) {
 	}
 }
 
-func TestFitExponent(t *testing.T) {
-	n := []float64{10, 100, 1000, 10000}
-	y := []float64{5, 3 * math.Pow(100, 1.1), 3 * math.Pow(1000, 1.1), 3 * math.Pow(10000, 1.1)}
-	if got := fitExponent(n, y, 100); math.Abs(got-1.1) > 1e-12 {
-		t.Errorf("slope %g, want 1.1", got)
-	}
-	if got := fitExponent(n, y, 5000); !math.IsNaN(got) {
-		t.Errorf("one point: slope %g, want NaN", got)
-	}
-	if got := fitExponent(n, []float64{1, math.NaN(), 0, 4}, 1); math.Abs(got-math.Log(4)/math.Log(1000)) > 1e-12 {
-		t.Errorf("NaN and 0 not skipped: %g", got)
-	}
-}
-
 func TestFmtSig(t *testing.T) {
 	for _, tc := range []struct {
 		x    float64

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -146,43 +147,15 @@ func checkFailed(r *hardRun) bool {
 	return r != nil && r.est != nil && parseParams(r.est.Params).Check != ""
 }
 
-// describe summarises a model's shape from its factors: variables, states,
-// factors, largest arity, zero entries of its own factors, and observed
-// variables (trailing point-mass unary factors, as evidence is applied).
+// describe summarises a model's shape from its factors (mrf.ShapeOf).
 func describe(m *hardModel) (states string, arity, zeros, observed int) {
-	lo, hi := math.MaxInt32, 0
-	for _, c := range m.info.Cards {
-		lo, hi = min(lo, int(c)), max(hi, int(c))
+	model, _ := modelOf(m.info.Cards, m.factors, nil, nil)
+	sh := mrf.ShapeOf(model)
+	states = strconv.Itoa(sh.MaxCard)
+	if sh.MinCard != sh.MaxCard {
+		states = fmt.Sprintf("%d-%d", sh.MinCard, sh.MaxCard)
 	}
-	states = strconv.Itoa(hi)
-	if lo != hi {
-		states = fmt.Sprintf("%d-%d", lo, hi)
-	}
-	n := len(m.factors)
-	for n > 0 {
-		f := m.factors[n-1]
-		finite, zeroAt := 0, -1
-		for x, l := range f.LogTable {
-			if !math.IsInf(l, -1) {
-				finite++
-				zeroAt = x
-			}
-		}
-		if len(f.Vars) != 1 || finite != 1 || f.LogTable[zeroAt] != 0 {
-			break
-		}
-		n--
-	}
-	observed = len(m.factors) - n
-	for _, f := range m.factors[:n] {
-		arity = max(arity, len(f.Vars))
-		for _, l := range f.LogTable {
-			if math.IsInf(l, -1) {
-				zeros++
-			}
-		}
-	}
-	return states, arity, zeros, observed
+	return states, sh.MaxArity, sh.Zeros, sh.Observed
 }
 
 // markdown writes the section.
