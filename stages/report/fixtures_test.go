@@ -7,7 +7,21 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/pipeline"
 )
+
+func loadPlan(t *testing.T, cfg string) *pipeline.Plan {
+	t.Helper()
+	c, err := pipeline.LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pipeline.NewPlan(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
 
 // appendStages appends stages (TOML) to the config file cfg.
 func appendStages(t *testing.T, cfg, stages string) {
@@ -43,4 +57,65 @@ func readHiddenOf(t *testing.T, cfg string) *hiddenData {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// readSection reads the declared section name from the plan of cfg.
+func readSection(name, cfg string) (*section, error) {
+	p, err := readPlan(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := loadSection(name)
+	if err != nil {
+		return nil, err
+	}
+	return newSection(spec, p, "")
+}
+
+func sectionOf(t *testing.T, name, cfg string) *section {
+	t.Helper()
+	s, err := readSection(name, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func markdownOf(t *testing.T, s *section) string {
+	t.Helper()
+	doc, err := s.markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// emptySection is the declared section name without data, to add runs to.
+func emptySection(t *testing.T, name string, prefixes ...string) *section {
+	t.Helper()
+	spec, err := loadSection(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := prepare(spec, &dataset{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prefixes {
+		s.data.parts = append(s.data.parts, &part{prefix: p})
+	}
+	return s
+}
+
+// addModel adds a model and its runs to s in the setting labelled label of
+// part prefix, as reading a score stage does.
+func addModel(s *section, prefix, label string, m *scored) {
+	g := s.data.setting(prefix+label, func() *group { return &group{part: prefix, key: label, label: label} })
+	pt := &part{prefix: prefix}
+	mo := s.modelObs(pt, "test", g, m)
+	for _, method := range sortedKeys(m.runs) {
+		s.runObs(pt, "test", g, m, method, m.runs[method])
+	}
+	s.compareRuns(mo, m)
+	s.data.sortMethods()
 }

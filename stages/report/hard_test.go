@@ -10,7 +10,6 @@ import (
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/score"
 )
 
@@ -169,37 +168,20 @@ func writeHardFixture(t *testing.T, root, extra, models string) string {
 	return cfg
 }
 
-func loadPlan(t *testing.T, cfg string) *pipeline.Plan {
-	t.Helper()
-	c, err := pipeline.LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan
-}
-
 func TestHardSection(t *testing.T) {
 	root := t.TempDir()
 	cfg := writeHardFixture(t, root, `data = "data"`, "data/hard_bip")
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	writeStamp(t, filepath.Join(root, "data", "hard_bip_exact"), t0, 30)
 	writeStamp(t, filepath.Join(root, "data", "hard_bip_mp"), t0.Add(time.Minute), 90)
-	_, hp := splitHard(loadPlan(t, cfg))
-	d, err := readHard(hp, "")
-	if err != nil {
-		t.Fatal(err)
+	sec := sectionOf(t, "hard", cfg)
+	if sets := sec.settingsOf(&tableSpec{}); len(sets) != 1 || len(sec.data.modelsOf(sets[0])) != 3 {
+		t.Fatalf("settings %+v, want one of three models", sets)
 	}
-	if len(d.settings) != 1 || len(d.settings[0].models) != 3 {
-		t.Fatalf("settings %+v, want one of three models", d.settings)
-	}
-	if got := strings.Join(d.methods, ","); got != "bp,dbp,gbp,renn-mp" {
+	if got := strings.Join(sec.methods(), ","); got != "bp,dbp,gbp,renn-mp" {
 		t.Errorf("methods %s, want bp,dbp,gbp,renn-mp (registry order)", got)
 	}
-	doc := d.markdown()
+	doc := markdownOf(t, sec)
 	const s = "bipartite 2+2, J ~ N(0,2²), h ~ U(−1,1)"
 	for _, want := range []string{
 		"## Beyond the paper: hard models",
@@ -270,12 +252,7 @@ inputs = { models = "hard_grid", truth = "hard_grid", pred = ["hard_grid"] }
 			if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, hp := splitHard(loadPlan(t, cfg))
-			d, err := readHard(hp, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if doc := d.markdown(); !strings.Contains(doc, c.want) {
+			if doc := markdownOf(t, sectionOf(t, "hard", cfg)); !strings.Contains(doc, c.want) {
 				t.Errorf("section:\n%s\nlacks %q", doc, c.want)
 			}
 		})
@@ -286,7 +263,7 @@ func TestHardSectionErrors(t *testing.T) {
 	root := t.TempDir()
 	// Scores of models the score stage did not read.
 	cfg := writeHardFixture(t, root, `data = "data"`, "data/elsewhere")
-	if _, err := readHard(loadPlan(t, cfg), ""); err == nil || !strings.Contains(err.Error(), "not a models input") {
+	if _, err := readSection("hard", cfg); err == nil || !strings.Contains(err.Error(), "not a models input") {
 		t.Errorf("error %v, want one saying the models are not an input", err)
 	}
 	// Estimates computed from other models.
@@ -296,7 +273,7 @@ func TestHardSectionErrors(t *testing.T) {
 		formats.Provenance{Stage: "test", Inputs: map[string]string{"x/models.parquet": "feed"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readHard(loadPlan(t, cfg), ""); err == nil || !strings.Contains(err.Error(), "x/models.parquet") {
+	if _, err := readSection("hard", cfg); err == nil || !strings.Contains(err.Error(), "x/models.parquet") {
 		t.Errorf("error %v, want one naming x/models.parquet", err)
 	}
 }
@@ -316,8 +293,8 @@ func TestRunHard(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	contents := strings.Index(doc, "- [Beyond the paper: hard models](#"+HardAnchor+")")
-	section := strings.Index(doc, "<a id=\""+HardAnchor+"\"></a>\n\n## Beyond the paper: hard models")
+	contents := strings.Index(doc, "- [Beyond the paper: hard models](#beyond-the-paper-hard-models)")
+	section := strings.Index(doc, "<a id=\"beyond-the-paper-hard-models\"></a>\n\n## Beyond the paper: hard models")
 	lastTable := strings.LastIndex(doc, "## Table ")
 	if contents < 0 || section < 0 || section < lastTable {
 		t.Errorf("contents entry at %d, section at %d, last paper table at %d", contents, section, lastTable)
@@ -355,21 +332,23 @@ func TestSettingLabel(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
-	for _, c := range []struct {
-		f    fixedPoint
-		want string
+	c := compareSpec{A: "bp", B: "dbp", Same: 1e-3, Stationary: 1e-6}
+	for _, tc := range []struct {
+		convA, convB       bool
+		dist, fA, fB, resB float64
+		want               string
 	}{
-		{fixedPoint{}, "—"},
-		{fixedPoint{ok: true}, "neither converged"},
-		{fixedPoint{ok: true, dbpConv: true}, "bp did not converge"},
-		{fixedPoint{ok: true, bpConv: true}, "dbp did not converge"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 2e-4}, "same fixed point (beliefs within 2.0e-04)"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -130.24, dbpF: -123.86}, "two stationary points of the Bethe F: dbp's F higher by 6.380"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -256.875, dbpF: -262.076}, "two stationary points of the Bethe F: bp's F higher by 5.201"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -20, dbpF: -18, dbRes: 1.6}, "two different converged points, not both stationary: dbp's F higher by 2.000"},
+		{false, false, 0, 0, 0, 0, "neither converged"},
+		{false, true, 0, 0, 0, 0, "bp did not converge"},
+		{true, false, 0, 0, 0, 0, "dbp did not converge"},
+		{true, true, 2e-4, 0, 0, 0, "same fixed point (beliefs within 2.0e-04)"},
+		{true, true, 0.9, -130.24, -123.86, 0, "two stationary points of the Bethe F: dbp's F higher by 6.380"},
+		{true, true, 0.9, -256.875, -262.076, 0, "two stationary points of the Bethe F: bp's F higher by 5.201"},
+		{true, true, 0.9, -20, -18, 1.6, "two different converged points, not both stationary: dbp's F higher by 2.000"},
+		{true, true, 0.9, -20, -18, math.NaN(), "two different converged points, not both stationary: dbp's F higher by 2.000"},
 	} {
-		if got := verdict(c.f); got != c.want {
-			t.Errorf("verdict(%+v) = %q, want %q", c.f, got, c.want)
+		if got := c.verdict(tc.convA, tc.convB, tc.dist, tc.fA, tc.fB, 0, tc.resB); got != tc.want {
+			t.Errorf("verdict(%+v) = %q, want %q", tc, got, tc.want)
 		}
 	}
 }

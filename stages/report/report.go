@@ -111,13 +111,17 @@ func Run(p Params) error {
 	}
 	// The hard-models and UAI-models stages are not the paper's: their run
 	// time is reported in their own sections.
-	paperPlan, hardPlan := splitHard(plan)
-	hard, err := readHard(hardPlan, p.BinDir)
+	paperPlan, _ := splitPrefix(plan, "hard_")
+	paperPlan, _ = splitPrefix(paperPlan, "uai_")
+	np, err := readPlan(p.Config)
 	if err != nil {
 		return err
 	}
-	paperPlan, uaiPlan := splitPrefix(paperPlan, UAIPrefix)
-	uai, err := readUAI(uaiPlan, p.BinDir)
+	hard, err := renderSection("hard", np, p.BinDir)
+	if err != nil {
+		return err
+	}
+	uai, err := renderSection("uai", np, p.BinDir)
 	if err != nil {
 		return err
 	}
@@ -126,10 +130,7 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	paperPlan, boundsPlan := splitPrefix(paperPlan, BoundsPrefix)
-	if hard.bounds, err = readBounds(boundsPlan, p.BinDir); err != nil {
-		return err
-	}
+	paperPlan, _ = splitPrefix(paperPlan, "bounds_")
 	rt, err := ReadRunTime(paperPlan)
 	if err != nil {
 		return err
@@ -279,7 +280,7 @@ func learningFigure(d *learnData) score.Figure {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, amortized string, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard, uai string, amortized string, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -305,8 +306,8 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	for _, t := range paper.Tables {
 		w("- [Table %d: %s](#%s)\n", t.Number, captionText(t.Caption), anchor(&t))
 	}
-	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
-	w("- [Beyond the paper: UAI models](#%s)\n", UAIAnchor)
+	w("- [Beyond the paper: hard models](#%s)\n", "beyond-the-paper-hard-models")
+	w("- [Beyond the paper: UAI models](#%s)\n", "beyond-the-paper-uai-models")
 	if amortized != "" {
 		w("- [Beyond the paper: amortized inference](#%s)\n", AmortizedAnchor)
 	}
@@ -373,8 +374,8 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 		}
 	}
 
-	w("%s", hard.markdown())
-	w("%s", uai.markdown())
+	w("%s", hard)
+	w("%s", uai)
 	if amortized != "" {
 		w("<a id=\"%s\"></a>\n\n%s", AmortizedAnchor, amortized)
 	}
@@ -387,21 +388,6 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 		}
 	}
 	return b.String()
-}
-
-func quoteJoin(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = "`" + x + "`"
-	}
-	return strings.Join(q, ", ")
-}
-
-func truncate(xs []string, n int) []string {
-	if len(xs) <= n {
-		return xs
-	}
-	return append(append([]string(nil), xs[:n]...), fmt.Sprintf("and %d more", len(xs)-n))
 }
 
 func orUnknown(s string) string {
@@ -433,4 +419,17 @@ func writeFile(path, text string) error {
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
+}
+
+// renderSection reads and writes the declared section name.
+func renderSection(name string, p *plan, binDir string) (string, error) {
+	spec, err := loadSection(name)
+	if err != nil {
+		return "", err
+	}
+	s, err := newSection(spec, p, binDir)
+	if err != nil {
+		return "", err
+	}
+	return s.markdown()
 }
