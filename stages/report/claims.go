@@ -20,7 +20,7 @@ type claimSpec struct {
 	// NaN) is the reference, counting only those whose column's RefIf
 	// aggregate ("converged.mean") is 1. A row without one is not checked.
 	Refs   []string
-	RefIf  string `toml:"ref_if"`
+	RefIf  string  `toml:"ref_if"`
 	Factor float64 // holds when value <= Factor × reference
 	Limit  float64 // without Refs: holds when value <= Limit
 	Format string  // of the values in the failures

@@ -1,11 +1,11 @@
 package report
 
 import (
-	"strings"
-	"time"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
+	"time"
 
 	"github.com/renn-go/renn/stages/pipeline"
 )
@@ -66,7 +66,6 @@ func (rt *RunTime) addStatus(plan *pipeline.Plan, binDir string) error {
 	return nil
 }
 
-
 // splitPrefix splits a plan into the instances of the stages whose names
 // begin with prefix and the others.
 func splitPrefix(plan *pipeline.Plan, prefix string) (rest, matched *pipeline.Plan) {
@@ -111,4 +110,3 @@ func sectionRunTime(rt RunTime, statusErr error, prefix string) string {
 	}
 	return b.String()
 }
-
