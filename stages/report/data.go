@@ -35,6 +35,7 @@ func newObs(part, stage string, set *group, model, method string) *obs {
 // group is a setting: the models a row of a table averages over.
 type group struct {
 	part       string // the section part it was read from
+	family     string // the family of a summaries section
 	key, label string
 	graph      string
 	size       int // number of variables
@@ -55,6 +56,7 @@ type dataset struct {
 	methods  []string // the columns, in the order the tables show them
 	models   []string // in the order first read
 	parts    []*part  // the stage prefixes read
+	families []*family // the score stages of a summaries section
 	index    map[obsKey][]*obs
 	byKey    map[string]*group
 	bySet    map[*group][]*obs
@@ -118,8 +120,11 @@ func (d *dataset) reindex() {
 	d.bySet = map[*group][]*obs{}
 	d.modelSet = map[*group][]string{}
 	for _, o := range d.obs {
-		for _, k := range []obsKey{{o.set, o.model, o.method}, {nil, o.model, o.method}, {o.set, "", o.method}, {nil, "", o.method}} {
-			d.index[k] = append(d.index[k], o)
+		keys := []obsKey{{o.set, o.model, o.method}, {nil, o.model, o.method}, {o.set, "", o.method}, {nil, "", o.method}}
+		for i, k := range keys {
+			if !slices.Contains(keys[:i], k) {
+				d.index[k] = append(d.index[k], o)
+			}
 		}
 		d.bySet[o.set] = append(d.bySet[o.set], o)
 		if o.model != "" && !slices.Contains(d.modelSet[o.set], o.model) {

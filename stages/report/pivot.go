@@ -85,6 +85,7 @@ type colGroup struct {
 // binding is where a cell is: its setting, model and column (empty: all),
 // its row's metric, and whether it is a total row.
 type binding struct {
+	family string // only the settings of this family
 	set    *group
 	model  string
 	method string
@@ -125,7 +126,7 @@ func parseCell(s string) ([]piece, error) {
 
 func parseRef(r string) (piece, error) {
 	switch r {
-	case "m", "setting", "model", "method", "metric", "models":
+	case "m", "setting", "model", "method", "metric", "models", "family":
 		return piece{ref: r}, nil
 	}
 	p := piece{ref: "fact"}
@@ -191,6 +192,8 @@ func (d *dataset) evalPiece(p piece, b binding) (string, float64, bool, bool) {
 		return label(b.model)
 	case "method":
 		return label(b.method)
+	case "family":
+		return label(b.set.family)
 	case "metric":
 		return label(b.metric.Label)
 	case "models":
@@ -235,7 +238,7 @@ func or(s, dflt string) string {
 
 // build renders the table (with its title and note) at set (a Per table),
 // or "" when it has no row or no column.
-func (s *section) build(t *tableSpec, set *group) (string, error) {
+func (s *section) build(t *tableSpec, at binding) (string, error) {
 	g := &grid{tight: t.Tight}
 	for _, l := range t.Lead {
 		g.head = append(g.head, l.Head)
@@ -253,7 +256,7 @@ func (s *section) build(t *tableSpec, set *group) (string, error) {
 		if rg.When != "" && !slices.ContainsFunc(s.data.obs, func(o *obs) bool { _, ok := o.num[rg.When]; return ok }) {
 			continue
 		}
-		for _, b := range s.rows(t, rg, set) {
+		for _, b := range s.rows(t, rg, at) {
 			g.rows = append(g.rows, s.row(t, b, cols, rg.Collapse && b.total != ""))
 		}
 	}
@@ -261,7 +264,7 @@ func (s *section) build(t *tableSpec, set *group) (string, error) {
 	if len(g.rows) == 0 {
 		return "", nil
 	}
-	return s.frame(t, g, set)
+	return s.frame(t, g, at.set)
 }
 
 // column is one column of a table's column groups.
@@ -327,8 +330,8 @@ func (s *section) methodsOf(list []string, kind string, parts []string) []string
 }
 
 // rows expands a row group into the bindings of its rows.
-func (s *section) rows(t *tableSpec, rg rowGroup, set *group) []binding {
-	bs := []binding{{set: set}}
+func (s *section) rows(t *tableSpec, rg rowGroup, at binding) []binding {
+	bs := []binding{at}
 	for k, axis := range rg.Axes {
 		var next []binding
 		for _, b := range bs {
@@ -368,6 +371,9 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 		}
 	case "setting":
 		for _, g := range s.settingsOf(t) {
+			if b.family != "" && g.family != b.family {
+				continue
+			}
 			nb := b
 			nb.set = g
 			out = append(out, nb)

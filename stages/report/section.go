@@ -28,6 +28,15 @@ type sectionSpec struct {
 	// Columns names a run's column: "method", or "method+scheme", where a
 	// run on regions of a scheme other than auto is a column of its own.
 	Columns string
+	// Labels names the settings of a summaries section: "side" writes a
+	// square grid as 10x10, other graphs as graph n=size.
+	Labels string
+	// Unscored, when set, also compares, on the models the section's
+	// methods ran on but no score stage scored, every method's answers
+	// with those of this method.
+	Unscored string
+	// Notes are text by family (a summaries section's score stage).
+	Notes   map[string]string
 	Beliefs []string      // methods whose marginals are read (for Compare)
 	Compare []compareSpec // comparisons between two runs on every model
 	Text    string
@@ -290,6 +299,18 @@ func (c scope) Summaries(ms ...string) []string {
 // Settings are the settings of the section's first part.
 func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
 
+// Families are the score stages of a summaries section.
+func (c scope) Families() []*family { return c.s.data.families }
+
+// Note is the declared note of a family, or "".
+func (c scope) Note(family string) string { return c.s.spec.Notes[family] }
+
+// TableOf writes a declared table over the settings of one family.
+func (c scope) TableOf(id, family string) string {
+	c.b.family = family
+	return c.Table(id)
+}
+
 // Table writes a declared table (every setting's, for a Per table), each
 // followed by a blank line; "" when it has no row.
 func (c scope) Table(id string) string {
@@ -305,7 +326,7 @@ func (c scope) Table(id string) string {
 	}
 	var b strings.Builder
 	for _, g := range sets {
-		out, err := c.s.build(t, g)
+		out, err := c.s.build(t, binding{set: g, family: c.b.family})
 		if err != nil {
 			c.s.fail(err)
 		}
@@ -381,13 +402,20 @@ func (s *section) read(binDir string) error {
 		switch s.spec.Reads {
 		case "scores":
 			err = s.readScores(pt, insts)
+		case "summaries":
+			err = s.readSummaries(pt, insts)
 		default:
-			err = fmt.Errorf("section %s: reads %q, want scores", s.spec.Title, s.spec.Reads)
+			err = fmt.Errorf("section %s: reads %q, want scores or summaries", s.spec.Title, s.spec.Reads)
 		}
 		if err != nil {
 			return err
 		}
 		s.data.parts = append(s.data.parts, pt)
+	}
+	if s.spec.Unscored != "" {
+		if err := s.readUnscored(s.spec.Unscored); err != nil {
+			return err
+		}
 	}
 	s.data.sortMethods()
 	s.autoRegions()
