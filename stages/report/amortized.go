@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
 )
 
 // AmortizedAnchor is the Markdown anchor of the section.

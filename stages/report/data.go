@@ -52,10 +52,10 @@ func paperSetting(graph string, size int, gamma float64) *group {
 // dataset is what a section read: its runs and how they are ordered.
 type dataset struct {
 	obs      []*obs
-	settings []*group // in the order the tables show them
-	methods  []string // the columns, in the order the tables show them
-	models   []string // in the order first read
-	parts    []*part  // the stage prefixes read
+	settings []*group  // in the order the tables show them
+	methods  []string  // the columns, in the order the tables show them
+	models   []string  // in the order first read
+	parts    []*part   // the stage prefixes read
 	families []*family // the score stages of a summaries section
 	index    map[obsKey][]*obs
 	byKey    map[string]*group
