@@ -72,6 +72,7 @@ type obsKey struct {
 // prefix.
 type part struct {
 	prefix    string
+	instances int      // learn-mrf instances read (learning sections)
 	stages    []string // the stages read, in plan order
 	notRun    []string // their instances that have not run
 	rt        RunTime  // of every instance of the prefix's stages
@@ -226,3 +227,18 @@ func firstText(obs []*obs, name string) (string, bool) {
 
 // Name is the setting's label, for the sections' text.
 func (g *group) Name() string { return g.label }
+
+// Hidden is how many hidden variables the setting's models have.
+func (g *group) Hidden() int { return g.hidden }
+
+// less orders settings as the paper does: grids before complete graphs,
+// then by size and gamma.
+func (g *group) less(h *group) bool {
+	if g.graph != h.graph {
+		return g.graph > h.graph
+	}
+	if g.size != h.size {
+		return g.size < h.size
+	}
+	return g.gamma < h.gamma
+}

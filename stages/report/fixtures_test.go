@@ -48,15 +48,10 @@ func writeCurveRun(t *testing.T, dir string, rows []formats.CurveRow, started ti
 	writeStamp(t, dir, started, seconds)
 }
 
-// readHiddenOf reads the hidden section's data of the plan of cfg.
-func readHiddenOf(t *testing.T, cfg string) *hiddenData {
+// readHiddenOf reads the hidden section of the plan of cfg.
+func readHiddenOf(t *testing.T, cfg string) *section {
 	t.Helper()
-	_, hp := splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-	d, err := readHidden(hp, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return sectionOf(t, "hidden", cfg)
 }
 
 // readSection reads the declared section name from the plan of cfg.

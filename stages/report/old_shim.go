@@ -110,3 +110,12 @@ func sectionRunTime(rt RunTime, statusErr error, prefix string) string {
 	}
 	return b.String()
 }
+
+func shardValue(inst *pipeline.Instance, name string) string {
+	for _, p := range inst.Shard {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
+}

@@ -25,12 +25,12 @@ import (
 // {fact.text} is a text fact. A cell is missing when one of its facts is.
 type tableSpec struct {
 	ID      string
-	Title   string // a template written before the table
-	Note    string // a template written after it
-	Tight   bool   // separators |---| rather than | --- |
-	Missing string // a missing cell; "—" unless given
-	Per     string // "setting": a table for each setting
-	Graph   string // only settings of this graph
+	Title   string  // a template written before the table
+	Note    string  // a template written after it
+	Tight   bool    // separators |---| rather than | --- |
+	Missing *string // a missing cell; "—" unless given
+	Per     string  // "setting": a table for each setting
+	Graph   string  // only settings of this graph
 	Parts   []string
 	Lead    []leadColumn
 	Rows    []rowGroup
@@ -54,10 +54,13 @@ type rowGroup struct {
 	Axes    []string // metric, setting, model, method
 	Metrics []metricItem
 	Methods []string // the method axis: these, in this order, where they ran
+	Except  []string // the method axis: all but these
 	// Total, when set, is the label of a row after each outer value that
 	// aggregates over the inner axis (each metric's Total aggregate).
-	Total    string
-	Collapse bool   // the total row writes an empty cell as "| |"
+	Total string
+	// Collapse writes an empty cell as "| |" in the group's total rows,
+	// or, without Total, in all its rows.
+	Collapse bool
 	When     string // the group shows only when some run has this fact
 	Need     string // a row shows only when one of its runs has this fact
 }
@@ -85,7 +88,8 @@ type colGroup struct {
 // binding is where a cell is: its setting, model and column (empty: all),
 // its row's metric, and whether it is a total row.
 type binding struct {
-	family string // only the settings of this family
+	parts  []string // only the runs of these parts (nil: all)
+	family string   // only the settings of this family
 	set    *group
 	model  string
 	method string
@@ -216,12 +220,15 @@ func (d *dataset) evalPiece(p piece, b binding) (string, float64, bool, bool) {
 // fact aggregates a fact over the runs at b.
 func (d *dataset) fact(p piece, b binding) (string, float64, bool, bool) {
 	method := or(p.onMethod, b.method)
-	obs := d.find(b.set, b.model, method)
+	found := d.find(b.set, b.model, method)
+	if b.parts != nil {
+		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(b.parts, o.part) })
+	}
 	if p.agg == "text" {
-		t, ok := firstText(obs, p.fact)
+		t, ok := firstText(found, p.fact)
 		return t, 0, false, ok
 	}
-	v, ok := aggregate(obs, p.fact, p.agg)
+	v, ok := aggregate(found, p.fact, p.agg)
 	if !ok {
 		return "", 0, false, false
 	}
@@ -239,6 +246,7 @@ func or(s, dflt string) string {
 // build renders the table (with its title and note) at set (a Per table),
 // or "" when it has no row or no column.
 func (s *section) build(t *tableSpec, at binding) (string, error) {
+	at.parts = s.partsOf(t)
 	g := &grid{tight: t.Tight}
 	for _, l := range t.Lead {
 		g.head = append(g.head, l.Head)
@@ -257,7 +265,7 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 			continue
 		}
 		for _, b := range s.rows(t, rg, at) {
-			g.rows = append(g.rows, s.row(t, b, cols, rg.Collapse && b.total != ""))
+			g.rows = append(g.rows, s.row(t, b, cols, rg.Collapse && (rg.Total == "" || b.total != "")))
 		}
 	}
 	blankRepeats(g, t.Lead)
@@ -386,7 +394,7 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 		}
 	case "method":
 		for _, m := range s.methodsOf(rg.Methods, "", s.partsOf(t)) {
-			if len(s.data.find(b.set, b.model, m)) > 0 {
+			if len(s.data.find(b.set, b.model, m)) > 0 && !slices.Contains(rg.Except, m) {
 				nb := b
 				nb.method = m
 				out = append(out, nb)
@@ -416,12 +424,17 @@ func (s *section) methodsIn(parts []string) []string {
 	return out
 }
 
-// settingsOf are the settings a table shows: of its parts, of its graph.
+// settingsOf are the settings a table shows: those with runs of its
+// parts, of its graph.
 func (s *section) settingsOf(t *tableSpec) []*group {
 	parts := s.partsOf(t)
+	if s.data.index == nil {
+		s.data.reindex()
+	}
 	var out []*group
 	for _, g := range s.data.settings {
-		if (len(parts) == 0 || slices.Contains(parts, g.part)) && (t.Graph == "" || g.graph == t.Graph) {
+		inParts := slices.ContainsFunc(s.data.bySet[g], func(o *obs) bool { return len(parts) == 0 || slices.Contains(parts, o.part) })
+		if inParts && (t.Graph == "" || g.graph == t.Graph) {
 			out = append(out, g)
 		}
 	}
@@ -448,8 +461,10 @@ func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) gri
 	}
 	for j, v := range vals {
 		switch {
+		case !v.ok && t.Missing != nil:
+			r.cells = append(r.cells, *t.Missing)
 		case !v.ok:
-			r.cells = append(r.cells, or(t.Missing, "—"))
+			r.cells = append(r.cells, "—")
 		case j == best:
 			r.cells = append(r.cells, "**"+v.text+"**")
 		default:

@@ -41,7 +41,6 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 		}
 		s.data.families = append(s.data.families, fam)
 	}
-	s.sortSettings()
 	return nil
 }
 
@@ -115,14 +114,20 @@ func (s *section) label(g *group) string {
 	return g.label
 }
 
-// sortSettings orders the settings by graph, then size.
+// sortSettings orders the settings as the section says (Order).
 func (s *section) sortSettings() {
 	sort.SliceStable(s.data.settings, func(a, b int) bool {
 		x, y := s.data.settings[a], s.data.settings[b]
-		if x.graph != y.graph {
-			return x.graph < y.graph
+		switch s.spec.Order {
+		case "size":
+			if x.graph != y.graph {
+				return x.graph < y.graph
+			}
+			return x.size < y.size
+		case "paper":
+			return x.less(y)
 		}
-		return x.size < y.size
+		return false
 	})
 }
 

@@ -125,8 +125,12 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	paperPlan, hiddenPlan := splitPrefix(paperPlan, HiddenPrefix)
-	hidden, err := readHidden(hiddenPlan, p.BinDir)
+	paperPlan, _ = splitPrefix(paperPlan, "hidden_")
+	hiddenSec, err := openSection("hidden", np, p.BinDir)
+	if err != nil {
+		return err
+	}
+	hidden, err := hiddenSec.markdown()
 	if err != nil {
 		return err
 	}
@@ -165,7 +169,7 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	figs = append(figs, hidden.figures()...)
+	figs = append(figs, hiddenSec.figures()...)
 	var written []figureFile
 	if len(figs) > 0 {
 		if err := os.MkdirAll(assets, 0o755); err != nil {
@@ -187,12 +191,6 @@ func Run(p Params) error {
 
 	doc := document(p, paper, rs, sums, hard, uai, amortized, hidden, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
-}
-
-type figureFile struct {
-	file, title, caption string
-	fig                  score.Figure
-	link                 string
 }
 
 // figures draws the plots of the report: the inference metrics against
@@ -280,7 +278,7 @@ func learningFigure(d *learnData) score.Figure {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard, uai string, amortized string, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard, uai string, amortized string, hidden string, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -311,7 +309,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	if amortized != "" {
 		w("- [Beyond the paper: amortized inference](#%s)\n", AmortizedAnchor)
 	}
-	w("- [Beyond the paper: hidden variables](#%s)\n", HiddenAnchor)
+	w("- [Beyond the paper: hidden variables](#%s)\n", "beyond-the-paper-hidden-variables")
 	if len(figs) > 0 {
 		w("- [Plots](#plots)\n")
 	}
@@ -379,7 +377,7 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	if amortized != "" {
 		w("<a id=\"%s\"></a>\n\n%s", AmortizedAnchor, amortized)
 	}
-	w("%s", hidden.markdown())
+	w("%s", hidden)
 
 	if len(figs) > 0 {
 		w("## Plots\n\n")
@@ -423,13 +421,18 @@ func writeFile(path, text string) error {
 
 // renderSection reads and writes the declared section name.
 func renderSection(name string, p *plan, binDir string) (string, error) {
-	spec, err := loadSection(name)
-	if err != nil {
-		return "", err
-	}
-	s, err := newSection(spec, p, binDir)
+	s, err := openSection(name, p, binDir)
 	if err != nil {
 		return "", err
 	}
 	return s.markdown()
+}
+
+// openSection reads the declared section name.
+func openSection(name string, p *plan, binDir string) (*section, error) {
+	spec, err := loadSection(name)
+	if err != nil {
+		return nil, err
+	}
+	return newSection(spec, p, binDir)
 }

@@ -24,7 +24,11 @@ type sectionSpec struct {
 	// and marginals they scored), "learning" (their learn-mrf stages'
 	// curves) or "summaries" (score stages' summaries).
 	Reads string
-	Parts []string // stage prefixes: the section reads the stages whose names begin with one
+	// Parts are the stage groups read: the stages whose names begin with a
+	// prefix ("hidden_"), or with the prefix and end with the suffix of a
+	// pattern ("hidden_*_long"). A stage belongs to the last part that
+	// matches it; a part's run time counts every stage that matches it.
+	Parts []string
 	// Columns names a run's column: "method", or "method+scheme", where a
 	// run on regions of a scheme other than auto is a column of its own.
 	Columns string
@@ -36,12 +40,18 @@ type sectionSpec struct {
 	// with those of this method.
 	Unscored string
 	// Notes are text by family (a summaries section's score stage).
-	Notes   map[string]string
-	Beliefs []string      // methods whose marginals are read (for Compare)
-	Compare []compareSpec // comparisons between two runs on every model
-	Text    string
-	Tables  []tableSpec `toml:"table"`
-	Claims  []claimSpec `toml:"claim"`
+	Notes map[string]string
+	// Order sorts the settings: "paper" (grid before complete graphs,
+	// then by size and gamma), "size" (by graph, then size); else in the
+	// order read.
+	Order    string
+	Learning learningSpec  // how a learning section compares methods
+	Beliefs  []string      // methods whose marginals are read (for Compare)
+	Compare  []compareSpec // comparisons between two runs on every model
+	Text     string
+	Tables   []tableSpec  `toml:"table"`
+	Figures  []figureSpec `toml:"figure"`
+	Claims   []claimSpec  `toml:"claim"`
 }
 
 //go:embed sections/*.toml sections/*.tmpl
@@ -392,20 +402,33 @@ func truncate(xs []string, n int) []string {
 
 // read reads the stages of every part of the section.
 func (s *section) read(binDir string) error {
-	for _, prefix := range s.spec.Parts {
-		insts, _ := withPrefix(s.plan.insts, []string{prefix})
-		pt := &part{prefix: prefix}
+	learn := &learnReader{d: s.data, plan: s.plan}
+	for i, pattern := range s.spec.Parts {
+		pt := &part{prefix: pattern}
+		var all, own []*instance
+		for _, inst := range s.plan.insts {
+			if matchPart(inst.stage, pattern) {
+				all = append(all, inst)
+				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return matchPart(inst.stage, p) }) {
+					own = append(own, inst)
+				}
+			}
+		}
 		var err error
-		if pt.rt, pt.statusErr, err = readRunTime(s.plan, insts, binDir); err != nil {
+		if pt.rt, pt.statusErr, err = readRunTime(s.plan, all, binDir); err != nil {
 			return err
 		}
 		switch s.spec.Reads {
 		case "scores":
-			err = s.readScores(pt, insts)
+			err = s.readScores(pt, own)
 		case "summaries":
-			err = s.readSummaries(pt, insts)
+			err = s.readSummaries(pt, own)
+		case "learning":
+			pt.stages = stages(own, "learn-mrf")
+			learn.samplesRead = nil
+			err = learn.read(pt, pt.stages)
 		default:
-			err = fmt.Errorf("section %s: reads %q, want scores or summaries", s.spec.Title, s.spec.Reads)
+			err = fmt.Errorf("section %s: reads %q, want scores, summaries or learning", s.spec.Title, s.spec.Reads)
 		}
 		if err != nil {
 			return err
@@ -417,9 +440,26 @@ func (s *section) read(binDir string) error {
 			return err
 		}
 	}
+	s.sortSettings()
 	s.data.sortMethods()
 	s.autoRegions()
+	if s.spec.Reads == "learning" {
+		for _, pt := range s.data.parts {
+			tail := 0
+			if pt.prefix == s.spec.Learning.Long {
+				tail = s.spec.Learning.Tail
+			}
+			s.summarise(pt.prefix, tail)
+		}
+		s.data.sortMethods()
+	}
 	return nil
+}
+
+// matchPart reports whether stage is of the part pattern (see Parts).
+func matchPart(stage, pattern string) bool {
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	return strings.HasPrefix(stage, prefix) && strings.HasSuffix(stage, suffix)
 }
 
 // autoRegions records on every model the region scheme its first run on
