@@ -16,8 +16,12 @@ type figureSpec struct {
 type figureFile struct {
 	file, title, caption string
 	fig                  score.Figure
-	link                 string
+	Link                 string
 }
+
+// Title and Caption are the figure's, for the report's text.
+func (f figureFile) Title() string   { return f.title }
+func (f figureFile) Caption() string { return f.caption }
 
 // figures are the section's figures whose part has runs.
 func (s *section) figures() []figureFile {

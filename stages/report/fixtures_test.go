@@ -7,21 +7,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/pipeline"
 )
-
-func loadPlan(t *testing.T, cfg string) *pipeline.Plan {
-	t.Helper()
-	c, err := pipeline.LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan
-}
 
 // appendStages appends stages (TOML) to the config file cfg.
 func appendStages(t *testing.T, cfg, stages string) {

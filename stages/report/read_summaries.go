@@ -25,6 +25,11 @@ import (
 type family struct {
 	Name, Stage string
 	Present     bool // its summary has been written
+	// path, cols and rows are its summary as read (the last file's path
+	// and group columns, every file's rows), for the plots.
+	path string
+	cols []string
+	rows []formats.SummaryRow
 }
 
 // readSummaries reads the summaries of the score stages among insts.
@@ -63,6 +68,7 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, e
 		}
 		idx[c] = k
 	}
+	fam.path, fam.cols, fam.rows = path, cols, append(fam.rows, rows...)
 	for _, r := range rows {
 		size, err1 := strconv.Atoi(r.Group[idx["size"]])
 		gamma, err2 := 0.0, error(nil)
@@ -82,7 +88,7 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, e
 			o = []*obs{s.data.add(newObs(pt.prefix, fam.Stage, g, "", r.Method))}
 		}
 		if _, dup := o[0].num[r.Metric]; dup {
-			return false, fmt.Errorf("%s: %s %s %s given twice", path, g.key, r.Method, r.Metric)
+			return false, fmt.Errorf("%s: %s %s %s given twice", path, ps.key, r.Method, r.Metric)
 		}
 		o[0].num[r.Metric], o[0].num[r.Metric+"_std"], o[0].num[r.Metric+"_n"] = r.Mean, r.Std, float64(r.N)
 	}

@@ -15,17 +15,15 @@ package report
 import (
 	"errors"
 	"fmt"
-	"github.com/renn-go/renn/core/methods"
-	"github.com/renn-go/renn/core/metrics"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
+	"text/template"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/score"
 )
 
@@ -60,340 +58,239 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := pipeline.LoadConfig(p.Config)
+	pl, err := readPlan(p.Config)
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlan(cfg)
+	data, err := readPaper(paper, pl)
 	if err != nil {
 		return err
 	}
-	// Optional learning stages count where the config has them.
-	for i := range paper.Tables {
-		t := &paper.Tables[i]
-		for _, s := range t.OptionalSources {
-			if len(instancesOf(plan, s)) > 0 {
-				t.Sources = append(t.Sources, s)
-			}
-		}
+	doc := &docData{Config: p.Config, Command: p.Command, Machine: ThisMachine()}
+	if doc.Command == "" {
+		doc.Command = fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)
 	}
-	// Score stages in order of first use, so errors come out the same way
-	// every run.
-	var scoreStages, learnStages []string
-	for _, t := range paper.Tables {
-		for _, c := range t.Columns {
-			if s := t.columnSource(c); t.Kind == KindInference && !slices.Contains(scoreStages, s) {
-				scoreStages = append(scoreStages, s)
+	var figs []figureFile
+	var beyond []string // the stage prefixes of the sections beyond the paper
+	for _, name := range []string{"hard", "uai", "amortized", "hidden"} {
+		if name == "amortized" {
+			if p.Amortized != "" {
+				md, err := AmortizedSection(AmortizedParams{Config: p.Amortized, Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true})
+				if err != nil {
+					return err
+				}
+				doc.Sections = append(doc.Sections, sectionDoc{Title: "Beyond the paper: amortized inference", Anchor: AmortizedAnchor, Markdown: md, Wrap: true})
 			}
+			continue
 		}
-		for _, s := range t.Sources {
-			if !slices.Contains(learnStages, s) {
-				learnStages = append(learnStages, s)
-			}
-		}
-	}
-	for _, s := range paper.PlotSources {
-		if !slices.Contains(scoreStages, s) {
-			scoreStages = append(scoreStages, s)
-		}
-	}
-	sums := map[string]*summaryData{}
-	for _, stage := range scoreStages {
-		if sums[stage], err = readSummary(plan, stage); err != nil {
+		s, err := openSection(name, pl, p.BinDir)
+		if err != nil {
 			return err
 		}
-	}
-	var learn *learnData
-	if len(learnStages) > 0 {
-		if learn, err = readLearning(plan, learnStages); err != nil {
+		md, err := s.markdown()
+		if err != nil {
 			return err
 		}
+		doc.Sections = append(doc.Sections, sectionDoc{Title: s.spec.Title, Anchor: s.spec.Anchor, Markdown: md})
+		figs = append(figs, s.figures()...)
+		beyond = append(beyond, s.spec.Parts...)
 	}
-	// The hard-models and UAI-models stages are not the paper's: their run
-	// time is reported in their own sections.
-	paperPlan, _ := splitPrefix(plan, "hard_")
-	paperPlan, _ = splitPrefix(paperPlan, "uai_")
-	np, err := readPlan(p.Config)
-	if err != nil {
+	// The sections' stages are not the paper's: their run time is in
+	// their own sections.
+	_, paperInsts := withPrefix(pl.insts, beyond)
+	if doc.RT, doc.StatusErr, err = readRunTime(pl, paperInsts, p.BinDir); err != nil {
 		return err
 	}
-	hard, err := renderSection("hard", np, p.BinDir)
-	if err != nil {
-		return err
-	}
-	uai, err := renderSection("uai", np, p.BinDir)
-	if err != nil {
-		return err
-	}
-	paperPlan, _ = splitPrefix(paperPlan, "hidden_")
-	hiddenSec, err := openSection("hidden", np, p.BinDir)
-	if err != nil {
-		return err
-	}
-	hidden, err := hiddenSec.markdown()
-	if err != nil {
-		return err
-	}
-	paperPlan, _ = splitPrefix(paperPlan, "bounds_")
-	rt, err := ReadRunTime(paperPlan)
-	if err != nil {
-		return err
-	}
-	var amortized string
-	if p.Amortized != "" {
-		if amortized, err = AmortizedSection(AmortizedParams{Config: p.Amortized,
-			Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true}); err != nil {
-			return err
-		}
-	}
-	var statusErr error
-	if p.BinDir != "" {
-		statusErr = rt.addStatus(paperPlan, p.BinDir)
-	}
-
 	rs := results{}
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
-		rs[t.Number] = fill(t, sums, learn)
+		rs[t.Number] = fill(t, data)
+		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number]))
 	}
-
-	outDir := filepath.Dir(p.Out)
-	assets := p.Assets
-	if assets == "" {
-		assets = "report"
+	if doc.Discussion, err = discussion(rs, data); err != nil {
+		return err
 	}
-	if !filepath.IsAbs(assets) {
-		assets = filepath.Join(outDir, assets)
-	}
-	figs, err := figures(paper, sums, learn)
+	plots, err := data.figures(paper)
 	if err != nil {
 		return err
 	}
-	figs = append(figs, hiddenSec.figures()...)
-	var written []figureFile
-	if len(figs) > 0 {
-		if err := os.MkdirAll(assets, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", assets, err)
+	if doc.Figures, err = writeFigures(p, append(plots, figs...)); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := documentTemplate().ExecuteTemplate(&b, "report", doc); err != nil {
+		return err
+	}
+	return writeFile(p.Out, b.String())
+}
+
+// docData is what REPORT.md shows.
+type docData struct {
+	Config, Command string
+	Machine         Machine
+	RT              RunTime // of the paper's stages
+	StatusErr       error
+	Discussion      string
+	Tables          []tableDoc
+	Sections        []sectionDoc
+	Figures         []figureFile
+}
+
+// tableDoc is a paper table as the report shows it.
+type tableDoc struct {
+	T        *Table
+	R        *result
+	Caption  string
+	Anchor   string
+	Stages   []string
+	Markdown string
+}
+
+// sectionDoc is a section beyond the paper; Wrap puts its anchor before it.
+type sectionDoc struct {
+	Title, Anchor, Markdown string
+	Wrap                    bool
+}
+
+func newTableDoc(res *result) tableDoc {
+	t := res.t
+	d := tableDoc{T: t, R: res, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: res.markdown()}
+	if t.Kind == KindInference {
+		d.Stages = nil
+		for _, c := range t.Columns {
+			if s := t.columnSource(c); !slices.Contains(d.Stages, s) {
+				d.Stages = append(d.Stages, s)
+			}
 		}
 	}
-	for _, f := range figs {
+	return d
+}
+
+// Models is the largest number of models of the table's cells.
+func (res *result) Models() int { return res.models }
+
+// NotRun lists the table's stages that have not run.
+func (res *result) NotRun() []string { return res.notRun }
+
+// T is the table.
+func (res *result) T() *Table { return res.t }
+
+// Added lists the columns taken from another table of the paper.
+func (res *result) Added() []string {
+	var out []string
+	for _, c := range res.t.Columns {
+		if c.From != "" {
+			out = append(out, fmt.Sprintf("%s (paper: %s)", c.Name, c.From))
+		}
+	}
+	return out
+}
+
+// discussion writes the declared discussion over the filled tables.
+func discussion(rs results, data *paperData) (string, error) {
+	b, err := sectionFiles.ReadFile("sections/discussion.toml")
+	if err != nil {
+		return "", err
+	}
+	var spec discussionSpec
+	if _, err := toml.Decode(string(b), &spec); err != nil {
+		return "", fmt.Errorf("discussion: %w", err)
+	}
+	t, err := template.New("discussion").Parse(spec.Text)
+	if err != nil {
+		return "", fmt.Errorf("discussion: %w", err)
+	}
+	var out strings.Builder
+	err = t.Execute(&out, discussionScope{rs: rs, claims: spec.Claims, paper: data})
+	return out.String(), err
+}
+
+// documentTemplate is the template of REPORT.md.
+func documentTemplate() *template.Template {
+	s, err := prepare(&sectionSpec{Title: "report"}, &dataset{})
+	if err != nil {
+		panic(err) // the embedded templates are checked by the tests
+	}
+	return s.tmpl
+}
+
+// figures draws the plots of the paper's part: the inference metrics
+// against graph size from the plot sources, and the learning curves.
+func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
+	var cols []string
+	var rows []formats.SummaryRow
+	for _, st := range paper.PlotSources {
+		f := d.fams[st]
+		if f == nil || !f.Present {
+			continue
+		}
+		if cols != nil && !slices.Equal(cols, f.cols) {
+			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.path, f.cols, cols)
+		}
+		cols, rows = f.cols, append(rows, f.rows...)
+	}
+	var out []figureFile
+	for _, sp := range score.SizePlots {
+		if len(rows) == 0 {
+			break
+		}
+		panels, err := score.SizePanels(cols, rows, sp.Metric, sp.LogY)
+		if err != nil {
+			return nil, err
+		}
+		if len(panels) > 0 {
+			out = append(out, figureFile{file: sp.File, title: sp.Metric, caption: sizeCaptions[sp.File], fig: score.Figure{Panels: panels}})
+		}
+	}
+	d.s.spec.Order = "paper"
+	d.s.sortSettings()
+	if fig := d.s.learningFigure(d.learn.prefix); len(fig.Panels) > 0 {
+		out = append(out, figureFile{file: LearningCurvesPlot, title: "learning curves",
+			caption: "Test NLL per sample after each learning epoch, mean over the models of each setting (a model that stopped early keeps its last value); the dashed reference is the true model's.", fig: fig})
+	}
+	return out, nil
+}
+
+var sizeCaptions = map[string]string{
+	score.L1Plot:      "ℓ1 error of the marginals against the number of variables (mean over the models of each setting).",
+	score.LogZPlot:    "|log Z error| against the number of variables (log scale).",
+	score.SecondsPlot: "Seconds per model against the number of variables (log scale; one core each).",
+}
+
+// writeFigures writes the figures into the assets directory and returns
+// them with the links the report gives them.
+func writeFigures(p Params, figs []figureFile) ([]figureFile, error) {
+	outDir := filepath.Dir(p.Out)
+	assets := or(p.Assets, "report")
+	if !filepath.IsAbs(assets) {
+		assets = filepath.Join(outDir, assets)
+	}
+	if len(figs) > 0 {
+		if err := os.MkdirAll(assets, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", assets, err)
+		}
+	}
+	for i, f := range figs {
 		path := filepath.Join(assets, f.file)
 		if err := f.fig.WritePNG(path); err != nil {
-			return err
+			return nil, err
 		}
 		rel, err := filepath.Rel(outDir, path)
 		if err != nil {
 			rel = path
 		}
-		f.link = filepath.ToSlash(rel)
-		written = append(written, f)
+		figs[i].Link = filepath.ToSlash(rel)
 	}
-
-	doc := document(p, paper, rs, sums, hard, uai, amortized, hidden, rt, statusErr, ThisMachine(), written)
-	return writeFile(p.Out, doc)
+	return figs, nil
 }
 
-// figures draws the plots of the report: the inference metrics against
-// graph size from the plot sources, and the learning curves.
-func figures(paper *Paper, sums map[string]*summaryData, learn *learnData) ([]figureFile, error) {
-	var cols []string
-	var rows []formats.SummaryRow
-	for _, s := range paper.PlotSources {
-		d := sums[s]
-		if d == nil || !d.present {
-			continue
-		}
-		if cols != nil && !slices.Equal(cols, d.groupCols) {
-			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", d.path, d.groupCols, cols)
-		}
-		cols = d.groupCols
-		rows = append(rows, d.rows...)
-	}
-	var out []figureFile
-	if len(rows) > 0 {
-		captions := map[string]string{
-			score.L1Plot:      "ℓ1 error of the marginals against the number of variables (mean over the models of each setting).",
-			score.LogZPlot:    "|log Z error| against the number of variables (log scale).",
-			score.SecondsPlot: "Seconds per model against the number of variables (log scale; one core each).",
-		}
-		for _, sp := range score.SizePlots {
-			panels, err := score.SizePanels(cols, rows, sp.Metric, sp.LogY)
-			if err != nil {
-				return nil, err
-			}
-			if len(panels) == 0 {
-				continue
-			}
-			out = append(out, figureFile{file: sp.File, title: sp.Metric, caption: captions[sp.File], fig: score.Figure{Panels: panels}})
-		}
-	}
-	if learn != nil && len(learn.curves) > 0 {
-		out = append(out, figureFile{file: LearningCurvesPlot, title: "learning curves",
-			caption: "Test NLL per sample after each learning epoch, mean over the models of each setting (a model that stopped early keeps its last value); the dashed reference is the true model's.",
-			fig:     learningFigure(learn)})
-	}
-	return out, nil
-}
+// latexToMarkdown turns the LaTeX of a caption into plain text.
+var latexToMarkdown = strings.NewReplacer(
+	`\gamma`, "γ", `\ell_1`, "ℓ1", `\rho`, "ρ", `\lambda`, "λ", `\log{Z}`, "log Z",
+	`\textit{`, "", `}`, "", `{`, "", "$", "", `~`, " ", `\ref`, "",
+)
 
-// methodLess orders the methods of the learning curves as the registry does.
-func methodLess(a, b string) bool { return methods.Compare(a, b) < 0 }
-
-// learningFigure draws the mean test NLL per epoch of every method, a
-// panel per setting.
-func learningFigure(d *learnData) score.Figure {
-	var settings []setting
-	for s := range d.curves {
-		settings = append(settings, s)
-	}
-	sort.Slice(settings, func(a, b int) bool { return settings[a].less(settings[b]) })
-	var fig score.Figure
-	for _, s := range settings {
-		panel := score.Panel{Title: s.String(), XLabel: "epoch", YLabel: "test NLL"}
-		var methods []string
-		for m := range d.curves[s] {
-			methods = append(methods, m)
-		}
-		sort.Slice(methods, func(a, b int) bool { return methodLess(methods[a], methods[b]) })
-		epochs := 0
-		for _, m := range methods {
-			curve := metrics.MeanCurve(d.curves[s][m])
-			epochs = max(epochs, len(curve))
-			ser := score.Series{Name: m}
-			for e, v := range curve {
-				ser.X = append(ser.X, float64(e+1))
-				ser.Y = append(ser.Y, v)
-			}
-			panel.Series = append(panel.Series, ser)
-		}
-		if xs := d.trueNLL[s]; len(xs) > 0 && epochs > 0 {
-			t := statOf(xs).mean
-			panel.Series = append(panel.Series, score.Series{Name: "true model", Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
-		}
-		fig.Panels = append(fig.Panels, panel)
-	}
-	return fig
-}
-
-// anchor is the Markdown heading anchor of a table.
-func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
-
-// document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard, uai string, amortized string, hidden string, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	cmd := p.Command
-	if cmd == "" {
-		cmd = fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)
-	}
-	w("# The RENN paper, rerun\n\n")
-	w("Every table of the paper (Liu, Thobaben, Rasmussen, *Region-based Energy Neural Network for Approximate Inference*) with this project's numbers next to the paper's. ")
-	w("Our numbers are read from the outputs of the pipeline `%s`; the paper's are transcribed from its LaTeX source into `stages/report/paper.toml`. Nothing below is typed by hand: the file is regenerated by\n\n", p.Config)
-	w("```sh\ngo run ./cmd/pipeline run --config %s   # long: see Run time; resumable\n%s\n```\n\n", p.Config, cmd)
-	if rt.Done < rt.Instances {
-		w("**This report is partial:** %d of %d stage instances of the pipeline have completed. Cells of stages that have not run say \"not run\".\n\n", rt.Done, rt.Instances)
-	}
-	switch {
-	case statusErr != nil:
-		w("(Could not check whether the outputs are current: %v.)\n\n", statusErr)
-	case rt.States != nil && len(rt.Stale) > 0:
-		w("**Some outputs are stale** (their binary, flags or inputs changed since they ran): %s. Rerun the pipeline to refresh them.\n\n", strings.Join(truncate(rt.Stale, 8), ", "))
-	}
-
-	w("## Contents\n\n")
-	w("- [Machine and run time](#machine-and-run-time)\n- [Discussion](#discussion)\n")
-	for _, t := range paper.Tables {
-		w("- [Table %d: %s](#%s)\n", t.Number, captionText(t.Caption), anchor(&t))
-	}
-	w("- [Beyond the paper: hard models](#%s)\n", "beyond-the-paper-hard-models")
-	w("- [Beyond the paper: UAI models](#%s)\n", "beyond-the-paper-uai-models")
-	if amortized != "" {
-		w("- [Beyond the paper: amortized inference](#%s)\n", AmortizedAnchor)
-	}
-	w("- [Beyond the paper: hidden variables](#%s)\n", "beyond-the-paper-hidden-variables")
-	if len(figs) > 0 {
-		w("- [Plots](#plots)\n")
-	}
-	w("\n")
-
-	w("## Machine and run time\n\n")
-	w("| | |\n|---|---|\n")
-	w("| CPU | %s |\n| logical CPUs | %d |\n| memory | %.1f GB |\n| Go | %s (%s/%s) |\n", orUnknown(m.CPU), m.CPUs, m.MemoryGB, m.Go, m.OS, m.Arch)
-	w("\nThis is the machine the report was written on; the pipeline's stamps do not record the machine, so run both on the same one.\n\n")
-	if rt.Done > 0 {
-		w("Completed instances: %d of %d. Summed run time of the completed stage instances: **%s** (each on one core). Wall time while the pipeline was running: **%s** (`pipeline run` runs up to one instance per CPU at once).\n\n",
-			rt.Done, rt.Instances, formatDuration(rt.Seconds), formatDuration(rt.Busy()))
-		if len(rt.Parts) > 1 {
-			w("The run was done in %d parts (stretches of time in which some instance ran; the pauses between them are not counted above, nor is the time of instances interrupted before they finished):\n\n", len(rt.Parts))
-			w("| part | from (UTC) | to (UTC) | wall time | instances | summed time |\n|---|---|---|---:|---:|---:|\n")
-			for i, pt := range rt.Parts {
-				w("| %d | %s | %s | %s | %d | %s |\n", i+1, pt.Start.UTC().Format(time.DateTime), pt.End.UTC().Format(time.DateTime),
-					formatDuration(pt.Wall()), pt.Instances, formatDuration(pt.Seconds))
-			}
-			w("\n")
-		} else {
-			w("It ran from %s to %s (UTC).\n\n", rt.First.UTC().Format(time.DateTime), rt.Last.UTC().Format(time.DateTime))
-		}
-	} else {
-		w("No stage instance has completed yet.\n\n")
-	}
-	if rt.States != nil {
-		w("Pipeline status: %d up to date, %d stale, %d missing.\n\n", rt.States["up to date"], rt.States["stale"], rt.States["missing"])
-	}
-	w("| stage | instances done | summed time | longest instance |\n|---|---:|---:|---:|\n")
-	for _, st := range rt.Stages {
-		w("| %s | %d / %d | %s | %s |\n", st.Stage, st.Done, st.Instances, formatDuration(st.Seconds), formatDuration(st.Max))
-	}
-	w("\n")
-
-	w("## Discussion\n\n")
-	w("The prose is fixed; every count and number in it is computed from the tables below. \"k of n settings\" counts the rows (metric x setting) where the claim holds among those where every method compared has a number.\n\n")
-	w("%s\n", discussion(rs, sums))
-
-	for i := range paper.Tables {
-		t := &paper.Tables[i]
-		res := rs[t.Number]
-		w("<a id=\"%s\"></a>\n\n## Table %d: %s\n\n", anchor(t), t.Number, captionText(t.Caption))
-		w("Paper label `%s`. ", t.Label)
-		switch t.Kind {
-		case KindInference:
-			var stages []string
-			for _, c := range t.Columns {
-				if s := t.columnSource(c); !slices.Contains(stages, s) {
-					stages = append(stages, s)
-				}
-			}
-			w("Ours from stage %s.\n\n", quoteJoin(stages))
-		default:
-			w("Ours from stages %s.\n\n", quoteJoin(t.Sources))
-		}
-		w("%s\n", res.markdown())
-		for _, n := range res.notes() {
-			w("%s\n\n", n)
-		}
-	}
-
-	w("%s", hard)
-	w("%s", uai)
-	if amortized != "" {
-		w("<a id=\"%s\"></a>\n\n%s", AmortizedAnchor, amortized)
-	}
-	w("%s", hidden)
-
-	if len(figs) > 0 {
-		w("## Plots\n\n")
-		for _, f := range figs {
-			w("%s\n\n![%s](%s)\n\n", f.caption, f.title, f.link)
-		}
-	}
-	return b.String()
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
+func captionText(c string) string { return latexToMarkdown.Replace(c) }
 
 // writeFile writes text to path through a temporary file in the same
 // directory, so a reader never sees half a report.

@@ -192,3 +192,12 @@ func formatDuration(seconds float64) string {
 	}
 	return fmt.Sprintf("%.2f h", seconds/3600)
 }
+
+// PartsTable is the table of the run's parts.
+func (rt RunTime) PartsTable() string {
+	g := &grid{head: []string{"part", "from (UTC)", "to (UTC)", "wall time", "instances", "summed time"}, right: []bool{false, false, false, true, true, true}, tight: true}
+	for i, pt := range rt.Parts {
+		g.add(fmt.Sprint(i+1), pt.Start.UTC().Format(time.DateTime), pt.End.UTC().Format(time.DateTime), formatDuration(pt.Wall()), fmt.Sprint(pt.Instances), formatDuration(pt.Seconds))
+	}
+	return g.String()
+}

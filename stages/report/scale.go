@@ -26,7 +26,7 @@ type ScaleParams struct {
 	// are measured against (mean |ΔP(x_i)|); "" compares nothing.
 	Reference string
 	Compare   []string
-	// MinFitN is the fewest variables of a setting that enters the fitted
+	// MinFitN is the fewest variables of a scaleSetting that enters the fitted
 	// growth exponents (smaller ones are dominated by fixed costs).
 	MinFitN int
 	// Short maps a method to the name of its short run (the same method on
@@ -48,7 +48,7 @@ func DefaultScaleParams(config string) ScaleParams {
 		Short: map[string]string{"renn-mp": "renn-mp-short"}}
 }
 
-// scaleCell is one method on the models of one setting: the means over its
+// scaleCell is one method on the models of one scaleSetting: the means over its
 // models of what estimates.parquet says, and what the stamps of the
 // instances that ran it say of their processes.
 type scaleCell struct {
@@ -96,7 +96,7 @@ func (c *scaleCell) cpuSeconds() float64 {
 func (c *scaleCell) cpuPerModel() float64 { return c.cpuSeconds() / float64(c.models) }
 
 // cpuPerIteration is the CPU seconds of the whole process per iteration:
-// loading, setting up and writing included.
+// loading, scaleSetting up and writing included.
 func (c *scaleCell) cpuPerIteration() float64 {
 	if c.iterations <= 0 {
 		return math.NaN()
@@ -125,19 +125,19 @@ func (c *scaleCell) cpuPerStep() float64 {
 }
 
 // cpuBeforeSteps is the CPU seconds of the process besides its steps:
-// loading the inputs, setting the run up, writing the outputs.
+// loading the inputs, scaleSetting the run up, writing the outputs.
 func (c *scaleCell) cpuBeforeSteps() float64 {
 	return c.cpuPerModel() - c.meanIters()*c.cpuPerStep()
 }
 
 // scaleData is everything the table needs.
 type scaleData struct {
-	settings []setting
+	settings []scaleSetting
 	methods  []string
-	cells    map[setting]map[string]*scaleCell
+	cells    map[scaleSetting]map[string]*scaleCell
 	// delta[s][m] is the mean and largest |ΔP(x_i)| of method m against
-	// the reference on setting s, over all its models' variables.
-	delta     map[setting]map[string][2]float64
+	// the reference on scaleSetting s, over all its models' variables.
+	delta     map[scaleSetting]map[string][2]float64
 	instances int // instances of the plan that write estimates
 	done      int // of those, completed (stamped)
 	gammas    map[float64]bool
@@ -146,8 +146,8 @@ type scaleData struct {
 // readScale reads the estimates, stamps and models of every completed
 // instance of the plan that wrote estimates.parquet.
 func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
-	d := &scaleData{cells: map[setting]map[string]*scaleCell{}, delta: map[setting]map[string][2]float64{}, gammas: map[float64]bool{}}
-	settingsOf := map[string]map[int32]setting{}
+	d := &scaleData{cells: map[scaleSetting]map[string]*scaleCell{}, delta: map[scaleSetting]map[string][2]float64{}, gammas: map[float64]bool{}}
+	settingsOf := map[string]map[int32]scaleSetting{}
 	for _, inst := range plan.Instances {
 		if !writesEstimates(inst) {
 			continue
@@ -180,7 +180,7 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 		}
 		settings, ok := settingsOf[modelsDir]
 		if !ok {
-			if settings, err = readSettings(modelsDir); err != nil {
+			if settings, err = readScaleSettings(modelsDir); err != nil {
 				return nil, err
 			}
 			settingsOf[modelsDir] = settings
@@ -226,7 +226,7 @@ func readScale(plan *pipeline.Plan, p ScaleParams) (*scaleData, error) {
 			}
 		}
 	}
-	slices.SortFunc(d.settings, func(a, b setting) int {
+	slices.SortFunc(d.settings, func(a, b scaleSetting) int {
 		switch {
 		case a.less(b):
 			return -1
@@ -347,11 +347,11 @@ func varDelta(fa []string, a string, fb []string, b string) (mean, maxAbs float6
 	return sum / float64(n), maxAbs, nil
 }
 
-// settingLabel names a setting in the table: the side of a square grid
+// settingLabel names a scaleSetting in the table: the side of a square grid
 // or torus (300x300), else the number of variables.
-// The graph is left out when every setting has the same one (the header
+// The graph is left out when every scaleSetting has the same one (the header
 // names it then).
-func (d *scaleData) settingLabel(s setting) string {
+func (d *scaleData) settingLabel(s scaleSetting) string {
 	label := fmt.Sprintf("n=%d", s.size)
 	if s.graph == "grid" || s.graph == "torus" {
 		if l := int(math.Round(math.Sqrt(float64(s.size)))); l*l == s.size {
@@ -367,7 +367,7 @@ func (d *scaleData) settingLabel(s setting) string {
 	return label
 }
 
-// hasShort says whether some setting has a short run of method m.
+// hasShort says whether some scaleSetting has a short run of method m.
 func (d *scaleData) hasShort(m string) bool {
 	for _, s := range d.settings {
 		if c := d.cells[s][m]; c != nil && c.short != nil {
@@ -391,7 +391,7 @@ func (d *scaleData) shortSteps(m string) string {
 	return strconv.FormatFloat(lo, 'f', -1, 64) + "-" + strconv.FormatFloat(hi, 'f', -1, 64)
 }
 
-// oneGraph is the graph of every setting if they share one, else "".
+// oneGraph is the graph of every scaleSetting if they share one, else "".
 func (d *scaleData) oneGraph() string {
 	for _, s := range d.settings {
 		if s.graph != d.settings[0].graph {
@@ -669,4 +669,28 @@ func firstLast(xs []string) []string {
 		return xs
 	}
 	return []string{xs[0], xs[len(xs)-1]}
+}
+
+// scaleSetting is a family of models: graph, number of variables, gamma.
+type scaleSetting struct {
+	graph string
+	size  int
+	gamma float64
+}
+
+func (s scaleSetting) less(t scaleSetting) bool {
+	return (&group{graph: s.graph, size: s.size, gamma: s.gamma}).less(&group{graph: t.graph, size: t.size, gamma: t.gamma})
+}
+
+// readScaleSettings reads the setting of every model of a models directory.
+func readScaleSettings(dir string) (map[int32]scaleSetting, error) {
+	infos, _, err := formats.ReadModelInfo(filepath.Join(dir, formats.ModelInfoFile))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int32]scaleSetting, len(infos))
+	for _, in := range infos {
+		out[in.ModelID] = scaleSetting{graph: in.Graph, size: len(in.Cards), gamma: in.Gamma}
+	}
+	return out, nil
 }
