@@ -72,7 +72,8 @@ type obsKey struct {
 // prefix.
 type part struct {
 	prefix    string
-	instances int      // learn-mrf instances read (learning sections)
+	instances int      // learn-mrf or method instances read
+	done      int      // method instances completed (cost sections)
 	stages    []string // the stages read, in plan order
 	notRun    []string // their instances that have not run
 	rt        RunTime  // of every instance of the prefix's stages

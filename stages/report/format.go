@@ -40,6 +40,14 @@ var numberFormats = map[string]func(float64) string{
 	"ratio1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"dur":    formatDuration,
 	"sig3e":  fmtSig,
+	"plain":  func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
+	"dash0": func(v float64) string {
+		if math.IsNaN(v) {
+			return "—"
+		}
+		return fixed(0)(v)
+	},
+	"dash2": fixedOrDash,
 }
 
 // format writes v in the named format; ok is false for an unknown name,
@@ -89,4 +97,28 @@ func signed(v float64) string {
 		return "−" + s
 	}
 	return "+" + s
+}
+
+// fixedOrDash writes v with two decimals, "—" for NaN.
+func fixedOrDash(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// fmtSig writes a positive quantity with three significant digits, without
+// an exponent from 0.001 up; "—" for NaN.
+func fmtSig(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "—"
+	case x == 0:
+		return "0"
+	case math.Abs(x) >= 1000:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case math.Abs(x) >= 0.001:
+		return strconv.FormatFloat(x, 'f', max(2-int(math.Floor(math.Log10(math.Abs(x)))), 0), 64)
+	}
+	return strconv.FormatFloat(x, 'e', 2, 64)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
 )
 
 // tableSpec declares a table of a section: its rows (groups of axes:
@@ -46,7 +47,9 @@ type tableSpec struct {
 type leadColumn struct {
 	Head, Cell string
 	Align      string
-	Blank      bool // blank when the row above shows the same
+	Blank      bool   // blank when the row above shows the same
+	Need       string // in a method's columns: only where a run of the method has this fact
+	Fit        bool   // its values enter the growth exponents of a Fit row
 }
 
 // rowGroup is rows of a table: the product of its axes, outer first.
@@ -61,8 +64,11 @@ type rowGroup struct {
 	// Collapse writes an empty cell as "| |" in the group's total rows,
 	// or, without Total, in all its rows.
 	Collapse bool
-	When     string // the group shows only when some run has this fact
-	Need     string // a row shows only when one of its runs has this fact
+	// Fit, when set, labels a row after the group's rows with the growth
+	// exponent of every column that fits over its rows' settings.
+	Fit  string
+	When string // the group shows only when some run has this fact
+	Need string // a row shows only when one of its runs has this fact
 }
 
 // metricItem is a row's metric: the fact its cells aggregate, how, and
@@ -79,8 +85,9 @@ type metricItem struct {
 // of a logz Bound kind, else every method), each column of Items, or the
 // Items alone.
 type colGroup struct {
-	Over    string
-	Methods []string
+	Over     string
+	Methods  []string
+	Compared bool // the methods a cost section compares with its reference
 	Bound   string // "lower", "upper", "any": methods whose ln Z is a bound
 	Items   []leadColumn
 }
@@ -130,7 +137,7 @@ func parseCell(s string) ([]piece, error) {
 
 func parseRef(r string) (piece, error) {
 	switch r {
-	case "m", "setting", "model", "method", "metric", "models", "family":
+	case "m", "setting", "model", "method", "metric", "models", "family", "size":
 		return piece{ref: r}, nil
 	}
 	p := piece{ref: "fact"}
@@ -198,6 +205,8 @@ func (d *dataset) evalPiece(p piece, b binding) (string, float64, bool, bool) {
 		return label(b.method)
 	case "family":
 		return label(b.set.family)
+	case "size":
+		return label(fmt.Sprint(b.set.size))
 	case "metric":
 		return label(b.metric.Label)
 	case "models":
@@ -249,7 +258,7 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 	at.parts = s.partsOf(t)
 	g := &grid{tight: t.Tight}
 	for _, l := range t.Lead {
-		g.head = append(g.head, l.Head)
+		g.head = append(g.head, s.data.eval(l.Head, binding{}).text)
 		g.right = append(g.right, l.Align == "right")
 	}
 	cols := s.columns(t)
@@ -264,8 +273,16 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 		if rg.When != "" && !slices.ContainsFunc(s.data.obs, func(o *obs) bool { _, ok := o.num[rg.When]; return ok }) {
 			continue
 		}
+		var fit fitRow
 		for _, b := range s.rows(t, rg, at) {
-			g.rows = append(g.rows, s.row(t, b, cols, rg.Collapse && (rg.Total == "" || b.total != "")))
+			r, vals := s.row(t, b, cols, rg.Collapse && (rg.Total == "" || b.total != ""))
+			g.rows = append(g.rows, r)
+			if rg.Fit != "" {
+				fit.add(b.set, vals)
+			}
+		}
+		if rg.Fit != "" {
+			g.rows = append(g.rows, fit.row(rg.Fit, len(t.Lead), cols, float64(s.spec.Cost.MinFitN)))
 		}
 	}
 	blankRepeats(g, t.Lead)
@@ -295,9 +312,15 @@ func (s *section) columns(t *tableSpec) []column {
 			}
 			continue
 		}
-		for _, m := range s.methodsOf(cg.Methods, cg.Bound, s.partsOf(t)) {
+		list := cg.Methods
+		if cg.Compared {
+			list = s.spec.Cost.Compare
+		}
+		for _, m := range s.methodsOf(list, cg.Bound, s.partsOf(t)) {
 			for _, it := range items {
-				out = append(out, column{method: m, item: it})
+				if it.Need == "" || slices.ContainsFunc(s.data.find(nil, "", m), func(o *obs) bool { _, ok := o.num[it.Need]; return ok }) {
+					out = append(out, column{method: m, item: it})
+				}
 			}
 		}
 	}
@@ -442,7 +465,7 @@ func (s *section) settingsOf(t *tableSpec) []*group {
 }
 
 // row renders the cells of one row, bolding the best of its metric.
-func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) gridRow {
+func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) (gridRow, []cellValue) {
 	r := gridRow{collapse: collapse}
 	for _, l := range t.Lead {
 		r.cells = append(r.cells, s.data.eval(l.Cell, b).text)
@@ -470,6 +493,54 @@ func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) gri
 		default:
 			r.cells = append(r.cells, v.text)
 		}
+	}
+	return r, vals
+}
+
+// fitRow gathers a row group's cells for the growth exponents: the size
+// of each row's setting and its cells' values.
+type fitRow struct {
+	sizes  []float64
+	labels []string
+	vals   [][]cellValue
+}
+
+func (f *fitRow) add(g *group, vals []cellValue) {
+	f.sizes, f.labels, f.vals = append(f.sizes, float64(g.size)), append(f.labels, g.label), append(f.vals, vals)
+}
+
+// Label is the fit row's label: its settings, from the first of at least
+// minN variables to the last.
+func (f *fitRow) fitted(minN float64) []string {
+	var out []string
+	for i, n := range f.sizes {
+		if n >= minN {
+			out = append(out, f.labels[i])
+		}
+	}
+	return out
+}
+
+// row is the least-squares slope of log(value) against log(size) of every
+// column that fits (metrics.GrowthExponent), over the rows of at least
+// minN variables where it has a value.
+func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRow {
+	if fitted := f.fitted(minN); len(fitted) > 0 {
+		label = fmt.Sprintf("%s (%s to %s)", label, fitted[0], fitted[len(fitted)-1])
+	}
+	r := gridRow{cells: append([]string{label}, make([]string, lead-1)...), collapse: true}
+	for j, c := range cols {
+		if !c.item.Fit {
+			r.cells = append(r.cells, "")
+			continue
+		}
+		var n, y []float64
+		for i, vals := range f.vals {
+			if vals[j].ok && vals[j].numeric {
+				n, y = append(n, f.sizes[i]), append(y, vals[j].value)
+			}
+		}
+		r.cells = append(r.cells, fixedOrDash(metrics.GrowthExponent(n, y, minN)))
 	}
 	return r
 }

@@ -46,6 +46,7 @@ type sectionSpec struct {
 	// order read.
 	Order    string
 	Learning learningSpec  // how a learning section compares methods
+	Cost     costSpec      // how a cost section compares methods
 	Beliefs  []string      // methods whose marginals are read (for Compare)
 	Compare  []compareSpec // comparisons between two runs on every model
 	Text     string
@@ -59,6 +60,7 @@ var sectionFiles embed.FS
 
 // section is a declared section with the data it read.
 type section struct {
+	vars map[string]string // values the caller gives the text (Var)
 	spec *sectionSpec
 	data *dataset
 	tmpl *template.Template
@@ -145,6 +147,8 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 		"fmt":      func(f string, v float64) string { t, _ := format(f, v); return t },
 		"utc":      func(t time.Time) string { return t.UTC().Format(time.DateTime) },
 		"sub":      func(a, b int) int { return a - b },
+		"chomp":    func(s string) string { return strings.TrimSuffix(s, "\n") },
+		"list":     func(xs ...string) []string { return xs },
 	}
 	t, err := template.New(spec.Title).Funcs(funcs).Option("missingkey=error").ParseFS(sectionFiles, "sections/*.tmpl")
 	if err != nil {
@@ -191,6 +195,38 @@ func (s *section) frame(t *tableSpec, g *grid, set *group) (string, error) {
 type scope struct {
 	s *section
 	b binding
+}
+
+// Var is a value the caller gave the section's text.
+func (c scope) Var(name string) string { return c.s.vars[name] }
+
+// Cost is the section's cost parameters.
+func (c scope) Cost() costSpec { return c.s.spec.Cost }
+
+// Having lists the methods with a run that has fact.
+func (c scope) Having(fact string) []string { return c.HavingOf(fact, nil) }
+
+// HavingOf lists the methods of list, in its order (nil: all), with a run
+// that has fact.
+func (c scope) HavingOf(fact string, list []string) []string {
+	var out []string
+	for _, m := range c.s.methodsOf(list, "", nil) {
+		if slices.ContainsFunc(c.s.data.find(nil, "", m), func(o *obs) bool { _, ok := o.num[fact]; return ok }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Fitted are the settings whose sizes enter the growth exponents.
+func (c scope) Fitted() []string {
+	var out []string
+	for _, g := range c.s.data.settings {
+		if g.size >= c.s.spec.Cost.MinFitN {
+			out = append(out, g.label)
+		}
+	}
+	return out
 }
 
 // Anchor is the section's Markdown anchor.
@@ -384,6 +420,8 @@ func (p *part) Stages() []string { return p.stages }
 func (p *part) NotRun() []string { return p.notRun }
 func (p *part) RT() RunTime      { return p.rt }
 func (p *part) StatusErr() error { return p.statusErr }
+func (p *part) Instances() int   { return p.instances }
+func (p *part) Done() int        { return p.done }
 
 func quoteJoin(xs []string) string {
 	q := make([]string, len(xs))
@@ -427,6 +465,8 @@ func (s *section) read(binDir string) error {
 			pt.stages = stages(own, "learn-mrf")
 			learn.samplesRead = nil
 			err = learn.read(pt, pt.stages)
+		case "costs":
+			err = s.readCosts(pt)
 		default:
 			err = fmt.Errorf("section %s: reads %q, want scores, summaries or learning", s.spec.Title, s.spec.Reads)
 		}
@@ -443,6 +483,9 @@ func (s *section) read(binDir string) error {
 	s.sortSettings()
 	s.data.sortMethods()
 	s.autoRegions()
+	if s.spec.Reads == "costs" {
+		s.costLabels()
+	}
 	if s.spec.Reads == "learning" {
 		for _, pt := range s.data.parts {
 			tail := 0
