@@ -87,9 +87,9 @@ type metricItem struct {
 type colGroup struct {
 	Over     string
 	Methods  []string
-	Compared bool // the methods a cost section compares with its reference
-	Bound   string // "lower", "upper", "any": methods whose ln Z is a bound
-	Items   []leadColumn
+	Compared bool   // the methods a cost section compares with its reference
+	Bound    string // "lower", "upper", "any": methods whose ln Z is a bound
+	Items    []leadColumn
 }
 
 // binding is where a cell is: its setting, model and column (empty: all),
