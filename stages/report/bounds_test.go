@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -11,7 +12,7 @@ import (
 // boundModel is a model with exact ln Z lnZ and the given methods' ln Z,
 // their bound_held scored as score does.
 func boundModel(name string, lnZ float64, est map[string]float64) *scored {
-	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2}}, negLogZ: -lnZ, exact: true, runs: map[string]*scoredRun{}}
+	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, negLogZ: -lnZ, exact: true, runs: map[string]*scoredRun{}}
 	lower := est["mf"]
 	for meth, l := range est {
 		r := m.run(meth)

@@ -48,7 +48,7 @@ func (s *section) learningFigure(part string) score.Figure {
 			}
 			var curves [][]float64
 			for _, r := range runs {
-				curves = append(curves, r.curve)
+				curves = append(curves, r.NLL)
 			}
 			curve := metrics.MeanCurve(curves)
 			epochs = max(epochs, len(curve))
@@ -58,7 +58,7 @@ func (s *section) learningFigure(part string) score.Figure {
 			}
 			panel.Series = append(panel.Series, ser)
 		}
-		if t, ok := aggregate(s.runsTrue(part, g), "nll", "mean"); ok && epochs > 0 {
+		if t, ok := aggregate(s.partObs(part, g, trueMethod), "nll", "mean"); ok && epochs > 0 {
 			panel.Series = append(panel.Series, score.Series{Name: "true model", Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
 		}
 		fig.Panels = append(fig.Panels, panel)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -18,7 +19,8 @@ type dlgbpRun struct {
 }
 
 func dlgbpModel(name string, runs map[string]dlgbpRun) *scored {
-	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2, 2}}, runs: map[string]*scoredRun{}}
+	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2, 2}}, runs: map[string]*scoredRun{},
+		model: &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: make([]float64, 4)}}}}
 	for meth, s := range runs {
 		r := m.run(meth)
 		r.est = &formats.EstimateRow{Method: meth, Converged: s.converged}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -370,21 +369,5 @@ func TestHiddenLongSeeds(t *testing.T) {
 				t.Log(doc[long:])
 			}
 		})
-	}
-}
-
-// Seeds sort as numbers where they are numbers; "" (a stage without the
-// seed key) first.
-func TestBySeed(t *testing.T) {
-	var runs []*obs
-	for _, seed := range []string{"10", "2", "1", "b", "", "2"} {
-		runs = append(runs, &obs{seed: seed})
-	}
-	by, seeds := bySeed(runs)
-	if want := []string{"", "1", "2", "10", "b"}; !slices.Equal(seeds, want) {
-		t.Errorf("seeds %q, want %q", seeds, want)
-	}
-	if len(by["2"]) != 2 {
-		t.Errorf("seed 2 has %d runs, want 2", len(by["2"]))
 	}
 }

@@ -99,7 +99,7 @@ func TestHiddenClaimFails(t *testing.T) {
 	cfg := writeHiddenFixture(t, root, `data = "data"`)
 	d := readHiddenOf(t, cfg)
 	setRENN := func(nll float64) {
-		for _, o := range d.runs("hidden_", d.data.settings[0], "renn-mp") {
+		for _, o := range d.partObs("hidden_", d.data.settings[0], "renn-mp") {
 			o.num["nll"] = nll
 		}
 	}

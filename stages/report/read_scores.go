@@ -4,8 +4,7 @@ package report
 // model_info and models of their models inputs, the exact ln Z of their
 // truth inputs, and the estimates (and, for the methods a section
 // compares, the marginals) of their pred inputs. Files are tied to models
-// as score ties them: by the sha256 of models.parquet recorded in their
-// provenance.
+// as score ties them: by the sha256 of models.parquet in their provenance.
 
 import (
 	"encoding/json"
@@ -19,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 )
 
@@ -34,7 +35,7 @@ type shard struct {
 // scored is one model of a shard: its exact -ln Z and every method's run.
 type scored struct {
 	info    formats.ModelInfoRow
-	factors []formats.FactorRow
+	model   *mrf.Model
 	negLogZ float64
 	exact   bool
 	runs    map[string]*scoredRun
@@ -49,21 +50,11 @@ type scoredRun struct {
 	pred    *instance // the instance whose estimates est is
 }
 
-func (m *scored) run(method string) *scoredRun {
-	r := m.runs[method]
-	if r == nil {
-		r = &scoredRun{metrics: map[string]float64{}}
-		m.runs[method] = r
-	}
-	return r
-}
-
 // scoreInstance is what one score instance read.
 type scoreInstance struct {
-	inst   *instance
-	shards []*shard
-	byDir  map[string]*shard
-	bySHA  map[string]*shard
+	inst         *instance
+	shards       []*shard
+	byDir, bySHA map[string]*shard
 }
 
 // readScores reads the score instances among insts into part pt.
@@ -101,12 +92,12 @@ func (si *scoreInstance) read(cfgDir string, beliefs []string) error {
 		return err
 	}
 	for _, in := range si.inst.inputsOf("truth") {
-		if err := si.readTruth(in.outDir); err != nil {
+		if err := si.readEstimates(in, true, nil); err != nil {
 			return err
 		}
 	}
 	for _, in := range si.inst.inputsOf("pred") {
-		if err := si.readPred(in, beliefs); err != nil {
+		if err := si.readEstimates(in, false, beliefs); err != nil {
 			return err
 		}
 	}
@@ -132,8 +123,7 @@ func (si *scoreInstance) readModels(dir string) error {
 		sh.factors[f.ModelID] = append(sh.factors[f.ModelID], f)
 	}
 	for _, r := range infos {
-		sh.infos[r.ModelID] = r
-		sh.order = append(sh.order, r.ModelID)
+		sh.infos[r.ModelID], sh.order = r, append(sh.order, r.ModelID)
 	}
 	si.byDir[filepath.Clean(dir)], si.bySHA[sha] = sh, sh
 	si.shards = append(si.shards, sh)
@@ -149,9 +139,39 @@ func (sh *shard) model(id int32, path string) (*scored, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: model %d is not in %s", path, id, filepath.Join(sh.dir, formats.ModelInfoFile))
 	}
-	m := &scored{info: info, factors: sh.factors[id], runs: map[string]*scoredRun{}}
+	m := &scored{info: info, model: &mrf.Model{}, runs: map[string]*scoredRun{}}
+	for _, c := range info.Cards {
+		m.model.Cards = append(m.model.Cards, int(c))
+	}
+	for _, f := range sh.factors[id] {
+		vs := make([]int, len(f.Vars))
+		for i, v := range f.Vars {
+			vs[i] = int(v)
+		}
+		m.model.Factors = append(m.model.Factors, mrf.Factor{Vars: vs, LogTable: f.LogTable})
+	}
 	sh.models[id] = m
 	return m, nil
+}
+
+// run returns method's run on m.
+func (m *scored) run(method string) *scoredRun {
+	r := m.runs[method]
+	if r == nil {
+		r = &scoredRun{metrics: map[string]float64{}}
+		m.runs[method] = r
+	}
+	return r
+}
+
+// answer is r as metrics compares answers, its factor beliefs in the
+// model's order.
+func (m *scored) answer(r *scoredRun) metrics.Answer {
+	a := metrics.Answer{Converged: r.est.Converged, F: r.est.FreeEnergy, MeanAbs: r.metrics[metrics.VarMeanAbs], Beliefs: mrf.Marginals{Vars: r.vars}}
+	for k := range m.model.Factors {
+		a.Beliefs.Factors = append(a.Beliefs.Factors, r.factors[int32(k)])
+	}
+	return a
 }
 
 func (si *scoreInstance) readScoreRows(cfgDir string) error {
@@ -178,39 +198,16 @@ func (si *scoreInstance) readScoreRows(cfgDir string) error {
 	return nil
 }
 
-func (si *scoreInstance) readTruth(dir string) error {
-	path := filepath.Join(dir, formats.EstimatesFile)
-	est, prov, err := formats.ReadEstimates(path)
-	if err != nil {
-		return err
-	}
-	sh, err := si.shardOf(path, prov)
-	if err != nil {
-		return err
-	}
-	for _, e := range est {
-		if e.Method != "exact" {
-			continue
-		}
-		m, err := sh.model(e.ModelID, path)
-		if err != nil {
-			return err
-		}
-		m.negLogZ, m.exact = -e.LogZ, true
-	}
-	return nil
-}
-
-// readPred reads the estimates of a pred input and the marginals of the
-// methods in beliefs. A method stage added to the score's inputs that has
-// not run yet is skipped: the score, older than it, did not score it.
-func (si *scoreInstance) readPred(from *instance, beliefs []string) error {
+// readEstimates reads the estimates of a truth (exact's ln Z) or pred
+// input, and the marginals of the methods of beliefs. A method stage added
+// to the score's inputs that has not run yet is skipped: the score, older
+// than it, did not score it.
+func (si *scoreInstance) readEstimates(from *instance, truth bool, beliefs []string) error {
 	path := filepath.Join(from.outDir, formats.EstimatesFile)
 	est, prov, err := formats.ReadEstimates(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && !truth {
 		return nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
 	sh, err := si.shardOf(path, prov)
@@ -220,9 +217,16 @@ func (si *scoreInstance) readPred(from *instance, beliefs []string) error {
 	wanted := false
 	for i := range est {
 		e := &est[i]
+		if truth && e.Method != "exact" {
+			continue
+		}
 		m, err := sh.model(e.ModelID, path)
 		if err != nil {
 			return err
+		}
+		if truth {
+			m.negLogZ, m.exact = -e.LogZ, true
+			continue
 		}
 		r := m.run(e.Method)
 		r.est, r.pred = e, from
@@ -252,21 +256,19 @@ func (si *scoreInstance) readBeliefs(path string, beliefs []string) error {
 			return err
 		}
 		run := m.run(r.Method)
-		switch r.Kind {
-		case "var":
-			n := len(m.info.Cards)
-			if r.Index < 0 || int(r.Index) >= n {
-				return fmt.Errorf("%s: model %d method %s: variable %d out of range", path, r.ModelID, r.Method, r.Index)
-			}
+		switch n := len(m.info.Cards); {
+		case r.Kind == "factor" && run.factors == nil:
+			run.factors = map[int32][]float64{r.Index: r.Probs}
+		case r.Kind == "factor":
+			run.factors[r.Index] = r.Probs
+		case r.Kind != "var":
+		case r.Index < 0 || int(r.Index) >= n:
+			return fmt.Errorf("%s: model %d method %s: variable %d out of range", path, r.ModelID, r.Method, r.Index)
+		default:
 			if run.vars == nil {
 				run.vars = make([][]float64, n)
 			}
 			run.vars[r.Index] = r.Probs
-		case "factor":
-			if run.factors == nil {
-				run.factors = map[int32][]float64{}
-			}
-			run.factors[r.Index] = r.Probs
 		}
 	}
 	return nil
@@ -296,71 +298,61 @@ func (si *scoreInstance) shardOf(path string, prov formats.Provenance) (*shard, 
 }
 
 // emit adds the models of a score instance to the section's data, shard
-// by shard in model_info order, each in the setting of its family.
+// by shard in model_info order, each in the setting of its family (its
+// name without the trailing index).
 func (s *section) emit(pt *part, si *scoreInstance) {
-	d := s.data
 	for _, sh := range si.shards {
 		for _, id := range sh.order {
 			m := sh.models[id]
 			if m == nil {
 				continue
 			}
-			g := d.setting(pt.prefix+settingKey(m.info.Name), func() *group {
-				return &group{part: pt.prefix, key: settingKey(m.info.Name), label: settingLabel(m.info), graph: m.info.Graph, size: len(m.info.Cards), gamma: m.info.Gamma}
+			key := settingKey(m.info.Name)
+			g := s.data.setting(pt.prefix+key, func() *group {
+				return &group{key: key, label: settingLabel(m.info), graph: m.info.Graph, size: len(m.info.Cards), gamma: m.info.Gamma}
 			})
 			mo := s.modelObs(pt, si.inst.stage, g, m)
 			for _, method := range sortedKeys(m.runs) {
-				r := m.runs[method]
-				if r.est == nil && len(r.metrics) == 0 {
-					continue
+				if r := m.runs[method]; r.est != nil || len(r.metrics) > 0 {
+					s.runObs(pt, si.inst.stage, g, m, method, r)
 				}
-				s.runObs(pt, si.inst.stage, g, m, method, r)
 			}
 			s.compareRuns(mo, m)
 		}
 	}
 }
 
-// modelObs returns the facts of model m itself, made on first reading.
+// modelObs returns the facts of model m itself (its exact ln Z and shape),
+// made on first reading.
 func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
-	for _, o := range s.data.find(g, m.info.Name, "") {
-		if m.exact {
-			setExact(o, m.negLogZ)
+	o := s.data.find(g, m.info.Name, "")
+	if len(o) == 0 {
+		o = []*obs{s.data.add(newObs(pt.prefix, stage, g, m.info.Name, ""))}
+		sh := mrf.ShapeOf(m.model)
+		o[0].num["n_vars"], o[0].num["n_factors"], o[0].num["max_arity"] = float64(len(m.info.Cards)), float64(sh.Factors), float64(sh.MaxArity)
+		o[0].num["zeros"], o[0].num["observed"] = float64(sh.Zeros), float64(sh.Observed)
+		o[0].text["states"] = strconv.Itoa(sh.MaxCard)
+		if sh.MinCard != sh.MaxCard {
+			o[0].text["states"] = fmt.Sprintf("%d-%d", sh.MinCard, sh.MaxCard)
 		}
-		return o
 	}
-	o := s.data.add(newObs(pt.prefix, stage, g, m.info.Name, ""))
 	if m.exact {
-		setExact(o, m.negLogZ)
+		o[0].num["neg_log_z"], o[0].num["log_z_exact"] = m.negLogZ, -m.negLogZ
 	}
-	model, _ := modelOf(m.info.Cards, m.factors, nil, nil)
-	sh := mrfShape(model)
-	o.num["n_vars"] = float64(len(m.info.Cards))
-	o.num["n_factors"], o.num["max_arity"] = float64(sh.Factors), float64(sh.MaxArity)
-	o.num["zeros"], o.num["observed"] = float64(sh.Zeros), float64(sh.Observed)
-	o.text["states"] = strconv.Itoa(sh.MaxCard)
-	if sh.MinCard != sh.MaxCard {
-		o.text["states"] = fmt.Sprintf("%d-%d", sh.MinCard, sh.MaxCard)
-	}
-	return o
-}
-
-func setExact(o *obs, negLogZ float64) {
-	o.num["neg_log_z"], o.num["log_z_exact"] = negLogZ, -negLogZ
+	return o[0]
 }
 
 // runObs adds one run: its scores, its estimate and what follows from it
-// and the exact ln Z.
+// and the exact ln Z (the free energy's gap, a bound's slack).
 func (s *section) runObs(pt *part, stage string, g *group, m *scored, method string, r *scoredRun) {
 	col := s.column(method, r)
 	for _, o := range s.data.find(g, m.info.Name, col) {
-		if o.text["pred"] == predID(r) {
+		if r.pred != nil && o.text["pred"] == r.pred.id {
 			return // one run scored by two stages
 		}
 		col += " [" + stage + "]"
 	}
 	o := s.data.add(newObs(pt.prefix, stage, g, m.info.Name, col))
-	o.text["pred"] = predID(r)
 	for k, v := range r.metrics {
 		o.num[k] = v
 	}
@@ -368,20 +360,28 @@ func (s *section) runObs(pt *part, stage string, g *group, m *scored, method str
 	if e == nil {
 		return
 	}
+	if r.pred != nil {
+		o.text["pred"] = r.pred.id
+	}
 	o.num["est_converged"], o.num["free_energy"], o.num["log_z"] = b2f(e.Converged), e.FreeEnergy, e.LogZ
-	p := parseParams(e.Params)
+	var p struct {
+		Regions string
+		Check   *json.RawMessage
+	}
+	json.Unmarshal([]byte(e.Params), &p)
 	if p.Regions != "" {
 		o.text["regions"] = p.Regions
 	}
-	o.num["check_failed"] = b2f(p.Check != "")
-	if p.hasCheck {
+	if p.Check != nil {
 		o.num["check_recorded"] = 1
 	}
+	var check string
+	o.num["check_failed"] = b2f(p.Check != nil && json.Unmarshal(*p.Check, &check) == nil && check != "")
 	if !m.exact {
 		return
 	}
 	o.num["fe_exact"], o.num["fe_gap"] = e.FreeEnergy, e.FreeEnergy-m.negLogZ
-	if entry, err := methods.Lookup(method); err == nil && entry.LogZ != methods.LogZEstimate && entry.LogZ != methods.LogZNone {
+	if entry, err := methods.Lookup(method); err == nil && (entry.LogZ == methods.LogZLowerBound || entry.LogZ == methods.LogZUpperBound) {
 		slack := e.LogZ + m.negLogZ // ln Ẑ − ln Z
 		if entry.LogZ == methods.LogZLowerBound {
 			slack = -slack
@@ -390,47 +390,16 @@ func (s *section) runObs(pt *part, stage string, g *group, m *scored, method str
 	}
 }
 
-func predID(r *scoredRun) string {
-	if r.pred == nil {
-		return ""
-	}
-	return r.pred.id
-}
-
 // column names a run's column: its method, and, in a section whose
 // columns say so, the region scheme its regions input asked for when not
 // auto.
 func (s *section) column(method string, r *scoredRun) string {
-	if s.spec.Columns != "method+scheme" || r.pred == nil {
-		return method
-	}
-	if reg := r.pred.inputOf("regions"); reg != nil {
-		if sc := reg.flags["scheme"]; sc != "" && sc != "auto" {
-			return method + " (" + sc + ")"
+	if s.spec.Columns == "method+scheme" && r.pred != nil {
+		if reg := r.pred.inputOf("regions"); reg != nil && reg.flags["scheme"] != "" && reg.flags["scheme"] != "auto" {
+			return method + " (" + reg.flags["scheme"] + ")"
 		}
 	}
 	return method
-}
-
-// estimateParams is what the section reads of an estimate's params JSON.
-type estimateParams struct {
-	Regions  string // the region scheme the run used (what auto picked)
-	Check    string // why the shared check failed; "" when it passed
-	hasCheck bool   // the params record the shared check
-}
-
-func parseParams(js string) estimateParams {
-	var raw map[string]json.RawMessage
-	var p estimateParams
-	if json.Unmarshal([]byte(js), &raw) != nil {
-		return p
-	}
-	json.Unmarshal(raw["regions"], &p.Regions)
-	if c, ok := raw["check"]; ok {
-		p.hasCheck = true
-		json.Unmarshal(c, &p.Check) // a non-string check is not a reason
-	}
-	return p
 }
 
 // settingKey is a model's name without its trailing index: the models of

@@ -272,9 +272,9 @@ func (s *section) compareAnswers(pt *part, g *group, method string, r, ref *answ
 		return nil
 	}
 	o := s.data.add(newObs(pt.prefix, "", g, "", method))
-	o.num["seconds"] = meanOf(secs)
+	o.num["seconds"] = metrics.Mean(secs)
 	if method != refName {
-		o.num["ref_mean_abs"], o.num["ref_logz_rms"] = meanOf(dps), metrics.RootMeanSquare(dlz)
+		o.num["ref_mean_abs"], o.num["ref_logz_rms"] = metrics.Mean(dps), metrics.RootMeanSquare(dlz)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -208,9 +209,18 @@ func TestUAISectionNotRun(t *testing.T) {
 	if doc := markdownOf(t, sectionOf(t, "uai", cfg)); !strings.Contains(doc, "Not run: the config has no uai_* score stages.") {
 		t.Errorf("section without stages:\n%s", doc)
 	}
-	// Estimates without a check field: said so, no check rows.
-	if got := parseParams(`{"method":"bp","regions":"bethe"}`); got.hasCheck || got.Regions != "bethe" {
-		t.Errorf("params without check: %+v", got)
+	// Estimates without a check field: no check recorded, so no check rows.
+	sec := emptySection(t, "uai", "uai_")
+	m := &scored{info: formats.ModelInfoRow{Name: "m", Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, runs: map[string]*scoredRun{}}
+	m.run("bp").est = &formats.EstimateRow{Method: "bp", Params: `{"method":"bp","regions":"bethe"}`}
+	addModel(sec, "uai_", "m", m)
+	sec.data.parts[0].stages = []string{"uai_score"}
+	o := sec.data.find(nil, "m", "bp")[0]
+	if _, ok := o.num["check_recorded"]; ok || o.text["regions"] != "bethe" || o.num["check_failed"] != 0 {
+		t.Errorf("params without check: %v %v", o.num, o.text)
+	}
+	if doc := markdownOf(t, sec); strings.Contains(doc, "shared check failed |") || !strings.Contains(doc, "The estimates record no shared check") {
+		t.Errorf("a section without checks:\n%s", doc)
 	}
 }
 
