@@ -96,7 +96,7 @@ func (c compareSpec) samePoint(m *scored, a, b *scoredRun, set func(string, bool
 	case !ok:
 		miss("beliefs missing")
 	case d > c.Same:
-		miss("another point: |Δb| " + orDashE(d, 0))
+		miss("another point: |Δb| " + numberFormats["e0"](d))
 	default:
 		set("same", true)
 	}

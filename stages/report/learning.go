@@ -88,17 +88,6 @@ func (s *section) partObs(part string, g *group, method string) []*obs {
 	return slices.DeleteFunc(slices.Clone(s.data.find(g, "", method)), func(o *obs) bool { return o.part != part })
 }
 
-// fmtGap writes a gap in nats; no sign on one that rounds to zero.
-func fmtGap(g float64) string {
-	if math.IsNaN(g) {
-		return "—"
-	}
-	if math.Abs(g) >= 0.0005 {
-		return fmt.Sprintf("%+.3f", g)
-	}
-	return "0.000"
-}
-
 // spread is the mean of gaps over seeds, with their range when there are
 // several that differ at the tables' precision.
 func spread(gaps []float64) string {

@@ -131,36 +131,6 @@ func better(metric string, a, b float64) bool {
 	return a < b
 }
 
-// formatNumber writes a value as the paper does: three decimals below 1,
-// four significant digits above; seconds with three significant digits.
-// Values below 0.01 keep two significant digits, which three decimals
-// would lose (our GBP's errors on grids are of order 1e-3).
-func formatNumber(metric string, v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 0):
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case metric == score.Seconds:
-		return significant(v, 3)
-	case v != 0 && math.Abs(v) < 0.01:
-		return significant(v, 2)
-	case math.Abs(v) < 1:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return significant(v, 4)
-}
-
-// significant formats v with digits significant digits, without exponent.
-func significant(v float64, digits int) string {
-	if v == 0 {
-		return "0"
-	}
-	e := int(math.Floor(math.Log10(math.Abs(v))))
-	dec := max(0, min(digits-1-e, 8))
-	return strconv.FormatFloat(v, 'f', dec, 64)
-}
-
 // metricNames are the row labels of the metrics.
 var metricNames = map[string]string{
 	"l1": "ℓ1 error", "corr": "correlation ρ", "logz_err": "log Z error", score.Seconds: "seconds per model (ours)",

@@ -540,7 +540,7 @@ func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRo
 				n, y = append(n, f.sizes[i]), append(y, vals[j].value)
 			}
 		}
-		r.cells = append(r.cells, fixedOrDash(metrics.GrowthExponent(n, y, minN)))
+		r.cells = append(r.cells, orDash(metrics.GrowthExponent(n, y, minN), fixed(2)(metrics.GrowthExponent(n, y, minN))))
 	}
 	return r
 }

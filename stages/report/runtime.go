@@ -181,18 +181,6 @@ func readRunTime(p *plan, insts []*instance, binDir string) (rt RunTime, statusE
 	return rt, statusErr, nil
 }
 
-// formatDuration writes a duration in hours and minutes, or seconds when
-// short.
-func formatDuration(seconds float64) string {
-	switch {
-	case seconds < 90:
-		return fmt.Sprintf("%.0f s", seconds)
-	case seconds < 3600:
-		return fmt.Sprintf("%.1f min", seconds/60)
-	}
-	return fmt.Sprintf("%.2f h", seconds/3600)
-}
-
 // PartsTable is the table of the run's parts.
 func (rt RunTime) PartsTable() string {
 	g := &grid{head: []string{"part", "from (UTC)", "to (UTC)", "wall time", "instances", "summed time"}, right: []bool{false, false, false, true, true, true}, tight: true}
