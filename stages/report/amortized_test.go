@@ -15,7 +15,7 @@ import (
 func addSummary(s *section, fam string, size int, method, metric string, mean, std float64, n int) {
 	ps := paperSetting("grid", size, 1)
 	g := s.data.setting(fam+ps.key, func() *group {
-		ps.part, ps.family, ps.label = "amortized_", fam, s.label(ps)
+		ps.family, ps.label = fam, s.label(ps)
 		return ps
 	})
 	o := s.data.find(g, "", method)
@@ -100,7 +100,7 @@ func TestCompareAnswers(t *testing.T) {
 	ref := run(0.5, 0.5, 10, 20)
 	ref.seconds = map[int32]float64{0: 0.25, 1: 0.75}
 	s := emptySection(t, "amortized", "amortized_", "unscored")
-	g := &group{part: "unscored", family: "grid-u2", key: "t30", label: "30x30 (2)", graph: "grid", size: 900}
+	g := &group{family: "grid-u2", key: "t30", label: "30x30 (2)", graph: "grid", size: 900}
 	g = s.data.setting("t30", func() *group { return g })
 	pt := &part{prefix: "unscored"}
 	if err := s.compareAnswers(pt, g, "renn-family-fwd", run(0.6, 0.3, 13, 16), ref, "gbp"); err != nil {

@@ -5,52 +5,106 @@ import (
 	"slices"
 )
 
-// claimSpec is a claim checked on every setting (or model) of a section:
-// a value at most a reference times a factor, or at most a limit.
+// claimSpec is a claim checked on every setting of the section's first
+// part (or, Over "model", every model): a value at most a reference times
+// Factor, or at most Limit. Values are written as in a cell,
+// "fact.agg@column".
 type claimSpec struct {
-	ID   string
-	Over string // "setting" (of the section's first part) or "model"
-	// Graph keeps only the settings of this graph.
-	Graph string
-	// Needs are values ({fact.agg@column}, as in a cell) every row
-	// checked has, not NaN; Value is the claim's subject.
-	Needs []string
-	Value string
+	ID, Over string
+	Graph    string   // only the settings of this graph
+	Needs    []string // values a row checked has, not NaN
+	Value    string   // the claim's subject
 	// Refs are the candidate references: the least of those present (not
-	// NaN) is the reference, counting only those whose column's RefIf
-	// aggregate ("converged.mean") is 1. A row without one is not checked.
+	// NaN), counting only those whose column's RefIf aggregate is 1 (say
+	// "converged.mean": converged on every model). No reference, no check.
 	Refs   []string
-	RefIf  string  `toml:"ref_if"`
-	Factor float64 // holds when value <= Factor × reference
-	Limit  float64 // without Refs: holds when value <= Limit
-	Format string  // of the values in the failures
-	Unit   string  // after each value in the failures (" s")
+	RefIf  string `toml:"ref_if"`
+	Factor float64
+	Limit  float64
+	Format string // of the values named in the failures
+	Unit   string // after each of them (" s")
 }
 
-// claimResult says where a claim holds: on Holds of N rows; Fails names
-// the others with their values.
+// claimResult says where a claim holds: on Holds of N rows (the Noun);
+// Fails names the others with their values.
 type claimResult struct {
 	Holds, N int
-	Noun     string // what the rows are: settings or models
+	Noun     string
 	Fails    []string
 }
 
-func (c *claimSpec) cells() []string {
-	var out []string
-	for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
-		out = append(out, "{"+c.valueRef(v)+"}")
+// cell is the cell template of a value "fact.agg@column".
+func (c *claimSpec) cell(v string) string {
+	i := len(v)
+	if k := slices.Index([]byte(v), '@'); k >= 0 {
+		i = k
 	}
-	return out
+	return "{" + v[:i] + ":" + or(c.Format, "num") + v[i:] + "}"
 }
 
-// valueRef puts the claim's format into a value "fact.agg@column".
-func (c *claimSpec) valueRef(v string) string {
-	fa, col, _ := cutLast(v, "@")
-	ref := fa + ":" + or(c.Format, "num")
-	if col != "" {
-		ref += "@" + col
+func (s *section) claim(c *claimSpec) claimResult {
+	res := claimResult{Noun: "settings"}
+	var rows []binding
+	if c.Over == "model" {
+		res.Noun = "models"
+		for _, m := range s.data.models {
+			rows = append(rows, binding{model: m})
+		}
 	}
-	return ref
+	for _, g := range s.settingsOf(&tableSpec{Graph: c.Graph}) {
+		if c.Over != "model" {
+			rows = append(rows, binding{set: g})
+		}
+	}
+	for _, b := range rows {
+		value := func(v string) (cellValue, bool) {
+			cv := s.data.eval(c.cell(v), b)
+			return cv, cv.ok && !math.IsNaN(cv.value)
+		}
+		v, ok := value(c.Value)
+		if !ok || slices.ContainsFunc(c.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
+			continue
+		}
+		ref, refOK := s.reference(c, b, value)
+		if len(c.Refs) > 0 && !refOK {
+			continue
+		}
+		res.N++
+		limit, against := c.Limit, ""
+		if refOK {
+			limit, against = c.Factor*ref.value, " against "+ref.text+c.Unit
+		}
+		if v.value <= limit {
+			res.Holds++
+		} else {
+			res.Fails = append(res.Fails, or(b.model, setLabel(b.set))+" ("+v.text+c.Unit+against+")")
+		}
+	}
+	return res
+}
+
+// reference is the least of c's references at b that count.
+func (s *section) reference(c *claimSpec, b binding, value func(string) (cellValue, bool)) (ref cellValue, ok bool) {
+	for _, r := range c.Refs {
+		rv, has := value(r)
+		if has && c.RefIf != "" {
+			_, col, _ := cutLast(r, "@")
+			fact, agg, _ := cutLast(c.RefIf, ".")
+			cond, found := aggregate(s.data.find(b.set, b.model, or(col, b.method)), fact, agg)
+			has = found && cond == 1
+		}
+		if has && (!ok || rv.value < ref.value) {
+			ref, ok = rv, true
+		}
+	}
+	return ref, ok
+}
+
+func setLabel(g *group) string {
+	if g == nil {
+		return ""
+	}
+	return g.label
 }
 
 func cutLast(s, sep string) (before, after string, found bool) {
@@ -60,78 +114,4 @@ func cutLast(s, sep string) (before, after string, found bool) {
 		}
 	}
 	return s, "", false
-}
-
-// claim checks c on every row.
-func (s *section) claim(c *claimSpec) claimResult {
-	res := claimResult{Noun: "settings"}
-	if c.Over == "model" {
-		res.Noun = "models"
-	}
-	for _, b := range s.claimRows(c) {
-		value := func(v string) (cellValue, bool) {
-			cv := s.data.eval("{"+c.valueRef(v)+"}", b)
-			return cv, cv.ok && !math.IsNaN(cv.value)
-		}
-		if slices.ContainsFunc(c.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
-			continue
-		}
-		v, ok := value(c.Value)
-		if !ok {
-			continue
-		}
-		var ref cellValue
-		refOK := false
-		for _, r := range c.Refs {
-			rv, ok := value(r)
-			if ok && c.RefIf != "" {
-				_, col, _ := cutLast(r, "@")
-				fact, agg := cutAgg(c.RefIf)
-				cond, has := aggregate(s.data.find(b.set, b.model, or(col, b.method)), fact, agg)
-				ok = has && cond == 1
-			}
-			if ok && (!refOK || rv.value < ref.value) {
-				ref, refOK = rv, true
-			}
-		}
-		if len(c.Refs) > 0 && !refOK {
-			continue
-		}
-		res.N++
-		limit, text := c.Limit, ""
-		if refOK {
-			limit, text = c.Factor*ref.value, " against "+ref.text+c.Unit
-		}
-		if v.value <= limit {
-			res.Holds++
-			continue
-		}
-		name := b.model
-		if b.set != nil {
-			name = b.set.label
-		}
-		res.Fails = append(res.Fails, name+" ("+v.text+c.Unit+text+")")
-	}
-	return res
-}
-
-// cutAgg splits "fact.agg".
-func cutAgg(s string) (fact, agg string) {
-	fact, agg, _ = cutLast(s, ".")
-	return fact, agg
-}
-
-// claimRows are the rows a claim checks.
-func (s *section) claimRows(c *claimSpec) []binding {
-	var out []binding
-	if c.Over == "model" {
-		for _, m := range s.data.models {
-			out = append(out, binding{model: m})
-		}
-		return out
-	}
-	for _, g := range s.settingsOf(&tableSpec{Graph: c.Graph}) {
-		out = append(out, binding{set: g})
-	}
-	return out
 }

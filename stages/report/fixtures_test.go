@@ -91,7 +91,7 @@ func emptySection(t *testing.T, name string, prefixes ...string) *section {
 // addModel adds a model and its runs to s in the setting labelled label of
 // part prefix, as reading a score stage does.
 func addModel(s *section, prefix, label string, m *scored) {
-	g := s.data.setting(prefix+label, func() *group { return &group{part: prefix, key: label, label: label} })
+	g := s.data.setting(prefix+label, func() *group { return &group{key: label, label: label} })
 	pt := &part{prefix: prefix}
 	mo := s.modelObs(pt, "test", g, m)
 	for _, method := range sortedKeys(m.runs) {

@@ -26,6 +26,7 @@ var numberFormats = map[string]func(float64) string{
 	"e0":      func(v float64) string { return orDash(v, strconv.FormatFloat(v, 'e', 0, 64)) },
 	"e1":      func(v float64) string { return orDash(v, strconv.FormatFloat(v, 'e', 1, 64)) },
 	"dash0":   func(v float64) string { return orDash(v, fixed(0)(v)) },
+	"dash2":   func(v float64) string { return orDash(v, fixed(2)(v)) },
 	"int":     func(v float64) string { return strconv.Itoa(int(math.Round(v))) },
 	"plain":   func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
 	"pct0":    func(v float64) string { return fmt.Sprintf("%.0f", 100*v) },

@@ -178,7 +178,7 @@ func TestHardSection(t *testing.T) {
 	if sets := sec.settingsOf(&tableSpec{}); len(sets) != 1 || len(sec.data.modelsOf(sets[0])) != 3 {
 		t.Fatalf("settings %+v, want one of three models", sets)
 	}
-	if got := strings.Join(sec.methods(), ","); got != "bp,dbp,gbp,renn-mp" {
+	if got := strings.Join(sec.data.methods, ","); got != "bp,dbp,gbp,renn-mp" {
 		t.Errorf("methods %s, want bp,dbp,gbp,renn-mp (registry order)", got)
 	}
 	doc := markdownOf(t, sec)

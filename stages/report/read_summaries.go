@@ -80,7 +80,7 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, e
 		}
 		ps := paperSetting(r.Group[idx["graph"]], size, gamma)
 		g := s.data.setting(fam.Stage+"|"+ps.key, func() *group {
-			ps.part, ps.family, ps.label = pt.prefix, fam.Name, s.label(ps)
+			ps.family, ps.label = fam.Name, s.label(ps)
 			return ps
 		})
 		o := s.data.find(g, "", r.Method)
@@ -191,7 +191,7 @@ func (s *section) readUnscoredSet(pt *part, fam string, m *instance, ref string)
 	if err != nil || len(info) == 0 {
 		return err
 	}
-	g := &group{part: pt.prefix, family: fam, key: m.stage, graph: info[0].Graph, size: len(info[0].Cards)}
+	g := &group{family: fam, key: m.stage, graph: info[0].Graph, size: len(info[0].Cards)}
 	g.label = fmt.Sprintf("%s (%d)", s.label(g), len(info))
 	g = s.data.setting(pt.prefix+m.stage, func() *group { return g })
 	for _, method := range order {

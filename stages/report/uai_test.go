@@ -156,7 +156,7 @@ func TestUAISection(t *testing.T) {
 	writeStamp(t, filepath.Join(root, "data", "uai_exact"), t0, 30)
 	writeStamp(t, filepath.Join(root, "data", "uai_base"), t0.Add(time.Minute), 90)
 	s := sectionOf(t, "uai", cfg)
-	if got := strings.Join(s.methods(), ","); got != "mf,gbp,gbp (bethe)" {
+	if got := strings.Join(s.data.methods, ","); got != "mf,gbp,gbp (bethe)" {
 		t.Errorf("columns %s, want mf,gbp,gbp (bethe): methods in registry order, then those on other regions", got)
 	}
 	doc := markdownOf(t, s)
