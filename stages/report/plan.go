@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/renn-go/renn/stages/pipeline"
@@ -110,13 +110,10 @@ func withPrefix(insts []*instance, prefixes []string) (matched, rest []*instance
 	return matched, rest
 }
 
+// hasPrefix reports whether s begins with one of prefixes (or matches one
+// of them as a part pattern, see sectionSpec.Parts).
 func hasPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(prefixes, func(p string) bool { return matchPart(s, p) })
 }
 
 // inputs are the instances given to flag.

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -46,8 +44,11 @@ type Params struct {
 	Amortized string
 }
 
-// Figure files written into the assets directory.
+// LearningCurvesPlot is the figure file of the paper's learning curves.
 const LearningCurvesPlot = "learning_curves.png"
+
+// beyondPaper are the sections after the paper's tables, in order.
+var beyondPaper = []string{"hard", "uai", "amortized", "hidden"}
 
 // Run reads the pipeline's outputs and writes the report and its figures.
 func Run(p Params) error {
@@ -66,37 +67,12 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	doc := &docData{Config: p.Config, Command: p.Command, Machine: ThisMachine()}
-	if doc.Command == "" {
-		doc.Command = fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)
+	doc := &docData{Config: p.Config, Command: or(p.Command, fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)), Machine: ThisMachine()}
+	figs, beyond, err := doc.sections(p, pl)
+	if err != nil {
+		return err
 	}
-	var figs []figureFile
-	var beyond []string // the stage prefixes of the sections beyond the paper
-	for _, name := range []string{"hard", "uai", "amortized", "hidden"} {
-		if name == "amortized" {
-			if p.Amortized != "" {
-				md, err := AmortizedSection(AmortizedParams{Config: p.Amortized, Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true})
-				if err != nil {
-					return err
-				}
-				doc.Sections = append(doc.Sections, sectionDoc{Title: "Beyond the paper: amortized inference", Anchor: AmortizedAnchor, Markdown: md, Wrap: true})
-			}
-			continue
-		}
-		s, err := openSection(name, pl, p.BinDir)
-		if err != nil {
-			return err
-		}
-		md, err := s.markdown()
-		if err != nil {
-			return err
-		}
-		doc.Sections = append(doc.Sections, sectionDoc{Title: s.spec.Title, Anchor: s.spec.Anchor, Markdown: md})
-		figs = append(figs, s.figures()...)
-		beyond = append(beyond, s.spec.Parts...)
-	}
-	// The sections' stages are not the paper's: their run time is in
-	// their own sections.
+	// The sections' stages are not the paper's: their run time is theirs.
 	_, paperInsts := withPrefix(pl.insts, beyond)
 	if doc.RT, doc.StatusErr, err = readRunTime(pl, paperInsts, p.BinDir); err != nil {
 		return err
@@ -111,20 +87,48 @@ func Run(p Params) error {
 		return err
 	}
 	plots, err := data.figures(paper)
-	if err != nil {
-		return err
-	}
-	if doc.Figures, err = writeFigures(p, append(plots, figs...)); err != nil {
-		return err
+	if err == nil {
+		doc.Figures, err = writeFigures(p, append(plots, figs...))
 	}
 	var b strings.Builder
-	if err := documentTemplate().ExecuteTemplate(&b, "report", doc); err != nil {
+	if err == nil {
+		err = documentTemplate().ExecuteTemplate(&b, "report", doc)
+	}
+	if err != nil {
 		return err
 	}
 	return writeFile(p.Out, b.String())
 }
 
-// docData is what REPORT.md shows.
+// sections writes the sections beyond the paper into doc, and returns
+// their figures and the stage patterns they read.
+func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []string, err error) {
+	for _, name := range beyondPaper {
+		if name == "amortized" && p.Amortized != "" {
+			md, err := AmortizedSection(AmortizedParams{Config: p.Amortized, Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true})
+			if err != nil {
+				return nil, nil, err
+			}
+			doc.Sections = append(doc.Sections, sectionDoc{Title: "Beyond the paper: amortized inference", Anchor: AmortizedAnchor, Markdown: md, Wrap: true})
+		}
+		if name == "amortized" {
+			continue
+		}
+		s, err := openSection(name, pl, p.BinDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		md, err := s.markdown()
+		if err != nil {
+			return nil, nil, err
+		}
+		doc.Sections = append(doc.Sections, sectionDoc{Title: s.spec.Title, Anchor: s.spec.Anchor, Markdown: md})
+		figs, parts = append(figs, s.figures()...), append(parts, s.spec.Parts...)
+	}
+	return figs, parts, nil
+}
+
+// docData is what REPORT.md shows (sections/report.tmpl).
 type docData struct {
 	Config, Command string
 	Machine         Machine
@@ -138,12 +142,10 @@ type docData struct {
 
 // tableDoc is a paper table as the report shows it.
 type tableDoc struct {
-	T        *Table
-	R        *result
-	Caption  string
-	Anchor   string
-	Stages   []string
-	Markdown string
+	T                         *Table
+	R                         *result
+	Caption, Anchor, Markdown string
+	Stages                    []string
 }
 
 // sectionDoc is a section beyond the paper; Wrap puts its anchor before it.
@@ -166,16 +168,11 @@ func newTableDoc(res *result) tableDoc {
 	return d
 }
 
-// Models is the largest number of models of the table's cells.
-func (res *result) Models() int { return res.models }
-
-// NotRun lists the table's stages that have not run.
+// A filled table, for the report's text: its table, its largest number of
+// models, its stages not run, and its columns from other tables.
+func (res *result) T() *Table        { return res.t }
+func (res *result) Models() int      { return res.models }
 func (res *result) NotRun() []string { return res.notRun }
-
-// T is the table.
-func (res *result) T() *Table { return res.t }
-
-// Added lists the columns taken from another table of the paper.
 func (res *result) Added() []string {
 	var out []string
 	for _, c := range res.t.Columns {
@@ -188,21 +185,19 @@ func (res *result) Added() []string {
 
 // discussion writes the declared discussion over the filled tables.
 func discussion(rs results, data *paperData) (string, error) {
-	b, err := sectionFiles.ReadFile("sections/discussion.toml")
-	if err != nil {
+	var spec discussionSpec
+	if err := decodeFile("sections/discussion.toml", &spec); err != nil {
 		return "", err
 	}
-	var spec discussionSpec
-	if _, err := toml.Decode(string(b), &spec); err != nil {
-		return "", fmt.Errorf("discussion: %w", err)
-	}
 	t, err := template.New("discussion").Parse(spec.Text)
+	var out strings.Builder
+	if err == nil {
+		err = t.Execute(&out, discussionScope{rs: rs, claims: spec.Claims, paper: data})
+	}
 	if err != nil {
 		return "", fmt.Errorf("discussion: %w", err)
 	}
-	var out strings.Builder
-	err = t.Execute(&out, discussionScope{rs: rs, claims: spec.Claims, paper: data})
-	return out.String(), err
+	return out.String(), nil
 }
 
 // documentTemplate is the template of REPORT.md.
