@@ -27,7 +27,7 @@ type tableSpec struct {
 	Title, Note string  // templates written before and after the table
 	Tight       bool    // separators |---| rather than | --- |
 	Missing     *string // a missing cell; "—" unless given
-	Per         string  // "setting": a table for each setting
+	Per         string  // "setting", "part": a table for each setting, or each of its parts
 	Graph       string  // only settings of this graph
 	Parts       []string
 	Lead        []leadColumn // the row labels
@@ -90,6 +90,7 @@ type colGroup struct {
 	Methods  []string
 	Compared bool   // the methods a cost section compares with its reference
 	Bound    string // "lower", "upper", "any": methods whose ln Z is a bound
+	Except   []string
 	Items    []leadColumn
 }
 
@@ -213,9 +214,11 @@ func or(s, dflt string) string {
 // build renders table t at binding at (its setting, for a Per table),
 // with its title and note; "" when it has no row or no column.
 func (s *section) build(t *tableSpec, at binding) (string, error) {
-	at.parts = s.partsOf(t)
+	if at.parts == nil {
+		at.parts = s.partsOf(t)
+	}
 	g := &grid{tight: t.Tight}
-	cols := s.columns(t)
+	cols := s.columns(t, at.parts)
 	if len(t.Cols) > 0 && len(cols) == 0 {
 		return "", nil
 	}
@@ -243,7 +246,7 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 	if len(g.rows) == 0 {
 		return "", nil
 	}
-	return s.frame(t, g, at.set)
+	return s.frame(t, g, at.set, at.parts)
 }
 
 // column is one column of a table's column groups.
@@ -252,7 +255,7 @@ type column struct {
 	item   leadColumn
 }
 
-func (s *section) columns(t *tableSpec) []column {
+func (s *section) columns(t *tableSpec, parts []string) []column {
 	var out []column
 	for _, cg := range t.Cols {
 		items := cg.Items
@@ -269,8 +272,11 @@ func (s *section) columns(t *tableSpec) []column {
 		if cg.Compared {
 			list = s.spec.Cost.Compare
 		}
-		for _, m := range s.methodsOf(list, cg.Bound, s.partsOf(t)) {
+		for _, m := range s.methodsOf(list, cg.Bound, parts) {
 			for _, it := range items {
+				if slices.Contains(cg.Except, m) {
+					continue
+				}
 				if it.Need == "" || s.has(s.data.find(nil, "", m), it.Need) {
 					out = append(out, column{method: m, item: it})
 				}
@@ -365,7 +371,7 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 			out = append(out, b)
 		}
 	case "setting":
-		for _, g := range s.settingsOf(t) {
+		for _, g := range s.settingsOf(&tableSpec{Parts: b.parts, Graph: t.Graph}) {
 			if b.set = g; b.family == "" || g.family == b.family {
 				out = append(out, b)
 			}
@@ -376,7 +382,7 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 			out = append(out, b)
 		}
 	case "method":
-		for _, m := range s.methodsOf(rg.Methods, "", s.partsOf(t)) {
+		for _, m := range s.methodsOf(rg.Methods, "", b.parts) {
 			if len(s.data.find(b.set, b.model, m)) > 0 && !slices.Contains(rg.Except, m) {
 				b.method = m
 				out = append(out, b)

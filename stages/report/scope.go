@@ -18,6 +18,7 @@ type scope struct {
 
 func (c scope) Anchor() string            { return c.s.spec.Anchor }
 func (c scope) Setting() *group           { return c.b.set }
+func (c scope) PartName() string          { return strings.Join(c.b.parts, ", ") }
 func (c scope) Var(name string) string    { return c.s.vars[name] }
 func (c scope) Cost() costSpec            { return c.s.spec.Cost }
 func (c scope) Families() []*family       { return c.s.data.families }
@@ -141,13 +142,22 @@ func (c scope) Table(id string) string {
 		return ""
 	}
 	t := &c.s.spec.Tables[i]
-	sets := []*group{nil}
-	if t.Per == "setting" {
-		sets = c.s.settingsOf(t)
+	at := []binding{{family: c.b.family}}
+	switch t.Per {
+	case "setting":
+		at = nil
+		for _, g := range c.s.settingsOf(t) {
+			at = append(at, binding{set: g})
+		}
+	case "part":
+		at = nil
+		for _, p := range c.s.partsOf(t) {
+			at = append(at, binding{parts: []string{p}})
+		}
 	}
 	var b strings.Builder
-	for _, g := range sets {
-		out, err := c.s.build(t, binding{set: g, family: c.b.family})
+	for _, a := range at {
+		out, err := c.s.build(t, a)
 		if err != nil {
 			c.s.fail(err)
 		}

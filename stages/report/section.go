@@ -58,10 +58,20 @@ type section struct {
 	err  error             // the first error met while writing the text
 }
 
-// loadSection parses sections/<name>.toml, checking every key and cell.
+// loadSection parses sections/<name>.toml.
 func loadSection(name string) (*sectionSpec, error) {
+	b, err := sectionFiles.ReadFile("sections/" + name + ".toml")
+	if err != nil {
+		return nil, err
+	}
+	return parseSection(name, b)
+}
+
+// parseSection parses a section's declaration, checking every key and
+// cell.
+func parseSection(name string, b []byte) (*sectionSpec, error) {
 	var s sectionSpec
-	if err := decodeFile("sections/"+name+".toml", &s); err != nil {
+	if err := decode(name, b, &s); err != nil {
 		return nil, err
 	}
 	for _, c := range s.cells() {
@@ -72,12 +82,17 @@ func loadSection(name string) (*sectionSpec, error) {
 	return &s, nil
 }
 
-// decodeFile decodes an embedded TOML file, refusing unknown keys.
+// decodeFile decodes an embedded TOML file.
 func decodeFile(name string, v any) error {
 	b, err := sectionFiles.ReadFile(name)
 	if err != nil {
 		return err
 	}
+	return decode(name, b, v)
+}
+
+// decode decodes TOML, refusing unknown keys.
+func decode(name string, b []byte, v any) error {
 	md, err := toml.Decode(string(b), v)
 	if err == nil && len(md.Undecoded()) > 0 {
 		err = fmt.Errorf("unknown key %s", md.Undecoded()[0])
@@ -252,9 +267,9 @@ func (s *section) markdown() (string, error) {
 }
 
 // frame writes a table with its title and note.
-func (s *section) frame(t *tableSpec, g *grid, set *group) (string, error) {
+func (s *section) frame(t *tableSpec, g *grid, set *group, parts []string) (string, error) {
 	var b strings.Builder
-	sc := scope{s: s, b: binding{set: set}}
+	sc := scope{s: s, b: binding{set: set, parts: parts}}
 	if err := s.tmpl.ExecuteTemplate(&b, "title:"+t.ID, sc); err != nil {
 		return "", err
 	}
