@@ -5,11 +5,11 @@ import (
 	"github.com/renn-go/renn/stages/score"
 )
 
-// figureSpec declares a figure of a section: the learning curves of a
-// part's runs, a panel per setting.
+// figureSpec declares a figure: the learning curves of a part's runs, a
+// panel per setting; or (the paper's, Plot) a metric against graph size.
 type figureSpec struct {
 	File, Title, Caption string
-	Part                 string
+	Part, Plot           string
 }
 
 // figureFile is a figure to write, and where the report links it.

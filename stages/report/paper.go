@@ -33,8 +33,9 @@ var layoutKeys = []string{"metric", "graph", "size", "gamma"}
 type Paper struct {
 	// PlotSources are the score stages whose summaries the size plots
 	// are drawn from (stages whose settings do not overlap).
-	PlotSources []string `toml:"plot_sources"`
-	Tables      []Table  `toml:"table"`
+	PlotSources []string     `toml:"plot_sources"`
+	Tables      []Table      `toml:"table"`
+	Figures     []figureSpec `toml:"figure"`
 }
 
 // Table is one table of the paper.

@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/score"
 )
 
 // paperData is the paper's stages' outputs.
@@ -126,4 +128,43 @@ func (d *paperData) learned(r Row, method, fact string) stat {
 		}
 	}
 	return statOf(xs)
+}
+
+// figures draws the figures of paper: plots against graph size of the plot
+// sources' summaries (score.SizePanels), and the learning curves.
+func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
+	var cols []string
+	var rows []formats.SummaryRow
+	for _, st := range paper.PlotSources {
+		f := d.fams[st]
+		if f == nil || !f.Present {
+			continue
+		}
+		if cols != nil && !slices.Equal(cols, f.cols) {
+			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.path, f.cols, cols)
+		}
+		cols, rows = f.cols, append(rows, f.rows...)
+	}
+	d.s.spec.Order = "paper"
+	d.s.sortSettings()
+	var out []figureFile
+	for _, fs := range paper.Figures {
+		var fig score.Figure
+		if fs.Plot == "" {
+			fig = d.s.learningFigure(d.learn.prefix)
+		}
+		for _, sp := range score.SizePlots {
+			if fs.Plot != "" && sp.Metric == fs.Plot && len(rows) > 0 {
+				panels, err := score.SizePanels(cols, rows, fs.Plot, sp.LogY)
+				if err != nil {
+					return nil, err
+				}
+				fig.Panels = panels
+			}
+		}
+		if len(fig.Panels) > 0 {
+			out = append(out, figureFile{file: fs.File, title: fs.Title, caption: fs.Caption, fig: fig})
+		}
+	}
+	return out, nil
 }

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/score"
 )
 
 // Params are the report parameters.
@@ -43,9 +41,6 @@ type Params struct {
 	// the paper: amortized inference" from its amortized_* score stages.
 	Amortized string
 }
-
-// LearningCurvesPlot is the figure file of the paper's learning curves.
-const LearningCurvesPlot = "learning_curves.png"
 
 // beyondPaper are the sections after the paper's tables, in order.
 var beyondPaper = []string{"hard", "uai", "amortized", "hidden"}
@@ -209,49 +204,6 @@ func documentTemplate() *template.Template {
 	return s.tmpl
 }
 
-// figures draws the plots of the paper's part: the inference metrics
-// against graph size from the plot sources, and the learning curves.
-func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
-	var cols []string
-	var rows []formats.SummaryRow
-	for _, st := range paper.PlotSources {
-		f := d.fams[st]
-		if f == nil || !f.Present {
-			continue
-		}
-		if cols != nil && !slices.Equal(cols, f.cols) {
-			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.path, f.cols, cols)
-		}
-		cols, rows = f.cols, append(rows, f.rows...)
-	}
-	var out []figureFile
-	for _, sp := range score.SizePlots {
-		if len(rows) == 0 {
-			break
-		}
-		panels, err := score.SizePanels(cols, rows, sp.Metric, sp.LogY)
-		if err != nil {
-			return nil, err
-		}
-		if len(panels) > 0 {
-			out = append(out, figureFile{file: sp.File, title: sp.Metric, caption: sizeCaptions[sp.File], fig: score.Figure{Panels: panels}})
-		}
-	}
-	d.s.spec.Order = "paper"
-	d.s.sortSettings()
-	if fig := d.s.learningFigure(d.learn.prefix); len(fig.Panels) > 0 {
-		out = append(out, figureFile{file: LearningCurvesPlot, title: "learning curves",
-			caption: "Test NLL per sample after each learning epoch, mean over the models of each setting (a model that stopped early keeps its last value); the dashed reference is the true model's.", fig: fig})
-	}
-	return out, nil
-}
-
-var sizeCaptions = map[string]string{
-	score.L1Plot:      "ℓ1 error of the marginals against the number of variables (mean over the models of each setting).",
-	score.LogZPlot:    "|log Z error| against the number of variables (log scale).",
-	score.SecondsPlot: "Seconds per model against the number of variables (log scale; one core each).",
-}
-
 // writeFigures writes the figures into the assets directory and returns
 // them with the links the report gives them.
 func writeFigures(p Params, figs []figureFile) ([]figureFile, error) {
@@ -309,15 +261,6 @@ func writeFile(path, text string) error {
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
-}
-
-// renderSection reads and writes the declared section name.
-func renderSection(name string, p *plan, binDir string) (string, error) {
-	s, err := openSection(name, p, binDir)
-	if err != nil {
-		return "", err
-	}
-	return s.markdown()
 }
 
 // openSection reads the declared section name.

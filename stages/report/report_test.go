@@ -200,7 +200,7 @@ func TestRun(t *testing.T) {
 	if strings.Contains(doc, "NaN") {
 		t.Error("report shows NaN")
 	}
-	for _, f := range []string{"l1_vs_size.png", "logz_err_vs_size.png", "seconds_vs_size.png", LearningCurvesPlot} {
+	for _, f := range []string{"l1_vs_size.png", "logz_err_vs_size.png", "seconds_vs_size.png", "learning_curves.png"} {
 		data, err := os.ReadFile(filepath.Join(root, "report", f))
 		if err != nil {
 			t.Fatal(err)
