@@ -265,7 +265,7 @@ func (c discussionScope) Claim(id string) (string, error) {
 	return "", fmt.Errorf("discussion: claim %s: unknown rule %q", id, r.Rule)
 }
 
-// convergence is how often RENN reported convergence on the settings of
+// convergence is how often a method reported convergence on the settings of
 // a score stage, and how often the shared check refused it.
 type convergence struct {
 	Where         string
@@ -274,13 +274,13 @@ type convergence struct {
 	FailedPercent float64
 }
 
-// Converged is RENN's convergence on the settings of stage: the mean of
-// the 0/1 metrics converged and check_failed over its summary, weighted
+// Converged is method's convergence on the settings of stage: the mean
+// of the 0/1 metrics converged and check_failed over its summary, weighted
 // by each setting's runs.
-func (c discussionScope) Converged(stage, where string) convergence {
-	share, runs := c.share(stage, "renn", "converged")
+func (c discussionScope) Converged(stage, method, where string) convergence {
+	share, runs := c.share(stage, method, "converged")
 	out := convergence{Where: where, Runs: runs, Percent: 100 * share}
-	if f, n := c.share(stage, "renn", "check_failed"); n > 0 && f > 0 {
+	if f, n := c.share(stage, method, "check_failed"); n > 0 && f > 0 {
 		out.FailedPercent = 100 * f
 	}
 	return out

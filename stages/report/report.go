@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strings"
 	"text/template"
-
 )
 
 // Params are the report parameters.
