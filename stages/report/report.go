@@ -1,15 +1,3 @@
-// Package report writes REPORT.md: every table of the RENN paper rerun by
-// the pipeline of pipeline.paper.toml, our numbers next to the paper's,
-// with plots, the machine and run time, and a discussion whose numbers are
-// computed from the tables.
-//
-// The paper's numbers are transcribed in paper.toml (embedded), with, for
-// each table, the pipeline stages our numbers come from: score stages for
-// the inference tables (summary.parquet, grouped by graph, size and gamma),
-// learn-mrf stages for the learning tables (curves.parquet, with the
-// samples of their input for the true model's NLL). Stages that have not
-// run yet show as "not run", so a report can be written at any point of a
-// long run.
 package report
 
 import (
