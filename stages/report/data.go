@@ -107,13 +107,27 @@ func (d *dataset) setting(key string, mk func() *group) *group {
 	return d.byKey[key]
 }
 
+// add records o, indexing it by setting, model and method.
 func (d *dataset) add(o *obs) *obs {
-	d.obs, d.index = append(d.obs, o), nil
+	if d.index == nil {
+		d.index, d.bySet, d.modelSet = map[obsKey][]*obs{}, map[*group][]*obs{}, map[*group][]string{}
+	}
+	d.obs = append(d.obs, o)
+	keys := []obsKey{{o.set, o.model, o.method}, {nil, o.model, o.method}, {o.set, "", o.method}, {nil, "", o.method}}
+	for i, k := range keys {
+		if !slices.Contains(keys[:i], k) {
+			d.index[k] = append(d.index[k], o)
+		}
+	}
+	d.bySet[o.set] = append(d.bySet[o.set], o)
 	if o.method != "" && !slices.Contains(d.methods, o.method) {
 		d.methods = append(d.methods, o.method)
 	}
 	if o.model != "" && !slices.Contains(d.models, o.model) {
 		d.models = append(d.models, o.model)
+	}
+	if o.model != "" && !slices.Contains(d.modelSet[o.set], o.model) {
+		d.modelSet[o.set] = append(d.modelSet[o.set], o.model)
 	}
 	return o
 }
@@ -121,26 +135,7 @@ func (d *dataset) add(o *obs) *obs {
 // find returns the obs of (set, model, method), a nil set or "" model
 // matching any; method "" is the models' own facts.
 func (d *dataset) find(set *group, model, method string) []*obs {
-	if d.index == nil {
-		d.reindex()
-	}
 	return d.index[obsKey{set, model, method}]
-}
-
-func (d *dataset) reindex() {
-	d.index, d.bySet, d.modelSet = map[obsKey][]*obs{}, map[*group][]*obs{}, map[*group][]string{}
-	for _, o := range d.obs {
-		keys := []obsKey{{o.set, o.model, o.method}, {nil, o.model, o.method}, {o.set, "", o.method}, {nil, "", o.method}}
-		for i, k := range keys {
-			if !slices.Contains(keys[:i], k) {
-				d.index[k] = append(d.index[k], o)
-			}
-		}
-		d.bySet[o.set] = append(d.bySet[o.set], o)
-		if o.model != "" && !slices.Contains(d.modelSet[o.set], o.model) {
-			d.modelSet[o.set] = append(d.modelSet[o.set], o.model)
-		}
-	}
 }
 
 // modelsOf are the models of set (nil: all), in the order read.
@@ -148,7 +143,6 @@ func (d *dataset) modelsOf(set *group) []string {
 	if set == nil {
 		return d.models
 	}
-	d.find(nil, "", "")
 	return d.modelSet[set]
 }
 

@@ -333,7 +333,6 @@ func (s *section) partsOf(t *tableSpec) []string {
 // settingsOf are the settings with runs of a table's parts, of its graph.
 func (s *section) settingsOf(t *tableSpec) []*group {
 	parts := s.partsOf(t)
-	s.data.find(nil, "", "")
 	return slices.DeleteFunc(slices.Clone(s.data.settings), func(g *group) bool {
 		return !s.inParts(s.data.bySet[g], parts) || t.Graph != "" && g.graph != t.Graph
 	})
