@@ -526,15 +526,11 @@ func TestOptionsRejected(t *testing.T) {
 		option string
 		set    func(*dlgbp.Options)
 	}{
-		{"tol", func(o *dlgbp.Options) { o.Tol = 0 }},
-		{"tol", func(o *dlgbp.Options) { o.Tol = math.NaN() }},
-		{"max_iter", func(o *dlgbp.Options) { o.MaxIter = 0 }},
 		{"inner_iter", func(o *dlgbp.Options) { o.InnerIter = 0 }},
 		{"inner_tol", func(o *dlgbp.Options) { o.InnerTol = -1e-9 }},
 		{"inner_tol", func(o *dlgbp.Options) { o.InnerTol = math.Inf(1) }},
 		{"gbp_iter", func(o *dlgbp.Options) { o.GBPIter = -1 }},
-		{"max_seconds", func(o *dlgbp.Options) { o.MaxSeconds = -1 }},
-	} {
+	} { // the shared options: infer.TestIterationCheck
 		_, err := dlgbp.New(g, infertest.With(def, c.set))
 		if err == nil || !strings.Contains(err.Error(), c.option) {
 			t.Errorf("bad %s: error %v", c.option, err)

@@ -181,16 +181,6 @@ func (stop *Stop) Iterate(method string, tol float64, res *Result, sweep func() 
 	return delta, nil
 }
 
-// CheckMaxSeconds checks a time budget: a finite number of seconds >= 0
-// (0: no limit). method names the method in the error, which names the
-// option as the registry does (max_seconds).
-func CheckMaxSeconds(method string, seconds float64) error {
-	if !(seconds >= 0) || math.IsInf(seconds, 1) {
-		return fmt.Errorf("%s: max_seconds %v, want a finite number of seconds >= 0 (0: no limit)", method, seconds)
-	}
-	return nil
-}
-
 type clockKey struct{}
 
 // WithClock returns a context whose time budgets read now instead of the

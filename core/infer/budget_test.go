@@ -3,7 +3,6 @@ package infer_test
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -112,24 +111,6 @@ func TestStartAt(t *testing.T) {
 	// elapsed), before the third 5 s (4 s elapsed).
 	if n != 2 || !stop.TimedOut() {
 		t.Errorf("%d sweeps, timed out %v", n, stop.TimedOut())
-	}
-}
-
-func TestCheckMaxSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		seconds float64
-		ok      bool
-	}{
-		{0, true}, {1e-9, true}, {30, true}, {1e300, true},
-		{-1, false}, {math.Copysign(0, -1), true}, {math.NaN(), false}, {math.Inf(1), false}, {math.Inf(-1), false},
-	} {
-		err := infer.CheckMaxSeconds("mf", tc.seconds)
-		if (err == nil) != tc.ok {
-			t.Errorf("%v: error %v, want ok %v", tc.seconds, err, tc.ok)
-		}
-		if err != nil && !strings.Contains(err.Error(), "mf: max_seconds") {
-			t.Errorf("%v: error %q does not name the option", tc.seconds, err)
-		}
 	}
 }
 

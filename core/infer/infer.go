@@ -11,7 +11,6 @@ package infer
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -61,20 +60,4 @@ func Named(method string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", method, err)
-}
-
-// CheckIterative checks the options every iterative method shares: a
-// positive finite tolerance, an iteration cap of at least one sweep and a
-// damping in [0, 1). method names the method in the error, and the error
-// names the option as the registry does (tol, max_iter, damping).
-func CheckIterative(method string, tol float64, maxIter int, damping float64) error {
-	switch {
-	case !(tol > 0) || math.IsInf(tol, 1):
-		return fmt.Errorf("%s: tol %v, want a positive number", method, tol)
-	case maxIter < 1:
-		return fmt.Errorf("%s: max_iter %d, want >= 1", method, maxIter)
-	case !(damping >= 0 && damping < 1):
-		return fmt.Errorf("%s: damping %v, want 0 <= damping < 1", method, damping)
-	}
-	return nil
 }

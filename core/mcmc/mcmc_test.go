@@ -226,7 +226,6 @@ func TestBadOptions(t *testing.T) {
 	}{
 		{"zero chains", g(func(o *Options) { o.Chains = 0 }).Check(), "chains"},
 		{"negative sweeps", g(func(o *Options) { o.Sweeps = -1 }).Check(), "sweeps"},
-		{"negative seconds", g(func(o *Options) { o.MaxSeconds = -1 }).Check(), "max_seconds"},
 		{"no end", g(func(o *Options) { o.Sweeps, o.MaxSeconds = 0, 0 }).Check(), "no end"},
 		{"burn-in 1", g(func(o *Options) { o.BurnIn = 1 }).Check(), "burn_in"},
 		{"negative burn-in", g(func(o *Options) { o.BurnIn = -0.1 }).Check(), "burn_in"},
@@ -236,7 +235,6 @@ func TestBadOptions(t *testing.T) {
 		{"pt zero chains", p(func(o *PTOptions) { o.Chains = 0 }).Check(), "chains"},
 		{"pt negative chains", p(func(o *PTOptions) { o.Chains = -2 }).Check(), "chains"},
 		{"pt negative sweeps", p(func(o *PTOptions) { o.Sweeps = -1 }).Check(), "sweeps"},
-		{"pt negative seconds", p(func(o *PTOptions) { o.MaxSeconds = -1 }).Check(), "max_seconds"},
 		{"pt no end", p(func(o *PTOptions) { o.Sweeps, o.MaxSeconds = 0, 0 }).Check(), "no end"},
 		{"zero swaps", p(func(o *PTOptions) { o.Swaps = 0 }).Check(), "swaps"},
 		{"swaps too many", p(func(o *PTOptions) { o.Swaps = maxSwaps + 1 }).Check(), "swaps"},

@@ -31,9 +31,6 @@ func iterative(t *testing.T) []*Entry {
 
 // The cap on sweeps (steps for RENN) of an entry's options.
 func capName(o *Options) string {
-	if o.Has("max_steps") {
-		return "max_steps"
-	}
 	if o.Has("sweeps") {
 		return "sweeps"
 	}

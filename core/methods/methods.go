@@ -112,8 +112,10 @@ func (e *Entry) New(opts *Options, g *region.Graph) (infer.Method, error) {
 	if opts.entry != e {
 		return nil, fmt.Errorf("%s: options of method %s", e.Name, opts.entry.Name)
 	}
-	if err := opts.Check(); err != nil {
-		return nil, err
+	if !opts.checked { // options that Resolve checked are not checked again per model
+		if err := opts.Check(); err != nil {
+			return nil, err
+		}
 	}
 	if e.Regions != NoRegions && g == nil {
 		return nil, fmt.Errorf("%s needs a region graph", e.Name)

@@ -57,7 +57,11 @@ func TestHardModelsChecked(t *testing.T) {
 					t.Fatal(err)
 				}
 				o := e.Options(false)
-				for name, v := range map[string]string{"max_steps": "200", "dim": "8", "max_iter": "300", "sweeps": "2000"} {
+				steps := "300"
+				if o.Has("net") { // the networks' optimisation steps
+					steps = "200"
+				}
+				for name, v := range map[string]string{"max_iter": steps, "dim": "8", "sweeps": "2000"} {
 					if o.Has(name) {
 						if err := o.Set(name, v); err != nil {
 							t.Fatal(err)

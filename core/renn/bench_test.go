@@ -130,7 +130,7 @@ func BenchmarkWarmGrid10(b *testing.B) {
 			f.LogTable[i] *= 1.001
 		}
 	}
-	r, err := New(g, opt(func(o *Options) { o.MaxSteps = 50; o.WarmSteps = 5 }))
+	r, err := New(g, opt(func(o *Options) { o.MaxIter = 50; o.WarmSteps = 5 }))
 	if err != nil {
 		b.Fatal(err)
 	}

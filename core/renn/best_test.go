@@ -56,7 +56,7 @@ func family(t *testing.T, name string, size int, seed int64) *mrf.Model {
 // step cap.
 func mpOptions(steps int) Options {
 	o := messageOptions()
-	o.Name, o.Constraint, o.MaxSteps = "renn-mp", "auto", steps
+	o.Name, o.Constraint, o.MaxIter = "renn-mp", "auto", steps
 	return o
 }
 

@@ -78,7 +78,7 @@ func (f *Family) Check() error {
 // With forwardOnly, Infer returns that answer (Iterations 0, not
 // converged: nothing checked that it is stationary); otherwise the usual
 // loop refines it, with multipliers set by least squares at the start and
-// MaxSteps capping the steps. A later call on a model of the same
+// MaxIter capping the steps. A later call on a model of the same
 // structure (learning) warm-starts from the previous call's net, as plain
 // RENN does (WarmSteps caps it), with the inputs read afresh from the new
 // model. opts.Net must be "message".
@@ -110,7 +110,7 @@ var RefineKinds = []string{RefineGBP, RefineGradient, RefineNone}
 // NewFamilyInference returns RENN that answers from the family network's
 // forward pass, refined by by (RefineGBP, RefineGradient or RefineNone).
 // sweeps caps the sweeps of RefineGBP's message passing (>= 1; ignored,
-// and may be 0, for the others); opts.MaxSteps caps the gradient steps.
+// and may be 0, for the others); opts.MaxIter caps the gradient steps.
 func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, sweeps int) (*RENN, error) {
 	switch {
 	case !slices.Contains(RefineKinds, by):

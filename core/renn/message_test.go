@@ -207,7 +207,7 @@ func TestMessageNetPenaltyNotConverged(t *testing.T) {
 	m := mrf.RandomIsing(6, mrf.CompleteEdges(6), 1, 3)
 	g := build(t, m, "complete", "star")
 	o := messageOptions()
-	o.Constraint, o.Lambda, o.MaxSteps, o.Rounds = "penalty", 1, 20000, 0 // from uniform beliefs: no multipliers
+	o.Constraint, o.Lambda, o.MaxIter, o.Rounds = "penalty", 1, 20000, 0 // from uniform beliefs: no multipliers
 	r, err := New(g, o)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestMessageNetPenaltyNotConverged(t *testing.T) {
 	if res.Converged {
 		t.Errorf("converged with beliefs inconsistent by %g", res.Diagnostics["max_violation"])
 	}
-	if res.Iterations >= o.MaxSteps {
+	if res.Iterations >= o.MaxIter {
 		t.Errorf("ran to the cap (%d steps) instead of stopping once settled", res.Iterations)
 	}
 }

@@ -43,7 +43,7 @@ func riseTol(b float64) float64 { return max(1, 1e-3*math.Abs(b)) }
 // 1 - damping. A run that is not converged ends on the lowest bound's
 // messages. iterate returns the bound at the messages it ends on.
 func (t *TRW) iterate(ctx context.Context, m *mrf.Model, res *infer.Result) (float64, error) {
-	stop := infer.Budget{MaxIter: t.opts.MaxIter, MaxSeconds: t.opts.MaxSeconds}.Start(ctx)
+	stop := t.opts.Budget().Start(ctx)
 	d := t.opts.Damping
 	t.keep(t.bound(m)) // φ is current: Infer computed the beliefs
 	delta, restarts, diverged := math.Inf(1), 0, false

@@ -332,12 +332,9 @@ func TestRegistryCheck(t *testing.T) {
 // TestOptions: invalid options are rejected with an error naming them.
 func TestOptions(t *testing.T) {
 	cases := map[string]func(*trw.Options){
-		"trees":       func(o *trw.Options) { o.Trees = 0 },
-		"max_iter":    func(o *trw.Options) { o.MaxIter = 0 },
-		"tol":         func(o *trw.Options) { o.Tol = 0 },
-		"damping":     func(o *trw.Options) { o.Damping = 1 },
-		"max_seconds": func(o *trw.Options) { o.MaxSeconds = -1 },
-	}
+		"trees":   func(o *trw.Options) { o.Trees = 0 },
+		"damping": func(o *trw.Options) { o.Damping = 1 },
+	} // the shared options: infer.TestIterationCheck
 	for opt, set := range cases {
 		o := trw.DefaultOptions()
 		set(&o)

@@ -184,7 +184,7 @@ func TestRunErrors(t *testing.T) {
 		{"unknown method", Params{Models: models, Method: "gbp", Options: opts("renn", nil)}, `unknown method "gbp"`},
 		{"infnet with regions", Params{Models: models, Regions: regions, Method: "infnet", Options: opts("infnet", nil)}, "takes no --regions"},
 		{"bad option", Params{Models: models, Method: "renn", Options: opts("renn", func(o *renn.Options) { o.Lambda = -1 })}, "lambda"},
-		{"zero options", Params{Models: models, Method: "renn"}, "name"},
+		{"zero options", Params{Models: models, Method: "renn"}, "tol"}, // the shared options are checked first,
 		{"bad scheme", Params{Models: models, Method: "renn", Scheme: "hexagons", Options: opts("renn", nil)}, "hexagons"},
 		{"no models", Params{Models: t.TempDir(), Method: "renn", Options: opts("renn", nil)}, formats.ModelInfoFile},
 		{"no regions", Params{Models: models, Regions: models, Method: "renn", Options: opts("renn", nil)}, formats.RegionsFile},
@@ -266,7 +266,7 @@ func TestRunTimeBudget(t *testing.T) {
 // the seconds against it.
 func TestProgressLine(t *testing.T) {
 	o := opts("renn", nil)
-	o.MaxSteps = 5000
+	o.MaxIter = 5000
 	line := func(o renn.Options) string { return fmt.Sprint(progress(3, o, 120, 1.5, 12.34)) }
 	if got, want := line(o), "[model 3 method renn step 120/5000 loss 1.5 seconds 12.340]"; got != want {
 		t.Errorf("progress %s, want %s", got, want)
