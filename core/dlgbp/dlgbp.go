@@ -372,8 +372,8 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	}
 	d.finish(res, E)
 	innerOK := d.lastInnerViol < d.opts.InnerTol
-	if res.Converged && (!innerOK || !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol)) {
-		res.Converged = false
+	if res.Converged() && (!innerOK || !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol)) {
+		res.Status = infer.NotConverged
 		res.Diagnostics["inconsistent"] = 1
 	}
 	res.Diagnostics["max_delta"] = delta
@@ -490,7 +490,7 @@ func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model, stop *infer.Stop
 		return false, fmt.Errorf("dlgbp: gbp start: %w", err)
 	}
 	diag["gbp_sweeps"] = float64(res.Iterations)
-	if !res.Converged || infer.Verify(m, res, gm) != "" {
+	if !res.Converged() || infer.Verify(m, res, gm) != "" {
 		return false, nil
 	}
 	for r, bg := range gm.Beliefs() {

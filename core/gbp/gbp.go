@@ -278,12 +278,13 @@ func (gb *GBP) run(ctx context.Context) (*infer.Result, error) {
 	if divergedAt > 0 {
 		res.Iterations = divergedAt
 		res.Diagnostics["diverged"] = 1
+		res.Status = infer.Diverged
 	}
 	gb.finish(res)
-	if res.Converged && !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol) {
+	if res.Converged() && !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol) {
 		// Saturated beliefs (point masses) can stop changing while the
 		// messages behind them still run away: not a fixed point.
-		res.Converged = false
+		res.Status = infer.NotConverged
 		res.Diagnostics["inconsistent"] = 1
 	}
 	res.Diagnostics["max_delta"] = delta

@@ -142,8 +142,8 @@ func TestBetheMatchesBP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Converged || !want.Converged {
-			t.Fatalf("%s: gbp converged %v, bp converged %v", name, res.Converged, want.Converged)
+		if !res.Converged() || !want.Converged() {
+			t.Fatalf("%s: gbp converged %v, bp converged %v", name, res.Converged(), want.Converged())
 		}
 		if d := infertest.MaxAbsDiff(res.Marginals.Vars, want.Marginals.Vars); d > 1e-7 {
 			t.Errorf("%s: variable marginals differ from BP by %g", name, d)
@@ -184,7 +184,7 @@ func TestTreesExact(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		_, res := run(t, c.m, c.graph, c.scheme, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 1e-12 }))
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%s: not converged after %d sweeps", name, res.Iterations)
 		}
 		if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > 1e-7 {
@@ -214,7 +214,7 @@ func TestConsistentAtConvergence(t *testing.T) {
 			}
 			for _, c := range models {
 				method, res := run(t, c.m, c.graph, c.scheme, gbp.DefaultOptions())
-				if !res.Converged {
+				if !res.Converged() {
 					t.Errorf("%s gamma %v seed %d: not converged", c.name, gamma, seed)
 					continue
 				}
@@ -257,8 +257,8 @@ func TestFacesBeatBP(t *testing.T) {
 					t.Fatal(err)
 				}
 				eg, eb := meanAbsErr(res.Marginals.Vars, exact.Marginals.Vars), meanAbsErr(ref.Marginals.Vars, exact.Marginals.Vars)
-				if !res.Converged || !(eg < eb) {
-					t.Errorf("%dx%d gamma %v seed %d: gbp (converged %v) mean error %.2e, bp %.2e", L, L, gamma, seed, res.Converged, eg, eb)
+				if !res.Converged() || !(eg < eb) {
+					t.Errorf("%dx%d gamma %v seed %d: gbp (converged %v) mean error %.2e, bp %.2e", L, L, gamma, seed, res.Converged(), eg, eb)
 				}
 			}
 		}
@@ -277,8 +277,8 @@ func TestGrid10Accuracy(t *testing.T) {
 		}
 		_, res := run(t, m, "grid", "faces", gbp.DefaultOptions())
 		e := meanAbsErr(res.Marginals.Vars, exact)
-		if !res.Converged || e > 2e-3 {
-			t.Errorf("seed %d: converged %v after %d sweeps, mean |ΔP| %.2e", seed, res.Converged, res.Iterations, e)
+		if !res.Converged() || e > 2e-3 {
+			t.Errorf("seed %d: converged %v after %d sweeps, mean |ΔP| %.2e", seed, res.Converged(), res.Iterations, e)
 		}
 		if d := math.Abs(res.LogZ - logZ); d > 0.5 {
 			t.Errorf("seed %d: lnZ %v, exact %v", seed, res.LogZ, logZ)
@@ -306,12 +306,12 @@ func TestBlocks3Grid(t *testing.T) {
 		}
 		_, faces := run(t, m, "grid", "faces", gbp.DefaultOptions())
 		_, res := run(t, m, "grid", "blocks3", gbp.DefaultOptions())
-		if !res.Converged {
+		if !res.Converged() {
 			t.Fatalf("seed %d: blocks3 not converged after %d sweeps (%v)", seed, res.Iterations, res.Diagnostics)
 		}
 		dF, dB := math.Abs(faces.LogZ-logZ), math.Abs(res.LogZ-logZ)
 		if dB > 0.05 || dB > dF {
-			t.Errorf("seed %d: |ΔlnZ| blocks3 %.4f, faces %.4f (faces converged %v)", seed, dB, dF, faces.Converged)
+			t.Errorf("seed %d: |ΔlnZ| blocks3 %.4f, faces %.4f (faces converged %v)", seed, dB, dF, faces.Converged())
 		}
 		if e := meanAbsErr(res.Marginals.Vars, exact); e > 5e-3 {
 			t.Errorf("seed %d: blocks3 mean |ΔP| %.2e", seed, e)
@@ -362,7 +362,7 @@ func TestFreeEnergyOfBeliefs(t *testing.T) {
 	}
 	for _, c := range cases {
 		method, res := run(t, c.m, c.graph, c.scheme, gbp.DefaultOptions())
-		if !res.Converged {
+		if !res.Converged() {
 			t.Fatalf("%s: not converged", c.name)
 		}
 		F := refFreeEnergy(method.Graph(), c.m, method.Beliefs())
@@ -449,8 +449,8 @@ func TestContradiction(t *testing.T) {
 func TestNonConvergenceReported(t *testing.T) {
 	m := grid(t, 4, 1, 0)
 	_, res := run(t, m, "grid", "faces", infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 2 }))
-	if res.Converged || res.Iterations != 2 {
-		t.Errorf("converged %v after %d sweeps, want false after 2", res.Converged, res.Iterations)
+	if res.Converged() || res.Iterations != 2 {
+		t.Errorf("converged %v after %d sweeps, want false after 2", res.Converged(), res.Iterations)
 	}
 	if !(res.Diagnostics["max_delta"] >= gbp.DefaultOptions().Tol) {
 		t.Errorf("max_delta %v below the tolerance", res.Diagnostics["max_delta"])
@@ -472,8 +472,8 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Converged || again.Iterations != 1 {
-		t.Errorf("warm start on the same model: converged %v after %d sweeps, want 1", again.Converged, again.Iterations)
+	if !again.Converged() || again.Iterations != 1 {
+		t.Errorf("warm start on the same model: converged %v after %d sweeps, want 1", again.Converged(), again.Iterations)
 	}
 	if d := infertest.MaxAbsDiff(first.Marginals.Vars, again.Marginals.Vars); d > 1e-8 {
 		t.Errorf("warm start moved the marginals by %g", d)
@@ -493,8 +493,8 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !warm.Converged || warm.Iterations >= fresh.Iterations {
-		t.Errorf("warm start took %d sweeps (converged %v), fresh %d", warm.Iterations, warm.Converged, fresh.Iterations)
+	if !warm.Converged() || warm.Iterations >= fresh.Iterations {
+		t.Errorf("warm start took %d sweeps (converged %v), fresh %d", warm.Iterations, warm.Converged(), fresh.Iterations)
 	}
 	if d := infertest.MaxAbsDiff(warm.Marginals.Vars, fresh.Marginals.Vars); d > 1e-7 {
 		t.Errorf("warm and fresh marginals differ by %g", d)
@@ -626,7 +626,7 @@ func benchGrid(b *testing.B, L int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !res.Converged {
+		if !res.Converged() {
 			b.Fatalf("not converged after %d sweeps", res.Iterations)
 		}
 		sweeps += res.Iterations

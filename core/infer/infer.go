@@ -28,13 +28,12 @@ type Result struct {
 	FreeEnergy float64
 	// Iterations counts the sweeps (or optimisation steps) this call ran.
 	Iterations int
-	// Converged is false when the iteration cap or the time budget stopped
-	// the method before its convergence test passed, or when the answer
-	// failed the shared check (Verify; the registry's methods run it after
-	// every call).
-	Converged bool
-	// Check is the reason the answer failed Verify, or "" if it passed (or
-	// was not checked: methods built outside the registry).
+	// Status says why the call ended: Converged only when the method's
+	// convergence test passed and, for the registry's methods, the answer
+	// passed the shared check (Verify) after the call; see Converged.
+	Status Status
+	// Check is the reason the answer failed Verify when Status is
+	// CheckFailed, else "".
 	Check string
 	// Diagnostics holds the method's own extras, e.g. "max_delta".
 	Diagnostics map[string]float64

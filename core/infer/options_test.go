@@ -46,3 +46,21 @@ func TestIterationCheck(t *testing.T) {
 		t.Errorf("Budget() = %+v", got)
 	}
 }
+
+// Every status reads back from its name, and the zero status is never
+// converged.
+func TestStatusNames(t *testing.T) {
+	for s := infer.NotConverged; s <= infer.CheckFailed; s++ {
+		got, err := infer.ParseStatus(s.String())
+		if err != nil || got != s {
+			t.Errorf("%v: parsed %v, %v", s, got, err)
+		}
+	}
+	if _, err := infer.ParseStatus("done"); err == nil || !strings.Contains(err.Error(), "iteration_limit") {
+		t.Errorf("unknown status: %v", err)
+	}
+	var r infer.Result
+	if r.Converged() || r.Status.String() != "not_converged" {
+		t.Errorf("zero result: converged %v, status %v", r.Converged(), r.Status)
+	}
+}

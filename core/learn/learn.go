@@ -332,7 +332,7 @@ func (l *Learner) Epoch(ctx context.Context) (EpochStats, error) {
 			st.BelowBound++
 		}
 		st.Iterations += res.Iterations
-		if !res.Converged {
+		if !res.Converged() {
 			st.Unconverged++
 		}
 		var score float64

@@ -73,7 +73,7 @@ func (o PCDOptions) Check() error {
 //
 // It makes no claim on ln Z (ClaimsLogZ is false, Result.LogZ NaN), and
 // never on convergence: a few sweeps of a persistent chain have no
-// convergence test, so Result.Converged is always false. Learning with it
+// convergence test, so Result.Status is never Converged. Learning with it
 // therefore has no training NLL and no plateau stop (see core/learn).
 type PCD struct {
 	opts   PCDOptions
@@ -140,6 +140,6 @@ func (p *PCD) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if shared > 0 {
 		res.Diagnostics["shared_starts"] = float64(shared)
 	}
-	stop.Note(res.Diagnostics)
+	res.Status = stop.Reason() // never Converged: no convergence test
 	return res, nil
 }

@@ -146,7 +146,7 @@ func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, swe
 // root parent carries no correction). GBP then sweeps from there with its
 // default tolerance, as cold GBP does, up to the sweep cap and the time
 // left of the call. The result is GBP's (beliefs, marginals, region free
-// energy), Converged by GBP's own rule.
+// energy), its status by GBP's own rule.
 func (r *RENN) refineGBP(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	mp := r.famGBP
 	msgs := mp.EdgeMessages()

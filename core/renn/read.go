@@ -133,7 +133,7 @@ func (r *RENN) passMessages(ctx context.Context, m *mrf.Model, mp **gbp.GBP, fro
 		(*mp).Reset()
 		return nil, 0, nil // a failed sweep is no fixed point to start from
 	}
-	if !res.Converged {
+	if !res.Converged() {
 		return nil, 0, nil
 	}
 	b := (*mp).Beliefs()

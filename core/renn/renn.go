@@ -106,8 +106,8 @@
 // more than ConsTol (for the attention and direct nets under the plain
 // penalty, whose beliefs stay inconsistent, only the first). Otherwise it
 // stops after MaxIter steps, not converged; the message net under the plain
-// penalty stops once the loss has settled, and reports Converged false when
-// its beliefs are inconsistent. The paper's code stopped once the marginals changed by
+// penalty stops once the loss has settled, and reports status not_converged
+// when its beliefs are inconsistent. The paper's code stopped once the marginals changed by
 // less than 1e-5 in one step, which at its learning rate happens long before
 // the minimum.
 //
@@ -655,7 +655,7 @@ func (r *RENN) begin(ctx context.Context, m *mrf.Model, E [][]float64, began tim
 			if err != nil {
 				return st, nil, fmt.Errorf("%s: %w", r.opts.Name, err)
 			}
-			if res.Converged {
+			if res.Converged() {
 				return st, res, nil
 			}
 			// Not converged: the gradient refinement from the family
@@ -855,11 +855,10 @@ func (r *RENN) result(m *mrf.Model, E [][]float64, st start, run *run) *infer.Re
 		FreeEnergy: F,
 		LogZ:       -F,
 		Iterations: run.steps,
-		Converged:  converged,
+		Status:     run.stop.Status(converged),
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + r.lambda*pen + lin,
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(run.steps), "auglag": b2f(r.auglag)},
 	}
-	run.stop.Note(res.Diagnostics)
 	if st.readFixedPoint {
 		// The step of the iterate returned (0: the start), and how often λ
 		// was raised.

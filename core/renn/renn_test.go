@@ -190,7 +190,7 @@ func TestTreeIsExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := mustInfer(t, r, tc.m)
-			if !res.Converged {
+			if !res.Converged() {
 				t.Errorf("not converged after %d steps", res.Iterations)
 			}
 			if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > 1e-3 {
@@ -218,7 +218,7 @@ func TestMultipliersRemoveInconsistency(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustInfer(t, r, m)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%s: not converged after %d steps", c, res.Iterations)
 		}
 		viol[c] = res.Diagnostics["max_violation"]
@@ -259,9 +259,9 @@ func TestGridCloseToGBP(t *testing.T) {
 		t.Logf("seed %d: mean |ΔP| renn %.3g (%d steps), gbp %.3g", seed, rerr, res.Iterations, gerr)
 		// The bound: twice GBP's error, or the accuracy the convergence
 		// test aims at when GBP is nearly exact.
-		if bound := max(2*gerr, 5e-4); rerr > bound || !res.Converged {
+		if bound := max(2*gerr, 5e-4); rerr > bound || !res.Converged() {
 			t.Errorf("seed %d: mean |ΔP| renn %.3g (converged %v, %d steps), gbp %.3g; want renn below %.3g",
-				seed, rerr, res.Converged, res.Iterations, gerr, bound)
+				seed, rerr, res.Converged(), res.Iterations, gerr, bound)
 		}
 	}
 }
@@ -290,8 +290,8 @@ func TestWarmStart(t *testing.T) {
 	first := mustInfer(t, r, m)
 	net := r.net
 	again := mustInfer(t, r, m)
-	if r.net != net || !again.Converged || again.Iterations > 3*r.opts.Window || again.Iterations >= first.Iterations {
-		t.Errorf("warm start: %d steps (converged %v) after %d, same network %v", again.Iterations, again.Converged,
+	if r.net != net || !again.Converged() || again.Iterations > 3*r.opts.Window || again.Iterations >= first.Iterations {
+		t.Errorf("warm start: %d steps (converged %v) after %d, same network %v", again.Iterations, again.Converged(),
 			first.Iterations, r.net == net)
 	}
 	if d := infertest.MaxAbsDiff(again.Marginals.Vars, first.Marginals.Vars); d > 1e-3 {
@@ -467,13 +467,13 @@ func TestConvergenceIsHonest(t *testing.T) {
 		}
 		last := ws[len(ws)-1]
 		held := len(ws) >= 2 && ws[len(ws)-2].change <= r.opts.Tol && last.change <= r.opts.Tol && last.viol <= r.opts.ConsTol
-		if res.Converged != held || res.Converged != last.converged {
-			t.Errorf("%+v: converged %v after %d steps, last windows %+v", o, res.Converged, res.Iterations, ws[max(0, len(ws)-2):])
+		if res.Converged() != held || res.Converged() != last.converged {
+			t.Errorf("%+v: converged %v after %d steps, last windows %+v", o, res.Converged(), res.Iterations, ws[max(0, len(ws)-2):])
 		}
-		if o.MaxIter == 120 && (res.Converged || res.Iterations != 120) {
-			t.Errorf("capped run: converged %v after %d steps", res.Converged, res.Iterations)
+		if o.MaxIter == 120 && (res.Converged() || res.Iterations != 120) {
+			t.Errorf("capped run: converged %v after %d steps", res.Converged(), res.Iterations)
 		}
-		if o.MaxIter == DefaultOptions().MaxIter && !res.Converged {
+		if o.MaxIter == DefaultOptions().MaxIter && !res.Converged() {
 			t.Errorf("%+v: not converged after %d steps", o, res.Iterations)
 		}
 		steps = append(steps, res.Iterations)

@@ -188,7 +188,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 			if se.logZ != nil {
 				seRows = append(seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrLogZ, Stderr: []float64{*se.logZ}})
 			}
-			slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "converged", res.Converged,
+			slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "status", res.Status,
 				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
 		}
 	}

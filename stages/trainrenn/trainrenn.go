@@ -312,8 +312,8 @@ func Run(ctx context.Context, p Params, out string) error {
 			}
 		}
 		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxIter),
-			"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
-			"seconds", seconds(secs, opts.MaxSeconds), "time_limit", res.Diagnostics["time_limit"] == 1)
+			"status", res.Status, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
+			"seconds", seconds(secs, opts.MaxSeconds))
 	}
 	prov, err := stageio.Provenance("train-renn", p, p.Options.Seed, inputs)
 	if err != nil {
