@@ -87,17 +87,15 @@ func (r *root) amortizeParams() (trainrenn.AmortizeParams, error) {
 // errors (exit 2). It reads which flags were given (aliases of the method's
 // options among them); the options are checked once, by the stage's Check.
 func (r *root) Validate(kctx *kong.Context) error {
-	r.given, r.aliases = make(map[string]bool), nil
+	r.given = make(map[string]bool)
 	for _, p := range kctx.Path {
-		if p.Flag == nil {
-			continue
+		if p.Flag != nil {
+			r.given[p.Flag.Name] = true
 		}
-		r.given[p.Flag.Name] = true
-		if p.Flag.Name == "max-steps" {
-			r.aliases = append(r.aliases, "max_iter="+methods.Format(p.Flag.Target))
-		} else if name, ok := networkFlag[p.Flag.Name]; ok {
-			r.aliases = append(r.aliases, name+"="+methods.Format(p.Flag.Target))
-		}
+	}
+	r.aliases = cli.Aliases(kctx, &r.Options)
+	if r.given["max-steps"] {
+		r.aliases = append(r.aliases, fmt.Sprintf("max_iter=%d", r.MaxSteps))
 	}
 	if err := r.combinations(); err != nil {
 		return err

@@ -11,17 +11,18 @@ import (
 type TimeBudget struct {
 	// MaxSeconds is the time budget of one Infer call, all of its work
 	// included (see BeginCall and Budget); 0 means no limit.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
+	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged (status time_limit)."`
 }
 
 // Iteration is the options every iterative method embeds: its convergence
 // tolerance, its iteration cap and its time budget. What an iteration is
 // and what Tol measures is the method's own (its package comment says); the
 // rule is the same everywhere: converged when the method's change measure
-// falls below Tol, stopped, not converged, after MaxIter iterations.
+// falls below Tol, stopped after MaxIter iterations (status
+// IterationLimit).
 type Iteration struct {
 	Tol     float64 `json:"tol" help:"Converged when the method's change between iterations (see its package documentation) falls below tol."`
-	MaxIter int     `json:"max_iter" help:"Cap on the iterations (sweeps or optimisation steps) of a call; a run stopped by it returns its last iterate, not converged."`
+	MaxIter int     `json:"max_iter" help:"Cap on the iterations (sweeps or optimisation steps) of a call; a run stopped by it returns its last iterate, not converged (status iteration_limit)."`
 	TimeBudget
 }
 

@@ -275,6 +275,31 @@ func settingKey(s Setting) string {
 	return s.Method + "." + s.Name
 }
 
+// Settle returns the options of method name (its defaults, or its learning
+// defaults if learning is set) with the NAME=VALUE and METHOD.NAME=VALUE
+// settings applied in order, not yet checked, and the names of the options
+// set: for a command that checks them once, with the rest of its
+// parameters (Options.Check).
+func Settle(name string, settings []string, learning bool) (*Options, map[string]bool, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	sets, err := ParseSettings(settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := e.Options(learning)
+	if err := Apply(sets, map[string]*Options{name: o}); err != nil {
+		return nil, nil, err
+	}
+	set := make(map[string]bool, len(sets))
+	for _, s := range sets {
+		set[s.Name] = true
+	}
+	return o, set, nil
+}
+
 // Resolve returns the options of the named methods (their defaults, or their
 // learning defaults if learning is set) with the NAME=VALUE and
 // METHOD.NAME=VALUE settings applied and checked.

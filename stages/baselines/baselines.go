@@ -73,9 +73,21 @@ func (p Params) Options() (map[string]*methods.Options, error) {
 // Check validates p before any file is read: its methods and options, and
 // the --regions that region methods need.
 func (p Params) Check() error {
-	if _, err := p.Options(); err != nil {
-		return err
+	_, err := p.check()
+	return err
+}
+
+// check validates p and returns the methods' options, checked once.
+func (p Params) check() (map[string]*methods.Options, error) {
+	opts, err := p.Options()
+	if err != nil {
+		return nil, err
 	}
+	return opts, p.checkRest()
+}
+
+// checkRest validates the parameters besides the methods' options.
+func (p Params) checkRest() error {
 	if need := regionMethod(p.Methods); need != "" && p.Regions == "" {
 		return fmt.Errorf("method %s needs --regions (the output of build-regions)", need)
 	}
@@ -133,10 +145,7 @@ func regionMethod(names []string) string {
 // those of another run (a *stageio.UAIConflictError, checked before any
 // method runs) or if ctx was cancelled.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
-	if err := p.Check(); err != nil {
-		return err
-	}
-	opts, err := p.Options()
+	opts, err := p.check()
 	if err != nil {
 		return err
 	}

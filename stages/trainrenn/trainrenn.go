@@ -83,21 +83,9 @@ func MethodOptions(method string, settings []string) (renn.Options, map[string]b
 	if !slices.Contains(Methods, method) {
 		return renn.Options{}, nil, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods, ", "))
 	}
-	e, err := methods.Lookup(method)
+	o, set, err := methods.Settle(method, settings, false)
 	if err != nil {
 		return renn.Options{}, nil, err
-	}
-	sets, err := methods.ParseSettings(settings)
-	if err != nil {
-		return renn.Options{}, nil, err
-	}
-	o := e.Options(false)
-	if err := methods.Apply(sets, map[string]*methods.Options{method: o}); err != nil {
-		return renn.Options{}, nil, err
-	}
-	set := make(map[string]bool, len(sets))
-	for _, s := range sets {
-		set[s.Name] = true
 	}
 	return o.Value().(renn.Options), set, nil
 }
