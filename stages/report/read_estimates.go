@@ -16,6 +16,7 @@ import (
 	"strconv"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // costSpec declares how a cost section compares its methods.
@@ -217,26 +218,11 @@ func (s *section) costDeltas(cells map[[2]string]*costCell) error {
 // variable marginal of method a (in files fa) against b (in fb), over the
 // variables of the models both have.
 func varDelta(fa []string, a string, fb []string, b string) (mean, largest float64, err error) {
-	read := func(files []string, method string) (map[[2]int32][]float64, error) {
-		out := map[[2]int32][]float64{}
-		for _, f := range files {
-			rows, _, err := formats.ReadMarginals(f)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rows {
-				if r.Kind == "var" && r.Method == method {
-					out[[2]int32{r.ModelID, r.Index}] = r.Probs
-				}
-			}
-		}
-		return out, nil
-	}
-	pa, err := read(fa, a)
+	pa, err := outputs.VarMarginals(fa, a)
 	if err != nil {
 		return 0, 0, err
 	}
-	pb, err := read(fb, b)
+	pb, err := outputs.VarMarginals(fb, b)
 	if err != nil {
 		return 0, 0, err
 	}
