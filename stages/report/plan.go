@@ -6,10 +6,7 @@ package report
 // or its config.
 
 import (
-	"errors"
-	"io/fs"
 	"slices"
-	"time"
 
 	"github.com/renn-go/renn/stages/pipeline"
 )
@@ -130,24 +127,4 @@ func (inst *instance) inputOf(flag string) *instance {
 		return in[0]
 	}
 	return nil
-}
-
-// stamp is what the runner recorded of a completed instance.
-type stamp struct {
-	started, finished time.Time
-	seconds, cpu      float64 // wall and CPU (user + system) seconds
-	rssKiB            int64   // peak resident memory; 0 not recorded
-}
-
-// readStamp reads the stamp in dir; ok is false when the instance has not
-// completed.
-func readStamp(dir string) (s stamp, ok bool, err error) {
-	st, err := pipeline.ReadStamp(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, false, nil
-	}
-	if err != nil {
-		return s, false, err
-	}
-	return stamp{started: st.Started, finished: st.Finished, seconds: st.Seconds, cpu: st.CPUSeconds, rssKiB: st.MaxRSSKiB}, true, nil
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
@@ -62,11 +63,11 @@ func (s *section) readCosts(pt *part) error {
 			continue
 		}
 		pt.instances++
-		st, done, err := readStamp(inst.outDir)
-		if err != nil {
-			return err
-		} else if !done {
+		st, err := pipeline.ReadStamp(inst.outDir)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		} else if err != nil {
+			return err
 		}
 		path := filepath.Join(inst.outDir, formats.EstimatesFile)
 		rows, _, err := formats.ReadEstimates(path)
@@ -92,7 +93,7 @@ func (s *section) readCosts(pt *part) error {
 	return s.costFacts(cells)
 }
 
-func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*group, inst *instance, st stamp, path string) error {
+func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*group, inst *instance, st *pipeline.Stamp, path string) error {
 	var methods []string
 	for _, r := range rows {
 		if !slices.Contains(methods, r.Method) {
@@ -119,8 +120,8 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 		c.converged += int(b2f(r.Converged))
 		if !slices.Contains(c.instances, inst.id) {
 			c.instances = append(c.instances, inst.id)
-			c.wall, c.cpu, c.rssKiB = c.wall+st.seconds, c.cpu+st.cpu, max(c.rssKiB, st.rssKiB)
-			c.noUsage, c.shared = c.noUsage || st.rssKiB <= 0, c.shared || len(methods) > 1
+			c.wall, c.cpu, c.rssKiB = c.wall+st.Seconds, c.cpu+st.CPUSeconds, max(c.rssKiB, st.MaxRSSKiB)
+			c.noUsage, c.shared = c.noUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
 			c.marginals = append(c.marginals, filepath.Join(inst.outDir, formats.MarginalsFile))
 		}
 	}
