@@ -21,9 +21,9 @@ import (
 // The method's options are set as in run-baselines and learn-mrf, with
 // --set NAME=VALUE over the chosen method's registry defaults. The fields
 // of renn.Options (embedded) declare their aliases: --lambda 3 is --set
-// lambda=3. An alias or --set given is applied, in command-line order
-// (aliases first, then --set), and every option not given keeps the
-// method's default.
+// lambda=3 (--max-steps, hidden, is an old name of --max-iter). The
+// aliases given are applied in command-line order, then the --set settings
+// in theirs; every option not given keeps the method's default.
 type root struct {
 	Models  string   `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with models.parquet and model_info.parquet."`
 	IDs     []string `name:"ids" help:"Model ids to run, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`

@@ -4,7 +4,9 @@
 // factor-graph and log-space helpers the message-passing methods share.
 //
 // Stages, scoring and learning reach every method through Method, so adding a
-// method touches one place. Region-based methods are constructed with their
+// method touches one place. The options every iterative method shares
+// (Iteration: tol, max_iter, max_seconds) are declared here once, and so is
+// the Status that says why a call ended. Region-based methods are constructed with their
 // region graph, so Infer needs only the model.
 package infer
 
