@@ -19,14 +19,22 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
-// alloc is the Arrow allocator of the package; tests swap in a checked one to
-// prove every buffer is released.
-var alloc memory.Allocator = memory.DefaultAllocator
-
-// writeOptions bound the row groups a writer produces.
+// writeOptions bound the row groups a writer produces and say where its
+// buffers come from.
 type writeOptions struct {
 	maxRows  int // rows per row group
 	maxBytes int // approximate uncompressed bytes per row group
+	// alloc is the Arrow allocator (nil: memory.DefaultAllocator); tests
+	// pass a checked one to prove every buffer is released.
+	alloc memory.Allocator
+}
+
+// allocator returns o.alloc, or the default allocator if it is nil.
+func (o writeOptions) allocator() memory.Allocator {
+	if o.alloc == nil {
+		return memory.DefaultAllocator
+	}
+	return o.alloc
 }
 
 // defaultWrite keeps a row group around 64 MiB of values: big enough for
@@ -79,6 +87,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func encodeRows[R any](w io.Writer, t table[R], rows []R, meta arrow.Metadata, o writeOptions) (err error) {
 	sc := t.schema(meta)
+	alloc := o.allocator()
 	// Dictionary encoding pays off on the repetitive string columns
 	// (method, metric, split, ...) only; on floats it costs time and
 	// memory for nothing, and zstd takes care of repeated integers.
@@ -186,12 +195,13 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// parquetFile is an open Parquet file: its reader, and the file under it
-// for checkLayout.
+// parquetFile is an open Parquet file: its reader, the file under it for
+// checkLayout, and the allocator its buffers come from.
 type parquetFile struct {
 	*file.Reader
-	src  io.ReaderAt
-	size int64
+	src   io.ReaderAt
+	size  int64
+	alloc memory.Allocator
 }
 
 // checkLayout checks what the file's footer and page headers claim against
@@ -199,9 +209,9 @@ type parquetFile struct {
 // those claims, so this comes before any data is read.
 func (p parquetFile) checkLayout() error { return checkLayout(p.Reader, p.src, p.size) }
 
-// withParquet opens path as a Parquet file and calls fn with it. Errors do
-// not name path: the caller does.
-func withParquet(path string, fn func(parquetFile) error) error {
+// withParquet opens path as a Parquet file whose buffers come from alloc and
+// calls fn with it. Errors do not name path: the caller does.
+func withParquet(path string, alloc memory.Allocator, fn func(parquetFile) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return unwrapPath(err)
@@ -230,7 +240,7 @@ func withParquet(path string, fn func(parquetFile) error) error {
 		return fmt.Errorf("not a Parquet file: %w", err)
 	}
 	// r.Close would close f, which the deferred f.Close already does.
-	return guard("corrupt Parquet file", func() error { return fn(parquetFile{r, f, st.Size()}) })
+	return guard("corrupt Parquet file", func() error { return fn(parquetFile{r, f, st.Size(), alloc}) })
 }
 
 // guard turns a panic inside the Arrow library (seen on corrupt files and
@@ -248,11 +258,16 @@ func guard(what string, fn func() error) (err error) {
 // description from the file's Arrow schema (the summary's group columns
 // depend on it); fixed tables ignore the schema.
 func readTable[R any](path string, tableFor func(*arrow.Schema) (table[R], error)) ([]R, Provenance, error) {
+	return readTableWith(path, memory.DefaultAllocator, tableFor)
+}
+
+// readTableWith is readTable with the Arrow allocator alloc.
+func readTableWith[R any](path string, alloc memory.Allocator, tableFor func(*arrow.Schema) (table[R], error)) ([]R, Provenance, error) {
 	var (
 		rows []R
 		prov Provenance
 	)
-	err := withParquet(path, func(r parquetFile) error {
+	err := withParquet(path, alloc, func(r parquetFile) error {
 		var err error
 		if prov, err = provenanceOf(r.Reader); err != nil {
 			return err
@@ -276,7 +291,7 @@ func fixed[R any](t table[R]) func(*arrow.Schema) (table[R], error) {
 // other in this goroutine (not with pqarrow's parallel readers), so guard
 // can turn a panic on a corrupt file into an error.
 func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], error)) ([]R, error) {
-	fr, err := pqarrow.NewFileReader(r.Reader, pqarrow.ArrowReadProperties{BatchSize: readBatch}, alloc)
+	fr, err := pqarrow.NewFileReader(r.Reader, pqarrow.ArrowReadProperties{BatchSize: readBatch}, r.alloc)
 	if err != nil {
 		return nil, err
 	}

@@ -245,12 +245,12 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// parallelWork is the work of one chain's sweep (replicas times variables
-// and incidences) above which the chains of a sweep run in goroutines of
-// their own: below it (a Gibbs chain on a small grid, some microseconds)
-// starting them costs more than it saves. Each chain draws from its own
-// generator, so the result does not depend on it.
-var parallelWork = 4000 // a variable for the tests
+// defaultParallelWork is the work of one chain's sweep (replicas times
+// variables and incidences) above which the chains of a sweep run in
+// goroutines of their own: below it (a Gibbs chain on a small grid, some
+// microseconds) starting them costs more than it saves. Each chain draws
+// from its own generator, so the result does not depend on it.
+const defaultParallelWork = 4000
 
 // Sampler is gibbs or pt. It keeps no state between calls but the standard
 // errors of the last one. A Sampler is not safe for concurrent use.
@@ -269,6 +269,9 @@ type Sampler struct {
 	// answer (PTOptions.MinRoundTrips, MinSwapRate).
 	minTrips int
 	minSwap  float64
+	// parallelWork is the sweep work above which chains run in parallel
+	// (defaultParallelWork; a field so that a test can force either way).
+	parallelWork int
 	// relax, relaxRungs and penaltyMax are pt's relaxation rungs
 	// (PTOptions.Relax, RelaxRungs, PenaltyMax; ladder.go).
 	relax      string
@@ -286,7 +289,7 @@ func New(opts Options) (*Sampler, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
 	}
-	return &Sampler{name: "gibbs", opts: opts, betas: []float64{1}}, nil
+	return &Sampler{name: "gibbs", opts: opts, betas: []float64{1}, parallelWork: defaultParallelWork}, nil
 }
 
 // NewPT returns a parallel-tempering sampler with opts.
@@ -300,7 +303,7 @@ func NewPT(opts PTOptions) (*Sampler, error) {
 	}
 	s := &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps, temperAll: opts.Temper == TemperAll,
 		minTrips: opts.MinRoundTrips, minSwap: opts.MinSwapRate,
-		relax: opts.Relax, relaxRungs: opts.RelaxRungs, penaltyMax: opts.PenaltyMax}
+		relax: opts.Relax, relaxRungs: opts.RelaxRungs, penaltyMax: opts.PenaltyMax, parallelWork: defaultParallelWork}
 	if opts.Cluster == ClusterHoudayer {
 		s.move = (*layout).houdayer
 	}
@@ -393,7 +396,7 @@ func (s *Sampler) run(l *layout, chains []*chain, stop *infer.Stop, res *infer.R
 		bufs[c] = make([]float64, l.g.MaxCard)
 	}
 	parallel := len(chains) > 1 && runtime.GOMAXPROCS(0) > 1 &&
-		len(s.lad)*(len(l.cards)+len(l.incFactor)) >= parallelWork
+		len(s.lad)*(len(l.cards)+len(l.incFactor)) >= s.parallelWork
 	var work []*clusterWork
 	if s.move != nil {
 		for range len(chains) / 2 {

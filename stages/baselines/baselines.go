@@ -133,6 +133,23 @@ func regionMethod(names []string) string {
 // those of another run (a *stageio.UAIConflictError, checked before any
 // method runs) or if ctx was cancelled.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
+	return defaultDeps().run(ctx, p, out, w)
+}
+
+// deps are what Run takes from outside the stage: how outputs are committed
+// and how a method is built. Tests pass ones that fail.
+type deps struct {
+	commit    func(dir string, outs ...stageio.Output) error
+	newMethod func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error)
+}
+
+// defaultDeps commits with stageio.Commit and builds methods from the registry.
+func defaultDeps() deps {
+	return deps{commit: stageio.Commit, newMethod: (*methods.Entry).New}
+}
+
+// run is Run with the dependencies d.
+func (d deps) run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
@@ -170,7 +187,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 			}
 			label := p.label(name)
 			start := time.Now()
-			res, g, se, err := runOne(ctx, name, opts[name], e, graphs)
+			res, g, se, err := d.runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
 				if ctx.Err() != nil { // cancelled: stop everything, keep what finished
 					return interrupted()
@@ -210,7 +227,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := commit(out, append([]stageio.Output{
+	if err := d.commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
 		// Always written, empty without a Monte Carlo method, so that no
@@ -223,19 +240,11 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	return stageio.RemovePartial(out)
 }
 
-// commit is stageio.Commit; a variable so tests can make an output fail.
-var commit = stageio.Commit
-
-// newMethod builds a method; a variable so tests can make one fail.
-var newMethod = func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error) {
-	return entry.New(opts, g)
-}
-
 // runOne runs method name on model e, a fresh method per model: warm starts
 // belong to learning, not to a comparison, where they would make results
 // depend on order. It returns the result, the region graph it ran on, and
 // the Monte Carlo standard errors if the method gives them.
-func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, stderrs, error) {
+func (d deps) runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, stderrs, error) {
 	entry, err := methods.Lookup(name)
 	if err != nil {
 		return nil, nil, stderrs{}, err
@@ -244,7 +253,7 @@ func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.M
 	if err != nil {
 		return nil, nil, stderrs{}, err
 	}
-	m, err := newMethod(entry, opts, g)
+	m, err := d.newMethod(entry, opts, g)
 	if err != nil {
 		return nil, nil, stderrs{}, err
 	}
