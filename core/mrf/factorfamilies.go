@@ -25,8 +25,11 @@ const (
 	FamilyPedigree = "pedigree" // genotypes (K = 3) over generations, arity-4 factors, evidence
 )
 
-// FactorFamilies lists the factor families in the order help texts give them.
-var FactorFamilies = []string{FamilyCSP, FamilyNoisyOR, FamilyPedigree, FamilyLinkage}
+// FactorFamilies returns the factor families in the order help texts give
+// them.
+func FactorFamilies() []string {
+	return []string{FamilyCSP, FamilyNoisyOR, FamilyPedigree, FamilyLinkage}
+}
 
 // MaxFactorFamilySize bounds Size of every factor family: the models are
 // meant for exact inference, and a family's cost in memory is a few hundred

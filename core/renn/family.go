@@ -104,8 +104,8 @@ const (
 	RefineGBP = "gbp"
 )
 
-// RefineKinds lists the refinements NewFamilyInference knows.
-var RefineKinds = []string{RefineGBP, RefineGradient, RefineNone}
+// RefineKinds returns the refinements NewFamilyInference knows.
+func RefineKinds() []string { return []string{RefineGBP, RefineGradient, RefineNone} }
 
 // NewFamilyInference returns RENN that answers from the family network's
 // forward pass, refined by by (RefineGBP, RefineGradient or RefineNone).
@@ -113,8 +113,8 @@ var RefineKinds = []string{RefineGBP, RefineGradient, RefineNone}
 // and may be 0, for the others); opts.MaxSteps caps the gradient steps.
 func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, sweeps int) (*RENN, error) {
 	switch {
-	case !slices.Contains(RefineKinds, by):
-		return nil, fmt.Errorf("refine-by: %q, want one of %s", by, strings.Join(RefineKinds, ", "))
+	case !slices.Contains(RefineKinds(), by):
+		return nil, fmt.Errorf("refine-by: %q, want one of %s", by, strings.Join(RefineKinds(), ", "))
 	case by == RefineGBP && sweeps < 1:
 		return nil, fmt.Errorf("refine-by gbp: sweep cap %d, want >= 1", sweeps)
 	}

@@ -60,15 +60,17 @@ const (
 	Iterations  = "iterations"
 )
 
-// Metrics lists every score in the order of the printed table.
-var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
-	BoundHeld, SandwichWidth}
+// Metrics returns every score in the order of the printed table.
+func Metrics() []string {
+	return []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
+		metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
+		BoundHeld, SandwichWidth}
+}
 
-// GroupColumns are the columns a summary can be grouped by: the graph of
+// GroupColumns returns the columns a summary can be grouped by: the graph of
 // model_info, the number of variables, and the field strength gamma (blank
 // for imported models: see gammaValue).
-var GroupColumns = []string{"graph", "size", "gamma"}
+func GroupColumns() []string { return []string{"graph", "size", "gamma"} }
 
 // ModelColumn is the group column naming each model: added to the group
 // columns when imported (UAI) models are scored, whose rows are each
@@ -80,8 +82,8 @@ const ModelColumn = "model"
 // bys are the values of Params.By.
 var bys = []string{"setting", "model"}
 
-// Tables are the formats of the printed summary.
-var Tables = []string{"text", "md", "latex"}
+// Tables returns the formats of the printed summary.
+func Tables() []string { return []string{"text", "md", "latex"} }
 
 // Output files written beside scores.parquet and summary.parquet by the md
 // and latex tables.
@@ -97,8 +99,8 @@ func (p Params) Check() error {
 		return fmt.Errorf("need at least one models, truth and pred directory (got %d, %d, %d)", len(p.Models), len(p.Truth), len(p.Pred))
 	}
 	for i, g := range p.Group {
-		if !slices.Contains(GroupColumns, g) {
-			return fmt.Errorf("unknown group column %q (want some of %s)", g, strings.Join(GroupColumns, ", "))
+		if !slices.Contains(GroupColumns(), g) {
+			return fmt.Errorf("unknown group column %q (want some of %s)", g, strings.Join(GroupColumns(), ", "))
 		}
 		if slices.Contains(p.Group[:i], g) {
 			return fmt.Errorf("group column %q given twice", g)
@@ -107,8 +109,8 @@ func (p Params) Check() error {
 	if p.By != "" && !slices.Contains(bys, p.By) {
 		return fmt.Errorf("unknown --by %q (want one of %s)", p.By, strings.Join(bys, ", "))
 	}
-	if !slices.Contains(Tables, p.Table) {
-		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables, ", "))
+	if !slices.Contains(Tables(), p.Table) {
+		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables(), ", "))
 	}
 	if p.Plots && !slices.Contains(p.Group, "size") {
 		return fmt.Errorf("plots are drawn against size: group by size too (group is %q)", strings.Join(p.Group, ","))
@@ -669,13 +671,6 @@ func groupColumns(cols []string, shards []*shard) []string {
 // the methods beyond it); unregistered names follow alphabetically.
 func methodLess(a, b string) bool { return methods.Compare(a, b) < 0 }
 
-func metricRank(m string) int {
-	if k := slices.Index(Metrics, m); k >= 0 {
-		return k
-	}
-	return len(Metrics)
-}
-
 // cell is the summary of one metric of one method over one setting.
 type cell struct {
 	group  group
@@ -715,7 +710,7 @@ func summarise(scored []scoredRun) summary {
 	sort.Slice(sum.methods, func(a, b int) bool { return methodLess(sum.methods[a], sum.methods[b]) })
 	for _, g := range sum.groups {
 		for _, m := range sum.methods {
-			for _, metric := range Metrics {
+			for _, metric := range Metrics() {
 				xs, ok := values[ckey{g.key(), m, metric}]
 				if !ok {
 					continue

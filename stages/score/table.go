@@ -47,7 +47,7 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 	}
 	undefined, partial, single := 0, false, false
 	note := checkNote(sum.methods, scored)
-	for _, metric := range Metrics {
+	for _, metric := range Metrics() {
 		if metric == CheckFailed && note == "" {
 			continue // a row of zeros: the note says when answers failed
 		}

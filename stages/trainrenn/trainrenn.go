@@ -61,8 +61,8 @@ type Params struct {
 	RefineBy string `json:"refine_by,omitempty"`
 }
 
-// Methods are the method names train-renn knows.
-var Methods = []string{"renn-mp", "renn", "renn-direct", "infnet"}
+// Methods returns the method names train-renn knows.
+func Methods() []string { return []string{"renn-mp", "renn", "renn-direct", "infnet"} }
 
 // DefaultMethod is the method train-renn runs when none is given: RENN with
 // the network that reads the model.
@@ -71,8 +71,8 @@ const DefaultMethod = "renn-mp"
 // MethodDefaults returns the registry's default options of method, one of
 // Methods.
 func MethodDefaults(method string) (renn.Options, error) {
-	if !slices.Contains(Methods, method) {
-		return renn.Options{}, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods, ", "))
+	if !slices.Contains(Methods(), method) {
+		return renn.Options{}, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods(), ", "))
 	}
 	e, err := methods.Lookup(method)
 	if err != nil {
@@ -124,8 +124,8 @@ func seconds(secs, budget float64) string {
 
 // entry returns the registry entry of p.Method and its options.
 func (p Params) entry() (*methods.Entry, *methods.Options, error) {
-	if !slices.Contains(Methods, p.Method) {
-		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods, ", "))
+	if !slices.Contains(Methods(), p.Method) {
+		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods(), ", "))
 	}
 	e, err := methods.Lookup(p.Method)
 	if err != nil {
