@@ -305,24 +305,9 @@ func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], er
 	}
 	// Check every column before reading any data, and read only the
 	// columns of t: unknown extra columns may have any type.
-	fields := make([]arrow.Field, len(t.cols))
-	fieldIdx := make([]int, len(t.cols))
-	leaves := map[int]bool{}
-	for i, c := range t.cols {
-		idx := sc.FieldIndices(c.name)
-		switch {
-		case len(idx) == 0:
-			return nil, fmt.Errorf("missing column %q", c.name)
-		case len(idx) > 1:
-			return nil, fmt.Errorf("column %q appears %d times", c.name, len(idx))
-		}
-		fields[i], fieldIdx[i] = sc.Field(idx[0]), idx[0]
-		if !sameType(c.typ, fields[i].Type) {
-			return nil, fmt.Errorf("column %q: want %s, found %s", c.name, typeName(c.typ), typeName(fields[i].Type))
-		}
-		for _, l := range appendLeaves(nil, &fr.Manifest.Fields[idx[0]]) {
-			leaves[l] = true
-		}
+	fields, fieldIdx, leaves, err := tableColumns(fr, sc, t)
+	if err != nil {
+		return nil, err
 	}
 	if err := r.checkLayout(); err != nil {
 		return nil, err
@@ -332,12 +317,7 @@ func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], er
 	if total == 0 {
 		return rows, nil
 	}
-	groups := make([]int, r.NumRowGroups())
-	for g := range groups {
-		groups[g] = g
-	}
-	ctx := context.Background()
-	readers := make([]*pqarrow.ColumnReader, len(t.cols))
+	readers, err := columnReaders(fr, t, fieldIdx, leaves, r.NumRowGroups())
 	defer func() {
 		for _, cr := range readers {
 			if cr != nil {
@@ -345,44 +325,91 @@ func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], er
 			}
 		}
 	}()
-	for i, c := range t.cols {
-		cr, err := fr.GetFieldReader(ctx, fieldIdx[i], leaves, groups)
-		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", c.name, err)
-		}
-		if cr == nil {
-			return nil, fmt.Errorf("column %q: no reader", c.name)
-		}
-		readers[i] = cr
+	if err != nil {
+		return nil, err
 	}
-	batch := make([]arrow.Column, len(t.cols))
 	for remaining := total; remaining > 0; {
 		m := min(remaining, readBatch)
-		for i, c := range t.cols {
-			ch, err := readers[i].NextBatch(m)
-			if err != nil {
-				releaseColumns(batch[:i])
-				return nil, fmt.Errorf("column %q: %w", c.name, err)
-			}
-			if int64(ch.Len()) != m {
-				n := ch.Len()
-				ch.Release()
-				releaseColumns(batch[:i])
-				return nil, fmt.Errorf("column %q: %d values at row %d, want %d: file damaged", c.name, n, int64(len(rows)), m)
-			}
-			batch[i] = *arrow.NewColumn(fields[i], ch)
-			ch.Release()
-		}
-		tbl := array.NewTable(arrow.NewSchema(fields, nil), batch, m)
-		releaseColumns(batch)
-		rows, err = appendTableRows(rows, t, tbl)
-		tbl.Release()
-		if err != nil {
+		if rows, err = appendBatch(rows, t, fields, readers, m); err != nil {
 			return nil, err
 		}
 		remaining -= m
 	}
 	return rows, nil
+}
+
+// tableColumns finds the columns of t in the file schema sc and checks
+// their types; it returns their fields, their indices in sc and the leaf
+// columns they span.
+func tableColumns[R any](fr *pqarrow.FileReader, sc *arrow.Schema, t table[R]) ([]arrow.Field, []int, map[int]bool, error) {
+	fields := make([]arrow.Field, len(t.cols))
+	fieldIdx := make([]int, len(t.cols))
+	leaves := map[int]bool{}
+	for i, c := range t.cols {
+		idx := sc.FieldIndices(c.name)
+		switch {
+		case len(idx) == 0:
+			return nil, nil, nil, fmt.Errorf("missing column %q", c.name)
+		case len(idx) > 1:
+			return nil, nil, nil, fmt.Errorf("column %q appears %d times", c.name, len(idx))
+		}
+		fields[i], fieldIdx[i] = sc.Field(idx[0]), idx[0]
+		if !sameType(c.typ, fields[i].Type) {
+			return nil, nil, nil, fmt.Errorf("column %q: want %s, found %s", c.name, typeName(c.typ), typeName(fields[i].Type))
+		}
+		for _, l := range appendLeaves(nil, &fr.Manifest.Fields[idx[0]]) {
+			leaves[l] = true
+		}
+	}
+	return fields, fieldIdx, leaves, nil
+}
+
+// columnReaders returns a reader over every row group of each column of t;
+// the caller releases those not nil, on error too.
+func columnReaders[R any](fr *pqarrow.FileReader, t table[R], fieldIdx []int, leaves map[int]bool, numGroups int) ([]*pqarrow.ColumnReader, error) {
+	groups := make([]int, numGroups)
+	for g := range groups {
+		groups[g] = g
+	}
+	ctx := context.Background()
+	readers := make([]*pqarrow.ColumnReader, len(t.cols))
+	for i, c := range t.cols {
+		cr, err := fr.GetFieldReader(ctx, fieldIdx[i], leaves, groups)
+		if err != nil {
+			return readers, fmt.Errorf("column %q: %w", c.name, err)
+		}
+		if cr == nil {
+			return readers, fmt.Errorf("column %q: no reader", c.name)
+		}
+		readers[i] = cr
+	}
+	return readers, nil
+}
+
+// appendBatch reads the next m rows of every column and decodes them onto
+// rows.
+func appendBatch[R any](rows []R, t table[R], fields []arrow.Field, readers []*pqarrow.ColumnReader, m int64) ([]R, error) {
+	batch := make([]arrow.Column, len(t.cols))
+	for i, c := range t.cols {
+		ch, err := readers[i].NextBatch(m)
+		if err != nil {
+			releaseColumns(batch[:i])
+			return nil, fmt.Errorf("column %q: %w", c.name, err)
+		}
+		if int64(ch.Len()) != m {
+			n := ch.Len()
+			ch.Release()
+			releaseColumns(batch[:i])
+			return nil, fmt.Errorf("column %q: %d values at row %d, want %d: file damaged", c.name, n, int64(len(rows)), m)
+		}
+		batch[i] = *arrow.NewColumn(fields[i], ch)
+		ch.Release()
+	}
+	tbl := array.NewTable(arrow.NewSchema(fields, nil), batch, m)
+	releaseColumns(batch)
+	rows, err := appendTableRows(rows, t, tbl)
+	tbl.Release()
+	return rows, err
 }
 
 func releaseColumns(cols []arrow.Column) {

@@ -126,27 +126,9 @@ func Run(p Params, out string, w io.Writer) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	var inputs []string
-	shards, shardOf, paths, err := loadShards(p.Models)
+	shards, truth, pred, inputs, err := loadInputs(p)
 	if err != nil {
 		return err
-	}
-	inputs = append(inputs, paths...)
-	truth := newCollection()
-	for _, dir := range p.Truth {
-		paths, err := truth.read(dir, shardOf, func(method string) bool { return method == "exact" })
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, paths...)
-	}
-	pred := newCollection()
-	for _, dir := range p.Pred {
-		paths, err := pred.read(dir, shardOf, func(string) bool { return true })
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, paths...)
 	}
 	cols := groupColumns(p.Group, shards)
 	scored, err := scoreAll(shards, truth, pred, cols)
@@ -163,13 +145,7 @@ func Run(p Params, out string, w io.Writer) error {
 	for _, m := range miss {
 		slog.Warn("score: not scored", "run", m)
 	}
-	var scoreRows []formats.ScoreRow
-	for _, s := range scored {
-		for _, v := range s.values {
-			scoreRows = append(scoreRows, formats.ScoreRow{ModelID: s.model.ID, Models: s.shard.dir, Name: s.model.Info.Name,
-				Method: s.method, Metric: v.metric, Value: v.value})
-		}
-	}
+	scoreRows := scoreRowsOf(scored)
 	sum := summarise(scored)
 	record := struct {
 		Params
@@ -191,21 +167,84 @@ func Run(p Params, out string, w io.Writer) error {
 		}},
 	}
 	if p.Plots {
-		figs, err := sizeFigures(cols, summaryRows(sum))
+		plots, err := plotOutputs(cols, sum)
 		if err != nil {
 			return err
 		}
-		for _, sp := range SizePlots {
-			if f, ok := figs[sp.File]; ok {
-				outs = append(outs, stageio.Output{Name: sp.File, Write: f.WritePNG})
-			}
+		outs = append(outs, plots...)
+	}
+	printed, tableOuts := printTables(p, tab, scored)
+	if err := stageio.Commit(out, append(outs, tableOuts...)...); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, printed)
+	return err
+}
+
+// loadInputs reads the models of p.Models, the exact results of p.Truth
+// and the predictions of p.Pred, and returns them with the paths read.
+func loadInputs(p Params) (shards []*shard, truth, pred *collection, inputs []string, err error) {
+	shards, shardOf, paths, err := loadShards(p.Models)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	inputs = append(inputs, paths...)
+	truth = newCollection()
+	for _, dir := range p.Truth {
+		paths, err := truth.read(dir, shardOf, func(method string) bool { return method == "exact" })
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		inputs = append(inputs, paths...)
+	}
+	pred = newCollection()
+	for _, dir := range p.Pred {
+		paths, err := pred.read(dir, shardOf, func(string) bool { return true })
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		inputs = append(inputs, paths...)
+	}
+	return shards, truth, pred, inputs, nil
+}
+
+// scoreRowsOf returns the rows of scores.parquet: every value of every run.
+func scoreRowsOf(scored []scoredRun) []formats.ScoreRow {
+	var rows []formats.ScoreRow
+	for _, s := range scored {
+		for _, v := range s.values {
+			rows = append(rows, formats.ScoreRow{ModelID: s.model.ID, Models: s.shard.dir, Name: s.model.Info.Name,
+				Method: s.method, Metric: v.metric, Value: v.value})
 		}
 	}
+	return rows
+}
+
+// plotOutputs returns the PNGs of SizePlots that the summary has data for.
+func plotOutputs(cols []string, sum summary) ([]stageio.Output, error) {
+	figs, err := sizeFigures(cols, summaryRows(sum))
+	if err != nil {
+		return nil, err
+	}
+	var outs []stageio.Output
+	for _, sp := range SizePlots {
+		if f, ok := figs[sp.File]; ok {
+			outs = append(outs, stageio.Output{Name: sp.File, Write: f.WritePNG})
+		}
+	}
+	return outs, nil
+}
+
+// printTables renders the summary table tab (and with p.By "model" the
+// table per model) in the format p.Table; it returns the text to print and
+// the file it goes to, if any.
+func printTables(p Params, tab table, scored []scoredRun) (string, []stageio.Output) {
 	tabs := []table{tab}
 	if p.By == "model" {
 		tabs = append(tabs, perModelTable(p.Group, scored))
 	}
 	var printed string
+	var outs []stageio.Output
 	switch p.Table {
 	case "text":
 		printed = render(tabs, table.text, "per model:\n")
@@ -216,11 +255,7 @@ func Run(p Params, out string, w io.Writer) error {
 		printed = render(tabs, table.latex, "% per model\n")
 		outs = append(outs, stageio.Output{Name: LatexFile, Write: func(path string) error { return writeAtomic(path, printed) }})
 	}
-	if err := stageio.Commit(out, outs...); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, printed)
-	return err
+	return printed, outs
 }
 
 // shard is one --models directory.
