@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/renn-go/renn/stages/stageio/outputs"
+
 	"math"
 	"os"
 	"path/filepath"
@@ -91,14 +93,14 @@ func TestAmortizedSectionNotRun(t *testing.T) {
 }
 
 func TestCompareAnswers(t *testing.T) {
-	run := func(p0, p1, lz0, lz1 float64) *answers {
-		return &answers{
-			vars: map[[2]int32][]float64{{0, 0}: {p0, 1 - p0}, {0, 1}: {0.5, 0.5}, {1, 0}: {p1, 1 - p1}, {1, 1}: {0.5, 0.5}},
-			logZ: map[int32]float64{0: lz0, 1: lz1}, seconds: map[int32]float64{0: 1, 1: 3},
+	run := func(p0, p1, lz0, lz1 float64) *outputs.Answers {
+		return &outputs.Answers{
+			Vars: map[[2]int32][]float64{{0, 0}: {p0, 1 - p0}, {0, 1}: {0.5, 0.5}, {1, 0}: {p1, 1 - p1}, {1, 1}: {0.5, 0.5}},
+			LogZ: map[int32]float64{0: lz0, 1: lz1}, Seconds: map[int32]float64{0: 1, 1: 3},
 		}
 	}
 	ref := run(0.5, 0.5, 10, 20)
-	ref.seconds = map[int32]float64{0: 0.25, 1: 0.75}
+	ref.Seconds = map[int32]float64{0: 0.25, 1: 0.75}
 	s := emptySection(t, "amortized", "amortized_", "unscored")
 	g := &group{family: "grid-u2", key: "t30", label: "30x30 (2)", graph: "grid", size: 900}
 	g = s.data.setting("t30", func() *group { return g })
@@ -116,7 +118,7 @@ func TestCompareAnswers(t *testing.T) {
 		t.Fatalf("got %v", o.num)
 	}
 	bad := run(0.6, 0.3, 13, 16)
-	bad.vars[[2]int32{0, 0}] = []float64{1}
+	bad.Vars[[2]int32{0, 0}] = []float64{1}
 	if err := s.compareAnswers(pt, g, "x", bad, ref, "gbp"); err == nil || !strings.Contains(err.Error(), "states") {
 		t.Fatalf("err = %v, want a state-count mismatch", err)
 	}

@@ -7,22 +7,23 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // boundModel is a model with exact ln Z lnZ and the given methods' ln Z,
 // their bound_held scored as score does.
 func boundModel(name string, lnZ float64, est map[string]float64) *scored {
-	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, negLogZ: -lnZ, exact: true, runs: map[string]*scoredRun{}}
+	m := &scored{Info: formats.ModelInfoRow{Name: name, Cards: []int32{2}}, Model: &mrf.Model{Cards: []int{2}}, NegLogZ: -lnZ, Exact: true, Runs: map[string]*outputs.ScoredRun{}}
 	lower := est["mf"]
 	for meth, l := range est {
-		r := m.run(meth)
-		r.est = &formats.EstimateRow{Method: meth, LogZ: l}
+		r := m.Run(meth)
+		r.Est = &formats.EstimateRow{Method: meth, LogZ: l}
 		switch meth {
 		case "mf":
-			r.metrics[score.BoundHeld] = b2f(l <= lnZ)
+			r.Metrics[score.BoundHeld] = b2f(l <= lnZ)
 		case "trw":
-			r.metrics[score.BoundHeld] = b2f(l >= lnZ)
-			r.metrics[score.SandwichWidth] = l - lower
+			r.Metrics[score.BoundHeld] = b2f(l >= lnZ)
+			r.Metrics[score.SandwichWidth] = l - lower
 		}
 	}
 	return m

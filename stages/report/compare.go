@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // compareSpec declares a comparison of the answers of methods A and B:
@@ -22,8 +23,8 @@ type compareSpec struct {
 
 func (s *section) compareRuns(mo *obs, m *scored) {
 	for _, c := range s.spec.Compare {
-		a, b := m.runs[c.A], m.runs[c.B]
-		if a == nil || b == nil || a.est == nil || b.est == nil {
+		a, b := m.Runs[c.A], m.Runs[c.B]
+		if a == nil || b == nil || a.Est == nil || b.Est == nil {
 			continue
 		}
 		set := func(name string, v bool) { mo.num[c.Name+"_"+name] = b2f(v) }
@@ -31,12 +32,12 @@ func (s *section) compareRuns(mo *obs, m *scored) {
 			c.samePoint(m, a, b, set, mo)
 			continue
 		}
-		ma, mb := m.answer(a), m.answer(b)
-		f, ok := metrics.CompareFixedPoints(m.model, ma, mb, c.Same)
+		ma, mb := answer(m, a), answer(m, b)
+		f, ok := metrics.CompareFixedPoints(m.Model, ma, mb, c.Same)
 		if !ok {
 			continue
 		}
-		convA, convB := a.est.Converged, b.est.Converged
+		convA, convB := a.Est.Converged, b.Est.Converged
 		statA, statB := convA && f.ResidualA <= c.Stationary, convB && f.ResidualB <= c.Stationary
 		mo.num[c.Name+"_converged"], mo.num[c.Name+"_stationary"] = b2f(convA)+b2f(convB), b2f(statA)+b2f(statB)
 		mo.num[c.Name+"_res_a"], mo.num[c.Name+"_res_b"] = f.ResidualA, f.ResidualB
@@ -72,9 +73,9 @@ func (c compareSpec) verdict(convA, convB bool, dist, fA, fB, resA, resB float64
 
 // samePoint asks whether B converged at A's point where A converged, and
 // converged where A did not; the models where it did not are named.
-func (c compareSpec) samePoint(m *scored, a, b *scoredRun, set func(string, bool), mo *obs) {
-	miss := func(why string) { mo.text[c.Name+"_miss"] = m.info.Name + " (" + why + ")" }
-	convA, convB := a.est.Converged, b.est.Converged
+func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(string, bool), mo *obs) {
+	miss := func(why string) { mo.text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
+	convA, convB := a.Est.Converged, b.Est.Converged
 	set("models", true)
 	set("a_converged", convA)
 	set("a_not", !convA)
@@ -86,7 +87,7 @@ func (c compareSpec) samePoint(m *scored, a, b *scoredRun, set func(string, bool
 		}
 		return
 	}
-	d, ok := metrics.BeliefDistance(m.answer(a).Beliefs, m.answer(b).Beliefs)
+	d, ok := metrics.BeliefDistance(answer(m, a).Beliefs, answer(m, b).Beliefs)
 	if ok {
 		mo.num[c.Name+"_distance"] = d
 	}

@@ -82,7 +82,7 @@ type part struct {
 	prefix          string
 	instances, done int      // learn-mrf or method instances read, completed
 	stages, notRun  []string // the stages read; their instances not run
-	rt              RunTime  // of every instance of the pattern's stages
+	rt              runTime  // of every instance of the pattern's stages
 	statusErr       error
 }
 
@@ -90,7 +90,7 @@ type part struct {
 func (p *part) Prefix() string   { return p.prefix }
 func (p *part) Stages() []string { return p.stages }
 func (p *part) NotRun() []string { return p.notRun }
-func (p *part) RT() RunTime      { return p.rt }
+func (p *part) RT() runTime      { return p.rt }
 func (p *part) StatusErr() error { return p.statusErr }
 func (p *part) Instances() int   { return p.instances }
 func (p *part) Done() int        { return p.done }

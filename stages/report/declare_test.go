@@ -8,6 +8,7 @@ import (
 
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // Every embedded declaration parses (no unknown key, every cell template,
@@ -94,10 +95,10 @@ func TestDeclaredTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	add := func(budget, family, model string, runs map[string][3]float64) {
-		m := &scored{info: formats.ModelInfoRow{Name: model, Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, runs: map[string]*scoredRun{}}
+		m := &scored{Info: formats.ModelInfoRow{Name: model, Cards: []int32{2}}, Model: &mrf.Model{Cards: []int{2}}, Runs: map[string]*outputs.ScoredRun{}}
 		for method, v := range runs {
-			r := m.run(method)
-			r.metrics["hellinger"], r.metrics["logz_err"], r.metrics["seconds"] = v[0], v[1], v[2]
+			r := m.Run(method)
+			r.Metrics["hellinger"], r.Metrics["logz_err"], r.Metrics["seconds"] = v[0], v[1], v[2]
 		}
 		addModel(s, budget, family, m)
 	}

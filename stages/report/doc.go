@@ -25,8 +25,12 @@
 // display order. Computations no declaration can express live in core
 // (core/metrics: Bethe stationarity, seed-paired learning gaps, PCD at
 // another method's wall time, growth exponents, belief distances;
-// core/mrf: model shape); the report reads stage outputs into facts and
-// applies declarations. The runner is reached through plan.go alone.
+// core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
+// (a score instance's scores joined with the models, estimates and
+// marginals it scored; learning curves; summaries by setting) and the run
+// time from the stamps by the runner (pipeline.Plan.RunTime); the report
+// turns what they read into facts and applies declarations. The runner is
+// reached through plan.go alone.
 //
 // A new results section is a declaration: parts (its stages), reads, and
 // tables whose cells name facts of the stages' outputs; a fact no stage

@@ -94,8 +94,8 @@ func addModel(s *section, prefix, label string, m *scored) {
 	g := s.data.setting(prefix+label, func() *group { return &group{key: label, label: label} })
 	pt := &part{prefix: prefix}
 	mo := s.modelObs(pt, "test", g, m)
-	for _, method := range sortedKeys(m.runs) {
-		s.runObs(pt, "test", g, m, method, m.runs[method])
+	for _, method := range sortedKeys(m.Runs) {
+		s.runObs(pt, "test", g, m, method, m.Runs[method], nil)
 	}
 	s.compareRuns(mo, m)
 	s.data.sortMethods()

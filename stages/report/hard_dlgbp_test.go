@@ -7,6 +7,7 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // dlgbpRun is a run whose two variables have belief p of state 1 and whose
@@ -19,14 +20,14 @@ type dlgbpRun struct {
 }
 
 func dlgbpModel(name string, runs map[string]dlgbpRun) *scored {
-	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2, 2}}, runs: map[string]*scoredRun{},
-		model: &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: make([]float64, 4)}}}}
+	m := &scored{Info: formats.ModelInfoRow{Name: name, Cards: []int32{2, 2}}, Runs: map[string]*outputs.ScoredRun{},
+		Model: &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: make([]float64, 4)}}}}
 	for meth, s := range runs {
-		r := m.run(meth)
-		r.est = &formats.EstimateRow{Method: meth, Converged: s.converged}
-		r.metrics[score.Seconds] = s.seconds
-		r.vars = [][]float64{{1 - s.p, s.p}, {1 - s.p, s.p}}
-		r.factors = map[int32][]float64{0: s.fac}
+		r := m.Run(meth)
+		r.Est = &formats.EstimateRow{Method: meth, Converged: s.converged}
+		r.Metrics[score.Seconds] = s.seconds
+		r.Vars = [][]float64{{1 - s.p, s.p}, {1 - s.p, s.p}}
+		r.Factors = map[int32][]float64{0: s.fac}
 	}
 	return m
 }

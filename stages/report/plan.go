@@ -6,14 +6,9 @@ package report
 // or its config.
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"slices"
-	"time"
 
 	"github.com/renn-go/renn/stages/pipeline"
-	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // plan is a pipeline config's instances, in dependency order.
@@ -22,7 +17,7 @@ type plan struct {
 	dir    string // the config's directory (relative data paths start here)
 	data   string // the root of the stage outputs
 	insts  []*instance
-	cfg    *config.Config
+	pp     *pipeline.Plan
 }
 
 // instance is one run of a stage binary.
@@ -48,7 +43,7 @@ func readPlan(path string) (*plan, error) {
 		return nil, err
 	}
 	cfg := pp.Config
-	p := &plan{config: path, dir: cfg.Dir, data: cfg.DataDir, cfg: cfg}
+	p := &plan{config: path, dir: cfg.Dir, data: cfg.DataDir, pp: pp}
 	byP := map[*pipeline.Instance]*instance{}
 	for _, in := range pp.Instances {
 		inst := &instance{id: in.ID, stage: in.Stage.Name, outDir: in.OutDir, p: in,
@@ -132,47 +127,4 @@ func (inst *instance) inputOf(flag string) *instance {
 		return in[0]
 	}
 	return nil
-}
-
-// stamp is what the runner recorded of a completed instance.
-type stamp struct {
-	started, finished time.Time
-	seconds, cpu      float64 // wall and CPU (user + system) seconds
-	rssKiB            int64   // peak resident memory; 0 not recorded
-}
-
-// readStamp reads the stamp in dir; ok is false when the instance has not
-// completed.
-func readStamp(dir string) (s stamp, ok bool, err error) {
-	st, err := pipeline.ReadStamp(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, false, nil
-	}
-	if err != nil {
-		return s, false, err
-	}
-	return stamp{started: st.Started, finished: st.Finished, seconds: st.Seconds, cpu: st.CPUSeconds, rssKiB: st.MaxRSSKiB}, true, nil
-}
-
-// status counts insts by state (up to date, stale, missing) against the
-// binaries in binDir, as 'pipeline status' does on a plan of those
-// instances alone, and lists the stale ones.
-func (p *plan) status(insts []*instance, binDir string) (map[string]int, []string, error) {
-	sub := &pipeline.Plan{Config: p.cfg}
-	for _, inst := range insts {
-		sub.Instances = append(sub.Instances, inst.p)
-	}
-	sts, err := sub.Status(binDir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pipeline status: %w", err)
-	}
-	counts := map[string]int{}
-	var stale []string
-	for _, st := range sts {
-		counts[st.State.String()]++
-		if st.State == pipeline.Stale {
-			stale = append(stale, st.Instance.ID)
-		}
-	}
-	return counts, stale, nil
 }

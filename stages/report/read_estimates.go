@@ -16,6 +16,8 @@ import (
 	"strconv"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // costSpec declares how a cost section compares its methods.
@@ -61,11 +63,11 @@ func (s *section) readCosts(pt *part) error {
 			continue
 		}
 		pt.instances++
-		st, done, err := readStamp(inst.outDir)
-		if err != nil {
-			return err
-		} else if !done {
+		st, err := pipeline.ReadStamp(inst.outDir)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		} else if err != nil {
+			return err
 		}
 		path := filepath.Join(inst.outDir, formats.EstimatesFile)
 		rows, _, err := formats.ReadEstimates(path)
@@ -91,7 +93,7 @@ func (s *section) readCosts(pt *part) error {
 	return s.costFacts(cells)
 }
 
-func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*group, inst *instance, st stamp, path string) error {
+func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*group, inst *instance, st *pipeline.Stamp, path string) error {
 	var methods []string
 	for _, r := range rows {
 		if !slices.Contains(methods, r.Method) {
@@ -118,8 +120,8 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 		c.converged += int(b2f(r.Converged))
 		if !slices.Contains(c.instances, inst.id) {
 			c.instances = append(c.instances, inst.id)
-			c.wall, c.cpu, c.rssKiB = c.wall+st.seconds, c.cpu+st.cpu, max(c.rssKiB, st.rssKiB)
-			c.noUsage, c.shared = c.noUsage || st.rssKiB <= 0, c.shared || len(methods) > 1
+			c.wall, c.cpu, c.rssKiB = c.wall+st.Seconds, c.cpu+st.CPUSeconds, max(c.rssKiB, st.MaxRSSKiB)
+			c.noUsage, c.shared = c.noUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
 			c.marginals = append(c.marginals, filepath.Join(inst.outDir, formats.MarginalsFile))
 		}
 	}
@@ -217,26 +219,11 @@ func (s *section) costDeltas(cells map[[2]string]*costCell) error {
 // variable marginal of method a (in files fa) against b (in fb), over the
 // variables of the models both have.
 func varDelta(fa []string, a string, fb []string, b string) (mean, largest float64, err error) {
-	read := func(files []string, method string) (map[[2]int32][]float64, error) {
-		out := map[[2]int32][]float64{}
-		for _, f := range files {
-			rows, _, err := formats.ReadMarginals(f)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rows {
-				if r.Kind == "var" && r.Method == method {
-					out[[2]int32{r.ModelID, r.Index}] = r.Probs
-				}
-			}
-		}
-		return out, nil
-	}
-	pa, err := read(fa, a)
+	pa, err := outputs.VarMarginals(fa, a)
 	if err != nil {
 		return 0, 0, err
 	}
-	pb, err := read(fb, b)
+	pb, err := outputs.VarMarginals(fb, b)
 	if err != nil {
 		return 0, 0, err
 	}

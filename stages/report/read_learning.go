@@ -11,11 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // trueMethod is the method of the true model's test NLL.
@@ -65,38 +64,22 @@ func (r *learnReader) readInstance(pt *part, inst *instance, path string) error 
 	if err != nil {
 		return err
 	}
-	rows, _, err := formats.ReadCurves(path)
+	runs, err := outputs.ReadLearningCurves(path)
 	if err != nil {
 		return err
 	}
-	type key struct {
-		id     int32
-		method string
-	}
-	byRun := map[key][]formats.CurveRow{}
-	var keys []key
-	for _, row := range rows {
-		k := key{row.ModelID, row.Method}
-		if _, ok := byRun[k]; !ok {
-			keys = append(keys, k)
-		}
-		byRun[k] = append(byRun[k], row)
-	}
-	for _, k := range keys {
-		g, ok := settings[k.id]
+	for _, run := range runs {
+		g, ok := settings[run.ModelID]
 		if !ok {
-			return fmt.Errorf("%s: model %d is not in %s", path, k.id, filepath.Join(models.outDir, formats.ModelInfoFile))
+			return fmt.Errorf("%s: model %d is not in %s", path, run.ModelID, filepath.Join(models.outDir, formats.ModelInfoFile))
 		}
-		rs := byRun[k]
-		sort.Slice(rs, func(a, b int) bool { return rs[a].Iteration < rs[b].Iteration })
-		o := newObs(pt.prefix, inst.stage, g, strconv.Itoa(int(k.id)), k.method)
-		o.seed = inst.shard[seedKey]
+		o := newObs(pt.prefix, inst.stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
+		o.seed, o.curve, o.secs = inst.shard[seedKey], run.NLL, run.Seconds
 		secs := 0.0
-		for _, row := range rs {
-			o.curve, o.secs = append(o.curve, row.TestNLL), append(o.secs, row.Seconds)
-			secs += row.Seconds
+		for _, x := range run.Seconds {
+			secs += x
 		}
-		o.num["nll"], o.num["epoch_seconds"] = o.curve[len(o.curve)-1], secs/float64(len(rs))
+		o.num["nll"], o.num["epoch_seconds"] = o.curve[len(o.curve)-1], secs/float64(len(run.Seconds))
 		r.d.add(o)
 	}
 	if !r.samplesRead[samples.outDir] {
@@ -127,30 +110,17 @@ func (r *learnReader) readSettings(dir string) (map[int32]*group, error) {
 // readTrueNLL adds the true model's test NLL of every model in dir: the
 // mean of -log p over its test split.
 func (r *learnReader) readTrueNLL(pt *part, dir string, settings map[int32]*group) error {
-	path := filepath.Join(dir, formats.SamplesFile)
-	rows, _, err := formats.ReadSamples(path)
+	ids, nll, err := outputs.TestNLL(dir)
 	if err != nil {
 		return err
 	}
-	sum, count := map[int32]float64{}, map[int32]int{}
-	for _, row := range rows {
-		if row.Split == "test" {
-			sum[row.ModelID] -= row.LogP
-			count[row.ModelID]++
-		}
-	}
-	ids := make([]int32, 0, len(sum))
-	for id := range sum {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	for _, id := range ids {
 		g, ok := settings[id]
 		if !ok {
-			return fmt.Errorf("%s: model %d has samples but is not among the models", path, id)
+			return fmt.Errorf("%s: model %d has samples but is not among the models", filepath.Join(dir, formats.SamplesFile), id)
 		}
 		o := r.d.add(newObs(pt.prefix, "", g, strconv.Itoa(int(id)), trueMethod))
-		o.num["nll"] = sum[id] / float64(count[id])
+		o.num["nll"] = nll[id]
 	}
 	return nil
 }

@@ -13,11 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // family is one score stage of a summaries section: the settings it
@@ -56,29 +56,14 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, e
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	cols, rows, _, err := formats.ReadSummary(path)
+	cols, rows, err := outputs.ReadSettingSummary(path)
 	if err != nil {
 		return false, err
 	}
-	idx := map[string]int{}
-	for _, c := range []string{"graph", "size", "gamma"} {
-		k := slices.Index(cols, c)
-		if k < 0 {
-			return false, fmt.Errorf("%s: no %s group column (have %v): score it with --group=graph,size,gamma", path, c, cols)
-		}
-		idx[c] = k
-	}
-	fam.path, fam.cols, fam.rows = path, cols, append(fam.rows, rows...)
+	fam.path, fam.cols = path, cols
 	for _, r := range rows {
-		size, err1 := strconv.Atoi(r.Group[idx["size"]])
-		gamma, err2 := 0.0, error(nil)
-		if g := r.Group[idx["gamma"]]; g != "" { // blank: imported models have no gamma
-			gamma, err2 = strconv.ParseFloat(g, 64)
-		}
-		if err1 != nil || err2 != nil {
-			return false, fmt.Errorf("%s: row %s %s: size %q or gamma %q is not a number", path, r.Method, r.Metric, r.Group[idx["size"]], r.Group[idx["gamma"]])
-		}
-		ps := paperSetting(r.Group[idx["graph"]], size, gamma)
+		fam.rows = append(fam.rows, r.SummaryRow)
+		ps := paperSetting(r.Graph, r.Size, r.Gamma)
 		g := s.data.setting(fam.Stage+"|"+ps.key, func() *group {
 			ps.family, ps.label = fam.Name, s.label(ps)
 			return ps
@@ -165,21 +150,14 @@ func (s *section) readUnscored(ref string) error {
 	return nil
 }
 
-// answers are one method's answers on the models of a set.
-type answers struct {
-	vars    map[[2]int32][]float64 // (model, variable) -> marginal
-	logZ    map[int32]float64
-	seconds map[int32]float64
-}
-
 func (s *section) readUnscoredSet(pt *part, fam string, m *instance, ref string) error {
-	runs := map[string]*answers{}
+	runs := map[string]*outputs.Answers{}
 	var order []string
 	for _, inst := range s.plan.insts {
 		if inst.inputOf("models") != m || inst.binary == "build-regions" {
 			continue
 		}
-		done, err := readAnswers(inst, runs, &order)
+		done, err := outputs.ReadAnswers(inst.outDir, runs, &order)
 		if err != nil || !done {
 			return err
 		}
@@ -202,61 +180,29 @@ func (s *section) readUnscoredSet(pt *part, fam string, m *instance, ref string)
 	return nil
 }
 
-// readAnswers adds the estimates and variable marginals of inst to runs;
-// done is false when it has not run.
-func readAnswers(inst *instance, runs map[string]*answers, order *[]string) (done bool, err error) {
-	est := filepath.Join(inst.outDir, formats.EstimatesFile)
-	if _, err := os.Stat(est); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	erows, _, err := formats.ReadEstimates(est)
-	if err != nil {
-		return false, err
-	}
-	mrows, _, err := formats.ReadMarginals(filepath.Join(inst.outDir, formats.MarginalsFile))
-	if err != nil {
-		return false, err
-	}
-	for _, e := range erows {
-		r := runs[e.Method]
-		if r == nil {
-			r = &answers{vars: map[[2]int32][]float64{}, logZ: map[int32]float64{}, seconds: map[int32]float64{}}
-			runs[e.Method] = r
-			*order = append(*order, e.Method)
-		}
-		r.logZ[e.ModelID], r.seconds[e.ModelID] = e.LogZ, e.Seconds
-	}
-	for _, mr := range mrows {
-		if r := runs[mr.Method]; r != nil && mr.Kind == "var" {
-			r.vars[[2]int32{mr.ModelID, mr.Index}] = mr.Probs
-		}
-	}
-	return true, nil
-}
-
 // compareAnswers adds a method's facts on a set: over the models it and
 // the reference answered, the mean of each model's mean |ΔP| from the
 // reference's variable marginals (ref_mean_abs), the RMS of ln Z minus
 // the reference's (ref_logz_rms), and the mean seconds.
-func (s *section) compareAnswers(pt *part, g *group, method string, r, ref *answers, refName string) error {
+func (s *section) compareAnswers(pt *part, g *group, method string, r, ref *outputs.Answers, refName string) error {
 	var dps, dlz, secs []float64
-	ids := make([]int32, 0, len(r.logZ))
-	for id := range r.logZ {
+	ids := make([]int32, 0, len(r.LogZ))
+	for id := range r.LogZ {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		refLZ, ok := ref.logZ[id]
+		refLZ, ok := ref.LogZ[id]
 		if !ok {
 			continue
 		}
 		var p, q []float64
 		for v := int32(0); ; v++ {
-			a, ok := r.vars[[2]int32{id, v}]
+			a, ok := r.Vars[[2]int32{id, v}]
 			if !ok {
 				break
 			}
-			b := ref.vars[[2]int32{id, v}]
+			b := ref.Vars[[2]int32{id, v}]
 			if len(a) != len(b) {
 				return fmt.Errorf("%s: model %d variable %d has %d states, %s %d", method, id, v, len(a), refName, len(b))
 			}
@@ -266,7 +212,7 @@ func (s *section) compareAnswers(pt *part, g *group, method string, r, ref *answ
 		if len(p) > 0 {
 			dp, _ = metrics.MeanAbsDiff(p, q)
 		}
-		dps, dlz, secs = append(dps, dp), append(dlz, r.logZ[id]-refLZ), append(secs, r.seconds[id])
+		dps, dlz, secs = append(dps, dp), append(dlz, r.LogZ[id]-refLZ), append(secs, r.Seconds[id])
 	}
 	if len(secs) == 0 {
 		return nil

@@ -114,7 +114,7 @@ func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []str
 type docData struct {
 	Config, Command string
 	Machine         Machine
-	RT              RunTime // of the paper's stages
+	RT              runTime // of the paper's stages
 	StatusErr       error
 	Discussion      string
 	Tables          []tableDoc

@@ -12,6 +12,7 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // uaiConfig has the stages of a UAI section: gbp and mf on auto regions,
@@ -211,8 +212,8 @@ func TestUAISectionNotRun(t *testing.T) {
 	}
 	// Estimates without a check field: no check recorded, so no check rows.
 	sec := emptySection(t, "uai", "uai_")
-	m := &scored{info: formats.ModelInfoRow{Name: "m", Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, runs: map[string]*scoredRun{}}
-	m.run("bp").est = &formats.EstimateRow{Method: "bp", Params: `{"method":"bp","regions":"bethe"}`}
+	m := &scored{Info: formats.ModelInfoRow{Name: "m", Cards: []int32{2}}, Model: &mrf.Model{Cards: []int{2}}, Runs: map[string]*outputs.ScoredRun{}}
+	m.Run("bp").Est = &formats.EstimateRow{Method: "bp", Params: `{"method":"bp","regions":"bethe"}`}
 	addModel(sec, "uai_", "m", m)
 	sec.data.parts[0].stages = []string{"uai_score"}
 	o := sec.data.find(nil, "m", "bp")[0]

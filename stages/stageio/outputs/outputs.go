@@ -1,0 +1,183 @@
+// Package outputs reads what stages wrote, for the report: a score
+// instance's scores joined with the models, estimates and marginals it
+// scored, learning curves, the true model's test NLL, a method stage's
+// answers, and summaries by setting. The stage binaries do not link it.
+package outputs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/renn-go/renn/formats"
+)
+
+// LearningCurve is one learning run, one method on one model: its test
+// NLL and seconds per epoch, in epoch order.
+type LearningCurve struct {
+	ModelID      int32
+	Method       string
+	NLL, Seconds []float64
+}
+
+// ReadLearningCurves reads the runs of curves.parquet at path, in the
+// order they first appear.
+func ReadLearningCurves(path string) ([]LearningCurve, error) {
+	rows, _, err := formats.ReadCurves(path)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		id     int32
+		method string
+	}
+	byRun := map[key][]formats.CurveRow{}
+	var keys []key
+	for _, row := range rows {
+		k := key{row.ModelID, row.Method}
+		if _, ok := byRun[k]; !ok {
+			keys = append(keys, k)
+		}
+		byRun[k] = append(byRun[k], row)
+	}
+	out := make([]LearningCurve, len(keys))
+	for i, k := range keys {
+		rs := byRun[k]
+		sort.Slice(rs, func(a, b int) bool { return rs[a].Iteration < rs[b].Iteration })
+		out[i] = LearningCurve{ModelID: k.id, Method: k.method}
+		for _, row := range rs {
+			out[i].NLL, out[i].Seconds = append(out[i].NLL, row.TestNLL), append(out[i].Seconds, row.Seconds)
+		}
+	}
+	return out, nil
+}
+
+// TestNLL is the true model's test NLL of every model of the samples in
+// dir (the mean of -log p over its test split), with the model ids in
+// ascending order.
+func TestNLL(dir string) (ids []int32, nll map[int32]float64, err error) {
+	rows, _, err := formats.ReadSamples(filepath.Join(dir, formats.SamplesFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	nll, count := map[int32]float64{}, map[int32]int{}
+	for _, row := range rows {
+		if row.Split == "test" {
+			nll[row.ModelID] -= row.LogP
+			count[row.ModelID]++
+		}
+	}
+	for id := range nll {
+		ids = append(ids, id)
+		nll[id] /= float64(count[id])
+	}
+	slices.Sort(ids)
+	return ids, nll, nil
+}
+
+// Answers are one method's answers on the models of a directory.
+type Answers struct {
+	Vars          map[[2]int32][]float64 // (model, variable) -> marginal
+	LogZ, Seconds map[int32]float64      // by model
+}
+
+// ReadAnswers adds the estimates and variable marginals of the method
+// stage output dir to runs (by method; order lists the methods as first
+// met); done is false when it has not run.
+func ReadAnswers(dir string, runs map[string]*Answers, order *[]string) (done bool, err error) {
+	est := filepath.Join(dir, formats.EstimatesFile)
+	if _, err := os.Stat(est); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	erows, _, err := formats.ReadEstimates(est)
+	if err != nil {
+		return false, err
+	}
+	mrows, _, err := formats.ReadMarginals(filepath.Join(dir, formats.MarginalsFile))
+	if err != nil {
+		return false, err
+	}
+	for _, e := range erows {
+		r := runs[e.Method]
+		if r == nil {
+			r = &Answers{Vars: map[[2]int32][]float64{}, LogZ: map[int32]float64{}, Seconds: map[int32]float64{}}
+			runs[e.Method] = r
+			*order = append(*order, e.Method)
+		}
+		r.LogZ[e.ModelID], r.Seconds[e.ModelID] = e.LogZ, e.Seconds
+	}
+	for _, mr := range mrows {
+		if r := runs[mr.Method]; r != nil && mr.Kind == "var" {
+			r.Vars[[2]int32{mr.ModelID, mr.Index}] = mr.Probs
+		}
+	}
+	return true, nil
+}
+
+// VarMarginals reads the variable marginals of method from the
+// marginals.parquet files, by (model, variable).
+func VarMarginals(files []string, method string) (map[[2]int32][]float64, error) {
+	out := map[[2]int32][]float64{}
+	for _, f := range files {
+		rows, _, err := formats.ReadMarginals(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.Kind == "var" && r.Method == method {
+				out[[2]int32{r.ModelID, r.Index}] = r.Probs
+			}
+		}
+	}
+	return out, nil
+}
+
+// SettingRow is a summary row with the setting it summarises.
+type SettingRow struct {
+	formats.SummaryRow
+	Graph string
+	Size  int
+	Gamma float64 // 0 for imported models, which have none
+}
+
+// ReadSettingSummary reads a summary.parquet grouped by graph, size and
+// gamma (score --group=graph,size,gamma), and its group columns.
+func ReadSettingSummary(path string) (cols []string, rows []SettingRow, err error) {
+	cols, srows, _, err := formats.ReadSummary(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	idx := map[string]int{}
+	for _, c := range []string{"graph", "size", "gamma"} {
+		k := slices.Index(cols, c)
+		if k < 0 {
+			return nil, nil, fmt.Errorf("%s: no %s group column (have %v): score it with --group=graph,size,gamma", path, c, cols)
+		}
+		idx[c] = k
+	}
+	for _, r := range srows {
+		size, err1 := strconv.Atoi(r.Group[idx["size"]])
+		gamma, err2 := 0.0, error(nil)
+		if g := r.Group[idx["gamma"]]; g != "" {
+			gamma, err2 = strconv.ParseFloat(g, 64)
+		}
+		if err1 != nil || err2 != nil {
+			return nil, nil, fmt.Errorf("%s: row %s %s: size %q or gamma %q is not a number", path, r.Method, r.Metric, r.Group[idx["size"]], r.Group[idx["gamma"]])
+		}
+		rows = append(rows, SettingRow{SummaryRow: r, Graph: r.Group[idx["graph"]], Size: size, Gamma: gamma})
+	}
+	return cols, rows, nil
+}
+
+func ints(a []int32) []int {
+	out := make([]int, len(a))
+	for i, v := range a {
+		out[i] = int(v)
+	}
+	return out
+}

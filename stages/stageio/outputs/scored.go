@@ -1,0 +1,264 @@
+package outputs
+
+// Reading what a score instance scored, model by model: scores.parquet,
+// with the model_info and models of its models inputs, the exact ln Z of
+// its truth inputs, and the estimates (and, for the methods asked for, the
+// marginals) of its pred inputs. Files are tied to models as score ties
+// them: by the sha256 of models.parquet in their provenance.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/formats"
+)
+
+// ScoreInputs are the directories of one score instance.
+type ScoreInputs struct {
+	Name   string // the instance, for errors
+	Dir    string // its output directory (scores.parquet)
+	CfgDir string // relative models paths in scores.parquet start here
+	// Models, Truth and Pred are its inputs' output directories.
+	Models, Truth, Pred []string
+	Beliefs             []string // methods whose marginals are read
+}
+
+// ScoredShard is one models input of a score instance.
+type ScoredShard struct {
+	Dir     string
+	Order   []int32 // model ids in model_info order
+	Models  map[int32]*ScoredModel
+	infos   map[int32]formats.ModelInfoRow
+	factors map[int32][]formats.FactorRow
+}
+
+// ScoredModel is one model of a shard: its exact -ln Z and every method's
+// run.
+type ScoredModel struct {
+	Info    formats.ModelInfoRow
+	Model   *mrf.Model
+	NegLogZ float64
+	Exact   bool
+	Runs    map[string]*ScoredRun
+}
+
+// ScoredRun is one method's run on a model.
+type ScoredRun struct {
+	Metrics map[string]float64
+	Est     *formats.EstimateRow
+	Vars    [][]float64
+	Factors map[int32][]float64
+	Pred    int // the index in Pred of the input whose estimates Est is; -1 none
+}
+
+type scoreReader struct {
+	in           ScoreInputs
+	shards       []*ScoredShard
+	byDir, bySHA map[string]*ScoredShard
+}
+
+// ReadScored reads what a score instance scored. A pred input that has
+// not run yet is skipped: the score, older than it, did not score it.
+func ReadScored(in ScoreInputs) ([]*ScoredShard, error) {
+	r := &scoreReader{in: in, byDir: map[string]*ScoredShard{}, bySHA: map[string]*ScoredShard{}}
+	for _, dir := range in.Models {
+		if err := r.readModels(dir); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.shards) == 0 {
+		return nil, fmt.Errorf("stage %s: no models input, so its scores cannot be read model by model", in.Name)
+	}
+	if err := r.readScoreRows(); err != nil {
+		return nil, err
+	}
+	for _, dir := range in.Truth {
+		if err := r.readEstimates(dir, -1); err != nil {
+			return nil, err
+		}
+	}
+	for k, dir := range in.Pred {
+		if err := r.readEstimates(dir, k); err != nil {
+			return nil, err
+		}
+	}
+	return r.shards, nil
+}
+
+func (r *scoreReader) readModels(dir string) error {
+	infos, _, err := formats.ReadModelInfo(filepath.Join(dir, formats.ModelInfoFile))
+	if err != nil {
+		return err
+	}
+	mpath := filepath.Join(dir, formats.ModelsFile)
+	sha, err := formats.FileSHA256(mpath)
+	if err != nil {
+		return err
+	}
+	factors, _, err := formats.ReadModels(mpath)
+	if err != nil {
+		return err
+	}
+	sh := &ScoredShard{Dir: dir, infos: map[int32]formats.ModelInfoRow{}, factors: map[int32][]formats.FactorRow{}, Models: map[int32]*ScoredModel{}}
+	for _, f := range factors {
+		sh.factors[f.ModelID] = append(sh.factors[f.ModelID], f)
+	}
+	for _, in := range infos {
+		sh.infos[in.ModelID], sh.Order = in, append(sh.Order, in.ModelID)
+	}
+	r.byDir[filepath.Clean(dir)], r.bySHA[sha] = sh, sh
+	r.shards = append(r.shards, sh)
+	return nil
+}
+
+// model returns model id of sh, read by the file at path.
+func (sh *ScoredShard) model(id int32, path string) (*ScoredModel, error) {
+	if m := sh.Models[id]; m != nil {
+		return m, nil
+	}
+	info, ok := sh.infos[id]
+	if !ok {
+		return nil, fmt.Errorf("%s: model %d is not in %s", path, id, filepath.Join(sh.Dir, formats.ModelInfoFile))
+	}
+	m := &ScoredModel{Info: info, Model: &mrf.Model{Cards: ints(info.Cards)}, Runs: map[string]*ScoredRun{}}
+	for _, f := range sh.factors[id] {
+		m.Model.Factors = append(m.Model.Factors, mrf.Factor{Vars: ints(f.Vars), LogTable: f.LogTable})
+	}
+	sh.Models[id] = m
+	return m, nil
+}
+
+// Run returns method's run on m, made empty on first use.
+func (m *ScoredModel) Run(method string) *ScoredRun {
+	r := m.Runs[method]
+	if r == nil {
+		r = &ScoredRun{Metrics: map[string]float64{}, Pred: -1}
+		m.Runs[method] = r
+	}
+	return r
+}
+
+func (r *scoreReader) readScoreRows() error {
+	path := filepath.Join(r.in.Dir, formats.ScoresFile)
+	rows, _, err := formats.ReadScores(path)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		dir := row.Models
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(r.in.CfgDir, dir)
+		}
+		sh := r.byDir[filepath.Clean(dir)]
+		if sh == nil {
+			return fmt.Errorf("%s: model %d (%s) comes from %s, which is not a models input of stage %s", path, row.ModelID, row.Name, row.Models, r.in.Name)
+		}
+		m, err := sh.model(row.ModelID, path)
+		if err != nil {
+			return err
+		}
+		m.Run(row.Method).Metrics[row.Metric] = row.Value
+	}
+	return nil
+}
+
+// readEstimates reads the estimates of a truth (pred < 0: exact's ln Z) or
+// pred input, and the marginals of the methods of Beliefs.
+func (r *scoreReader) readEstimates(dir string, pred int) error {
+	path := filepath.Join(dir, formats.EstimatesFile)
+	est, prov, err := formats.ReadEstimates(path)
+	if errors.Is(err, fs.ErrNotExist) && pred >= 0 {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	sh, err := r.shardOf(path, prov)
+	if err != nil {
+		return err
+	}
+	wanted := false
+	for i := range est {
+		e := &est[i]
+		if pred < 0 && e.Method != "exact" {
+			continue
+		}
+		m, err := sh.model(e.ModelID, path)
+		if err != nil {
+			return err
+		}
+		if pred < 0 {
+			m.NegLogZ, m.Exact = -e.LogZ, true
+			continue
+		}
+		run := m.Run(e.Method)
+		run.Est, run.Pred = e, pred
+		wanted = wanted || slices.Contains(r.in.Beliefs, e.Method)
+	}
+	if !wanted {
+		return nil
+	}
+	return r.readBeliefs(filepath.Join(dir, formats.MarginalsFile))
+}
+
+func (r *scoreReader) readBeliefs(path string) error {
+	marg, prov, err := formats.ReadMarginals(path)
+	if err != nil {
+		return err
+	}
+	sh, err := r.shardOf(path, prov)
+	if err != nil {
+		return err
+	}
+	for _, row := range marg {
+		if !slices.Contains(r.in.Beliefs, row.Method) {
+			continue
+		}
+		m, err := sh.model(row.ModelID, path)
+		if err != nil {
+			return err
+		}
+		run := m.Run(row.Method)
+		switch n := len(m.Info.Cards); {
+		case row.Kind == "factor" && run.Factors == nil:
+			run.Factors = map[int32][]float64{row.Index: row.Probs}
+		case row.Kind == "factor":
+			run.Factors[row.Index] = row.Probs
+		case row.Kind != "var":
+		case row.Index < 0 || int(row.Index) >= n:
+			return fmt.Errorf("%s: model %d method %s: variable %d out of range", path, row.ModelID, row.Method, row.Index)
+		default:
+			if run.Vars == nil {
+				run.Vars = make([][]float64, n)
+			}
+			run.Vars[row.Index] = row.Probs
+		}
+	}
+	return nil
+}
+
+// shardOf finds the models a file was computed from by the sha256 of the
+// models.parquet among its provenance inputs.
+func (r *scoreReader) shardOf(path string, prov formats.Provenance) (*ScoredShard, error) {
+	var found *ScoredShard
+	for in, sha := range prov.Inputs {
+		if filepath.Base(in) != formats.ModelsFile {
+			continue
+		}
+		sh := r.bySHA[sha]
+		if sh == nil {
+			return nil, fmt.Errorf("%s: computed from %s, which is not among the models its score stage read", path, in)
+		}
+		if found != nil && found != sh {
+			return nil, fmt.Errorf("%s: its provenance lists several models files", path)
+		}
+		found = sh
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%s: its provenance lists no %s, so its models are unknown", path, formats.ModelsFile)
+	}
+	return found, nil
+}
