@@ -128,8 +128,8 @@ func chunk(t *testing.T, data []byte, name string) (offset, size int64) {
 // Files whose footer or page headers claim far more than they hold are
 // rejected with an error naming the file and the claim, before the reader
 // allocates by the claim: a read of a 2 KiB file allocates a few MiB at
-// most. (The Arrow reader used to allocate, zero and loop over up to
-// gigabytes for these, which stalled the fuzzers.)
+// most. (Left to the Arrow reader, these claims make it allocate, zero and
+// loop over up to gigabytes.)
 func TestReadClaimsBeyondData(t *testing.T) {
 	t.Parallel()
 	good := regionsFile(t, 3)

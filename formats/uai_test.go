@@ -258,7 +258,7 @@ func TestReadUAIErrors(t *testing.T) {
 		{"empty BAYES scope", "BAYES 1 2 1 0 1 1", []string{"bad.uai:1: token 5: scope of factor 0 is empty, a BAYES table needs a child variable"}},
 		{"table size overflow", "MARKOV 2 4294967296 4294967296 1 2 0 1 1 1", []string{"bad.uai:1: token 3: cardinality of variable 0 is 4294967296, above the bound 16777216"}},
 		// Cardinalities, counts and table sizes are bounded (mrf.Max*) before
-		// anything is allocated; beyond int32 they used to be truncated.
+		// anything is allocated, and are not truncated beyond int32.
 		{"cardinality 2^32+2", "MARKOV\n2\n2 4294967298\n", []string{"bad.uai:3: token 2: cardinality of variable 1 is 4294967298, above the bound 16777216"}},
 		{"cardinality 2^31", "MARKOV\n1\n2147483648\n", []string{"bad.uai:3: token 1: cardinality of variable 0 is 2147483648, above the bound 16777216"}},
 		{"cardinality 2^31-1", "MARKOV 1 2147483647 0", []string{"bad.uai:1: token 3: cardinality of variable 0 is 2147483647, above the bound"}},
