@@ -61,8 +61,8 @@ type Params struct {
 	RefineBy string `json:"refine_by,omitempty"`
 }
 
-// Methods are the method names train-renn knows.
-var Methods = []string{"renn-mp", "renn", "renn-direct", "infnet"}
+// Methods returns the method names train-renn knows.
+func Methods() []string { return []string{"renn-mp", "renn", "renn-direct", "infnet"} }
 
 // DefaultMethod is the method train-renn runs when none is given: RENN with
 // the network that reads the model.
@@ -71,8 +71,8 @@ const DefaultMethod = "renn-mp"
 // MethodDefaults returns the registry's default options of method, one of
 // Methods.
 func MethodDefaults(method string) (renn.Options, error) {
-	if !slices.Contains(Methods, method) {
-		return renn.Options{}, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods, ", "))
+	if !slices.Contains(Methods(), method) {
+		return renn.Options{}, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods(), ", "))
 	}
 	e, err := methods.Lookup(method)
 	if err != nil {
@@ -124,8 +124,8 @@ func seconds(secs, budget float64) string {
 
 // entry returns the registry entry of p.Method and its options.
 func (p Params) entry() (*methods.Entry, *methods.Options, error) {
-	if !slices.Contains(Methods, p.Method) {
-		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods, ", "))
+	if !slices.Contains(Methods(), p.Method) {
+		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods(), ", "))
 	}
 	e, err := methods.Lookup(p.Method)
 	if err != nil {
@@ -199,34 +199,15 @@ func Run(ctx context.Context, p Params, out string) error {
 			opts.MaxSteps = p.Refine
 		}
 	}
-	models, inputs, err := stageio.LoadModels(p.Models)
+	models, inputs, graphs, err := p.loadInputs(out, weights, opts.Name)
 	if err != nil {
 		return err
 	}
-	if weights != nil {
-		inputs = append(inputs, weights.Path)
-	}
-	var graphs map[int32]*region.Graph
-	if p.Regions != "" {
-		var rpath string
-		graphs, rpath, err = stageio.LoadRegions(p.Regions, models)
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, rpath)
-	}
-	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
-		return err
-	}
-	if err := p.uai(out).Claim([]string{opts.Name}, models); err != nil {
-		return err
-	}
-	var marg []formats.MarginalRow
-	var est []formats.EstimateRow
+	var rows trainRows
 	// interrupted keeps the models finished before an interruption.
 	interrupted := func(done int) error {
 		f := stageio.Finished{Stage: "train-renn", Params: p, Seed: p.Options.Seed, Inputs: inputs,
-			Done: done, Of: len(models), Unit: "models", Marg: marg, Est: est}
+			Done: done, Of: len(models), Unit: "models", Marg: rows.marg, Est: rows.est}
 		return f.Keep(ctx.Err(), out)
 	}
 	for k, e := range models {
@@ -248,31 +229,9 @@ func Run(ctx context.Context, p Params, out string) error {
 				slog.Info("training", progress(e.ID, opts, step, loss, time.Since(start).Seconds())...)
 			}
 		}
-		var r infer.Method
-		if weights != nil {
-			if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
-				return fmt.Errorf("%s: %w", p.Models, err)
-			}
-			by, sweeps := p.RefineBy, p.Refine
-			switch {
-			case p.Refine == 0:
-				by = renn.RefineNone
-			case p.Refine < 0:
-				sweeps = gbp.DefaultOptions().MaxIter
-			}
-			fr, err := renn.NewFamilyInference(g, o, weights.Family, by, sweeps)
-			if err != nil {
-				return err
-			}
-			r = methods.Verified(fr)
-		} else {
-			mo, err := entry.With(o)
-			if err != nil {
-				return err
-			}
-			if r, err = entry.New(mo, g); err != nil {
-				return err
-			}
+		r, err := p.newInference(entry, o, weights, e, g)
+		if err != nil {
+			return err
 		}
 		start = time.Now()
 		res, err := r.Infer(ctx, e.Model)
@@ -282,30 +241,111 @@ func Run(ctx context.Context, p Params, out string) error {
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, infer.Named(opts.Name, err))
 		}
-		secs := time.Since(start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
-		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
-		if weights != nil {
-			est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine, p.RefineBy)
-			if err != nil {
-				return err
-			}
+		if err := rows.add(p, e, opts, res, time.Since(start).Seconds(), g, weights); err != nil {
+			return err
 		}
-		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxSteps),
-			"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
-			"seconds", seconds(secs, opts.MaxSeconds), "time_limit", res.Diagnostics["time_limit"] == 1)
 	}
+	return p.write(out, opts.Name, inputs, models, &rows)
+}
+
+// loadInputs reads the models of p.Models, and the region graphs of
+// p.Regions if given, selects the models of p.IDs and claims the UAI result
+// files of method name. It returns the models, the paths read (with the
+// family network's, if weights is set) and the region graphs by model.
+func (p Params) loadInputs(out string, weights *Weights, name string) ([]stageio.Model, []string, map[int32]*region.Graph, error) {
+	models, inputs, err := stageio.LoadModels(p.Models)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if weights != nil {
+		inputs = append(inputs, weights.Path)
+	}
+	var graphs map[int32]*region.Graph
+	if p.Regions != "" {
+		var rpath string
+		graphs, rpath, err = stageio.LoadRegions(p.Regions, models)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		inputs = append(inputs, rpath)
+	}
+	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := p.uai(out).Claim([]string{name}, models); err != nil {
+		return nil, nil, nil, err
+	}
+	return models, inputs, graphs, nil
+}
+
+// newInference returns the method that trains on model e over region graph
+// g: the registry's entry with options o, or with weights the family
+// network's forward pass refined as p says.
+func (p Params) newInference(entry *methods.Entry, o renn.Options, weights *Weights, e stageio.Model, g *region.Graph) (infer.Method, error) {
+	if weights == nil {
+		mo, err := entry.With(o)
+		if err != nil {
+			return nil, err
+		}
+		return entry.New(mo, g)
+	}
+	if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Models, err)
+	}
+	by, sweeps := p.RefineBy, p.Refine
+	switch {
+	case p.Refine == 0:
+		by = renn.RefineNone
+	case p.Refine < 0:
+		sweeps = gbp.DefaultOptions().MaxIter
+	}
+	fr, err := renn.NewFamilyInference(g, o, weights.Family, by, sweeps)
+	if err != nil {
+		return nil, err
+	}
+	return methods.Verified(fr), nil
+}
+
+// trainRows are the output rows of the models trained so far.
+type trainRows struct {
+	marg []formats.MarginalRow
+	est  []formats.EstimateRow
+}
+
+// add records the answer res on model e, trained in secs seconds over
+// region graph g with options opts (and the family network weights, if
+// set), and logs it.
+func (rows *trainRows) add(p Params, e stageio.Model, opts renn.Options, res *infer.Result, secs float64, g *region.Graph, weights *Weights) error {
+	rows.marg = append(rows.marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
+	rows.est = append(rows.est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
+	if weights != nil {
+		var err error
+		est := rows.est
+		est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine, p.RefineBy)
+		if err != nil {
+			return err
+		}
+	}
+	slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxSteps),
+		"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
+		"seconds", seconds(secs, opts.MaxSeconds), "time_limit", res.Diagnostics["time_limit"] == 1)
+	return nil
+}
+
+// write commits the rows into out with their provenance, and the UAI
+// result files of method name when p.UAIOut is set.
+func (p Params) write(out, name string, inputs []string, models []stageio.Model, rows *trainRows) error {
 	prov, err := stageio.Provenance("train-renn", p, p.Options.Seed, inputs)
 	if err != nil {
 		return err
 	}
-	uai, answers, err := p.uai(out).Outputs([]string{opts.Name}, models, marg, est)
+	uai, answers, err := p.uai(out).Outputs([]string{name}, models, rows.marg, rows.est)
 	if err != nil {
 		return err
 	}
 	if err := stageio.Commit(out, append([]stageio.Output{
-		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, rows.marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, rows.est, prov) }},
 	}, uai...)...); err != nil {
 		return err
 	}
