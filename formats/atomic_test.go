@@ -46,6 +46,7 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 // TestWriteFailsMidway makes the Parquet encoder fail after some bytes: the
 // temporary file must go, and a previous file at the path must survive.
 func TestWriteFailsMidway(t *testing.T) {
+	t.Parallel()
 	rows := genFactors(rand.New(rand.NewPCG(11, 11)), 300)
 	for _, n := range []int{0, 3, 100, 2000} {
 		for _, existing := range []bool{false, true} {
@@ -84,6 +85,7 @@ func TestWriteFailsMidway(t *testing.T) {
 // TestWriteBadPath checks writes that cannot start or cannot finish leave
 // nothing behind.
 func TestWriteBadPath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	blocker := filepath.Join(dir, "blocker")
 	if err := os.WriteFile(blocker, []byte("a file, not a directory"), 0o644); err != nil {
@@ -134,6 +136,7 @@ func TestWriteBadPath(t *testing.T) {
 // TestWriteReplaces checks an existing file is replaced whole, the mode is
 // the usual one, and no temporary file stays.
 func TestWriteReplaces(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, CurvesFile)
 	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
@@ -165,6 +168,7 @@ func TestWriteReplaces(t *testing.T) {
 // TestFileSHA256 checks the hash against a known value and ReadProvenance
 // against the writer's provenance.
 func TestFileSHA256(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "abc")
 	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
 		t.Fatal(err)
@@ -180,6 +184,7 @@ func TestFileSHA256(t *testing.T) {
 }
 
 func TestReadProvenance(t *testing.T) {
+	t.Parallel()
 	for _, prov := range []Provenance{testProv, {}, {Stage: "score", Seed: 1 << 62, Params: "[]"}} {
 		path := filepath.Join(t.TempDir(), EstimatesFile)
 		if err := WriteEstimates(path, nil, prov); err != nil {

@@ -91,6 +91,7 @@ var (
 // TestReadBadSchema checks that schema and null problems name the file, the
 // column and what was expected.
 func TestReadBadSchema(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		file rawFile
@@ -163,6 +164,7 @@ func TestReadBadSchema(t *testing.T) {
 // (nested ones too), a large string type, no provenance. (pqarrow cannot
 // write large lists, so that variant is not tried.)
 func TestReadForeign(t *testing.T) {
+	t.Parallel()
 	extra := arrow.StructOf(arrow.Field{Name: "a", Type: f32}, arrow.Field{Name: "b", Type: arrow.ListOf(str)})
 	rf := rawFile{
 		fields: []arrow.Field{
@@ -195,6 +197,7 @@ func TestReadForeign(t *testing.T) {
 
 // TestReadSummaryBad checks the summary's own schema rules.
 func TestReadSummaryBad(t *testing.T) {
+	t.Parallel()
 	tail := []arrow.Field{field("metric", str), field("mean", f64), field("std", f64), field("n", i32)}
 	for _, tc := range []struct {
 		name   string
@@ -223,6 +226,7 @@ func TestReadSummaryBad(t *testing.T) {
 // TestReadNotParquet checks files that are not Parquet at all, or no longer:
 // every reader gives an error that names the file, and never panics.
 func TestReadNotParquet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.parquet")
 	if err := WriteMarginals(good, genMarginals(rand.New(rand.NewPCG(7, 7)), 40), testProv); err != nil {
@@ -289,6 +293,7 @@ func TestReadNotParquet(t *testing.T) {
 // files). Every cut in the first and last 100 bytes (magic, footer) is
 // tried, and every 13th in between.
 func TestReadTruncated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.parquet")
 	if err := WriteModels(good, genFactors(rand.New(rand.NewPCG(9, 9)), 30), testProv); err != nil {
@@ -316,6 +321,7 @@ func TestReadTruncated(t *testing.T) {
 // 300, where the footer lies, and every 11th before). The reader may or may
 // not notice a flipped data byte, but it must return rather than crash.
 func TestReadCorrupt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.parquet")
 	if err := WriteMarginals(good, genMarginals(rand.New(rand.NewPCG(10, 10)), 30), testProv); err != nil {
@@ -354,6 +360,7 @@ func TestReadCorrupt(t *testing.T) {
 // TestReadBadParams checks that provenance params which are not JSON, which
 // the writers refuse, are refused on reading too.
 func TestReadBadParams(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ModelsFile)
 	rawFile{fields: goodM, rows: `[]`, meta: map[string]string{keyParams: `{"damping":`}}.write(t, path)
 	_, _, err := ReadModels(path)

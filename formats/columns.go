@@ -163,77 +163,87 @@ func stringColumn[R any](name string, field func(*R) *string) column[R] {
 func listColumn[R, T any](name string, elem arrow.DataType, field func(*R) *[]T, width int) column[R] {
 	typ := arrow.ListOfNonNullable(elem)
 	return column[R]{
-		name: name,
-		typ:  typ,
-		put: func(b array.Builder, rows []R) error {
-			lb, ok := b.(*array.ListBuilder)
-			if !ok {
-				return fmt.Errorf("column %q: internal error: builder %T for %s", name, b, typeName(typ))
-			}
-			vb, ok := lb.ValueBuilder().(valueBuilder[T])
-			if !ok {
-				return fmt.Errorf("column %q: internal error: value builder %T for %s", name, lb.ValueBuilder(), typeName(typ))
-			}
-			lb.Reserve(len(rows))
-			for i := range rows {
-				lb.Append(true)
-				vb.AppendValues(*field(&rows[i]), nil)
-			}
-			return nil
-		},
-		get: func(a arrow.Array, rows []R, first int) error {
-			la, ok := a.(array.ListLike)
-			if !ok {
-				return fmt.Errorf("want %s, found array %T", typeName(typ), a)
-			}
-			if err := checkNulls(a, first); err != nil {
-				return err
-			}
-			vals := la.ListValues()
-			va, ok := vals.(valueArray[T])
-			if !ok {
-				return fmt.Errorf("want %s, found values %T", typeName(typ), vals)
-			}
-			n := len(rows)
-			if n == 0 {
-				return nil
-			}
-			start, _ := la.ValueOffsets(0)
-			_, end := la.ValueOffsets(n - 1)
-			if start < 0 || end < start || end > int64(vals.Len()) {
-				return fmt.Errorf("list offsets [%d, %d) outside %d values", start, end, vals.Len())
-			}
-			hasNulls := vals.NullN() > 0
-			raw, isRaw := rawValues[T](vals)
-			// One backing array per chunk rather than one allocation per
-			// row; the three-index slices keep an append on one row from
-			// overwriting the next.
-			backing := make([]T, end-start)
-			for i := range rows {
-				s, e := la.ValueOffsets(i)
-				if s < start || e < s || e > end {
-					return fmt.Errorf("row %d: list offsets [%d, %d) outside [%d, %d)", first+i, s, e, start, end)
-				}
-				out := backing[s-start : e-start : e-start]
-				if hasNulls {
-					for j := s; j < e; j++ {
-						if vals.IsNull(int(j)) {
-							return fmt.Errorf("null element %d at row %d", j-s, first+i)
-						}
-					}
-				}
-				if isRaw {
-					copy(out, raw[s:e])
-				} else {
-					for j := range out {
-						out[j] = va.Value(int(s) + j)
-					}
-				}
-				*field(&rows[i]) = out
-			}
-			return nil
-		},
+		name:  name,
+		typ:   typ,
+		put:   putList(name, typ, field),
+		get:   getList(typ, field),
 		bytes: func(r *R) int { return 4 + width*len(*field(r)) },
+	}
+}
+
+// putList returns the put function of a list column (see listColumn).
+func putList[R, T any](name string, typ arrow.DataType, field func(*R) *[]T) func(array.Builder, []R) error {
+	return func(b array.Builder, rows []R) error {
+		lb, ok := b.(*array.ListBuilder)
+		if !ok {
+			return fmt.Errorf("column %q: internal error: builder %T for %s", name, b, typeName(typ))
+		}
+		vb, ok := lb.ValueBuilder().(valueBuilder[T])
+		if !ok {
+			return fmt.Errorf("column %q: internal error: value builder %T for %s", name, lb.ValueBuilder(), typeName(typ))
+		}
+		lb.Reserve(len(rows))
+		for i := range rows {
+			lb.Append(true)
+			vb.AppendValues(*field(&rows[i]), nil)
+		}
+		return nil
+	}
+}
+
+// getList returns the get function of a list column (see listColumn).
+func getList[R, T any](typ arrow.DataType, field func(*R) *[]T) func(arrow.Array, []R, int) error {
+	return func(a arrow.Array, rows []R, first int) error {
+		la, ok := a.(array.ListLike)
+		if !ok {
+			return fmt.Errorf("want %s, found array %T", typeName(typ), a)
+		}
+		if err := checkNulls(a, first); err != nil {
+			return err
+		}
+		vals := la.ListValues()
+		va, ok := vals.(valueArray[T])
+		if !ok {
+			return fmt.Errorf("want %s, found values %T", typeName(typ), vals)
+		}
+		n := len(rows)
+		if n == 0 {
+			return nil
+		}
+		start, _ := la.ValueOffsets(0)
+		_, end := la.ValueOffsets(n - 1)
+		if start < 0 || end < start || end > int64(vals.Len()) {
+			return fmt.Errorf("list offsets [%d, %d) outside %d values", start, end, vals.Len())
+		}
+		hasNulls := vals.NullN() > 0
+		raw, isRaw := rawValues[T](vals)
+		// One backing array per chunk rather than one allocation per
+		// row; the three-index slices keep an append on one row from
+		// overwriting the next.
+		backing := make([]T, end-start)
+		for i := range rows {
+			s, e := la.ValueOffsets(i)
+			if s < start || e < s || e > end {
+				return fmt.Errorf("row %d: list offsets [%d, %d) outside [%d, %d)", first+i, s, e, start, end)
+			}
+			out := backing[s-start : e-start : e-start]
+			if hasNulls {
+				for j := s; j < e; j++ {
+					if vals.IsNull(int(j)) {
+						return fmt.Errorf("null element %d at row %d", j-s, first+i)
+					}
+				}
+			}
+			if isRaw {
+				copy(out, raw[s:e])
+			} else {
+				for j := range out {
+					out[j] = va.Value(int(s) + j)
+				}
+			}
+			*field(&rows[i]) = out
+		}
+		return nil
 	}
 }
 

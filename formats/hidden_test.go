@@ -11,6 +11,7 @@ import (
 // when some model has hidden variables, read back as written, and absent
 // (nil for every row) in files without it.
 func TestModelInfoHiddenColumn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain := []ModelInfoRow{{ModelID: 0, Name: "a", Cards: []int32{2, 2}, Graph: "grid", Source: "s"}}
 	withHidden := []ModelInfoRow{
@@ -48,6 +49,7 @@ func TestModelInfoHiddenColumn(t *testing.T) {
 
 // A stderrs.parquet written before the kind column reads as variable rows.
 func TestStderrsWithoutKind(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), StderrsFile)
 	old, err := stderrsFor(arrow.NewSchema(nil, nil))
 	if err != nil {

@@ -128,9 +128,10 @@ func chunk(t *testing.T, data []byte, name string) (offset, size int64) {
 // Files whose footer or page headers claim far more than they hold are
 // rejected with an error naming the file and the claim, before the reader
 // allocates by the claim: a read of a 2 KiB file allocates a few MiB at
-// most. (The Arrow reader used to allocate, zero and loop over up to
-// gigabytes for these, which stalled the fuzzers.)
+// most. (Left to the Arrow reader, these claims make it allocate, zero and
+// loop over up to gigabytes.)
 func TestReadClaimsBeyondData(t *testing.T) {
+	t.Parallel()
 	good := regionsFile(t, 3)
 	first, firstSize := chunk(t, good, "model_id")
 	scheme, _ := chunk(t, good, "scheme")
@@ -193,6 +194,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // read back all the same: the writer cuts pages of about 1 MiB, below
 // pageFloor, even inside one row.
 func TestReadCompressibleLargeRow(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ModelsFile)
 	rows := []FactorRow{{ModelID: 1, Vars: make([]int32, 22), LogTable: make([]float64, 1<<21)}}
 	if err := WriteModels(path, rows, testProv); err != nil {
@@ -211,6 +213,7 @@ func TestReadCompressibleLargeRow(t *testing.T) {
 // marginals file (or any other table) whose first column chunk claims 2 GiB
 // is rejected.
 func TestReadersCheckClaims(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 3))
 	for _, tc := range []struct {
 		name  string
@@ -256,6 +259,7 @@ func TestReadersCheckClaims(t *testing.T) {
 // A footer whose schema list claims 2^25 elements is rejected before the
 // Thrift decoder allocates the list (256 MiB of pointers).
 func TestReadFooterListClaim(t *testing.T) {
+	t.Parallel()
 	good := regionsFile(t, 3)
 	n := int(binary.LittleEndian.Uint32(good[len(good)-8:]))
 	body, footer := good[:len(good)-8-n], good[len(good)-8-n:len(good)-8]

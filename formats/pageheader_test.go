@@ -9,6 +9,7 @@ import (
 // parsePageHeader on hand-written Thrift compact bytes: the fields it
 // keeps, the values it skips, and what it rejects without reading far.
 func TestParsePageHeader(t *testing.T) {
+	t.Parallel()
 	// Field 1 (type) i32 3, field 2 i32 100, field 3 i32 40, field 4 (crc)
 	// i32, then data_page_header_v2 (field 8 = 4 after 4): num_values 7,
 	// a bool (is_compressed), levels 5 and 6, statistics (struct with a

@@ -19,14 +19,22 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
-// alloc is the Arrow allocator of the package; tests swap in a checked one to
-// prove every buffer is released.
-var alloc memory.Allocator = memory.DefaultAllocator
-
-// writeOptions bound the row groups a writer produces.
+// writeOptions bound the row groups a writer produces and say where its
+// buffers come from.
 type writeOptions struct {
 	maxRows  int // rows per row group
 	maxBytes int // approximate uncompressed bytes per row group
+	// alloc is the Arrow allocator (nil: memory.DefaultAllocator); tests
+	// pass a checked one to prove every buffer is released.
+	alloc memory.Allocator
+}
+
+// allocator returns o.alloc, or the default allocator if it is nil.
+func (o writeOptions) allocator() memory.Allocator {
+	if o.alloc == nil {
+		return memory.DefaultAllocator
+	}
+	return o.alloc
 }
 
 // defaultWrite keeps a row group around 64 MiB of values: big enough for
@@ -79,6 +87,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func encodeRows[R any](w io.Writer, t table[R], rows []R, meta arrow.Metadata, o writeOptions) (err error) {
 	sc := t.schema(meta)
+	alloc := o.allocator()
 	// Dictionary encoding pays off on the repetitive string columns
 	// (method, metric, split, ...) only; on floats it costs time and
 	// memory for nothing, and zstd takes care of repeated integers.
@@ -186,12 +195,13 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// parquetFile is an open Parquet file: its reader, and the file under it
-// for checkLayout.
+// parquetFile is an open Parquet file: its reader, the file under it for
+// checkLayout, and the allocator its buffers come from.
 type parquetFile struct {
 	*file.Reader
-	src  io.ReaderAt
-	size int64
+	src   io.ReaderAt
+	size  int64
+	alloc memory.Allocator
 }
 
 // checkLayout checks what the file's footer and page headers claim against
@@ -199,9 +209,9 @@ type parquetFile struct {
 // those claims, so this comes before any data is read.
 func (p parquetFile) checkLayout() error { return checkLayout(p.Reader, p.src, p.size) }
 
-// withParquet opens path as a Parquet file and calls fn with it. Errors do
-// not name path: the caller does.
-func withParquet(path string, fn func(parquetFile) error) error {
+// withParquet opens path as a Parquet file whose buffers come from alloc and
+// calls fn with it. Errors do not name path: the caller does.
+func withParquet(path string, alloc memory.Allocator, fn func(parquetFile) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return unwrapPath(err)
@@ -230,7 +240,7 @@ func withParquet(path string, fn func(parquetFile) error) error {
 		return fmt.Errorf("not a Parquet file: %w", err)
 	}
 	// r.Close would close f, which the deferred f.Close already does.
-	return guard("corrupt Parquet file", func() error { return fn(parquetFile{r, f, st.Size()}) })
+	return guard("corrupt Parquet file", func() error { return fn(parquetFile{r, f, st.Size(), alloc}) })
 }
 
 // guard turns a panic inside the Arrow library (seen on corrupt files and
@@ -248,11 +258,16 @@ func guard(what string, fn func() error) (err error) {
 // description from the file's Arrow schema (the summary's group columns
 // depend on it); fixed tables ignore the schema.
 func readTable[R any](path string, tableFor func(*arrow.Schema) (table[R], error)) ([]R, Provenance, error) {
+	return readTableWith(path, memory.DefaultAllocator, tableFor)
+}
+
+// readTableWith is readTable with the Arrow allocator alloc.
+func readTableWith[R any](path string, alloc memory.Allocator, tableFor func(*arrow.Schema) (table[R], error)) ([]R, Provenance, error) {
 	var (
 		rows []R
 		prov Provenance
 	)
-	err := withParquet(path, func(r parquetFile) error {
+	err := withParquet(path, alloc, func(r parquetFile) error {
 		var err error
 		if prov, err = provenanceOf(r.Reader); err != nil {
 			return err
@@ -276,7 +291,7 @@ func fixed[R any](t table[R]) func(*arrow.Schema) (table[R], error) {
 // other in this goroutine (not with pqarrow's parallel readers), so guard
 // can turn a panic on a corrupt file into an error.
 func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], error)) ([]R, error) {
-	fr, err := pqarrow.NewFileReader(r.Reader, pqarrow.ArrowReadProperties{BatchSize: readBatch}, alloc)
+	fr, err := pqarrow.NewFileReader(r.Reader, pqarrow.ArrowReadProperties{BatchSize: readBatch}, r.alloc)
 	if err != nil {
 		return nil, err
 	}
@@ -290,24 +305,9 @@ func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], er
 	}
 	// Check every column before reading any data, and read only the
 	// columns of t: unknown extra columns may have any type.
-	fields := make([]arrow.Field, len(t.cols))
-	fieldIdx := make([]int, len(t.cols))
-	leaves := map[int]bool{}
-	for i, c := range t.cols {
-		idx := sc.FieldIndices(c.name)
-		switch {
-		case len(idx) == 0:
-			return nil, fmt.Errorf("missing column %q", c.name)
-		case len(idx) > 1:
-			return nil, fmt.Errorf("column %q appears %d times", c.name, len(idx))
-		}
-		fields[i], fieldIdx[i] = sc.Field(idx[0]), idx[0]
-		if !sameType(c.typ, fields[i].Type) {
-			return nil, fmt.Errorf("column %q: want %s, found %s", c.name, typeName(c.typ), typeName(fields[i].Type))
-		}
-		for _, l := range appendLeaves(nil, &fr.Manifest.Fields[idx[0]]) {
-			leaves[l] = true
-		}
+	fields, fieldIdx, leaves, err := tableColumns(fr, sc, t)
+	if err != nil {
+		return nil, err
 	}
 	if err := r.checkLayout(); err != nil {
 		return nil, err
@@ -317,12 +317,7 @@ func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], er
 	if total == 0 {
 		return rows, nil
 	}
-	groups := make([]int, r.NumRowGroups())
-	for g := range groups {
-		groups[g] = g
-	}
-	ctx := context.Background()
-	readers := make([]*pqarrow.ColumnReader, len(t.cols))
+	readers, err := columnReaders(fr, t, fieldIdx, leaves, r.NumRowGroups())
 	defer func() {
 		for _, cr := range readers {
 			if cr != nil {
@@ -330,44 +325,91 @@ func decodeRows[R any](r parquetFile, tableFor func(*arrow.Schema) (table[R], er
 			}
 		}
 	}()
-	for i, c := range t.cols {
-		cr, err := fr.GetFieldReader(ctx, fieldIdx[i], leaves, groups)
-		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", c.name, err)
-		}
-		if cr == nil {
-			return nil, fmt.Errorf("column %q: no reader", c.name)
-		}
-		readers[i] = cr
+	if err != nil {
+		return nil, err
 	}
-	batch := make([]arrow.Column, len(t.cols))
 	for remaining := total; remaining > 0; {
 		m := min(remaining, readBatch)
-		for i, c := range t.cols {
-			ch, err := readers[i].NextBatch(m)
-			if err != nil {
-				releaseColumns(batch[:i])
-				return nil, fmt.Errorf("column %q: %w", c.name, err)
-			}
-			if int64(ch.Len()) != m {
-				n := ch.Len()
-				ch.Release()
-				releaseColumns(batch[:i])
-				return nil, fmt.Errorf("column %q: %d values at row %d, want %d: file damaged", c.name, n, int64(len(rows)), m)
-			}
-			batch[i] = *arrow.NewColumn(fields[i], ch)
-			ch.Release()
-		}
-		tbl := array.NewTable(arrow.NewSchema(fields, nil), batch, m)
-		releaseColumns(batch)
-		rows, err = appendTableRows(rows, t, tbl)
-		tbl.Release()
-		if err != nil {
+		if rows, err = appendBatch(rows, t, fields, readers, m); err != nil {
 			return nil, err
 		}
 		remaining -= m
 	}
 	return rows, nil
+}
+
+// tableColumns finds the columns of t in the file schema sc and checks
+// their types; it returns their fields, their indices in sc and the leaf
+// columns they span.
+func tableColumns[R any](fr *pqarrow.FileReader, sc *arrow.Schema, t table[R]) ([]arrow.Field, []int, map[int]bool, error) {
+	fields := make([]arrow.Field, len(t.cols))
+	fieldIdx := make([]int, len(t.cols))
+	leaves := map[int]bool{}
+	for i, c := range t.cols {
+		idx := sc.FieldIndices(c.name)
+		switch {
+		case len(idx) == 0:
+			return nil, nil, nil, fmt.Errorf("missing column %q", c.name)
+		case len(idx) > 1:
+			return nil, nil, nil, fmt.Errorf("column %q appears %d times", c.name, len(idx))
+		}
+		fields[i], fieldIdx[i] = sc.Field(idx[0]), idx[0]
+		if !sameType(c.typ, fields[i].Type) {
+			return nil, nil, nil, fmt.Errorf("column %q: want %s, found %s", c.name, typeName(c.typ), typeName(fields[i].Type))
+		}
+		for _, l := range appendLeaves(nil, &fr.Manifest.Fields[idx[0]]) {
+			leaves[l] = true
+		}
+	}
+	return fields, fieldIdx, leaves, nil
+}
+
+// columnReaders returns a reader over every row group of each column of t;
+// the caller releases those not nil, on error too.
+func columnReaders[R any](fr *pqarrow.FileReader, t table[R], fieldIdx []int, leaves map[int]bool, numGroups int) ([]*pqarrow.ColumnReader, error) {
+	groups := make([]int, numGroups)
+	for g := range groups {
+		groups[g] = g
+	}
+	ctx := context.Background()
+	readers := make([]*pqarrow.ColumnReader, len(t.cols))
+	for i, c := range t.cols {
+		cr, err := fr.GetFieldReader(ctx, fieldIdx[i], leaves, groups)
+		if err != nil {
+			return readers, fmt.Errorf("column %q: %w", c.name, err)
+		}
+		if cr == nil {
+			return readers, fmt.Errorf("column %q: no reader", c.name)
+		}
+		readers[i] = cr
+	}
+	return readers, nil
+}
+
+// appendBatch reads the next m rows of every column and decodes them onto
+// rows.
+func appendBatch[R any](rows []R, t table[R], fields []arrow.Field, readers []*pqarrow.ColumnReader, m int64) ([]R, error) {
+	batch := make([]arrow.Column, len(t.cols))
+	for i, c := range t.cols {
+		ch, err := readers[i].NextBatch(m)
+		if err != nil {
+			releaseColumns(batch[:i])
+			return nil, fmt.Errorf("column %q: %w", c.name, err)
+		}
+		if int64(ch.Len()) != m {
+			n := ch.Len()
+			ch.Release()
+			releaseColumns(batch[:i])
+			return nil, fmt.Errorf("column %q: %d values at row %d, want %d: file damaged", c.name, n, int64(len(rows)), m)
+		}
+		batch[i] = *arrow.NewColumn(fields[i], ch)
+		ch.Release()
+	}
+	tbl := array.NewTable(arrow.NewSchema(fields, nil), batch, m)
+	releaseColumns(batch)
+	rows, err := appendTableRows(rows, t, tbl)
+	tbl.Release()
+	return rows, err
 }
 
 func releaseColumns(cols []arrow.Column) {

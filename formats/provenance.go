@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/file"
 )
 
@@ -108,7 +109,7 @@ func provenanceOf(r *file.Reader) (Provenance, error) {
 // without reading its rows.
 func ReadProvenance(path string) (Provenance, error) {
 	var p Provenance
-	err := withParquet(path, func(r parquetFile) error {
+	err := withParquet(path, memory.DefaultAllocator, func(r parquetFile) error {
 		var err error
 		p, err = provenanceOf(r.Reader)
 		return err

@@ -202,6 +202,7 @@ func summaryWith(groupCols []string) (func(string, []SummaryRow, Provenance) err
 // writer makes one row group, so the several-row-group path is covered by
 // TestRowGroups.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 57} {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		t.Run(fmt.Sprint("models/", n), func(t *testing.T) { roundTrip(t, genFactors(rng, n), WriteModels, ReadModels) })
@@ -223,6 +224,7 @@ func TestRoundTrip(t *testing.T) {
 // TestRowGroups writes with small row groups, cut by rows and by bytes, and
 // checks the file really has several and reads back in order.
 func TestRowGroups(t *testing.T) {
+	t.Parallel()
 	// Each row group costs the Arrow writer some milliseconds (a zstd
 	// encoder per page), so the files stay small.
 	rows := genMarginals(rand.New(rand.NewPCG(2, 2)), 40)
@@ -256,24 +258,42 @@ func TestRowGroups(t *testing.T) {
 	}
 }
 
+// counting counts the buffers allocated through it.
+type counting struct {
+	memory.Allocator
+	n int
+}
+
+func (c *counting) Allocate(size int) []byte {
+	c.n++
+	return c.Allocator.Allocate(size)
+}
+
 // TestReleases checks that writing and reading return every Arrow buffer.
 func TestReleases(t *testing.T) {
+	t.Parallel()
 	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	alloc = checked
-	defer func() { alloc = memory.DefaultAllocator }()
 	rows := genSamples(rand.New(rand.NewPCG(3, 3)), 500)
 	path := filepath.Join(t.TempDir(), SamplesFile)
-	if err := writeTable(path, samplesTable, rows, testProv, writeOptions{maxRows: 100, maxBytes: 1 << 30}); err != nil {
+	write := &counting{Allocator: checked}
+	if err := writeTable(path, samplesTable, rows, testProv, writeOptions{maxRows: 100, maxBytes: 1 << 30, alloc: write}); err != nil {
 		t.Fatal(err)
+	}
+	if write.n == 0 {
+		t.Fatal("the writer allocated nothing through the allocator it was given")
 	}
 	checked.AssertSize(t, 0)
 	// Reading: arrow v15's reader of version-2 pages keeps a few hundred
 	// bytes of level buffers per page without releasing them; with the Go
 	// allocator the collector reclaims them, so only bound them here.
-	if _, _, err := ReadSamples(path); err != nil {
+	read := &counting{Allocator: checked}
+	if _, _, err := readTableWith(path, read, fixed(samplesTable)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ReadModels(path); err == nil { // an error path too
+	if read.n == 0 {
+		t.Fatal("the reader allocated nothing through the allocator it was given")
+	}
+	if _, _, err := readTableWith(path, checked, fixed(modelsTable)); err == nil { // an error path too
 		t.Fatal("reading samples as models succeeded")
 	}
 	if n := checked.CurrentAlloc(); n > 64<<10 {
@@ -285,6 +305,7 @@ func TestReleases(t *testing.T) {
 // at both ends, zstd on every column chunk, the documented column names and
 // physical types, and the provenance keys in the footer.
 func TestFileLayout(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ModelsFile)
 	if err := WriteModels(path, genFactors(rand.New(rand.NewPCG(4, 4)), 20), testProv); err != nil {
 		t.Fatal(err)
@@ -335,6 +356,7 @@ func TestFileLayout(t *testing.T) {
 
 // TestDeterministic checks that the same rows give the same bytes.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	rows := genRegions(rand.New(rand.NewPCG(5, 5)), 200)
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
@@ -358,6 +380,7 @@ func TestDeterministic(t *testing.T) {
 
 // TestPyarrowReads reads a written file with pyarrow when it is installed.
 func TestPyarrowReads(t *testing.T) {
+	t.Parallel()
 	if _, err := findPyarrow(); err != nil {
 		t.Skip("python3 with pyarrow not installed:", err)
 	}

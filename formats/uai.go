@@ -48,81 +48,18 @@ func uaiCap(n int) int { return min(n, uaiMaxPrealloc) }
 // "name:line: token k: what was wrong", k counting tokens on that line.
 func ReadUAI(r io.Reader, name string) (*mrf.Model, string, error) {
 	s := uaiNewScanner(r, name)
-	if !s.next() {
-		return nil, "", s.endErr("preamble MARKOV or BAYES")
-	}
-	var kind string
-	switch p := string(s.tok); {
-	case strings.EqualFold(p, "MARKOV"):
-		kind = "MARKOV"
-	case strings.EqualFold(p, "BAYES"):
-		kind = "BAYES"
-	default:
-		return nil, "", s.errorf("want preamble MARKOV or BAYES, got %s", uaiQuote(s.tok))
-	}
-
-	// Every variable has at least one state, so MaxStates bounds their number.
-	nvars, err := s.countIn("number of variables", 1, mrf.MaxStates)
+	kind, err := uaiPreamble(s)
 	if err != nil {
 		return nil, "", err
 	}
-	m := &mrf.Model{Cards: make([]int, 0, uaiCap(nvars))}
-	states := 0
-	for i := range nvars {
-		c, err := s.countIn(fmt.Sprintf("cardinality of variable %d", i), 1, mrf.MaxCardinality)
-		if err != nil {
-			return nil, "", err
-		}
-		if states += c; states > mrf.MaxStates {
-			return nil, "", s.errorf("variables 0 to %d have %d states in all, above the bound %d", i, states, mrf.MaxStates)
-		}
-		m.Cards = append(m.Cards, c)
+	m := &mrf.Model{}
+	if m.Cards, err = uaiCards(s); err != nil {
+		return nil, "", err
 	}
-
-	nfac, err := s.countIn("number of factors", 0, mrf.MaxFactors)
+	sizes, err := uaiScopes(s, m, kind)
 	if err != nil {
 		return nil, "", err
 	}
-	m.Factors = make([]mrf.Factor, 0, uaiCap(nfac))
-	sizes := make([]int, 0, uaiCap(nfac))
-	// seen[v] == a+1 when variable v is already in the scope of factor a.
-	seen := make([]int, nvars)
-	for a := range nfac {
-		k, err := s.count(fmt.Sprintf("scope size of factor %d", a), 0)
-		if err != nil {
-			return nil, "", err
-		}
-		if k > nvars {
-			return nil, "", s.errorf("scope of factor %d has %d variables, the model only %d", a, k, nvars)
-		}
-		if k == 0 && kind == "BAYES" {
-			return nil, "", s.errorf("scope of factor %d is empty, a BAYES table needs a child variable", a)
-		}
-		vars := make([]int, k)
-		size := 1
-		for j := range vars {
-			v, err := s.count(fmt.Sprintf("variable %d of the scope of factor %d", j, a), 0)
-			if err != nil {
-				return nil, "", err
-			}
-			if v >= nvars {
-				return nil, "", s.errorf("scope of factor %d: variable %d out of range [0,%d)", a, v, nvars)
-			}
-			if seen[v] == a+1 {
-				return nil, "", s.errorf("scope of factor %d repeats variable %d", a, v)
-			}
-			seen[v] = a + 1
-			vars[j] = v
-			hi, lo := bits.Mul64(uint64(size), uint64(m.Cards[v]))
-			if hi != 0 || lo > mrf.MaxTableSize {
-				return nil, "", s.errorf("table of factor %d is too large: the cardinalities of its scope multiply to more than %d entries", a, mrf.MaxTableSize)
-			}
-			size = int(lo)
-		}
-		m.Factors = append(m.Factors, mrf.Factor{Vars: vars})
-		sizes = append(sizes, size)
-	}
-
 	var prev uaiEntry // the last entry of the previous table
 	for a := range m.Factors {
 		last, atSize, err := uaiTable(s, m, a, sizes[a])
@@ -138,6 +75,102 @@ func ReadUAI(r io.Reader, name string) (*mrf.Model, string, error) {
 		return nil, "", err
 	}
 	return m, kind, nil
+}
+
+// uaiPreamble reads the preamble: MARKOV or BAYES, in any case.
+func uaiPreamble(s *uaiScanner) (string, error) {
+	if !s.next() {
+		return "", s.endErr("preamble MARKOV or BAYES")
+	}
+	switch p := string(s.tok); {
+	case strings.EqualFold(p, "MARKOV"):
+		return "MARKOV", nil
+	case strings.EqualFold(p, "BAYES"):
+		return "BAYES", nil
+	}
+	return "", s.errorf("want preamble MARKOV or BAYES, got %s", uaiQuote(s.tok))
+}
+
+// uaiCards reads the number of variables and their cardinalities.
+func uaiCards(s *uaiScanner) ([]int, error) {
+	// Every variable has at least one state, so MaxStates bounds their number.
+	nvars, err := s.countIn("number of variables", 1, mrf.MaxStates)
+	if err != nil {
+		return nil, err
+	}
+	cards := make([]int, 0, uaiCap(nvars))
+	states := 0
+	for i := range nvars {
+		c, err := s.countIn(fmt.Sprintf("cardinality of variable %d", i), 1, mrf.MaxCardinality)
+		if err != nil {
+			return nil, err
+		}
+		if states += c; states > mrf.MaxStates {
+			return nil, s.errorf("variables 0 to %d have %d states in all, above the bound %d", i, states, mrf.MaxStates)
+		}
+		cards = append(cards, c)
+	}
+	return cards, nil
+}
+
+// uaiScopes reads the number of factors and their scopes into m.Factors
+// and returns the size of each factor's table.
+func uaiScopes(s *uaiScanner, m *mrf.Model, kind string) ([]int, error) {
+	nfac, err := s.countIn("number of factors", 0, mrf.MaxFactors)
+	if err != nil {
+		return nil, err
+	}
+	m.Factors = make([]mrf.Factor, 0, uaiCap(nfac))
+	sizes := make([]int, 0, uaiCap(nfac))
+	// seen[v] == a+1 when variable v is already in the scope of factor a.
+	seen := make([]int, len(m.Cards))
+	for a := range nfac {
+		vars, size, err := uaiReadScope(s, m.Cards, a, kind, seen)
+		if err != nil {
+			return nil, err
+		}
+		m.Factors = append(m.Factors, mrf.Factor{Vars: vars})
+		sizes = append(sizes, size)
+	}
+	return sizes, nil
+}
+
+// uaiReadScope reads the scope of factor a and returns it with its table's
+// size. seen marks the variables of the scope (see uaiScopes).
+func uaiReadScope(s *uaiScanner, cards []int, a int, kind string, seen []int) ([]int, int, error) {
+	nvars := len(cards)
+	k, err := s.count(fmt.Sprintf("scope size of factor %d", a), 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if k > nvars {
+		return nil, 0, s.errorf("scope of factor %d has %d variables, the model only %d", a, k, nvars)
+	}
+	if k == 0 && kind == "BAYES" {
+		return nil, 0, s.errorf("scope of factor %d is empty, a BAYES table needs a child variable", a)
+	}
+	vars := make([]int, k)
+	size := 1
+	for j := range vars {
+		v, err := s.count(fmt.Sprintf("variable %d of the scope of factor %d", j, a), 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		if v >= nvars {
+			return nil, 0, s.errorf("scope of factor %d: variable %d out of range [0,%d)", a, v, nvars)
+		}
+		if seen[v] == a+1 {
+			return nil, 0, s.errorf("scope of factor %d repeats variable %d", a, v)
+		}
+		seen[v] = a + 1
+		vars[j] = v
+		hi, lo := bits.Mul64(uint64(size), uint64(cards[v]))
+		if hi != 0 || lo > mrf.MaxTableSize {
+			return nil, 0, s.errorf("table of factor %d is too large: the cardinalities of its scope multiply to more than %d entries", a, mrf.MaxTableSize)
+		}
+		size = int(lo)
+	}
+	return vars, size, nil
 }
 
 // uaiTable reads the size and entries of the table of factor a, which

@@ -11,6 +11,7 @@ import (
 )
 
 func TestReadEvidence(t *testing.T) {
+	t.Parallel()
 	cards := []int{2, 3, 2, 4}
 	tests := []struct {
 		name, text string
@@ -50,6 +51,7 @@ func TestReadEvidence(t *testing.T) {
 }
 
 func TestReadEvidenceFiles(t *testing.T) {
+	t.Parallel()
 	cards := uaiTestFiles[1].want.Cards // bayes_small.uai
 	tests := map[string][][]Observation{
 		"testdata/uai/bayes_small.uai.evid":            {{{2, 1}, {0, 0}}},
@@ -71,6 +73,7 @@ func TestReadEvidenceFiles(t *testing.T) {
 }
 
 func TestReadEvidenceErrors(t *testing.T) {
+	t.Parallel()
 	cards := []int{2, 3, 2, 4}
 	tests := []struct {
 		name, text string

@@ -14,6 +14,7 @@ import (
 
 // The layout of the UAI 2014/2022 result format, byte for byte.
 func TestWriteMARLayout(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := WriteMAR(&b, [][]float64{{0.1, 0.9}, {0.3, 0.7}, {0.2, 0.2, 0.6}}); err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestWriteMARLayout(t *testing.T) {
 }
 
 func TestWriteMARErrors(t *testing.T) {
+	t.Parallel()
 	for name, marg := range map[string][][]float64{"no variables": nil, "empty marginal": {{1}, {}}} {
 		if err := WriteMAR(&bytes.Buffer{}, marg); err == nil {
 			t.Errorf("%s: no error", name)
@@ -41,6 +43,7 @@ func TestWriteMARErrors(t *testing.T) {
 // Written files read back exactly: every number is printed in the shortest
 // form that parses to the same float64.
 func TestUAIResultRoundTrip(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 50 {
 		n := 1 + rng.IntN(20)
@@ -121,6 +124,7 @@ func TestUAIResultRoundTrip(t *testing.T) {
 }
 
 func TestReadMAR(t *testing.T) {
+	t.Parallel()
 	want := [][]float64{{0.1, 0.9}, {0.3, 0.7}, {0.2, 0.2, 0.6}}
 	tests := map[string]string{
 		"2014 form":           "MAR\n3 2 0.1 0.9 2 0.3 0.7 3 0.2 0.2 0.6\n",
@@ -150,6 +154,7 @@ func TestReadMAR(t *testing.T) {
 }
 
 func TestReadPR(t *testing.T) {
+	t.Parallel()
 	tests := map[string]float64{
 		"PR\n-0.2008\n":                    -0.2008,
 		"PR -0.2008 U":                     -0.2008,
@@ -169,6 +174,7 @@ func TestReadPR(t *testing.T) {
 }
 
 func TestReadUAIResultErrors(t *testing.T) {
+	t.Parallel()
 	cards := []int{2, 3}
 	mar := []struct{ text, want string }{
 		{"", "x:1: unexpected end of input, want task MAR"},
@@ -212,6 +218,7 @@ func TestReadUAIResultErrors(t *testing.T) {
 
 // A failed write leaves no file, and a previous file survives.
 func TestWriteMARFileAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.uai.MAR")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
@@ -231,6 +238,7 @@ func TestWriteMARFileAtomic(t *testing.T) {
 // Comments go at the top as "c" lines; the readers skip them and
 // ReadUAIResultHeader returns them.
 func TestUAIResultComments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mar, pr := filepath.Join(dir, "m.uai.MAR"), filepath.Join(dir, "m.uai.PR")
 	marg := [][]float64{{0.25, 0.75}, {1}}
@@ -266,6 +274,7 @@ func TestUAIResultComments(t *testing.T) {
 }
 
 func TestReadUAIResultHeader(t *testing.T) {
+	t.Parallel()
 	tests := map[string][]string{
 		"MAR\n1 1 1\n": nil,
 		"\xef\xbb\xbfc first\n\n  c  two \nPR\nc late\n1\n": {"first", "two"},

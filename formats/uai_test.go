@@ -147,6 +147,7 @@ var uaiTestFiles = []struct {
 }
 
 func TestReadUAIFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range uaiTestFiles {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			m, kind := uaiTestRead(t, tc.path)
@@ -161,6 +162,7 @@ func TestReadUAIFiles(t *testing.T) {
 // UAI 2016 comment lines, at the top and in the middle of the file (inside a
 // table too), leave the model as it is without them.
 func TestReadUAIComments(t *testing.T) {
+	t.Parallel()
 	want, _ := uaiTestRead(t, "testdata/uai/markov_small.uai")
 	got, kind := uaiTestRead(t, "testdata/uai/markov_comments.uai")
 	if kind != "MARKOV" {
@@ -172,6 +174,7 @@ func TestReadUAIComments(t *testing.T) {
 // A BAYES model is a product of conditional probability tables, so its
 // partition function is 1.
 func TestReadUAIBayesNormalised(t *testing.T) {
+	t.Parallel()
 	m, _ := uaiTestRead(t, "testdata/uai/bayes_small.uai")
 	if z := uaiTestLogZ(m); math.Abs(z) > 1e-12 {
 		t.Errorf("log Z = %v, want 0", z)
@@ -181,6 +184,7 @@ func TestReadUAIBayesNormalised(t *testing.T) {
 // Line breaks and spacing carry no meaning: the same tokens laid out
 // differently give the same model.
 func TestReadUAILayout(t *testing.T) {
+	t.Parallel()
 	const tokens = "MARKOV 3 2 1 3 3 2 2 0 0 2 0 2 6 0.5 2 1e-3 0 1 1 1 4 6 1 2 3 4 5 6"
 	want, _, err := ReadUAI(strings.NewReader(tokens), "one-line.uai")
 	if err != nil {
@@ -226,6 +230,7 @@ func TestReadUAILayout(t *testing.T) {
 }
 
 func TestReadUAIErrors(t *testing.T) {
+	t.Parallel()
 	long := "MARKOV 1 " + strings.Repeat("7", uaiMaxToken+1)
 	tests := []struct {
 		name, text string
@@ -253,7 +258,7 @@ func TestReadUAIErrors(t *testing.T) {
 		{"empty BAYES scope", "BAYES 1 2 1 0 1 1", []string{"bad.uai:1: token 5: scope of factor 0 is empty, a BAYES table needs a child variable"}},
 		{"table size overflow", "MARKOV 2 4294967296 4294967296 1 2 0 1 1 1", []string{"bad.uai:1: token 3: cardinality of variable 0 is 4294967296, above the bound 16777216"}},
 		// Cardinalities, counts and table sizes are bounded (mrf.Max*) before
-		// anything is allocated; beyond int32 they used to be truncated.
+		// anything is allocated, and are not truncated beyond int32.
 		{"cardinality 2^32+2", "MARKOV\n2\n2 4294967298\n", []string{"bad.uai:3: token 2: cardinality of variable 1 is 4294967298, above the bound 16777216"}},
 		{"cardinality 2^31", "MARKOV\n1\n2147483648\n", []string{"bad.uai:3: token 1: cardinality of variable 0 is 2147483648, above the bound 16777216"}},
 		{"cardinality 2^31-1", "MARKOV 1 2147483647 0", []string{"bad.uai:1: token 3: cardinality of variable 0 is 2147483647, above the bound"}},
@@ -305,6 +310,7 @@ func TestReadUAIErrors(t *testing.T) {
 }
 
 func TestReadUAIReadError(t *testing.T) {
+	t.Parallel()
 	// TimeoutReader fails on the second read, after the whole text.
 	r := iotest.TimeoutReader(strings.NewReader("MARKOV\n2\n2 2\n1 2 0 1 4 1 2 3 4\n"))
 	_, _, err := ReadUAI(r, "flaky.uai")
@@ -323,6 +329,7 @@ func TestReadUAIReadError(t *testing.T) {
 // A declared count far beyond the input must fail at the end of the input
 // without reserving memory for the declared size first.
 func TestReadUAIHugeCounts(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"variables": "MARKOV 100000000 2 2 2",
 		"factors":   "MARKOV 1 2 100000000 1 0 1 0",
@@ -345,6 +352,7 @@ func TestReadUAIHugeCounts(t *testing.T) {
 }
 
 func TestUAILogExp(t *testing.T) {
+	t.Parallel()
 	// Powers of two, down through the subnormals: log must follow the
 	// exponent below 2^-1022, and exp(log(p)) must give p back, to the
 	// precision of log(p) (≈ 1e-13 relative near ±709) or exactly for the
@@ -426,6 +434,7 @@ func uaiTestRoundTrip(t *testing.T, m *mrf.Model) *mrf.Model {
 }
 
 func TestWriteUAIRoundTrip(t *testing.T) {
+	t.Parallel()
 	models := map[string]*mrf.Model{}
 	for _, tc := range uaiTestFiles {
 		models[tc.path] = tc.want
@@ -455,6 +464,7 @@ func TestWriteUAIRoundTrip(t *testing.T) {
 // Potentials read from a file survive a write and a read: subnormal ones and
 // zeros exactly, the others to a few ulps.
 func TestWriteUAIRoundTripPotentials(t *testing.T) {
+	t.Parallel()
 	entries := []struct {
 		text  string
 		exact bool
@@ -489,6 +499,7 @@ func TestWriteUAIRoundTripPotentials(t *testing.T) {
 }
 
 func TestWriteUAILayout(t *testing.T) {
+	t.Parallel()
 	m := &mrf.Model{
 		Cards: []int{2, 3, 1},
 		Factors: []mrf.Factor{
@@ -512,6 +523,7 @@ func TestWriteUAILayout(t *testing.T) {
 }
 
 func TestWriteUAIErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		m    *mrf.Model
@@ -544,6 +556,7 @@ type uaiFailWriter struct{ err error }
 func (w uaiFailWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestWriteUAIFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "model.uai")
 	m := uaiTestFiles[1].want

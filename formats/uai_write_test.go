@@ -41,6 +41,7 @@ func uaiTestImport(t *testing.T, path string) *mrf.Model {
 // prints the shortest form of every potential), zeros and the observations
 // exactly; models without evidence get no evidence file.
 func TestWriteUAIWithEvidenceRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		name string
@@ -77,6 +78,7 @@ func TestWriteUAIWithEvidenceRoundTrip(t *testing.T) {
 }
 
 func TestSplitEvidence(t *testing.T) {
+	t.Parallel()
 	inf := math.Inf(-1)
 	unary := func(v int, t ...float64) mrf.Factor { return mrf.Factor{Vars: []int{v}, LogTable: t} }
 	m := &mrf.Model{Cards: []int{2, 3, 2}, Factors: []mrf.Factor{
@@ -105,6 +107,7 @@ func TestSplitEvidence(t *testing.T) {
 }
 
 func TestWriteEvidence(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	obs := []Observation{{3, 1}, {0, 2}}
 	if err := WriteEvidence(&b, obs); err != nil {

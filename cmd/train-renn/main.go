@@ -190,6 +190,6 @@ func main() {
 		panic(err) // the registry lacks the default method: a programming error
 	}
 	cli.Main("train-renn", "RENN and Inference Net: region-based free energies minimised by a neural network.\n\n"+
-		"Methods and their options (NAME=DEFAULT), set with --set NAME=VALUE or their flags:\n\n"+methods.Usage(false, trainrenn.Methods...),
+		"Methods and their options (NAME=DEFAULT), set with --set NAME=VALUE or their flags:\n\n"+methods.Usage(false, trainrenn.Methods()...),
 		&root{Options: def, Family: renn.DefaultTrainOptions()})
 }

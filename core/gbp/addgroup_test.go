@@ -8,7 +8,7 @@ import (
 )
 
 // TestAddGroupBitIdentical: the blocked sum over a group equals, bit for
-// bit, adding one whole message after another (the loop it replaced), for
+// bit, adding one whole message after another (the plain loop), for
 // state counts that are and are not multiples of the block, with -Inf
 // entries.
 func TestAddGroupBitIdentical(t *testing.T) {

@@ -15,9 +15,8 @@ import (
 // TestPinnedOutputs pins GBP's outputs bit for bit, a cold run and a warm
 // start on a model of the same structure. The paper run's cached outputs are
 // kept only while reruns reproduce them exactly, so a refactoring must not
-// move a bit. The values were recorded before region graphs were bound once
-// per model structure (region.Binding); change them only with a deliberate
-// change of the numbers.
+// move a bit; change the values only with a deliberate change of the
+// numbers.
 func TestPinnedOutputs(t *testing.T) {
 	tests := []struct {
 		name          string

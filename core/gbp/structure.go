@@ -71,23 +71,47 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 	for r, s := range sizes {
 		st.regOff[r+1] = st.regOff[r] + s
 	}
+	b := &structureBuilder{st: st, g: g, m: m, mapIDs: make(map[[2]int]int)}
+	b.orderEdges()
+	b.ext = extents(g)
+	b.edgeUpdates()
+	b.driveEdges()
+	b.regionInputs()
+	return st
+}
 
-	// Edge order: parents in region order (roots first, then by level), so
-	// every edge comes after the edges into its parent.
-	inEdges := make([][]int, n) // inEdges[J]: edges I→J
+// structureBuilder holds what newStructure computes on the way.
+type structureBuilder struct {
+	st      *structure
+	g       *region.Graph
+	m       *mrf.Model
+	inEdges [][]int        // inEdges[J]: edges I→J
+	ext     [][]int        // ext[r] = E(r) = {r} ∪ descendants(r)
+	mapIDs  map[[2]int]int // the position in st.maps of the state map between two regions
+}
+
+// orderEdges lists the edges with their message and potential offsets.
+// Edge order: parents in region order (roots first, then by level), so
+// every edge comes after the edges into its parent.
+func (b *structureBuilder) orderEdges() {
+	st, g := b.st, b.g
+	b.inEdges = make([][]int, len(g.Regions))
 	st.msgOff = []int{0}
 	st.psiOff = []int{0}
 	for p := range g.Regions {
 		for _, c := range g.Regions[p].Children {
 			e := len(st.edges)
 			st.edges = append(st.edges, gedge{parent: p, child: c})
-			inEdges[c] = append(inEdges[c], e)
-			st.msgOff = append(st.msgOff, st.msgOff[e]+sizes[c])
-			st.psiOff = append(st.psiOff, st.psiOff[e]+sizes[p])
+			b.inEdges[c] = append(b.inEdges[c], e)
+			st.msgOff = append(st.msgOff, st.msgOff[e]+st.size[c])
+			st.psiOff = append(st.psiOff, st.psiOff[e]+st.size[p])
 		}
 	}
+}
 
-	// ext[r] = E(r) = {r} ∪ descendants(r).
+// extents returns E(r) = {r} ∪ descendants(r) of every region r.
+func extents(g *region.Graph) [][]int {
+	n := len(g.Regions)
 	ext := make([][]int, n)
 	mark := make([]int, n)
 	for r := range g.Regions {
@@ -104,48 +128,61 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 		}
 		ext[r] = list
 	}
+	return ext
+}
 
-	mapIDs := make(map[[2]int]int)
-	mapID := func(from, to int) int {
-		key := [2]int{from, to}
-		if id, ok := mapIDs[key]; ok {
-			return id
-		}
-		id := len(st.maps)
-		st.maps = append(st.maps, stateMap(m.Cards, g.Regions[from].Vars, g.Regions[to].Vars))
-		mapIDs[key] = id
+// mapID returns the id of the state map from region from's states to region
+// to's, made on first use.
+func (b *structureBuilder) mapID(from, to int) int {
+	key := [2]int{from, to}
+	if id, ok := b.mapIDs[key]; ok {
 		return id
 	}
+	id := len(b.st.maps)
+	b.st.maps = append(b.st.maps, stateMap(b.m.Cards, b.g.Regions[from].Vars, b.g.Regions[to].Vars))
+	b.mapIDs[key] = id
+	return id
+}
 
-	inP := make([]int, n) // stamps marking E(P), E(C)
-	inC := make([]int, n)
+// edgeUpdates sets every edge's parent-to-child map, the messages of its
+// update (N(P,C) and D(P,C)) and the factors of the parent not in the child.
+func (b *structureBuilder) edgeUpdates() {
+	st, g := b.st, b.g
+	inP := make([]int, len(g.Regions)) // stamps marking E(P), E(C)
+	inC := make([]int, len(g.Regions))
 	for e := range st.edges {
 		ed := &st.edges[e]
 		P, C := ed.parent, ed.child
 		stamp := e + 1
-		for _, r := range ext[P] {
+		for _, r := range b.ext[P] {
 			inP[r] = stamp
 		}
-		for _, r := range ext[C] {
+		for _, r := range b.ext[C] {
 			inC[r] = stamp
 		}
-		ed.pc = mapID(P, C)
+		ed.pc = b.mapID(P, C)
 		var num, den []ref
-		for _, J := range ext[P] {
-			for _, k := range inEdges[J] {
+		for _, J := range b.ext[P] {
+			for _, k := range b.inEdges[J] {
 				I := st.edges[k].parent
 				switch {
 				case inC[J] != stamp && inP[I] != stamp:
-					num = append(num, ref{edge: k, mp: mapID(P, J)})
+					num = append(num, ref{edge: k, mp: b.mapID(P, J)})
 				case inC[J] == stamp && inP[I] == stamp && inC[I] != stamp && k != e:
-					den = append(den, ref{edge: k, mp: mapID(C, J)})
+					den = append(den, ref{edge: k, mp: b.mapID(C, J)})
 				}
 			}
 		}
 		ed.num, ed.den = st.groups(num), st.groups(den)
 		ed.factors = difference(g.Regions[P].Factors, g.Regions[C].Factors)
 	}
+}
 
+// driveEdges lists the edges out of root regions and, for each, the edges
+// below its child in schedule order.
+func (b *structureBuilder) driveEdges() {
+	st, g := b.st, b.g
+	n := len(g.Regions)
 	// Edges are grouped by parent: region r's edges are [first[r], first[r+1]).
 	first := make([]int, n+1)
 	for _, ed := range st.edges {
@@ -159,7 +196,7 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 			continue
 		}
 		st.drive = append(st.drive, e)
-		sub := slices.Clone(ext[ed.child])
+		sub := slices.Clone(b.ext[ed.child])
 		slices.Sort(sub) // region order is schedule order
 		var below []int
 		for _, r := range sub {
@@ -169,17 +206,23 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 		}
 		st.below = append(st.below, below)
 	}
+}
 
+// regionInputs sets, for every region r, the messages entering E(r) from
+// outside and the state maps to its factors' tables.
+func (b *structureBuilder) regionInputs() {
+	st, g, m := b.st, b.g, b.m
+	inside := make([]int, len(g.Regions)) // stamps marking E(r)
 	for r := range g.Regions {
-		stamp := -(r + 1) // distinct from the edge stamps above
-		for _, x := range ext[r] {
-			inP[x] = stamp
+		stamp := r + 1
+		for _, x := range b.ext[r] {
+			inside[x] = stamp
 		}
 		var in []ref
-		for _, J := range ext[r] {
-			for _, k := range inEdges[J] {
-				if inP[st.edges[k].parent] != stamp {
-					in = append(in, ref{edge: k, mp: mapID(r, J)})
+		for _, J := range b.ext[r] {
+			for _, k := range b.inEdges[J] {
+				if inside[st.edges[k].parent] != stamp {
+					in = append(in, ref{edge: k, mp: b.mapID(r, J)})
 				}
 			}
 		}
@@ -190,7 +233,6 @@ func newStructure(bd *region.Binding, m *mrf.Model) *structure {
 			st.factorMaps[r][k] = stateMap(m.Cards, R.Vars, m.Factors[a].Vars)
 		}
 	}
-	return st
 }
 
 // difference returns the positions in sorted a of the entries not in sorted b.

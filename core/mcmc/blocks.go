@@ -53,7 +53,7 @@ const (
 // blockRatio is the most a block's elimination may cost under blocks
 // "auto", relative to a single-site sweep of its variables (the sum over
 // them of their cardinality times one plus their factors of two or more
-// variables): above it a sweep would cost much more than it does now
+// variables): above it a sweep would cost much more than a single-site one
 // (pedigrees, CSPs and noisy-OR networks whose zeros join most variables
 // into one piece cost 46 to 660 times a sweep of it), and the samplers'
 // time budgets buy proportionally fewer sweeps.

@@ -38,6 +38,7 @@ func tiedModel() *mrf.Model {
 // tempered conditional computed by enumeration, at every temperature under
 // both tempers.
 func TestBlockDrawIsConditional(t *testing.T) {
+	t.Parallel()
 	m := tiedModel()
 	g, err := infer.NewFactorGraph(m)
 	if err != nil {

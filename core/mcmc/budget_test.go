@@ -67,6 +67,7 @@ func pigeons(k int) *mrf.Model {
 // Blocks off: drawn as a block, the cycle needs no search, and the sweeps
 // take the whole budget.
 func TestBudgetCoversSetUp(t *testing.T) {
+	t.Parallel()
 	const n, budget = 20, 60
 	o := PTDefaultOptions()
 	o.Sweeps, o.MaxSeconds, o.Temps, o.Blocks = 0, budget, 4, BlocksOff
@@ -117,6 +118,7 @@ func TestBudgetCoversSetUp(t *testing.T) {
 // so the first chain's search ends within it and the second's does not.
 // With time left every chain searches its own start.
 func TestStartsWithinBudget(t *testing.T) {
+	t.Parallel()
 	m := infertest.SoftCSP(12, 16, 1)
 	for _, tc := range []struct {
 		name   string

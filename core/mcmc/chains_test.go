@@ -27,6 +27,7 @@ func maxFactorError(a, b [][]float64) float64 {
 // Persistent chains reach the exact factor marginals on every kind of small
 // model, and their statistics pass the shared check.
 func TestChainsAgainstExact(t *testing.T) {
+	t.Parallel()
 	for name, m := range testModels(t) {
 		t.Run(name, func(t *testing.T) {
 			ex, err := infertest.BruteForce(m)
@@ -79,6 +80,7 @@ func TestChainsAgainstExact(t *testing.T) {
 // SetModel keeps every chain's configuration, and the chains then sample
 // the new model; a model of another structure is refused.
 func TestChainsSetModel(t *testing.T) {
+	t.Parallel()
 	edges, err := mrf.GridEdges(3, false)
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +130,7 @@ func TestChainsSetModel(t *testing.T) {
 // Fixed variables stay where SetState put them, and the others sample the
 // conditional: the clamped model's exact marginals.
 func TestChainsFix(t *testing.T) {
+	t.Parallel()
 	m := testModels(t)["K=3 grid"]
 	vars, states := []int{0, 4, 8}, []int{2, 1, 0}
 	c, err := NewChains(m, 10, 5)
@@ -192,6 +195,7 @@ func TestChainsFix(t *testing.T) {
 
 // The same seed gives the same chains; the context stops a sweep.
 func TestChainsReproducible(t *testing.T) {
+	t.Parallel()
 	m := testModels(t)["zeros"]
 	run := func(seed int64) mrf.Marginals {
 		c, err := NewChains(m, 4, seed)
@@ -227,6 +231,7 @@ func TestChainsReproducible(t *testing.T) {
 // PCD's calls, averaged, give the exact marginals: each call continues the
 // chains of the last.
 func TestPCD(t *testing.T) {
+	t.Parallel()
 	m := testModels(t)["ising 3x3"]
 	ex, err := infertest.BruteForce(m)
 	if err != nil {

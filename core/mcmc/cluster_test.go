@@ -54,6 +54,7 @@ func logWeight(m *mrf.Model, x []int, beta float64) float64 {
 // every replica's fields, log potential and factor entries equal to those
 // recomputed from its states.
 func TestHoudayerExchange(t *testing.T) {
+	t.Parallel()
 	for name, m := range clusterModels(t) {
 		for _, all := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/temper all %v", name, all), func(t *testing.T) { testExchange(t, m, all) })
@@ -135,6 +136,7 @@ func houdayerOpts() PTOptions {
 // exact marginals and ln Z (within a few standard errors), on binary
 // pairwise and general models, evidence included.
 func TestTemperAndClusterAgainstExact(t *testing.T) {
+	t.Parallel()
 	variants := map[string]PTOptions{}
 	for _, temper := range []string{TemperPairs, TemperAll} {
 		for _, o := range []PTOptions{ptOpts(), houdayerOpts()} {
@@ -190,6 +192,7 @@ func worstError(res *infer.Result, se [][]float64, exact [][]float64) (float64, 
 // errors the correct move leaves (the largest is 0.13, 4 times the bound
 // the correct move meets).
 func TestBrokenClusterMoveFails(t *testing.T) {
+	t.Parallel()
 	m := infertest.SpinGlass(3, true, 3, 5)
 	ex, err := infertest.BruteForce(m)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // (a β = 0 replica that dropped those factors would be infeasible: ln Z
 // -Inf, no swap with it accepted).
 func TestHardConstraintsLogZ(t *testing.T) {
+	t.Parallel()
 	fam := func(family string, size int) *mrf.Model {
 		m, err := mrf.FactorFamily{Family: family, Size: size}.Generate(7)
 		if err != nil {
@@ -62,6 +63,7 @@ func exactOf(t *testing.T, m *mrf.Model) *exact.Result {
 // replica reaches every feasible configuration, and pt converges to the
 // exact answer: ln Z within 5 standard errors, every marginal close.
 func TestLinkageBlocks(t *testing.T) {
+	t.Parallel()
 	m, err := mrf.FactorFamily{Family: mrf.FamilyLinkage, Size: 7}.Generate(mrf.DeriveSeed(1, 0))
 	if err != nil {
 		t.Fatal(err)

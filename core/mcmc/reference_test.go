@@ -45,6 +45,7 @@ func bruteRef(m *mrf.Model, all bool) float64 {
 // of two to four variables, with evidence, fixed variables, independent
 // pieces and a zero-arity factor.
 func TestRefLogZ(t *testing.T) {
+	t.Parallel()
 	pieces := infertest.RandomModel(10, [][]int{{0, 1}, {1, 2, 3}, {4, 5}, {5, 6}, {7, 8, 9}},
 		infertest.Config{MinCard: 2, MaxCard: 3, Scale: 0.5, ZeroProb: 0.4, Unary: true}, 12)
 	// A soft factor joins two pieces of constraints: they stay two pieces.
@@ -92,6 +93,7 @@ func TestRefLogZ(t *testing.T) {
 // the marginals are still there; with them (relax auto) ln Z comes from the
 // stones down to the free end, near the exact one.
 func TestRefTooWide(t *testing.T) {
+	t.Parallel()
 	const n = 22
 	or := []float64{math.Inf(-1), 0, 0, 0} // x_i or x_j
 	m := &mrf.Model{Cards: make([]int, n)}
@@ -147,6 +149,7 @@ func TestRefTooWide(t *testing.T) {
 // blocks off no block draws their variables together) let replicas cross,
 // and the answer is the exact one.
 func TestRelaxCrossesPieces(t *testing.T) {
+	t.Parallel()
 	eq := []float64{0, math.Inf(-1), math.Inf(-1), 0}
 	m := &mrf.Model{Cards: []int{2, 2, 2, 2}, Factors: []mrf.Factor{
 		{Vars: []int{0, 1}, LogTable: eq}, {Vars: []int{1, 2}, LogTable: eq}, {Vars: []int{2, 3}, LogTable: eq},

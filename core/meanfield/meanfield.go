@@ -212,45 +212,59 @@ func (mf *MF) update(m *mrf.Model, i int) float64 {
 	clear(fin)
 	clear(viol)
 	for _, inc := range mf.g.VarFactors[i] {
-		f := &m.Factors[inc.Factor]
-		axes := mf.g.Axes[inc.Factor]
-		if len(axes) == 1 {
-			for x, l := range f.LogTable {
-				if math.IsInf(l, -1) {
-					viol[x]++
-				} else {
-					fin[x] += l
-				}
-			}
-			continue
-		}
-		// w[t] = Π_{j≠i} q_j(x_j(t)): the weight of table entry t given x_i.
-		w := mf.table[:len(f.LogTable)]
-		for t := range w {
-			w[t] = 1
-		}
-		for p, v := range f.Vars {
-			if p != inc.Pos {
-				infer.ScaleAlong(w, axes[p], mf.qOf(v))
+		mf.addExpected(m, inc, fin, viol)
+	}
+	return mf.setQ(i, fin, viol)
+}
+
+// addExpected adds to fin the expectation, under the other variables' q's,
+// of factor inc's log potential at every state of its variable, and to viol
+// the mass those q's put on its zero potentials.
+func (mf *MF) addExpected(m *mrf.Model, inc infer.Incidence, fin, viol []float64) {
+	f := &m.Factors[inc.Factor]
+	axes := mf.g.Axes[inc.Factor]
+	if len(axes) == 1 {
+		for x, l := range f.LogTable {
+			if math.IsInf(l, -1) {
+				viol[x]++
+			} else {
+				fin[x] += l
 			}
 		}
-		ax := axes[inc.Pos]
-		block := ax.Stride * ax.Card
-		for base := 0; base < len(w); base += block {
-			for x := 0; x < c; x++ {
-				lo := base + x*ax.Stride
-				for t := lo; t < lo+ax.Stride; t++ {
-					switch l := f.LogTable[t]; {
-					case w[t] == 0:
-					case math.IsInf(l, -1):
-						viol[x] += w[t]
-					default:
-						fin[x] += w[t] * l
-					}
+		return
+	}
+	// w[t] = Π_{j≠i} q_j(x_j(t)): the weight of table entry t given x_i.
+	w := mf.table[:len(f.LogTable)]
+	for t := range w {
+		w[t] = 1
+	}
+	for p, v := range f.Vars {
+		if p != inc.Pos {
+			infer.ScaleAlong(w, axes[p], mf.qOf(v))
+		}
+	}
+	ax := axes[inc.Pos]
+	block := ax.Stride * ax.Card
+	for base := 0; base < len(w); base += block {
+		for x := 0; x < len(fin); x++ {
+			lo := base + x*ax.Stride
+			for t := lo; t < lo+ax.Stride; t++ {
+				switch l := f.LogTable[t]; {
+				case w[t] == 0:
+				case math.IsInf(l, -1):
+					viol[x] += w[t]
+				default:
+					fin[x] += w[t] * l
 				}
 			}
 		}
 	}
+}
+
+// setQ sets q_i from the expected log potentials fin and the violated mass
+// viol of its states (only the states of least violation keep any mass),
+// damped, and returns the largest entry change. It overwrites fin.
+func (mf *MF) setQ(i int, fin, viol []float64) float64 {
 	if mf.allowed != nil {
 		for x, ok := range mf.allowed[i] {
 			if !ok {

@@ -13,8 +13,8 @@ import (
 	"github.com/renn-go/renn/core/region"
 )
 
-// hardModels are small models of the kinds of issue 20, each with the region
-// graph its region methods run on.
+// hardModels are small models of the hard UAI-like kinds (infertest), each
+// with the region graph its region methods run on.
 func hardModels() []struct {
 	name, graph, scheme string
 	m                   *mrf.Model
@@ -33,7 +33,7 @@ func hardModels() []struct {
 	}
 }
 
-// Every registered method, on every kind of model of issue 20: an answer
+// Every registered method, on every hard UAI-like kind of model: an answer
 // reported converged passes the shared check, the reason of a failure is
 // recorded, mean field puts no mass on a state a zero potential or the
 // evidence excludes, and every method with a ln Z but GBP gives a finite

@@ -25,8 +25,11 @@ const (
 	FamilyPedigree = "pedigree" // genotypes (K = 3) over generations, arity-4 factors, evidence
 )
 
-// FactorFamilies lists the factor families in the order help texts give them.
-var FactorFamilies = []string{FamilyCSP, FamilyNoisyOR, FamilyPedigree, FamilyLinkage}
+// FactorFamilies returns the factor families in the order help texts give
+// them.
+func FactorFamilies() []string {
+	return []string{FamilyCSP, FamilyNoisyOR, FamilyPedigree, FamilyLinkage}
+}
 
 // MaxFactorFamilySize bounds Size of every factor family: the models are
 // meant for exact inference, and a family's cost in memory is a few hundred
@@ -241,56 +244,25 @@ func pedigree(n int, r *rand.Rand) *Model { return pedigreeWidth(n, PedigreeWidt
 
 // pedigreeWidth is pedigree with generations of width individuals.
 func pedigreeWidth(n, width int, r *rand.Rand) *Model {
-	const K = 3
 	m := &Model{Cards: make([]int, 2*n)}
 	for i := range m.Cards {
-		m.Cards[i] = K
+		m.Cards[i] = pedigreeK
 	}
 	allele := 0.2 + 0.6*r.Float64() // frequency of a
 	prior := []float64{(1 - allele) * (1 - allele), 2 * allele * (1 - allele), allele * allele}
-	var pen [K][K]float64 // pen[g][ph]
-	for g := range K {
-		sum := 0.0
-		for ph := range K {
-			if (g == 0 && ph == 2) || (g == 2 && ph == 0) {
-				continue
-			}
-			pen[g][ph] = 0.1 + 0.9*r.Float64()
-			sum += pen[g][ph]
-		}
-		for ph := range K {
-			pen[g][ph] /= sum
-		}
-	}
-	draw := func(p []float64) int {
-		u := r.Float64()
-		for s, x := range p {
-			if u < x {
-				return s
-			}
-			u -= x
-		}
-		return len(p) - 1
-	}
-	logs := func(p ...float64) []float64 {
-		out := make([]float64, len(p))
-		for i, x := range p {
-			out[i] = math.Log(x) // log(0) = -Inf: a zero potential
-		}
-		return out
-	}
+	pen := penetrance(r)
 	state := make([]int, 2*n)
 	for i := range n {
 		g, ph := 2*i, 2*i+1
 		if i < width {
-			m.Factors = append(m.Factors, Factor{Vars: []int{g}, LogTable: logs(prior...)})
+			m.Factors = append(m.Factors, Factor{Vars: []int{g}, LogTable: logsOf(prior)})
 			var t []float64
-			for s := range K {
-				t = append(t, logs(pen[s][:]...)...)
+			for s := range pedigreeK {
+				t = append(t, logsOf(pen[s][:])...)
 			}
 			m.Factors = append(m.Factors, Factor{Vars: []int{g, ph}, LogTable: t})
-			state[g] = draw(prior)
-			state[ph] = draw(pen[state[g]][:])
+			state[g] = drawFrom(r, prior)
+			state[ph] = drawFrom(r, pen[state[g]][:])
 			continue
 		}
 		gen := i / width
@@ -300,21 +272,68 @@ func pedigreeWidth(n, width int, r *rand.Rand) *Model {
 		if mother >= father {
 			mother++
 		}
-		t := make([]float64, 0, K*K*K*K)
-		for f := range K {
-			for mo := range K {
-				for c := range K {
-					for ph := range K {
-						t = append(t, math.Log(mendel(f, mo, c)*pen[c][ph]))
-					}
+		m.Factors = append(m.Factors, Factor{Vars: []int{2 * father, 2 * mother, g, ph}, LogTable: inheritanceTable(&pen)})
+		sf, sm := state[2*father], state[2*mother]
+		state[g] = drawFrom(r, []float64{mendel(sf, sm, 0), mendel(sf, sm, 1), mendel(sf, sm, 2)})
+		state[ph] = drawFrom(r, pen[state[g]][:])
+	}
+	observePedigree(m, n, state, r)
+	return m
+}
+
+// pedigreeK is the number of genotypes (AA, Aa, aa) and of phenotypes.
+const pedigreeK = 3
+
+// penetrance draws the penetrance table pen[genotype][phenotype]: the
+// homozygotes never show the opposite extreme phenotype.
+func penetrance(r *rand.Rand) [pedigreeK][pedigreeK]float64 {
+	var pen [pedigreeK][pedigreeK]float64
+	for g := range pedigreeK {
+		sum := 0.0
+		for ph := range pedigreeK {
+			if (g == 0 && ph == 2) || (g == 2 && ph == 0) {
+				continue
+			}
+			pen[g][ph] = 0.1 + 0.9*r.Float64()
+			sum += pen[g][ph]
+		}
+		for ph := range pedigreeK {
+			pen[g][ph] /= sum
+		}
+	}
+	return pen
+}
+
+// inheritanceTable returns the log table over (father's genotype, mother's
+// genotype, child's genotype, child's phenotype): Mendel's law times the
+// penetrance.
+func inheritanceTable(pen *[pedigreeK][pedigreeK]float64) []float64 {
+	t := make([]float64, 0, pedigreeK*pedigreeK*pedigreeK*pedigreeK)
+	for f := range pedigreeK {
+		for mo := range pedigreeK {
+			for c := range pedigreeK {
+				for ph := range pedigreeK {
+					t = append(t, math.Log(mendel(f, mo, c)*pen[c][ph]))
 				}
 			}
 		}
-		m.Factors = append(m.Factors, Factor{Vars: []int{2 * father, 2 * mother, g, ph}, LogTable: t})
-		sf, sm := state[2*father], state[2*mother]
-		state[g] = draw([]float64{mendel(sf, sm, 0), mendel(sf, sm, 1), mendel(sf, sm, 2)})
-		state[ph] = draw(pen[state[g]][:])
 	}
+	return t
+}
+
+// logsOf returns the logarithms of p; log(0) = -Inf is a zero potential.
+func logsOf(p []float64) []float64 {
+	out := make([]float64, len(p))
+	for i, x := range p {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// observePedigree observes the phenotypes of a random PedigreeSeen of the n
+// individuals and the genotypes of a random PedigreeTyped, at their drawn
+// states.
+func observePedigree(m *Model, n int, state []int, r *rand.Rand) {
 	seen := r.Perm(n)[:int(math.Round(PedigreeSeen*float64(n)))]
 	typed := r.Perm(n)[:int(math.Round(PedigreeTyped*float64(n)))]
 	sortInts(seen)
@@ -325,5 +344,4 @@ func pedigreeWidth(n, width int, r *rand.Rand) *Model {
 	for _, i := range seen {
 		m.Observe(2*i+1, state[2*i+1])
 	}
-	return m
 }

@@ -354,102 +354,125 @@ func sortEdges(es []Edge) {
 
 // pairRegular makes one attempt of RegularEdges' pairing; false if it got stuck.
 func pairRegular(n, d int, r *rand.Rand) ([]Edge, bool) {
-	pts := make([]int32, n*d) // the node of every remaining point
-	for k := range pts {
-		pts[k] = int32(k / d)
+	p := &pairing{pts: make([]int32, n*d), adj: make(map[uint64]struct{}, n*d/2), es: make([]Edge, 0, n*d/2), count: make([]int, n)}
+	for k := range p.pts {
+		p.pts[k] = int32(k / d) // the node of every remaining point
 	}
-	adj := make(map[uint64]struct{}, n*d/2)
-	es := make([]Edge, 0, n*d/2)
-	remove := func(k int) { // order of pts does not matter
-		last := len(pts) - 1
-		pts[k] = pts[last]
-		pts = pts[:last]
-	}
-	join := func(u, v int) {
-		if u > v {
-			u, v = v, u
-		}
-		adj[edgeKey(u, v)] = struct{}{}
-		es = append(es, Edge{u, v})
-	}
-	suitable := func(u, v int) bool {
-		if u == v {
-			return false
-		}
-		_, dup := adj[edgeKey(u, v)]
-		return !dup
-	}
-	count := make([]int, n)
-	for len(pts) > 0 {
-		paired := false
-		for try := 0; try < 64; try++ {
-			a := r.IntN(len(pts))
-			b := r.IntN(len(pts) - 1)
-			if b >= a {
-				b++
-			}
-			u, v := int(pts[a]), int(pts[b])
-			if !suitable(u, v) {
-				continue
-			}
-			join(u, v)
-			if a < b { // remove the larger index first
-				a, b = b, a
-			}
-			remove(a)
-			remove(b)
-			paired = true
-			break
-		}
-		if paired {
+	for len(p.pts) > 0 {
+		if p.pairRandom(r) {
 			continue
 		}
-		// Many rejections in a row: list the suitable node pairs, weighted by
-		// their numbers of point pairs, and draw one.
-		var nodes []int
-		for _, u := range pts {
-			if count[u] == 0 {
-				nodes = append(nodes, int(u))
-			}
-			count[u]++
-		}
-		sort.Ints(nodes)
-		type cand struct{ u, v, w int }
-		var cands []cand
-		total := 0
-		for x, u := range nodes {
-			for _, v := range nodes[x+1:] {
-				if suitable(u, v) {
-					w := count[u] * count[v]
-					cands = append(cands, cand{u, v, w})
-					total += w
-				}
-			}
-		}
-		for _, u := range nodes {
-			count[u] = 0
-		}
-		if total == 0 {
+		if !p.pairWeighted(r) {
 			return nil, false
 		}
-		pick := r.IntN(total)
-		c := cands[len(cands)-1]
-		for _, cc := range cands {
-			if pick < cc.w {
-				c = cc
-				break
-			}
-			pick -= cc.w
+	}
+	return p.es, true
+}
+
+// pairing is the state of one attempt of pairRegular.
+type pairing struct {
+	pts   []int32             // the node of every remaining point
+	adj   map[uint64]struct{} // the edges joined
+	es    []Edge              // the edges joined, in order
+	count []int               // scratch, zero between uses
+}
+
+// remove drops point k; the order of pts does not matter.
+func (p *pairing) remove(k int) {
+	last := len(p.pts) - 1
+	p.pts[k] = p.pts[last]
+	p.pts = p.pts[:last]
+}
+
+// join adds the edge u-v.
+func (p *pairing) join(u, v int) {
+	if u > v {
+		u, v = v, u
+	}
+	p.adj[edgeKey(u, v)] = struct{}{}
+	p.es = append(p.es, Edge{u, v})
+}
+
+// suitable says whether u-v may be joined: no loop, no second edge.
+func (p *pairing) suitable(u, v int) bool {
+	if u == v {
+		return false
+	}
+	_, dup := p.adj[edgeKey(u, v)]
+	return !dup
+}
+
+// pairRandom draws pairs of points until one joins a suitable node pair,
+// at most 64 times; false if none did.
+func (p *pairing) pairRandom(r *rand.Rand) bool {
+	for try := 0; try < 64; try++ {
+		a := r.IntN(len(p.pts))
+		b := r.IntN(len(p.pts) - 1)
+		if b >= a {
+			b++
 		}
-		join(c.u, c.v)
-		for _, w := range []int{c.u, c.v} {
-			for k, p := range pts {
-				if int(p) == w {
-					remove(k)
-					break
-				}
+		u, v := int(p.pts[a]), int(p.pts[b])
+		if !p.suitable(u, v) {
+			continue
+		}
+		p.join(u, v)
+		if a < b { // remove the larger index first
+			a, b = b, a
+		}
+		p.remove(a)
+		p.remove(b)
+		return true
+	}
+	return false
+}
+
+// pairWeighted, after many rejections in a row, lists the suitable node
+// pairs, weighted by their numbers of point pairs, and joins one drawn from
+// them; false if there is none.
+func (p *pairing) pairWeighted(r *rand.Rand) bool {
+	var nodes []int
+	for _, u := range p.pts {
+		if p.count[u] == 0 {
+			nodes = append(nodes, int(u))
+		}
+		p.count[u]++
+	}
+	sort.Ints(nodes)
+	type cand struct{ u, v, w int }
+	var cands []cand
+	total := 0
+	for x, u := range nodes {
+		for _, v := range nodes[x+1:] {
+			if p.suitable(u, v) {
+				w := p.count[u] * p.count[v]
+				cands = append(cands, cand{u, v, w})
+				total += w
 			}
 		}
 	}
-	return es, true
+	for _, u := range nodes {
+		p.count[u] = 0
+	}
+	if total == 0 {
+		return false
+	}
+	pick := r.IntN(total)
+	c := cands[len(cands)-1]
+	for _, cc := range cands {
+		if pick < cc.w {
+			c = cc
+			break
+		}
+		pick -= cc.w
+	}
+	p.join(c.u, c.v)
+	for _, w := range []int{c.u, c.v} {
+		for k, pt := range p.pts {
+			if int(pt) == w {
+				p.remove(k)
+				break
+			}
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/renn-go/renn/core/mrf"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -112,28 +113,11 @@ type headGroup struct {
 // map and bias uniform in ±1/sqrt(fan-in) (PyTorch's default, which the
 // paper's code used); layer norm gain 1, bias 0.
 func NewAttentionNet(numVars int, roots [][]int, cards []int, cfg Config) (Net, error) {
-	if err := cfg.fill(); err != nil {
-		return nil, fmt.Errorf("attention net: %w", err)
-	}
-	if numVars < 1 {
-		return nil, errors.New("attention net: no variables")
-	}
-	if len(cards) != numVars {
-		return nil, fmt.Errorf("attention net: %d cardinalities for %d variables", len(cards), numVars)
-	}
-	if numVars > maxAttentionEntries/numVars/cfg.Heads {
-		return nil, fmt.Errorf("attention net: %d variables and %d heads need more than %d attention weights",
-			numVars, cfg.Heads, maxAttentionEntries)
-	}
-	states, err := checkRoots(roots, cards, maxRootStates)
+	states, err := checkAttentionNet(numVars, roots, cards, &cfg)
 	if err != nil {
 		return nil, fmt.Errorf("attention net: %w", err)
 	}
 	d := cfg.Dim
-	if e := netEntries(numVars, d, roots, states, !cfg.SingleLayerBlocks); e > maxNetEntries {
-		return nil, fmt.Errorf("attention net: width %d on %d variables and %d roots needs about %d parameters and activations, above the bound %d; lower --dim",
-			d, numVars, len(roots), e, maxNetEntries)
-	}
 	rng := mrf.NewRand(cfg.Seed)
 	n := &attentionNet{
 		embed: newParam("embed", numVars*d),
@@ -153,13 +137,59 @@ func NewAttentionNet(numVars int, roots [][]int, cards []int, cfg Config) (Net, 
 	n.params = append([]*Param{n.embed}, n.attn.params()...)
 	n.params = append(n.params, n.ln.params()...)
 
-	// Group roots by shape, groups in order of first appearance.
-	type shape struct{ size, states int }
-	index := make(map[shape]int)
-	var shapes []shape
-	var members [][]int
+	depth := 2
+	if cfg.SingleLayerBlocks {
+		depth = 1
+	}
+	shapes, members := rootShapes(roots, states)
+	for g, s := range shapes {
+		hg, params := newHeadGroup(s, members[g], roots, d, depth, rng)
+		n.params = append(n.params, params...)
+		for i, r := range hg.roots {
+			n.logits[r] = row(hg.logits, i)
+		}
+		n.groups = append(n.groups, hg)
+	}
+	return n, nil
+}
+
+// checkAttentionNet fills in cfg's defaults and checks the network's
+// arguments and size; it returns the joint states of every root.
+func checkAttentionNet(numVars int, roots [][]int, cards []int, cfg *Config) ([]int, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	if numVars < 1 {
+		return nil, errors.New("no variables")
+	}
+	if len(cards) != numVars {
+		return nil, fmt.Errorf("%d cardinalities for %d variables", len(cards), numVars)
+	}
+	if numVars > maxAttentionEntries/numVars/cfg.Heads {
+		return nil, fmt.Errorf("%d variables and %d heads need more than %d attention weights",
+			numVars, cfg.Heads, maxAttentionEntries)
+	}
+	states, err := checkRoots(roots, cards, maxRootStates)
+	if err != nil {
+		return nil, err
+	}
+	d := cfg.Dim
+	if e := netEntries(numVars, d, roots, states, !cfg.SingleLayerBlocks); e > maxNetEntries {
+		return nil, fmt.Errorf("width %d on %d variables and %d roots needs about %d parameters and activations, above the bound %d; lower --dim",
+			d, numVars, len(roots), e, maxNetEntries)
+	}
+	return states, nil
+}
+
+// rootShape is what roots sharing a head have in common.
+type rootShape struct{ size, states int }
+
+// rootShapes groups the roots by shape, groups in order of first
+// appearance: members[g] are the roots of shape shapes[g], ascending.
+func rootShapes(roots [][]int, states []int) (shapes []rootShape, members [][]int) {
+	index := make(map[rootShape]int)
 	for r, vars := range roots {
-		s := shape{len(vars), states[r]}
+		s := rootShape{len(vars), states[r]}
 		g, ok := index[s]
 		if !ok {
 			g = len(shapes)
@@ -169,30 +199,29 @@ func NewAttentionNet(numVars int, roots [][]int, cards []int, cfg Config) (Net, 
 		}
 		members[g] = append(members[g], r)
 	}
-	depth := 2
-	if cfg.SingleLayerBlocks {
-		depth = 1
+	return shapes, members
+}
+
+// newHeadGroup returns the head of the roots members (indices into roots),
+// all of shape s, on width-d variable features, and its parameters.
+func newHeadGroup(s rootShape, members []int, roots [][]int, d, depth int, rng *rand.Rand) (*headGroup, []*Param) {
+	rows, width := len(members), s.size*d
+	name := fmt.Sprintf("head%dx%d", s.size, s.states)
+	hg := &headGroup{roots: members,
+		x: newMat(rows, width), y1: newMat(rows, width), y2: newMat(rows, width),
+		dx: newMat(rows, width), dy1: newMat(rows, width), dy2: newMat(rows, width),
+		logits: newMat(rows, s.states), dlog: newMat(rows, s.states)}
+	var params []*Param
+	for k := range hg.blocks {
+		hg.blocks[k] = newResBlock(fmt.Sprintf("%s.block%d", name, k+1), rows, width, depth, rng)
+		params = append(params, hg.blocks[k].params()...)
 	}
-	for g, s := range shapes {
-		rows, width := len(members[g]), s.size*d
-		name := fmt.Sprintf("head%dx%d", s.size, s.states)
-		hg := &headGroup{roots: members[g],
-			x: newMat(rows, width), y1: newMat(rows, width), y2: newMat(rows, width),
-			dx: newMat(rows, width), dy1: newMat(rows, width), dy2: newMat(rows, width),
-			logits: newMat(rows, s.states), dlog: newMat(rows, s.states)}
-		for k := range hg.blocks {
-			hg.blocks[k] = newResBlock(fmt.Sprintf("%s.block%d", name, k+1), rows, width, depth, rng)
-			n.params = append(n.params, hg.blocks[k].params()...)
-		}
-		hg.out = newLinear(name+".out", width, s.states, rng)
-		n.params = append(n.params, hg.out.params()...)
-		for i, r := range hg.roots {
-			hg.vars = append(hg.vars, append([]int(nil), roots[r]...))
-			n.logits[r] = row(hg.logits, i)
-		}
-		n.groups = append(n.groups, hg)
+	hg.out = newLinear(name+".out", width, s.states, rng)
+	params = append(params, hg.out.params()...)
+	for _, r := range hg.roots {
+		hg.vars = append(hg.vars, append([]int(nil), roots[r]...))
 	}
-	return n, nil
+	return hg, params
 }
 
 // netEntries counts, saturating, the float64 entries NewAttentionNet

@@ -62,7 +62,7 @@ func solveExact(t testing.TB, m *mrf.Model) *exact.Result {
 	return ex
 }
 
-// smallKinds are small instances of every kind of issue 20.
+// smallKinds are small instances of every kind of kinds_test.go.
 func smallKinds() []kind {
 	var ks []kind
 	for s := range int64(2) {
@@ -79,9 +79,9 @@ func smallKinds() []kind {
 	return ks
 }
 
-// TestAutoVersusBethe is the must-show of issue 20 on small instances: GBP
-// on auto regions is within twice the error of GBP on bethe regions, or
-// better, on every kind.
+// TestAutoVersusBethe checks on small instances that the auto regions are
+// worth their cost: GBP on auto regions is within twice the error of GBP on
+// bethe regions, or better, on every kind.
 func TestAutoVersusBethe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs GBP and exact inference on 12 models")
@@ -109,9 +109,8 @@ func TestMeasureBounds(t *testing.T) {
 	}
 	var ks []kind
 	if os.Getenv("RENN_MEASURE_REGIONS") == "small" {
-		// Random regular graphs are not among issue 20's kinds and are not
-		// asserted: on #0 every bound of 5 or more variables gave 4x bethe's
-		// error.
+		// Random regular graphs are outside smallKinds and not asserted: on
+		// #0 every bound of 5 or more variables gave 4x bethe's error.
 		ks = append(smallKinds(), kind{"3-regular n=24 U(-1,1) #0", regular(24, 3, 1, 80)}, kind{"3-regular n=24 U(-1,1) #1", regular(24, 3, 1, 81)})
 	} else {
 		ks = []kind{

@@ -94,8 +94,18 @@ func cycleRoots(m *mrf.Model, b Bounds, pairwiseOnly bool) ([][]int, int) {
 	if pairwiseOnly {
 		g = interactionUpTo(m, 2)
 	}
-	n := len(g.adj)
 	st := newGrower(g, m.Cards, b)
+	st.seedPiece()
+	st.growCycles()
+	st.leftoverRoots()
+	return factorRoots(st.roots, m), st.left
+}
+
+// seedPiece takes the piece whose roots are known without a search: all of
+// a complete graph, a grid or torus, or else a clique of 4 or more nodes.
+func (st *grower) seedPiece() {
+	g := st.g
+	n := len(g.adj)
 	switch {
 	case g.isComplete():
 		st.takePiece(seq(n), starRoots(seq(n)))
@@ -110,17 +120,24 @@ func cycleRoots(m *mrf.Model, b Bounds, pairwiseOnly bool) ([][]int, int) {
 			st.takePiece(c, starRoots(c))
 		}
 	}
+}
+
+// growCycles grows the visited part from the first unvisited node with
+// edges, by its shortest cycle when that fits the bounds, until every such
+// node is visited.
+func (st *grower) growCycles() {
+	g := st.g
 	for {
 		st.growAll()
 		seed := -1
-		for v := range n {
+		for v := range len(g.adj) {
 			if !st.visited[v] && len(g.adj[v]) > 0 {
 				seed = v
 				break
 			}
 		}
 		if seed < 0 {
-			break
+			return
 		}
 		if cyc := st.shortestCycle(seed); cyc != nil && st.fits(cyc) {
 			for k, v := range cyc {
@@ -132,22 +149,30 @@ func cycleRoots(m *mrf.Model, b Bounds, pairwiseOnly bool) ([][]int, int) {
 			st.visit(seed)
 		}
 	}
-	// Edges no cycle within the bounds covers keep a root of their own.
+}
+
+// leftoverRoots gives a root of its own to every edge no cycle within the
+// bounds covers, and to every node without edges.
+func (st *grower) leftoverRoots() {
+	g := st.g
 	for _, e := range st.deferred {
 		if !st.used[e] {
 			st.left++
 			st.roots = append(st.roots, []int{g.ends[e].I, g.ends[e].J})
 		}
 	}
-	for v := range n {
+	for v := range len(g.adj) {
 		if len(g.adj[v]) == 0 {
 			st.roots = append(st.roots, []int{v})
 		}
 	}
+}
 
-	// Higher-order factors that no cycle contains become roots.
-	byVar := make([][]int, n)
-	for i, r := range st.roots {
+// factorRoots returns roots with the scope of every higher-order factor of
+// m that no root contains added as a root.
+func factorRoots(roots [][]int, m *mrf.Model) [][]int {
+	byVar := make([][]int, len(m.Cards))
+	for i, r := range roots {
 		for _, v := range r {
 			byVar[v] = append(byVar[v], i)
 		}
@@ -160,19 +185,19 @@ func cycleRoots(m *mrf.Model, b Bounds, pairwiseOnly bool) ([][]int, int) {
 		slices.Sort(s)
 		inside := false
 		for _, i := range sparsest(byVar, s) {
-			if isSubset(s, st.roots[i]) {
+			if isSubset(s, roots[i]) {
 				inside = true
 				break
 			}
 		}
 		if !inside {
 			for _, v := range s {
-				byVar[v] = append(byVar[v], len(st.roots))
+				byVar[v] = append(byVar[v], len(roots))
 			}
-			st.roots = append(st.roots, s)
+			roots = append(roots, s)
 		}
 	}
-	return st.roots, st.left
+	return roots
 }
 
 // grower holds the state of Algorithm 1.
@@ -464,6 +489,25 @@ func (st *grower) extend(s, t, e int) int {
 // of seed, or nil if the component is a tree. Among equal lengths it takes
 // the one found from the lowest start node.
 func (st *grower) shortestCycle(seed int) []int {
+	comp := st.component(seed)
+	limit := len(comp) + 1
+	bestR := -1
+	for _, r := range comp {
+		if l := st.shortestClosing(r, limit); l > 0 {
+			limit, bestR = l, r
+			if l == 3 {
+				break
+			}
+		}
+	}
+	if bestR < 0 {
+		return nil
+	}
+	return st.cycleFrom(bestR, limit)
+}
+
+// component returns the nodes of seed's component, ascending.
+func (st *grower) component(seed int) []int {
 	g := st.g
 	comp := []int{seed}
 	st.dist[seed] = 0
@@ -479,52 +523,48 @@ func (st *grower) shortestCycle(seed int) []int {
 		st.dist[x] = -1
 	}
 	slices.Sort(comp)
+	return comp
+}
 
-	// bfs from r; returns the shortest closing (x,y) with length < limit.
-	bfs := func(r, limit int) (int, int, int) {
-		st.queue = append(st.queue[:0], r)
-		st.dist[r] = 0
-		bestLen, bx, by := -1, -1, -1
-		for qi := 0; qi < len(st.queue); qi++ {
-			x := st.queue[qi]
-			if 2*st.dist[x]+1 >= limit {
-				break
-			}
-			for _, y := range g.adj[x] {
-				switch {
-				case st.dist[y] < 0:
-					st.dist[y] = st.dist[x] + 1
-					st.prev[y] = x
-					st.queue = append(st.queue, y)
-				case y != st.prev[x]:
-					if l := st.dist[x] + st.dist[y] + 1; l < limit {
-						limit, bestLen, bx, by = l, l, x, y
-					}
+// shortestClosing searches breadth first from r and returns the length of
+// the shortest closed walk through r's search tree shorter than limit, or
+// -1 if there is none.
+func (st *grower) shortestClosing(r, limit int) int {
+	g := st.g
+	st.queue = append(st.queue[:0], r)
+	st.dist[r] = 0
+	bestLen := -1
+	for qi := 0; qi < len(st.queue); qi++ {
+		x := st.queue[qi]
+		if 2*st.dist[x]+1 >= limit {
+			break
+		}
+		for _, y := range g.adj[x] {
+			switch {
+			case st.dist[y] < 0:
+				st.dist[y] = st.dist[x] + 1
+				st.prev[y] = x
+				st.queue = append(st.queue, y)
+			case y != st.prev[x]:
+				if l := st.dist[x] + st.dist[y] + 1; l < limit {
+					limit, bestLen = l, l
 				}
 			}
 		}
-		for _, x := range st.queue {
-			st.dist[x], st.prev[x] = -1, -1
-		}
-		return bestLen, bx, by
 	}
-	limit := len(comp) + 1
-	bestR := -1
-	for _, r := range comp {
-		if l, _, _ := bfs(r, limit); l > 0 {
-			limit, bestR = l, r
-			if l == 3 {
-				break
-			}
-		}
+	for _, x := range st.queue {
+		st.dist[x], st.prev[x] = -1, -1
 	}
-	if bestR < 0 {
-		return nil
-	}
-	// Rebuild the paths from the best start; a shortest closed walk of the
-	// girth's length is a simple cycle.
-	st.queue = append(st.queue[:0], bestR)
-	st.dist[bestR] = 0
+	return bestLen
+}
+
+// cycleFrom rebuilds, in cycle order, a cycle of length girth found by the
+// search from r; a shortest closed walk of the girth's length is a simple
+// cycle.
+func (st *grower) cycleFrom(r, girth int) []int {
+	g := st.g
+	st.queue = append(st.queue[:0], r)
+	st.dist[r] = 0
 	bx, by := -1, -1
 	for qi := 0; qi < len(st.queue) && bx < 0; qi++ {
 		x := st.queue[qi]
@@ -533,7 +573,7 @@ func (st *grower) shortestCycle(seed int) []int {
 				st.dist[y] = st.dist[x] + 1
 				st.prev[y] = x
 				st.queue = append(st.queue, y)
-			} else if y != st.prev[x] && st.dist[x]+st.dist[y]+1 == limit {
+			} else if y != st.prev[x] && st.dist[x]+st.dist[y]+1 == girth {
 				bx, by = x, y
 				break
 			}
@@ -543,8 +583,8 @@ func (st *grower) shortestCycle(seed int) []int {
 	for x := bx; x >= 0; x = st.prev[x] {
 		cyc = append(cyc, x)
 	}
-	slices.Reverse(cyc) // bestR ... bx
-	for y := by; y != bestR; y = st.prev[y] {
+	slices.Reverse(cyc) // r ... bx
+	for y := by; y != r; y = st.prev[y] {
 		cyc = append(cyc, y)
 	}
 	for _, x := range st.queue {

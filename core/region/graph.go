@@ -207,8 +207,17 @@ func setKey(buf []byte, s []int) []byte {
 // arranges the closure into levels with Hasse-diagram edges and counting
 // numbers.
 func cvm(n int, roots [][]int) *Graph {
-	sets := slices.Clone(roots)
-	byVar := make([][]int, n)
+	sets, byVar := intersectionClosure(n, roots)
+	level, counting, parents := cvmCounting(sets, byVar, len(roots))
+	return cvmGraph(sets, len(roots), level, counting, parents)
+}
+
+// intersectionClosure returns roots followed by every distinct non-empty
+// intersection of sets, of roots and of intersections, in the order found,
+// and byVar: the sets holding each of the n variables.
+func intersectionClosure(n int, roots [][]int) (sets, byVar [][]int) {
+	sets = slices.Clone(roots)
+	byVar = make([][]int, n)
 	index := make(map[string]int, 4*len(roots))
 	var mark []int
 	var key []byte
@@ -257,18 +266,22 @@ func cvm(n int, roots [][]int) *Graph {
 		}
 		frontier = next
 	}
+	return sets, byVar
+}
 
-	// Supersets are larger, so visiting by decreasing size settles every
-	// superset's level and counting number before the set itself.
-	nRoots := len(roots)
+// cvmCounting returns the level, counting number and parents (the minimal
+// strict supersets) of every set; the first nRoots sets are the roots.
+// Supersets are larger, so visiting by decreasing size settles every
+// superset's level and counting number before the set itself.
+func cvmCounting(sets, byVar [][]int, nRoots int) (level []int, counting []float64, parents [][]int) {
 	order := make([]int, len(sets))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(sets[b]) - len(sets[a]) })
-	level := make([]int, len(sets))
-	counting := make([]float64, len(sets))
-	parents := make([][]int, len(sets))
+	level = make([]int, len(sets))
+	counting = make([]float64, len(sets))
+	parents = make([][]int, len(sets))
 	var sup []int
 	for _, x := range order {
 		if x < nRoots {
@@ -301,9 +314,12 @@ func cvm(n int, roots [][]int) *Graph {
 		counting[x] = c
 		parents[x] = minimal
 	}
+	return level, counting, parents
+}
 
-	// Final order: by level; roots keep their order, lower levels are sorted
-	// by their variables.
+// cvmGraph assembles the region graph of sets. Final order: by level; roots
+// keep their order, lower levels are sorted by their variables.
+func cvmGraph(sets [][]int, nRoots int, level []int, counting []float64, parents [][]int) *Graph {
 	final := make([]int, len(sets))
 	for i := range final {
 		final[i] = i
@@ -421,6 +437,18 @@ func (g *Graph) validate(m *mrf.Model) error {
 	if len(g.Regions) == 0 {
 		return errors.New("region graph has no regions")
 	}
+	if err := g.validateRegions(m); err != nil {
+		return err
+	}
+	if err := g.validateEdges(); err != nil {
+		return err
+	}
+	return g.validateCounting(m)
+}
+
+// validateRegions checks every region on its own: its variables, counting
+// number, factors, level and parents.
+func (g *Graph) validateRegions(m *mrf.Model) error {
 	n := len(m.Cards)
 	byVar := factorsByVar(m)
 	in := make([]int, n)
@@ -428,16 +456,8 @@ func (g *Graph) validate(m *mrf.Model) error {
 	var want []int
 	for r := range g.Regions {
 		R := &g.Regions[r]
-		if len(R.Vars) == 0 {
-			return fmt.Errorf("region %d has no variables", r)
-		}
-		for k, v := range R.Vars {
-			if v < 0 || v >= n {
-				return fmt.Errorf("region %d: variable %d out of range [0,%d)", r, v, n)
-			}
-			if k > 0 && R.Vars[k-1] >= v {
-				return fmt.Errorf("region %d: variables %v not strictly ascending", r, R.Vars)
-			}
+		if err := validateVars(r, R.Vars, n); err != nil {
+			return err
 		}
 		if math.IsNaN(R.Counting) || math.IsInf(R.Counting, 0) {
 			return fmt.Errorf("region %d: counting number %v", r, R.Counting)
@@ -446,24 +466,56 @@ func (g *Graph) validate(m *mrf.Model) error {
 		if !slices.Equal(want, R.Factors) {
 			return fmt.Errorf("region %d over %v lists factors %v, want every factor whose scope it contains: %v", r, R.Vars, R.Factors, want)
 		}
-		if R.Level < 0 || (R.Level == 0) != (len(R.Parents) == 0) {
-			return fmt.Errorf("region %d: level %d with %d parents (roots, and only roots, are level 0 without parents)", r, R.Level, len(R.Parents))
-		}
-		for _, p := range R.Parents {
-			if p < 0 || p >= len(g.Regions) {
-				return fmt.Errorf("region %d: parent %d out of range", r, p)
-			}
-			P := &g.Regions[p]
-			if len(P.Vars) <= len(R.Vars) || !isSubset(R.Vars, P.Vars) {
-				return fmt.Errorf("region %d over %v: parent %d over %v is not a strict superset", r, R.Vars, p, P.Vars)
-			}
-			if P.Level >= R.Level {
-				return fmt.Errorf("region %d at level %d: parent %d at level %d is not above it", r, R.Level, p, P.Level)
-			}
+		if err := g.validateParents(r); err != nil {
+			return err
 		}
 	}
-	// Edges are checked from the child's side first, so a wrong parent is
-	// reported as such rather than as a missing mirror entry.
+	return nil
+}
+
+// validateVars checks that region r's variables are in range [0,n) and
+// strictly ascending.
+func validateVars(r int, vars []int, n int) error {
+	if len(vars) == 0 {
+		return fmt.Errorf("region %d has no variables", r)
+	}
+	for k, v := range vars {
+		if v < 0 || v >= n {
+			return fmt.Errorf("region %d: variable %d out of range [0,%d)", r, v, n)
+		}
+		if k > 0 && vars[k-1] >= v {
+			return fmt.Errorf("region %d: variables %v not strictly ascending", r, vars)
+		}
+	}
+	return nil
+}
+
+// validateParents checks region r's level against its parents, and that
+// every parent is a strict superset at a level above it.
+func (g *Graph) validateParents(r int) error {
+	R := &g.Regions[r]
+	if R.Level < 0 || (R.Level == 0) != (len(R.Parents) == 0) {
+		return fmt.Errorf("region %d: level %d with %d parents (roots, and only roots, are level 0 without parents)", r, R.Level, len(R.Parents))
+	}
+	for _, p := range R.Parents {
+		if p < 0 || p >= len(g.Regions) {
+			return fmt.Errorf("region %d: parent %d out of range", r, p)
+		}
+		P := &g.Regions[p]
+		if len(P.Vars) <= len(R.Vars) || !isSubset(R.Vars, P.Vars) {
+			return fmt.Errorf("region %d over %v: parent %d over %v is not a strict superset", r, R.Vars, p, P.Vars)
+		}
+		if P.Level >= R.Level {
+			return fmt.Errorf("region %d at level %d: parent %d at level %d is not above it", r, R.Level, p, P.Level)
+		}
+	}
+	return nil
+}
+
+// validateEdges checks that parents and children mirror each other. Edges
+// are checked from the child's side first, so a wrong parent is reported as
+// such rather than as a missing mirror entry.
+func (g *Graph) validateEdges() error {
 	for r := range g.Regions {
 		for _, p := range g.Regions[r].Parents {
 			if !slices.Contains(g.Regions[p].Children, r) {
@@ -476,9 +528,14 @@ func (g *Graph) validate(m *mrf.Model) error {
 			}
 		}
 	}
+	return nil
+}
 
-	varSum := make([]float64, n)
-	varCount := make([]int, n)
+// validateCounting checks that the counting numbers of the regions holding
+// each variable, and each factor, sum to 1.
+func (g *Graph) validateCounting(m *mrf.Model) error {
+	varSum := make([]float64, len(m.Cards))
+	varCount := make([]int, len(m.Cards))
 	facSum := make([]float64, len(m.Factors))
 	facCount := make([]int, len(m.Factors))
 	for r := range g.Regions {

@@ -8,7 +8,7 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// This file builds the model kinds of issue 20 as an importer would see them
+// This file builds the hard UAI-like model kinds as an importer would see them
 // (graph "uai"): spin-glass grids and tori, RBMs, soft CSPs, noisy-OR
 // networks with evidence and pedigree-like models.
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -177,21 +178,13 @@ func TrainFamily(ctx context.Context, models []Instance, o TrainOptions, progres
 	f := &Family{Net: net, Sweeps: o.Sweeps}
 	rng := mrf.NewRand(o.Seed)
 	perm := rng.Perm(len(models))
-	nVal := int(math.Round(o.Validation * float64(len(models))))
-	if o.Validation > 0 && nVal == 0 {
-		nVal = 1
+	nVal, err := validationSize(o.Validation, len(models))
+	if err != nil {
+		return nil, TrainReport{}, err
 	}
-	if nVal >= len(models) {
-		return nil, TrainReport{}, fmt.Errorf("validation: %v of %d models leaves none to train on", o.Validation, len(models))
-	}
-	probs := make([]*familyProblem, len(models))
-	for i, j := range perm {
-		if probs[i], err = newFamilyProblem(ctx, models[j], f, o.Lambda); err != nil {
-			return nil, TrainReport{}, fmt.Errorf("model %d: %w", j, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, TrainReport{}, err
-		}
+	probs, err := familyProblems(ctx, models, perm, f, o.Lambda)
+	if err != nil {
+		return nil, TrainReport{}, err
 	}
 	val, train := probs[:nVal], probs[nVal:]
 	rep := TrainReport{Train: len(train), Validation: len(val), FeatureSeconds: time.Since(began).Seconds(), ValidationLoss: math.NaN()}
@@ -202,15 +195,7 @@ func TrainFamily(ctx context.Context, models []Instance, o TrainOptions, progres
 		if err := ctx.Err(); err != nil {
 			return nil, rep, err
 		}
-		rng.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
-		for lo := 0; lo < len(train); lo += o.Batch {
-			batch := train[lo:min(lo+o.Batch, len(train))]
-			zeroGrads(params)
-			for _, p := range batch {
-				p.loss(1 / float64(len(batch)))
-			}
-			adam.Step()
-		}
+		trainEpoch(rng, train, o.Batch, params, adam)
 		tl, vl := meanLoss(train), math.NaN()
 		score := tl
 		if len(val) > 0 {
@@ -245,6 +230,49 @@ func TrainFamily(ctx context.Context, models []Instance, o TrainOptions, progres
 	}
 	rep.Seconds = time.Since(began).Seconds()
 	return f, rep, nil
+}
+
+// validationSize returns the number of the n models held out for
+// validation: the fraction frac of them, at least one if frac > 0, leaving
+// at least one to train on.
+func validationSize(frac float64, n int) (int, error) {
+	nVal := int(math.Round(frac * float64(n)))
+	if frac > 0 && nVal == 0 {
+		nVal = 1
+	}
+	if nVal >= n {
+		return 0, fmt.Errorf("validation: %v of %d models leaves none to train on", frac, n)
+	}
+	return nVal, nil
+}
+
+// familyProblems returns the training problems of models in the order perm,
+// all sharing the network of f.
+func familyProblems(ctx context.Context, models []Instance, perm []int, f *Family, lambda float64) ([]*familyProblem, error) {
+	probs := make([]*familyProblem, len(models))
+	for i, j := range perm {
+		var err error
+		if probs[i], err = newFamilyProblem(ctx, models[j], f, lambda); err != nil {
+			return nil, fmt.Errorf("model %d: %w", j, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return probs, nil
+}
+
+// trainEpoch shuffles train and takes one Adam step per mini-batch of it.
+func trainEpoch(rng *rand.Rand, train []*familyProblem, batchSize int, params []*nn.Param, adam *nn.Adam) {
+	rng.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
+	for lo := 0; lo < len(train); lo += batchSize {
+		batch := train[lo:min(lo+batchSize, len(train))]
+		zeroGrads(params)
+		for _, p := range batch {
+			p.loss(1 / float64(len(batch)))
+		}
+		adam.Step()
+	}
 }
 
 func meanLoss(probs []*familyProblem) float64 {

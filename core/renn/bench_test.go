@@ -150,7 +150,7 @@ func BenchmarkWarmGrid10(b *testing.B) {
 
 // BenchmarkSpinGlass times a whole run to convergence of GBP and of RENN with
 // the message net on the same spin glass (fields U(−1,1), couplings U(−f,f),
-// faces), for the speed ratio the issue asks of renn-mp where GBP converges.
+// faces), for the ratio of their times where GBP converges.
 func BenchmarkSpinGlass(b *testing.B) {
 	// Models on which GBP converges (on the 20x20 f = 5 model of this seed it
 	// does not).

@@ -104,8 +104,8 @@ const (
 	RefineGBP = "gbp"
 )
 
-// RefineKinds lists the refinements NewFamilyInference knows.
-var RefineKinds = []string{RefineGBP, RefineGradient, RefineNone}
+// RefineKinds returns the refinements NewFamilyInference knows.
+func RefineKinds() []string { return []string{RefineGBP, RefineGradient, RefineNone} }
 
 // NewFamilyInference returns RENN that answers from the family network's
 // forward pass, refined by by (RefineGBP, RefineGradient or RefineNone).
@@ -113,8 +113,8 @@ var RefineKinds = []string{RefineGBP, RefineGradient, RefineNone}
 // and may be 0, for the others); opts.MaxIter caps the gradient steps.
 func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, sweeps int) (*RENN, error) {
 	switch {
-	case !slices.Contains(RefineKinds, by):
-		return nil, fmt.Errorf("refine-by: %q, want one of %s", by, strings.Join(RefineKinds, ", "))
+	case !slices.Contains(RefineKinds(), by):
+		return nil, fmt.Errorf("refine-by: %q, want one of %s", by, strings.Join(RefineKinds(), ", "))
 	case by == RefineGBP && sweeps < 1:
 		return nil, fmt.Errorf("refine-by gbp: sweep cap %d, want >= 1", sweeps)
 	}
@@ -280,27 +280,9 @@ func (r *RENN) forwardResult(m *mrf.Model, E [][]float64) *infer.Result {
 // inputs (see Family): one row group per root→child link, in the order of
 // the message net's links. r must be set up for m.
 func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *Family) (*familyRead, error) {
-	o := gbp.DefaultOptions()
-	o.MaxSeconds = r.opts.MaxSeconds
-	mp, err := gbp.New(r.g, o)
+	mp, prev, cur, err := r.familySweeps(ctx, m, E, f.Sweeps)
 	if err != nil {
 		return nil, err
-	}
-	var prev, cur [][]float64 // region beliefs after one sweep fewer, and after the sweeps
-	for _, n := range []int{f.Sweeps - 1, 1} {
-		if n == 0 {
-			continue // one sweep: compared with uniform messages below
-		}
-		if err := mp.Sweep(ctx, m, n); err != nil {
-			return nil, fmt.Errorf("family inputs: message passing: %w", err)
-		}
-		prev, cur = cur, mp.Beliefs()
-	}
-	if prev == nil {
-		prev = r.rb.NewBeliefs() // one sweep: compare with uniform messages
-		for id, e := range E {
-			gibbs(e, prev[id])
-		}
 	}
 	inRoots := make(map[int]int)
 	for _, id := range r.roots {
@@ -318,27 +300,7 @@ func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *F
 		if _, ok := rootIdx[e.Parent]; !ok {
 			continue
 		}
-		n := len(cur[e.Child])
-		if cap(buf) < 4*n {
-			buf = make([]float64, 4*n)
-		}
-		mNow, mPrev, f0, f1 := buf[:n], buf[n:2*n], make([]float64, n), make([]float64, n)
-		region.Marginalize(cur[e.Parent], e.Map, mNow)
-		region.Marginalize(prev[e.Parent], e.Map, mPrev)
-		f2 := make([]float64, n)
-		for c := range n {
-			f0[c] = safeLog(cur[e.Child][c]) - safeLog(mNow[c])
-			f1[c] = safeLog(prev[e.Child][c]) - safeLog(mPrev[c])
-			f2[c] = safeLog(mNow[c]) - safeLog(mPrev[c])
-		}
-		st := make([]float64, n*FamilyStateFeatures)
-		for i, fi := range [][]float64{f0, f1, f2} {
-			centre(fi)
-			for c, v := range fi {
-				st[c*FamilyStateFeatures+i] = v
-			}
-		}
-		state = append(state, st)
+		state = append(state, linkStateFeatures(e, prev, cur, &buf))
 		vars := r.g.Regions[e.Parent].Vars
 		mean := 0.0
 		for _, v := range vars {
@@ -354,6 +316,62 @@ func (r *RENN) familyRead(ctx context.Context, m *mrf.Model, E [][]float64, f *F
 		return nil, err
 	}
 	return &familyRead{inst: inst, G: r.logMessages(cur, E), mp: mp}, nil
+}
+
+// familySweeps runs sweeps sweeps of GBP's message passing on m and returns
+// it with the region beliefs after one sweep fewer (prev: from uniform
+// messages, for one sweep) and after the sweeps (cur).
+func (r *RENN) familySweeps(ctx context.Context, m *mrf.Model, E [][]float64, sweeps int) (mp *gbp.GBP, prev, cur [][]float64, err error) {
+	o := gbp.DefaultOptions()
+	o.MaxSeconds = r.opts.MaxSeconds
+	mp, err = gbp.New(r.g, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, n := range []int{sweeps - 1, 1} {
+		if n == 0 {
+			continue // one sweep: compared with uniform messages below
+		}
+		if err := mp.Sweep(ctx, m, n); err != nil {
+			return nil, nil, nil, fmt.Errorf("family inputs: message passing: %w", err)
+		}
+		prev, cur = cur, mp.Beliefs()
+	}
+	if prev == nil {
+		prev = r.rb.NewBeliefs() // one sweep: compare with uniform messages
+		for id, e := range E {
+			gibbs(e, prev[id])
+		}
+	}
+	return mp, prev, cur, nil
+}
+
+// linkStateFeatures returns the state features of root→child link e, state
+// after state (FamilyStateFeatures each, centred): the child's belief
+// against the parent's marginal now and one sweep before, and the change of
+// the parent's marginal. buf is scratch.
+func linkStateFeatures(e region.Edge, prev, cur [][]float64, buf *[]float64) []float64 {
+	n := len(cur[e.Child])
+	if cap(*buf) < 4*n {
+		*buf = make([]float64, 4*n)
+	}
+	mNow, mPrev, f0, f1 := (*buf)[:n], (*buf)[n:2*n], make([]float64, n), make([]float64, n)
+	region.Marginalize(cur[e.Parent], e.Map, mNow)
+	region.Marginalize(prev[e.Parent], e.Map, mPrev)
+	f2 := make([]float64, n)
+	for c := range n {
+		f0[c] = safeLog(cur[e.Child][c]) - safeLog(mNow[c])
+		f1[c] = safeLog(prev[e.Child][c]) - safeLog(mPrev[c])
+		f2[c] = safeLog(mNow[c]) - safeLog(mPrev[c])
+	}
+	st := make([]float64, n*FamilyStateFeatures)
+	for i, fi := range [][]float64{f0, f1, f2} {
+		centre(fi)
+		for c, v := range fi {
+			st[c*FamilyStateFeatures+i] = v
+		}
+	}
+	return st
 }
 
 // familyFloor bounds the log of a belief in the family net's inputs: a

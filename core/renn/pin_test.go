@@ -25,9 +25,8 @@ func pinGrid(t *testing.T, L int, gamma float64, seed int64) *mrf.Model {
 // TestPinnedOutputs pins RENN's outputs bit for bit: a cold run, a warm start
 // on a model of the same structure and a warm start back on the first. The
 // paper run's cached outputs are kept only while reruns reproduce them
-// exactly, so a refactoring must not move a bit. The values were recorded
-// before region graphs were bound once per model structure
-// (region.Binding); change them only with a deliberate change of the numbers.
+// exactly, so a refactoring must not move a bit; change the values only with
+// a deliberate change of the numbers.
 func TestPinnedOutputs(t *testing.T) {
 	tests := []struct {
 		name          string

@@ -145,6 +145,23 @@ func regionMethod(names []string) string {
 // those of another run (a *stageio.UAIConflictError, checked before any
 // method runs) or if ctx was cancelled.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
+	return defaultDeps().run(ctx, p, out, w)
+}
+
+// deps are what Run takes from outside the stage: how outputs are committed
+// and how a method is built. Tests pass ones that fail.
+type deps struct {
+	commit    func(dir string, outs ...stageio.Output) error
+	newMethod func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error)
+}
+
+// defaultDeps commits with stageio.Commit and builds methods from the registry.
+func defaultDeps() deps {
+	return deps{commit: stageio.Commit, newMethod: (*methods.Entry).New}
+}
+
+// run is Run with the dependencies d.
+func (d deps) run(ctx context.Context, p Params, out string, w io.Writer) error {
 	opts, err := p.check()
 	if err != nil {
 		return err
@@ -160,15 +177,12 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err := p.uai(out).Claim(p.labels(), models); err != nil {
 		return err
 	}
-	var marg []formats.MarginalRow
-	var est []formats.EstimateRow
-	var seRows []formats.StderrRow
-	var failed []Failure
+	var r runRows
 	// interrupted keeps the runs finished before an interruption.
 	interrupted := func() error {
-		f := stageio.Finished{Stage: "run-baselines", Params: p, Inputs: inputs, Done: len(est), Of: len(models) * len(p.Methods),
-			Unit: "runs", Marg: marg, Est: est, More: func(prov formats.Provenance) []stageio.Output {
-				return []stageio.Output{{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, seRows, prov) }}}
+		f := stageio.Finished{Stage: "run-baselines", Params: p, Inputs: inputs, Done: len(r.est), Of: len(models) * len(p.Methods),
+			Unit: "runs", Marg: r.marg, Est: r.est, More: func(prov formats.Provenance) []stageio.Output {
+				return []stageio.Output{{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, r.seRows, prov) }}}
 			}}
 		return f.Keep(ctx.Err(), out)
 	}
@@ -179,52 +193,72 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 			}
 			label := p.label(name)
 			start := time.Now()
-			res, g, se, err := runOne(ctx, name, opts[name], e, graphs)
+			res, g, se, err := d.runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
 				if ctx.Err() != nil { // cancelled: stop everything, keep what finished
 					return interrupted()
 				}
 				slog.Error("failed", "model", e.ID, "name", e.Info.Name, "method", label, "error", err)
-				failed = append(failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: label, Error: err.Error()})
+				r.failed = append(r.failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: label, Error: err.Error()})
 				continue
 			}
-			secs := time.Since(start).Seconds()
-			marg = append(marg, stageio.MarginalRows(e.ID, label, e.Model, res.Marginals)...)
-			est = append(est, stageio.EstimateRow(e.ID, label, res, secs, opts[name], scheme(g)))
-			for i, v := range se.vars {
-				seRows = append(seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrVar, Index: int32(i), Stderr: v})
-			}
-			if se.logZ != nil {
-				seRows = append(seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrLogZ, Stderr: []float64{*se.logZ}})
-			}
-			slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "status", res.Status,
-				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
+			r.add(e, label, res, g, se, opts[name], time.Since(start).Seconds())
 		}
 	}
-	if err := summarise(w, p, failed, len(models)*len(p.Methods)); err != nil {
+	if err := summarise(w, p, r.failed, len(models)*len(p.Methods)); err != nil {
 		return err
 	}
+	return d.write(p, out, w, opts, inputs, models, &r)
+}
+
+// runRows are the output rows of the runs finished so far, and the runs
+// that failed.
+type runRows struct {
+	marg   []formats.MarginalRow
+	est    []formats.EstimateRow
+	seRows []formats.StderrRow
+	failed []Failure
+}
+
+// add records the answer res of method label on model e, run on region
+// graph g in secs seconds with options opts.
+func (r *runRows) add(e stageio.Model, label string, res *infer.Result, g *region.Graph, se stderrs, opts *methods.Options, secs float64) {
+	r.marg = append(r.marg, stageio.MarginalRows(e.ID, label, e.Model, res.Marginals)...)
+	r.est = append(r.est, stageio.EstimateRow(e.ID, label, res, secs, opts, scheme(g)))
+	for i, v := range se.vars {
+		r.seRows = append(r.seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrVar, Index: int32(i), Stderr: v})
+	}
+	if se.logZ != nil {
+		r.seRows = append(r.seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrLogZ, Stderr: []float64{*se.logZ}})
+	}
+	slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "status", res.Status,
+		"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
+}
+
+// write commits the rows of r into out with their provenance, and the UAI
+// result files when p.UAIOut is set, then summarises the answers on w.
+func (d deps) write(p Params, out string, w io.Writer, opts map[string]*methods.Options, inputs []string, models []stageio.Model, r *runRows) error {
 	// The parameters as given, every method's options as they ran, and the
 	// runs that failed.
 	record := struct {
 		Params
 		Options map[string]*methods.Options `json:"method_options"`
 		Failed  []Failure                   `json:"failed,omitempty"`
-	}{p, opts, failed}
+	}{p, opts, r.failed}
 	prov, err := stageio.Provenance("run-baselines", record, 0, inputs)
 	if err != nil {
 		return err
 	}
-	uai, answers, err := p.uai(out).Outputs(p.labels(), models, marg, est)
+	uai, answers, err := p.uai(out).Outputs(p.labels(), models, r.marg, r.est)
 	if err != nil {
 		return err
 	}
-	if err := commit(out, append([]stageio.Output{
-		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+	if err := d.commit(out, append([]stageio.Output{
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, r.marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, r.est, prov) }},
 		// Always written, empty without a Monte Carlo method, so that no
 		// earlier run's file is carried over beside the new marginals.
-		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, seRows, prov) }},
+		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, r.seRows, prov) }},
 	}, uai...)...); err != nil {
 		return err
 	}
@@ -232,19 +266,11 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	return stageio.RemovePartial(out)
 }
 
-// commit is stageio.Commit; a variable so tests can make an output fail.
-var commit = stageio.Commit
-
-// newMethod builds a method; a variable so tests can make one fail.
-var newMethod = func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error) {
-	return entry.New(opts, g)
-}
-
 // runOne runs method name on model e, a fresh method per model: warm starts
 // belong to learning, not to a comparison, where they would make results
 // depend on order. It returns the result, the region graph it ran on, and
 // the Monte Carlo standard errors if the method gives them.
-func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, stderrs, error) {
+func (d deps) runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, stderrs, error) {
 	entry, err := methods.Lookup(name)
 	if err != nil {
 		return nil, nil, stderrs{}, err
@@ -253,7 +279,7 @@ func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.M
 	if err != nil {
 		return nil, nil, stderrs{}, err
 	}
-	m, err := newMethod(entry, opts, g)
+	m, err := d.newMethod(entry, opts, g)
 	if err != nil {
 		return nil, nil, stderrs{}, err
 	}

@@ -26,6 +26,7 @@ import (
 )
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, regions := isingWithRegions(t, dir, "faces")
 	truth := filepath.Join(dir, "exact")
@@ -81,6 +82,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models := filepath.Join(dir, "models")
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 0.5, Count: 1, Seed: 3}, models); err != nil {
@@ -102,6 +104,7 @@ func TestErrors(t *testing.T) {
 // TestName: --name writes the one method's results under the given name,
 // on blocks3 regions as on any other.
 func TestName(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, regions := isingWithRegions(t, dir, "blocks3")
 	out := filepath.Join(dir, "out")
@@ -132,18 +135,18 @@ func (f failing) Infer(context.Context, *mrf.Model) (*infer.Result, error) {
 	return nil, errors.New("forced failure")
 }
 
-// failOn makes method fail on the models with the given numbers of
-// variables, for the rest of the test.
-func failOn(t *testing.T, method string, vars ...int) {
-	old := newMethod
-	t.Cleanup(func() { newMethod = old })
-	newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
-		m, err := old(e, o, g)
+// failOn returns the stage's dependencies with method failing on the
+// models with the given numbers of variables.
+func failOn(method string, vars ...int) deps {
+	d := defaultDeps()
+	d.newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
+		m, err := e.New(o, g)
 		if err != nil || e.Name != method {
 			return m, err
 		}
 		return failOnSize{m, vars}, nil
 	}
+	return d
 }
 
 type failOnSize struct {
@@ -164,6 +167,7 @@ func (f failOnSize) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, err
 // written, the failure is summarised and recorded in the provenance; only
 // when every run failed, or with Strict, does the stage fail.
 func TestIsolation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models := filepath.Join(dir, "models")
 	// Two sizes, so a method can fail on one model and not the other.
@@ -181,10 +185,9 @@ func TestIsolation(t *testing.T) {
 	p := Params{Models: models, Regions: regions, Methods: []string{"mf", "bp", "gbp"}}
 
 	t.Run("one run fails", func(t *testing.T) {
-		failOn(t, "gbp", 16)
 		out := filepath.Join(t.TempDir(), "out")
 		var w strings.Builder
-		if err := Run(context.Background(), p, out, &w); err != nil {
+		if err := failOn("gbp", 16).run(context.Background(), p, out, &w); err != nil {
 			t.Fatal(err)
 		}
 		est, prov, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
@@ -222,11 +225,10 @@ func TestIsolation(t *testing.T) {
 		}
 	})
 	t.Run("strict", func(t *testing.T) {
-		failOn(t, "gbp", 16)
 		out := filepath.Join(t.TempDir(), "out")
 		sp := p
 		sp.Strict = true
-		err := Run(context.Background(), sp, out, io.Discard)
+		err := failOn("gbp", 16).run(context.Background(), sp, out, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "1 of 6 runs failed") || !strings.Contains(err.Error(), "forced failure") {
 			t.Errorf("error %v", err)
 		}
@@ -235,13 +237,12 @@ func TestIsolation(t *testing.T) {
 		}
 	})
 	t.Run("every run fails", func(t *testing.T) {
-		old := newMethod
-		t.Cleanup(func() { newMethod = old })
-		newMethod = func(e *methods.Entry, _ *methods.Options, _ *region.Graph) (infer.Method, error) {
+		d := defaultDeps()
+		d.newMethod = func(e *methods.Entry, _ *methods.Options, _ *region.Graph) (infer.Method, error) {
 			return failing{e.Name}, nil
 		}
 		out := filepath.Join(t.TempDir(), "out")
-		err := Run(context.Background(), p, out, io.Discard)
+		err := d.run(context.Background(), p, out, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "every run failed (6)") {
 			t.Errorf("error %v", err)
 		}
@@ -294,6 +295,7 @@ func joinModels(t *testing.T, out string, dirs ...string) {
 // TestInterruptBeforeAnyRun: cancelled before its first run, the stage
 // writes nothing and says so.
 func TestInterruptBeforeAnyRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models := filepath.Join(dir, "models")
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 7}, models); err != nil {

@@ -25,6 +25,7 @@ import (
 // --uai-out writes each method's UAI result files in a directory of its own,
 // holding what marginals.parquet and estimates.parquet hold.
 func TestRunUAIOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, out, uai := filepath.Join(dir, "models"), filepath.Join(dir, "out"), filepath.Join(dir, "uai")
 	if err := samplemodel.UAI(samplemodel.UAIParams{In: "../../formats/testdata/uai/markov_small.uai"}, models); err != nil {
@@ -83,6 +84,7 @@ func files(t *testing.T, dir string) map[string]string {
 // files as they were and nothing new beside them; the next run replaces
 // both together.
 func TestRunUAIOutAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, out, uai := filepath.Join(dir, "models"), filepath.Join(dir, "out"), filepath.Join(dir, "uai")
 	if err := samplemodel.UAI(samplemodel.UAIParams{In: "../../formats/testdata/uai/markov_small.uai"}, models); err != nil {
@@ -96,8 +98,8 @@ func TestRunUAIOutAtomic(t *testing.T) {
 	}
 	beforeOut, beforeUAI := files(t, out), files(t, uai)
 	injected := errors.New("injected failure")
-	t.Cleanup(func() { commit = stageio.Commit })
-	commit = func(dir string, outs ...stageio.Output) error {
+	d := defaultDeps()
+	d.commit = func(dir string, outs ...stageio.Output) error {
 		last := &outs[len(outs)-1]
 		if outs[0].Name != formats.MarginalsFile || filepath.Dir(last.Dir) != uai {
 			t.Fatalf("outputs %v: want the Parquet files first and a UAI file last", outs)
@@ -105,8 +107,7 @@ func TestRunUAIOutAtomic(t *testing.T) {
 		last.Write = func(string) error { return injected }
 		return stageio.Commit(dir, outs...)
 	}
-	err := run("bp")
-	commit = stageio.Commit
+	err := d.run(context.Background(), Params{Models: models, Methods: []string{"bp"}, UAIOut: uai}, out, io.Discard)
 	if !errors.Is(err, injected) {
 		t.Fatalf("error %v, want the injected one", err)
 	}
@@ -138,6 +139,7 @@ func TestRunUAIOutAtomic(t *testing.T) {
 // TestRunUAIOutInsideOut: --uai-out may lie inside --out; a second run
 // replaces both.
 func TestRunUAIOutInsideOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, out := filepath.Join(dir, "models"), filepath.Join(dir, "out")
 	uai := filepath.Join(out, "uai")
@@ -173,18 +175,18 @@ func (b broken) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	return res, nil
 }
 
-// breakMethod makes method return broken answers for the rest of the test;
-// the shared check runs on them as on any.
-func breakMethod(t *testing.T, method string) {
-	old := newMethod
-	t.Cleanup(func() { newMethod = old })
-	newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
-		m, err := old(e, o, g)
+// breakMethod returns the stage's dependencies with method returning broken
+// answers; the shared check runs on them as on any.
+func breakMethod(method string) deps {
+	d := defaultDeps()
+	d.newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
+		m, err := e.New(o, g)
 		if err != nil || e.Name != method {
 			return m, err
 		}
 		return methods.Verified(broken{m}), nil
 	}
+	return d
 }
 
 // firstLine returns the first line of the file at path.
@@ -202,15 +204,15 @@ func firstLine(t *testing.T, path string) string {
 // says so and why; one that stopped at its iteration cap, passing the
 // check, says it did not converge; the summary lists both, with their files.
 func TestRunUAIOutHonest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, out, uai := filepath.Join(dir, "models"), filepath.Join(dir, "out"), filepath.Join(dir, "uai")
 	if err := samplemodel.UAI(samplemodel.UAIParams{In: "../../formats/testdata/uai/markov_small.uai"}, models); err != nil {
 		t.Fatal(err)
 	}
-	breakMethod(t, "bp")
 	var w strings.Builder
 	p := Params{Models: models, Methods: []string{"mf", "bp", "dbp"}, Set: []string{"mf.max_iter=1"}, UAIOut: uai}
-	if err := Run(context.Background(), p, out, &w); err != nil {
+	if err := breakMethod("bp").run(context.Background(), p, out, &w); err != nil {
 		t.Fatal(err)
 	}
 	est, _ := readOutputs(t, out)
@@ -255,6 +257,7 @@ func TestRunUAIOutHonest(t *testing.T) {
 // a rerun of the first replaces its own files; --overwrite lets the second
 // replace them.
 func TestRunUAIOutOtherRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	models, uai := filepath.Join(dir, "models"), filepath.Join(dir, "uai")
 	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
@@ -269,13 +272,12 @@ func TestRunUAIOutOtherRun(t *testing.T) {
 	}
 	before := files(t, uai)
 	ran := false
-	old := newMethod
-	t.Cleanup(func() { newMethod = old })
-	newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
+	d := defaultDeps()
+	d.newMethod = func(e *methods.Entry, o *methods.Options, g *region.Graph) (infer.Method, error) {
 		ran = true
-		return old(e, o, g)
+		return e.New(o, g)
 	}
-	err := Run(context.Background(), p, second, io.Discard)
+	err := d.run(context.Background(), p, second, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "another run") || !strings.Contains(err.Error(), "--overwrite") {
 		t.Fatalf("second run: error %v", err)
 	}

@@ -64,8 +64,8 @@ var peers = map[string]peer{
 	"segmentation": {"0.028", "0.019", "0.13", "0.23", 0.028},
 }
 
-// target is the bound: TensorInference.jl's time times 1.5, at
-// least 0.05 s.
+// target is the time exact-infer must stay within on a kind:
+// TensorInference.jl's time times 1.5, at least 0.05 s.
 func target(p peer) float64 { return max(1.5*p.tiSeconds, 0.05) }
 
 func TestMain(m *testing.M) {

@@ -223,15 +223,8 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
 		return err
 	}
-	for _, e := range models {
-		if len(sets[e.ID].train) == 0 {
-			return fmt.Errorf("%s: no train samples for model %d (%s)", spath, e.ID, e.Info.Name)
-		}
-		// Without a test split there is no test NLL to report (it would
-		// be NaN in every curve row and line).
-		if len(sets[e.ID].test) == 0 {
-			return fmt.Errorf("%s: no test samples for model %d (%s): the test NLL needs them (sample-model data --test N, N > 0)", spath, e.ID, e.Info.Name)
-		}
+	if err := checkSplits(spath, models, sets); err != nil {
+		return err
 	}
 	inputs = append(inputs, spath)
 
@@ -380,6 +373,22 @@ func sameModels(path string, prov formats.Provenance, modelsPath string) error {
 	return fmt.Errorf("%s: drawn from other models: %s, not %s (the --models directory; sha256 differs)", path, strings.Join(recorded, ", "), modelsPath)
 }
 
+// checkSplits checks that every model has train and test samples in sets,
+// read from spath.
+func checkSplits(spath string, models []stageio.Model, sets map[int32]*sampleSet) error {
+	for _, e := range models {
+		if len(sets[e.ID].train) == 0 {
+			return fmt.Errorf("%s: no train samples for model %d (%s)", spath, e.ID, e.Info.Name)
+		}
+		// Without a test split there is no test NLL to report (it would
+		// be NaN in every curve row and line).
+		if len(sets[e.ID].test) == 0 {
+			return fmt.Errorf("%s: no test samples for model %d (%s): the test NLL needs them (sample-model data --test N, N > 0)", spath, e.ID, e.Info.Name)
+		}
+	}
+	return nil
+}
+
 // learnOne learns model e and returns the learned model, its curve rows, the
 // method's resolved options and the name of the parameterisation used.
 func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.Model, s *sampleSet, w io.Writer) (stageio.Model, []formats.CurveRow, any, string, error) {
@@ -425,48 +434,20 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	}
 	var l *learn.Learner
 	if train.Hidden() {
-		// The clamped phase: the same method and options on the model
-		// clamped to each visible vector (its own region graph).
-		var clamped learn.ClampedPhase = learn.NewMethodClamped(p.Method, func(cm *mrf.Model) (infer.Method, error) {
-			m, _, err := newMethod(p, mopts, e.Info.Graph, cm)
-			return m, err
-		}, p.ClampedPerSample)
-		if eo, ok := mopts.Value().(exact.Options); ok && p.Method == "exact" {
-			clamped = learn.ExactClamped(eo) // factorised when it can be
-		} else if p.ClampedExact {
-			clamped = learn.ExactClamped(p.LearnOptions(0).Exact)
-		}
-		if po, ok := mopts.Value().(mcmc.PCDOptions); ok && p.Method == "pcd" && !p.ClampedExact {
-			// Exact and factorised where the hidden variables are
-			// independent given x (an RBM), else a persistent chain per
-			// distinct visible vector.
-			if clamped, err = learn.PCDClamped(po.Sweeps, mrf.DeriveSeed(po.Seed, -1)); err != nil {
-				return fail(err)
-			}
+		clamped, err := clampedPhase(p, mopts, e)
+		if err != nil {
+			return fail(err)
 		}
 		fmt.Fprintf(w, "model %d %s hidden variables %d of %d, %d distinct visible training vectors, clamped phase per sample %v, by %s\n",
 			e.ID, p.Method, len(e.Info.Hidden), len(e.Model.Cards), train.Groups(), p.ClampedPerSample, clamped.Name())
 		l, err = learn.NewHidden(method, clamped, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
-	} else {
-		l, err = learn.New(method, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1)))
-	}
-	if err != nil {
+		if err != nil {
+			return fail(err)
+		}
+	} else if l, err = learn.New(method, param, theta, train, p.LearnOptions(mrf.DeriveSeed(seed, 1))); err != nil {
 		return fail(err)
 	}
-	var rows []formats.CurveRow
-	total := 0.0
-	rep, err := l.Fit(ctx, test, func(st learn.EpochStats) error {
-		total += st.Seconds
-		rows = append(rows, formats.CurveRow{ModelID: e.ID, Method: p.Label(), Iteration: int32(st.Epoch),
-			TrainNLL: st.TrainNLL, TestNLL: st.TestNLL, Seconds: st.Seconds})
-		clamped := ""
-		if train.Hidden() {
-			clamped = fmt.Sprintf(" clamped_calls %d clamped_iterations %d clamped_unconverged %d", st.ClampedCalls, st.ClampedIterations, st.ClampedUnconverged)
-		}
-		_, err := fmt.Fprintf(w, "model %d %s epoch %d train_nll %.4f test_nll %.4f true_test_nll %.4f seconds %.3f iterations %d unconverged %d resets %d below_bound %d%s\n",
-			e.ID, p.Method, st.Epoch, st.TrainNLL, st.TestNLL, s.trueTest, st.Seconds, st.Iterations, st.Unconverged, st.Resets, st.BelowBound, clamped)
-		return err
-	})
+	rows, rep, total, err := fitCurves(ctx, p, e, s, l, train.Hidden(), test, w)
 	if err != nil {
 		return fail(err)
 	}
@@ -478,6 +459,49 @@ func learnOne(ctx context.Context, p Params, mopts *methods.Options, e stageio.M
 	info.Seed = seed
 	info.Source = fmt.Sprintf("learn-mrf %s %s", p.Label(), param.Name())
 	return stageio.Model{ID: e.ID, Info: info, Model: l.Model()}, rows, resolved, param.Name(), nil
+}
+
+// clampedPhase returns the clamped phase of learning model e with hidden
+// variables: the same method and options on the model clamped to each
+// visible vector (its own region graph), exact inference where the method
+// is exact or p.ClampedExact says so, or pcd's own.
+func clampedPhase(p Params, mopts *methods.Options, e stageio.Model) (learn.ClampedPhase, error) {
+	var clamped learn.ClampedPhase = learn.NewMethodClamped(p.Method, func(cm *mrf.Model) (infer.Method, error) {
+		m, _, err := newMethod(p, mopts, e.Info.Graph, cm)
+		return m, err
+	}, p.ClampedPerSample)
+	if eo, ok := mopts.Value().(exact.Options); ok && p.Method == "exact" {
+		clamped = learn.ExactClamped(eo) // factorised when it can be
+	} else if p.ClampedExact {
+		clamped = learn.ExactClamped(p.LearnOptions(0).Exact)
+	}
+	if po, ok := mopts.Value().(mcmc.PCDOptions); ok && p.Method == "pcd" && !p.ClampedExact {
+		// Exact and factorised where the hidden variables are
+		// independent given x (an RBM), else a persistent chain per
+		// distinct visible vector.
+		return learn.PCDClamped(po.Sweeps, mrf.DeriveSeed(po.Seed, -1))
+	}
+	return clamped, nil
+}
+
+// fitCurves fits l on model e, writing a line per epoch to w, and returns
+// the curve rows, the fit's report and its seconds in all.
+func fitCurves(ctx context.Context, p Params, e stageio.Model, s *sampleSet, l *learn.Learner, hidden bool, test *learn.Data, w io.Writer) ([]formats.CurveRow, *learn.Report, float64, error) {
+	var rows []formats.CurveRow
+	total := 0.0
+	rep, err := l.Fit(ctx, test, func(st learn.EpochStats) error {
+		total += st.Seconds
+		rows = append(rows, formats.CurveRow{ModelID: e.ID, Method: p.Label(), Iteration: int32(st.Epoch),
+			TrainNLL: st.TrainNLL, TestNLL: st.TestNLL, Seconds: st.Seconds})
+		clamped := ""
+		if hidden {
+			clamped = fmt.Sprintf(" clamped_calls %d clamped_iterations %d clamped_unconverged %d", st.ClampedCalls, st.ClampedIterations, st.ClampedUnconverged)
+		}
+		_, err := fmt.Fprintf(w, "model %d %s epoch %d train_nll %.4f test_nll %.4f true_test_nll %.4f seconds %.3f iterations %d unconverged %d resets %d below_bound %d%s\n",
+			e.ID, p.Method, st.Epoch, st.TrainNLL, st.TestNLL, s.trueTest, st.Seconds, st.Iterations, st.Unconverged, st.Resets, st.BelowBound, clamped)
+		return err
+	})
+	return rows, rep, total, err
 }
 
 // newMethod builds the inference method for models with start's structure

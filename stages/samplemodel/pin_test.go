@@ -61,11 +61,10 @@ func valuesDigest(t *testing.T, dir string) (models, info, params string) {
 	return models, info, prov.Params
 }
 
-// The paper's collections are pinned to the values the generator wrote
-// before the benchmark families existed (recorded with that code), so adding
-// families changed no committed model, model name or provenance. Fields
-// normal:G with couplings normal:1 are the same collection as Gamma G, down
-// to the bytes of the files.
+// The paper's collections are pinned, so that no change to the generator
+// (such as a new family) moves a committed model, model name or provenance.
+// Fields normal:G with couplings normal:1 are the same collection as Gamma
+// G, down to the bytes of the files.
 func TestIsingPinnedOutputs(t *testing.T) {
 	for _, tt := range []struct {
 		p                    IsingParams

@@ -232,15 +232,8 @@ const (
 
 // EncodePNG draws f and writes it to w as a PNG.
 func (f Figure) EncodePNG(w io.Writer) error {
-	if len(f.Panels) == 0 {
-		return errors.New("figure has no panels")
-	}
-	for _, p := range f.Panels {
-		for _, s := range p.Series {
-			if len(s.X) != len(s.Y) {
-				return fmt.Errorf("panel %q: series %q has %d x and %d y values", p.Title, s.Name, len(s.X), len(s.Y))
-			}
-		}
+	if err := f.check(); err != nil {
+		return err
 	}
 	cols := f.Cols
 	if cols <= 0 {
@@ -248,47 +241,10 @@ func (f Figure) EncodePNG(w io.Writer) error {
 	}
 	cols = min(cols, len(f.Panels))
 	rows := (len(f.Panels) + cols - 1) / cols
-
-	// One colour and marker per series name: the paper's methods by their
-	// rank, other names after them in order of first appearance.
-	var others []string
-	for _, p := range f.Panels {
-		for _, s := range p.Series {
-			if _, known := methods.Rank(s.Name); !known && !slices.Contains(others, s.Name) {
-				others = append(others, s.Name)
-			}
-		}
+	plots, legend, err := f.panels(rows, cols)
+	if err != nil {
+		return err
 	}
-	style := func(name string) (color.Color, draw.GlyphDrawer) {
-		k, known := methods.Rank(name)
-		if !known {
-			k = len(methods.Names()) + slices.Index(others, name)
-		}
-		return palette[k%len(palette)], glyphs[k%len(glyphs)]
-	}
-
-	plots := make([][]*plot.Plot, rows)
-	for r := range plots {
-		plots[r] = make([]*plot.Plot, cols)
-	}
-	legend := plot.NewLegend()
-	legend.Top, legend.Left = true, true
-	legend.TextStyle.Font.Size = vg.Points(11)
-	inLegend := map[string]bool{}
-	for k, p := range f.Panels {
-		pl, err := p.plot(style)
-		if err != nil {
-			return err
-		}
-		plots[k/cols][k%cols] = pl.plot
-		for _, e := range pl.entries {
-			if !inLegend[e.name] {
-				inLegend[e.name] = true
-				legend.Add(e.name, e.line, e.points)
-			}
-		}
-	}
-
 	width := vg.Length(cols)*panelWidth + legendWidth
 	height := vg.Length(rows) * panelHeight
 	img := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
@@ -310,8 +266,73 @@ func (f Figure) EncodePNG(w io.Writer) error {
 	}); err != nil {
 		return err
 	}
-	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 	return err
+}
+
+// check reports a figure without panels or with a series of unequal x and
+// y lengths.
+func (f Figure) check() error {
+	if len(f.Panels) == 0 {
+		return errors.New("figure has no panels")
+	}
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			if len(s.X) != len(s.Y) {
+				return fmt.Errorf("panel %q: series %q has %d x and %d y values", p.Title, s.Name, len(s.X), len(s.Y))
+			}
+		}
+	}
+	return nil
+}
+
+// panels builds the plots of f's panels on a rows x cols grid, in reading
+// order, and one legend of every series name.
+func (f Figure) panels(rows, cols int) ([][]*plot.Plot, *plot.Legend, error) {
+	style := f.styles()
+	plots := make([][]*plot.Plot, rows)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(11)
+	inLegend := map[string]bool{}
+	for k, p := range f.Panels {
+		pl, err := p.plot(style)
+		if err != nil {
+			return nil, nil, err
+		}
+		plots[k/cols][k%cols] = pl.plot
+		for _, e := range pl.entries {
+			if !inLegend[e.name] {
+				inLegend[e.name] = true
+				legend.Add(e.name, e.line, e.points)
+			}
+		}
+	}
+	return plots, &legend, nil
+}
+
+// styles returns one colour and marker per series name: the paper's
+// methods by their rank, other names after them in order of first
+// appearance.
+func (f Figure) styles() func(name string) (color.Color, draw.GlyphDrawer) {
+	var others []string
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			if _, known := methods.Rank(s.Name); !known && !slices.Contains(others, s.Name) {
+				others = append(others, s.Name)
+			}
+		}
+	}
+	return func(name string) (color.Color, draw.GlyphDrawer) {
+		k, known := methods.Rank(name)
+		if !known {
+			k = len(methods.Names()) + slices.Index(others, name)
+		}
+		return palette[k%len(palette)], glyphs[k%len(glyphs)]
+	}
 }
 
 // drawSafely turns a panic of the plotting library into an error. The
@@ -356,23 +377,9 @@ func (p Panel) plot(style func(string) (color.Color, draw.GlyphDrawer)) (builtPl
 	pl.Y.Label.Text = p.YLabel
 	pl.Add(plotter.NewGrid())
 	out := builtPlot{plot: pl}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
-	var xs []float64
+	ext := extent{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	for _, s := range p.Series {
-		var xys plotter.XYs
-		for k := range s.X {
-			x, y := s.X[k], s.Y[k]
-			if !finite(x) || !finite(y) || (p.LogY && y <= 0) {
-				continue
-			}
-			xys = append(xys, plotter.XY{X: x, Y: y})
-			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-			if !slices.Contains(xs, x) {
-				xs = append(xs, x)
-			}
-		}
+		xys := p.drawable(s, &ext)
 		if len(xys) == 0 {
 			continue
 		}
@@ -397,22 +404,53 @@ func (p Panel) plot(style func(string) (color.Color, draw.GlyphDrawer)) (builtPl
 		pl.Title.Text += " (no data)"
 		return out, nil
 	}
+	p.setAxes(pl, ext)
+	return out, nil
+}
+
+// extent is the range of the points drawn, and their distinct x values.
+type extent struct {
+	xmin, xmax, ymin, ymax float64
+	xs                     []float64
+}
+
+// drawable returns the points of s that the panel can draw (finite, and
+// positive on a log y axis), widening ext to them.
+func (p Panel) drawable(s Series, ext *extent) plotter.XYs {
+	var xys plotter.XYs
+	for k := range s.X {
+		x, y := s.X[k], s.Y[k]
+		if !finite(x) || !finite(y) || (p.LogY && y <= 0) {
+			continue
+		}
+		xys = append(xys, plotter.XY{X: x, Y: y})
+		ext.xmin, ext.xmax = math.Min(ext.xmin, x), math.Max(ext.xmax, x)
+		ext.ymin, ext.ymax = math.Min(ext.ymin, y), math.Max(ext.ymax, y)
+		if !slices.Contains(ext.xs, x) {
+			ext.xs = append(ext.xs, x)
+		}
+	}
+	return xys
+}
+
+// setAxes sets the ticks and ranges of pl's axes to show ext with a margin.
+func (p Panel) setAxes(pl *plot.Plot, ext extent) {
 	// Ticks at the x values present: sizes are few and irregular.
-	sort.Float64s(xs)
-	if len(xs) <= 12 {
+	sort.Float64s(ext.xs)
+	if len(ext.xs) <= 12 {
 		var ticks plot.ConstantTicks
-		for _, x := range xs {
+		for _, x := range ext.xs {
 			ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', 4, 64)})
 		}
 		pl.X.Tick.Marker = ticks
 	}
-	pad := (xmax - xmin) * 0.05
+	pad := (ext.xmax - ext.xmin) * 0.05
 	if pad == 0 {
-		pad = math.Max(math.Abs(xmin)*0.1, 1)
+		pad = math.Max(math.Abs(ext.xmin)*0.1, 1)
 	}
-	pl.X.Min, pl.X.Max = xmin-pad, xmax+pad
+	pl.X.Min, pl.X.Max = ext.xmin-pad, ext.xmax+pad
 	if p.LogY {
-		lo, hi := ymin, ymax
+		lo, hi := ext.ymin, ext.ymax
 		if lo == hi {
 			lo, hi = lo/2, hi*2
 		}
@@ -420,22 +458,21 @@ func (p Panel) plot(style func(string) (color.Color, draw.GlyphDrawer)) (builtPl
 		pl.Y.Min, pl.Y.Max = lo/span, hi*span
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
-	} else {
-		lo, hi := ymin, ymax
-		if p.ZeroY {
-			lo = math.Min(lo, 0)
-		}
-		if lo == hi {
-			lo, hi = lo-0.5, hi+0.5
-		}
-		pad := (hi - lo) * 0.05
-		if p.ZeroY && lo == 0 {
-			pl.Y.Min, pl.Y.Max = 0, hi+pad
-		} else {
-			pl.Y.Min, pl.Y.Max = lo-pad, hi+pad
-		}
+		return
 	}
-	return out, nil
+	lo, hi := ext.ymin, ext.ymax
+	if p.ZeroY {
+		lo = math.Min(lo, 0)
+	}
+	if lo == hi {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	pad = (hi - lo) * 0.05
+	if p.ZeroY && lo == 0 {
+		pl.Y.Min, pl.Y.Max = 0, hi+pad
+	} else {
+		pl.Y.Min, pl.Y.Max = lo-pad, hi+pad
+	}
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

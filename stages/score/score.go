@@ -61,15 +61,17 @@ const (
 	Iterations  = "iterations"
 )
 
-// Metrics lists every score in the order of the printed table.
-var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
-	BoundHeld, SandwichWidth}
+// Metrics returns every score in the order of the printed table.
+func Metrics() []string {
+	return []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
+		metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
+		BoundHeld, SandwichWidth}
+}
 
-// GroupColumns are the columns a summary can be grouped by: the graph of
+// GroupColumns returns the columns a summary can be grouped by: the graph of
 // model_info, the number of variables, and the field strength gamma (blank
 // for imported models: see gammaValue).
-var GroupColumns = []string{"graph", "size", "gamma"}
+func GroupColumns() []string { return []string{"graph", "size", "gamma"} }
 
 // ModelColumn is the group column naming each model: added to the group
 // columns when imported (UAI) models are scored, whose rows are each
@@ -81,8 +83,8 @@ const ModelColumn = "model"
 // bys are the values of Params.By.
 var bys = []string{"setting", "model"}
 
-// Tables are the formats of the printed summary.
-var Tables = []string{"text", "md", "latex"}
+// Tables returns the formats of the printed summary.
+func Tables() []string { return []string{"text", "md", "latex"} }
 
 // Output files written beside scores.parquet and summary.parquet by the md
 // and latex tables.
@@ -98,8 +100,8 @@ func (p Params) Check() error {
 		return fmt.Errorf("need at least one models, truth and pred directory (got %d, %d, %d)", len(p.Models), len(p.Truth), len(p.Pred))
 	}
 	for i, g := range p.Group {
-		if !slices.Contains(GroupColumns, g) {
-			return fmt.Errorf("unknown group column %q (want some of %s)", g, strings.Join(GroupColumns, ", "))
+		if !slices.Contains(GroupColumns(), g) {
+			return fmt.Errorf("unknown group column %q (want some of %s)", g, strings.Join(GroupColumns(), ", "))
 		}
 		if slices.Contains(p.Group[:i], g) {
 			return fmt.Errorf("group column %q given twice", g)
@@ -108,8 +110,8 @@ func (p Params) Check() error {
 	if p.By != "" && !slices.Contains(bys, p.By) {
 		return fmt.Errorf("unknown --by %q (want one of %s)", p.By, strings.Join(bys, ", "))
 	}
-	if !slices.Contains(Tables, p.Table) {
-		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables, ", "))
+	if !slices.Contains(Tables(), p.Table) {
+		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables(), ", "))
 	}
 	if p.Plots && !slices.Contains(p.Group, "size") {
 		return fmt.Errorf("plots are drawn against size: group by size too (group is %q)", strings.Join(p.Group, ","))
@@ -125,27 +127,9 @@ func Run(p Params, out string, w io.Writer) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	var inputs []string
-	shards, shardOf, paths, err := loadShards(p.Models)
+	shards, truth, pred, inputs, err := loadInputs(p)
 	if err != nil {
 		return err
-	}
-	inputs = append(inputs, paths...)
-	truth := newCollection()
-	for _, dir := range p.Truth {
-		paths, err := truth.read(dir, shardOf, func(method string) bool { return method == "exact" })
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, paths...)
-	}
-	pred := newCollection()
-	for _, dir := range p.Pred {
-		paths, err := pred.read(dir, shardOf, func(string) bool { return true })
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, paths...)
 	}
 	cols := groupColumns(p.Group, shards)
 	scored, err := scoreAll(shards, truth, pred, cols)
@@ -162,13 +146,7 @@ func Run(p Params, out string, w io.Writer) error {
 	for _, m := range miss {
 		slog.Warn("score: not scored", "run", m)
 	}
-	var scoreRows []formats.ScoreRow
-	for _, s := range scored {
-		for _, v := range s.values {
-			scoreRows = append(scoreRows, formats.ScoreRow{ModelID: s.model.ID, Models: s.shard.dir, Name: s.model.Info.Name,
-				Method: s.method, Metric: v.metric, Value: v.value})
-		}
-	}
+	scoreRows := scoreRowsOf(scored)
 	sum := summarise(scored)
 	record := struct {
 		Params
@@ -190,21 +168,84 @@ func Run(p Params, out string, w io.Writer) error {
 		}},
 	}
 	if p.Plots {
-		figs, err := sizeFigures(cols, summaryRows(sum))
+		plots, err := plotOutputs(cols, sum)
 		if err != nil {
 			return err
 		}
-		for _, sp := range SizePlots {
-			if f, ok := figs[sp.File]; ok {
-				outs = append(outs, stageio.Output{Name: sp.File, Write: f.WritePNG})
-			}
+		outs = append(outs, plots...)
+	}
+	printed, tableOuts := printTables(p, tab, scored)
+	if err := stageio.Commit(out, append(outs, tableOuts...)...); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, printed)
+	return err
+}
+
+// loadInputs reads the models of p.Models, the exact results of p.Truth
+// and the predictions of p.Pred, and returns them with the paths read.
+func loadInputs(p Params) (shards []*shard, truth, pred *collection, inputs []string, err error) {
+	shards, shardOf, paths, err := loadShards(p.Models)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	inputs = append(inputs, paths...)
+	truth = newCollection()
+	for _, dir := range p.Truth {
+		paths, err := truth.read(dir, shardOf, func(method string) bool { return method == "exact" })
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		inputs = append(inputs, paths...)
+	}
+	pred = newCollection()
+	for _, dir := range p.Pred {
+		paths, err := pred.read(dir, shardOf, func(string) bool { return true })
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		inputs = append(inputs, paths...)
+	}
+	return shards, truth, pred, inputs, nil
+}
+
+// scoreRowsOf returns the rows of scores.parquet: every value of every run.
+func scoreRowsOf(scored []scoredRun) []formats.ScoreRow {
+	var rows []formats.ScoreRow
+	for _, s := range scored {
+		for _, v := range s.values {
+			rows = append(rows, formats.ScoreRow{ModelID: s.model.ID, Models: s.shard.dir, Name: s.model.Info.Name,
+				Method: s.method, Metric: v.metric, Value: v.value})
 		}
 	}
+	return rows
+}
+
+// plotOutputs returns the PNGs of SizePlots that the summary has data for.
+func plotOutputs(cols []string, sum summary) ([]stageio.Output, error) {
+	figs, err := sizeFigures(cols, summaryRows(sum))
+	if err != nil {
+		return nil, err
+	}
+	var outs []stageio.Output
+	for _, sp := range SizePlots {
+		if f, ok := figs[sp.File]; ok {
+			outs = append(outs, stageio.Output{Name: sp.File, Write: f.WritePNG})
+		}
+	}
+	return outs, nil
+}
+
+// printTables renders the summary table tab (and with p.By "model" the
+// table per model) in the format p.Table; it returns the text to print and
+// the file it goes to, if any.
+func printTables(p Params, tab table, scored []scoredRun) (string, []stageio.Output) {
 	tabs := []table{tab}
 	if p.By == "model" {
 		tabs = append(tabs, perModelTable(p.Group, scored))
 	}
 	var printed string
+	var outs []stageio.Output
 	switch p.Table {
 	case "text":
 		printed = render(tabs, table.text, "per model:\n")
@@ -215,11 +256,7 @@ func Run(p Params, out string, w io.Writer) error {
 		printed = render(tabs, table.latex, "% per model\n")
 		outs = append(outs, stageio.Output{Name: LatexFile, Write: func(path string) error { return writeAtomic(path, printed) }})
 	}
-	if err := stageio.Commit(out, outs...); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, printed)
-	return err
+	return printed, outs
 }
 
 // shard is one --models directory.
@@ -669,13 +706,6 @@ func groupColumns(cols []string, shards []*shard) []string {
 // the methods beyond it); unregistered names follow alphabetically.
 func methodLess(a, b string) bool { return methods.Compare(a, b) < 0 }
 
-func metricRank(m string) int {
-	if k := slices.Index(Metrics, m); k >= 0 {
-		return k
-	}
-	return len(Metrics)
-}
-
 // cell is the summary of one metric of one method over one setting.
 type cell struct {
 	group  group
@@ -715,7 +745,7 @@ func summarise(scored []scoredRun) summary {
 	sort.Slice(sum.methods, func(a, b int) bool { return methodLess(sum.methods[a], sum.methods[b]) })
 	for _, g := range sum.groups {
 		for _, m := range sum.methods {
-			for _, metric := range Metrics {
+			for _, metric := range Metrics() {
 				xs, ok := values[ckey{g.key(), m, metric}]
 				if !ok {
 					continue

@@ -208,7 +208,7 @@ func TestScoresAcrossShards(t *testing.T) {
 	mb, tb, pb, pc := shardB(t, root)
 	out := filepath.Join(root, "score")
 	var stdout bytes.Buffer
-	p := Params{Models: []string{ma, mb}, Truth: []string{tb, ta}, Pred: []string{pc, pa, pb}, Group: GroupColumns, Table: "text", Partial: true}
+	p := Params{Models: []string{ma, mb}, Truth: []string{tb, ta}, Pred: []string{pc, pa, pb}, Group: GroupColumns(), Table: "text", Partial: true}
 	if err := Run(p, out, &stdout); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestScoresAcrossShards(t *testing.T) {
 	}
 	// bp is no bound and has no standard errors (se_coverage,
 	// logz_se_coverage).
-	if want := len(Metrics) - len(boundMetrics) - 2; len(got[0]) != want {
+	if want := len(Metrics()) - len(boundMetrics) - 2; len(got[0]) != want {
 		t.Errorf("binary run has %d scores, want %d", len(got[0]), want)
 	}
 
@@ -317,7 +317,7 @@ func TestScoresAcrossShards(t *testing.T) {
 	}
 	// With an imported model among them, the models are named: the imported
 	// one's row is its own.
-	if want := append(slices.Clone(GroupColumns), ModelColumn); !slices.Equal(cols, want) {
+	if want := append(GroupColumns(), ModelColumn); !slices.Equal(cols, want) {
 		t.Errorf("group columns %v, want %v", cols, want)
 	}
 	type skey struct{ group, method, metric string }

@@ -40,15 +40,53 @@ type tableCell struct {
 // buildTable lays out the summary and the notes the reader needs.
 func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 	t := table{groupCols: groupCols, methods: sum.methods}
+	note := checkNote(sum.methods, scored)
+	var st blockStats
+	t.blocks, st = tableBlocks(sum, note != "")
+	cellsNote := "cells: mean ± population std over the models of each setting."
+	if st.single {
+		cellsNote = "cells: mean ± population std over the models of each setting; a single model's value alone."
+	}
+	t.notes = append(t.notes, cellsNote)
+	if st.partial {
+		t.notes = append(t.notes, "(n=K): the method was scored on K models of the setting, fewer than the models column.")
+	}
+	if n := nonBinaryNote(scored); n != "" {
+		t.notes = append(t.notes, n)
+	}
+	if note != "" {
+		t.notes = append(t.notes, note)
+	}
+	if st.undefined > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("note: %d cells show NaN: some model's score is undefined (corr of a constant vector) or an estimate holds NaN; "+
+			"per-model values are in %s.", st.undefined, "scores.parquet"))
+	}
+	if t.dropBlank() {
+		t.notes = append(t.notes, "note: γ is blank for imported (UAI) models, which have no field strength.")
+	}
+	return t
+}
+
+// blockStats is what the notes under a table need to know of its cells.
+type blockStats struct {
+	undefined int  // cells whose mean is NaN
+	partial   bool // some cell has fewer models than its row
+	single    bool // some cell holds a single model's value
+}
+
+// tableBlocks lays out the summary's cells as one block of rows per metric
+// (the check_failed block only with checkFailed), a row per group with a
+// value.
+func tableBlocks(sum summary, checkFailed bool) ([][]tableRow, blockStats) {
 	type key struct{ group, method, metric string }
 	cells := map[key]cell{}
 	for _, c := range sum.cells {
 		cells[key{c.group.key(), c.method, c.metric}] = c
 	}
-	undefined, partial, single := 0, false, false
-	note := checkNote(sum.methods, scored)
-	for _, metric := range Metrics {
-		if metric == CheckFailed && note == "" {
+	var st blockStats
+	var blocks [][]tableRow
+	for _, metric := range Metrics() {
+		if metric == CheckFailed && !checkFailed {
 			continue // a row of zeros: the note says when answers failed
 		}
 		var block []tableRow
@@ -64,34 +102,31 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 				present = true
 				row.models = max(row.models, c.N)
 				if c.undefined() {
-					undefined++
+					st.undefined++
 				}
 				row.cells = append(row.cells, tableCell{ok: true, mean: c.Mean, std: c.Std, n: c.N, format: precision(metric)})
-				single = single || c.N == 1
+				st.single = st.single || c.N == 1
 			}
 			if !present {
 				continue
 			}
 			for k := range row.cells {
 				if row.cells[k].ok && row.cells[k].n != row.models {
-					row.cells[k].showN, partial = true, true
+					row.cells[k].showN, st.partial = true, true
 				}
 			}
 			block = append(block, row)
 		}
 		if len(block) > 0 {
-			t.blocks = append(t.blocks, block)
+			blocks = append(blocks, block)
 		}
 	}
+	return blocks, st
+}
 
-	cellsNote := "cells: mean ± population std over the models of each setting."
-	if single {
-		cellsNote = "cells: mean ± population std over the models of each setting; a single model's value alone."
-	}
-	t.notes = append(t.notes, cellsNote)
-	if partial {
-		t.notes = append(t.notes, "(n=K): the method was scored on K models of the setting, fewer than the models column.")
-	}
+// nonBinaryNote explains the missing l1 and corr of non-binary models, if
+// any were scored.
+func nonBinaryNote(scored []scoredRun) string {
 	type modelKey struct {
 		sha string
 		id  int32
@@ -104,22 +139,12 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 			nonBinary[k] = true
 		}
 	}
-	if len(nonBinary) > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("note: l1 and corr compare the paper's vector [p(x_i=+1) for every variable; p(x_i=+1, x_j=+1) for every pairwise factor], "+
-			"which applies to binary models only; the %d non-binary models (of %d) have only logz_err, the generic metrics (var_*, factor_*), seconds, converged and iterations.",
-			len(nonBinary), len(all)))
+	if len(nonBinary) == 0 {
+		return ""
 	}
-	if note != "" {
-		t.notes = append(t.notes, note)
-	}
-	if undefined > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("note: %d cells show NaN: some model's score is undefined (corr of a constant vector) or an estimate holds NaN; "+
-			"per-model values are in %s.", undefined, "scores.parquet"))
-	}
-	if t.dropBlank() {
-		t.notes = append(t.notes, "note: γ is blank for imported (UAI) models, which have no field strength.")
-	}
-	return t
+	return fmt.Sprintf("note: l1 and corr compare the paper's vector [p(x_i=+1) for every variable; p(x_i=+1, x_j=+1) for every pairwise factor], "+
+		"which applies to binary models only; the %d non-binary models (of %d) have only logz_err, the generic metrics (var_*, factor_*), seconds, converged and iterations.",
+		len(nonBinary), len(all))
 }
 
 // perModelTable is the table of --by model: a row per model, the model

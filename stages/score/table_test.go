@@ -2,7 +2,6 @@ package score
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -19,7 +18,7 @@ func fakeRun(id int32, method string, size int, gamma float64, values ...value) 
 	}
 	m := &stageio.Model{ID: id, Info: mrf.Info{Graph: "grid", Gamma: gamma}, Model: &mrf.Model{Cards: cards}}
 	return scoredRun{run: &run{shard: &shard{sha: "s"}, model: m, method: method}, binary: true,
-		group: groupOf(m, GroupColumns, false), values: values}
+		group: groupOf(m, GroupColumns(), false), values: values}
 }
 
 func TestTableOrderAndNaN(t *testing.T) {
@@ -45,7 +44,7 @@ func TestTableOrderAndNaN(t *testing.T) {
 	if want := "grid/25/0.5 grid/25/10 grid/100/2"; strings.Join(settings, " ") != want {
 		t.Errorf("settings %v, want %s", settings, want)
 	}
-	text := buildTable(GroupColumns, sum, scored).text()
+	text := buildTable(GroupColumns(), sum, scored).text()
 	lines := strings.Split(text, "\n")
 	wantHead := "metric graph size gamma models exact mf gbp renn alpha zeta"
 	if got := strings.Join(strings.Fields(lines[0]), " "); got != wantHead {
@@ -85,7 +84,7 @@ func TestTableImportedNoGamma(t *testing.T) {
 	imported := func(id int32, method string, size int) scoredRun {
 		r := fakeRun(id, method, size, 0, value{"l1", 0.5})
 		r.model.Info.Graph = "uai"
-		r.group = groupOf(r.model, GroupColumns, false)
+		r.group = groupOf(r.model, GroupColumns(), false)
 		return r
 	}
 	onlyUAI := []scoredRun{imported(0, "bp", 5), imported(1, "bp", 7)}
@@ -95,7 +94,7 @@ func TestTableImportedNoGamma(t *testing.T) {
 			t.Errorf("summary row %+v: gamma %q, want blank", r, r.Group[2])
 		}
 	}
-	tab := buildTable(GroupColumns, sum, onlyUAI)
+	tab := buildTable(GroupColumns(), sum, onlyUAI)
 	text := tab.text()
 	if head := strings.Join(strings.Fields(strings.SplitN(text, "\n", 2)[0]), " "); head != "metric graph size models bp" {
 		t.Errorf("header %q: want no gamma column", head)
@@ -105,7 +104,7 @@ func TestTableImportedNoGamma(t *testing.T) {
 	}
 
 	mixed := append([]scoredRun{fakeRun(2, "bp", 5, 0.5, value{"l1", 0.25})}, onlyUAI...)
-	text = buildTable(GroupColumns, summarise(mixed), mixed).text()
+	text = buildTable(GroupColumns(), summarise(mixed), mixed).text()
 	var rows []string
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "l1") || strings.HasPrefix(l, "  ") {
@@ -119,7 +118,7 @@ func TestTableImportedNoGamma(t *testing.T) {
 	if !strings.Contains(text, "note: γ is blank for imported (UAI) models") {
 		t.Errorf("no note on the blank gamma:\n%s", text)
 	}
-	if got := panelTitle(GroupColumns, []string{"uai", "5", ""}); got != "uai, size = 5" {
+	if got := panelTitle(GroupColumns(), []string{"uai", "5", ""}); got != "uai, size = 5" {
 		t.Errorf("panel title %q", got)
 	}
 }
@@ -136,7 +135,7 @@ func namedRun(id int32, name, graph string, size int, l1 float64, cols []string)
 // their own, named, with their values (no "± 0.0000"); generated models
 // are pooled by setting, with the model column blank.
 func TestImportedModelsNamed(t *testing.T) {
-	cols := append(slices.Clone(GroupColumns), ModelColumn)
+	cols := append(GroupColumns(), ModelColumn)
 	scored := []scoredRun{namedRun(0, "g0", "grid", 4, 0.25, cols), namedRun(1, "g1", "grid", 4, 0.75, cols),
 		namedRun(0, "b.uai", "uai", 36, 0.125, cols), namedRun(1, "a.uai", "uai", 36, 0.5, cols)}
 	text := buildTable(cols, summarise(scored), scored).text()
@@ -155,8 +154,8 @@ func TestImportedModelsNamed(t *testing.T) {
 // TestPerModelTable: --by model adds a row per model of any kind below the
 // settings' means.
 func TestPerModelTable(t *testing.T) {
-	scored := []scoredRun{namedRun(0, "g0", "grid", 4, 0.25, GroupColumns), namedRun(1, "g1", "grid", 4, 0.75, GroupColumns)}
-	tabs := []table{buildTable(GroupColumns, summarise(scored), scored), perModelTable(GroupColumns, scored)}
+	scored := []scoredRun{namedRun(0, "g0", "grid", 4, 0.25, GroupColumns()), namedRun(1, "g1", "grid", 4, 0.75, GroupColumns())}
+	tabs := []table{buildTable(GroupColumns(), summarise(scored), scored), perModelTable(GroupColumns(), scored)}
 	text := render(tabs, table.text, "per model:\n")
 	var rows []string
 	for _, l := range strings.Split(text, "\n") {

@@ -54,6 +54,7 @@ func TestCommitHelperProcess(t *testing.T) {
 // moments: the directory always holds the whole previous set or the whole
 // new one, and the next commit leaves no temporary file or directory.
 func TestCommitKilled(t *testing.T) {
+	t.Parallel()
 	helper := func(out string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCommitHelperProcess$")
 		cmd.Env = append(os.Environ(), "COMMIT_KILL_DIR="+out)

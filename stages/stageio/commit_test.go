@@ -87,6 +87,7 @@ func previous(t *testing.T) (parent, out string) {
 }
 
 func TestCommitReplacesOutputSet(t *testing.T) {
+	t.Parallel()
 	for _, twoRenames := range []bool{false, true} {
 		swapDirs := exchangeFunc(exchange)
 		if twoRenames {
@@ -124,6 +125,7 @@ func TestCommitReplacesOutputSet(t *testing.T) {
 // TestCommitFailsMidway: the second of two outputs fails (a full disk): the
 // previous output set stays whole, and nothing of the failed commit stays.
 func TestCommitFailsMidway(t *testing.T) {
+	t.Parallel()
 	parent, out := previous(t)
 	before := names(t, out)
 	err := Commit(out, text("marginals.parquet", "new marginals"), failing("estimates.parquet"))
@@ -145,6 +147,7 @@ func TestCommitFailsMidway(t *testing.T) {
 // half-written commit directory, or the previous directory set aside
 // between two renames) goes at the next commit, which installs its set.
 func TestCommitAfterKill(t *testing.T) {
+	t.Parallel()
 	parent := filepath.Join(t.TempDir(), "data")
 	write(t, filepath.Join(parent, ".out.commit-1", "marginals.parquet"), "new marginals")
 	write(t, filepath.Join(parent, ".out.commit-1", ".estimates.parquet-5.tmp"), "half")
@@ -163,6 +166,7 @@ func TestCommitAfterKill(t *testing.T) {
 }
 
 func TestCommitSubdirectoriesAndOwnDir(t *testing.T) {
+	t.Parallel()
 	_, out := previous(t)
 	write(t, filepath.Join(out, "uai", "stale.uai"), "from the previous run")
 	write(t, filepath.Join(out, "uai", "a.uai"), "replaced")
@@ -202,6 +206,7 @@ func TestCommitIntoWorkingDirectory(t *testing.T) {
 // TestCommitOtherDirFails: an output of another directory fails after the
 // main directory's set is written: neither directory changes.
 func TestCommitOtherDirFails(t *testing.T) {
+	t.Parallel()
 	parent, out := previous(t)
 	before := names(t, out)
 	err := Commit(out, text("marginals.parquet", "new"), Output{Name: "x.uai", Dir: filepath.Join(parent, "uai"), Write: failing("x.uai").Write})
@@ -223,6 +228,7 @@ func TestCommitOtherDirFails(t *testing.T) {
 // file; a read-only directory is the same case) reports its own error only,
 // not a second, confusing one about removing the file it never wrote.
 func TestCommitFailedWriteOneError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -244,6 +250,7 @@ func TestCommitFailedWriteOneError(t *testing.T) {
 // file it was writing; the error names it in the output directory the
 // caller gave, not in the hidden commit directory, which is gone.
 func TestCommitErrorNamesOutput(t *testing.T) {
+	t.Parallel()
 	_, out := previous(t)
 	full := Output{Name: "estimates.parquet", Write: func(path string) error {
 		return fmt.Errorf("write %s: %w", path, &os.PathError{Op: "write", Path: path, Err: syscall.EFBIG})
@@ -282,6 +289,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // included, and nothing of the failed commit is left; with the atomic
 // exchange and with two renames.
 func TestCommitInstallFailsRollsBack(t *testing.T) {
+	t.Parallel()
 	for _, twoRenames := range []bool{false, true} {
 		parent, out := previous(t)
 		uai := filepath.Join(parent, "uai")
@@ -318,6 +326,7 @@ func TestCommitInstallFailsRollsBack(t *testing.T) {
 // installed first and the outer one's install carries it along; a failure
 // of the outer one puts both back.
 func TestCommitNestedDir(t *testing.T) {
+	t.Parallel()
 	outs := func(out string) []Output {
 		return []Output{text("marginals.parquet", "new"),
 			{Dir: filepath.Join(out, "uai"), Name: "a.uai.PR", Write: text("a.uai.PR", "new pr").Write}}

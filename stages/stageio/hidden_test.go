@@ -13,6 +13,7 @@ import (
 // TestLoadModelsHidden checks that hidden variables travel through
 // model_info and that bad ones are errors naming model_info.parquet.
 func TestLoadModelsHidden(t *testing.T) {
+	t.Parallel()
 	m := mrf.Ising(3, []mrf.Edge{{I: 0, J: 1}, {I: 1, J: 2}}, []float64{0.1, 0.2, 0.3}, []float64{0.5, -0.5})
 	for _, tt := range []struct {
 		name   string

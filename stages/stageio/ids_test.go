@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseIDs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		specs []string
 		want  []int32
@@ -41,6 +42,7 @@ func TestParseIDs(t *testing.T) {
 }
 
 func TestSelectModels(t *testing.T) {
+	t.Parallel()
 	models := []Model{{ID: 0}, {ID: 1}, {ID: 2}}
 	got, err := SelectModels(models, []int32{2, 0}, "dir")
 	if err != nil || len(got) != 2 || got[0].ID != 2 || got[1].ID != 0 {

@@ -15,6 +15,7 @@ import (
 // grid's, read with the models of K_9, nine variables too) say so and name
 // the models they were built from, rather than listing factors.
 func TestRegionsForOtherModels(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grid, complete, regions := filepath.Join(dir, "grid"), filepath.Join(dir, "complete"), filepath.Join(dir, "regions")
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 1}, grid); err != nil {

@@ -15,14 +15,15 @@ import (
 	"github.com/renn-go/renn/formats"
 )
 
-// Version is the program version recorded in every output file.
-var Version = func() string {
-	v := "0.1.0"
+// Version returns the program version recorded in every output file: the
+// main module's version from the build information, or 0.1.0 in a
+// development build.
+func Version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
+		return bi.Main.Version
 	}
-	return v
-}()
+	return "0.1.0"
+}
 
 // Model is one model of a models directory with its description.
 type Model struct {
@@ -152,7 +153,7 @@ func Rows(models []Model) ([]formats.ModelInfoRow, []formats.FactorRow) {
 // Provenance builds the metadata of an output file: the stage, the version,
 // the parameters as JSON, the seed and the sha256 of every input file.
 func Provenance(stage string, params any, seed int64, inputs []string) (formats.Provenance, error) {
-	p := formats.Provenance{Stage: stage, Version: Version, Seed: seed, Inputs: map[string]string{}}
+	p := formats.Provenance{Stage: stage, Version: Version(), Seed: seed, Inputs: map[string]string{}}
 	js, err := json.Marshal(params)
 	if err != nil {
 		return p, fmt.Errorf("encode parameters: %w", err)

@@ -42,6 +42,7 @@ func uaiTestRows(method string) ([]formats.MarginalRow, formats.EstimateRow) {
 }
 
 func TestUAIOutputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	models := []Model{uaiTestModel("net.uai")}
@@ -107,6 +108,7 @@ func TestUAIOutputs(t *testing.T) {
 }
 
 func TestUAIOutputsErrors(t *testing.T) {
+	t.Parallel()
 	r, e := uaiTestRows("bp")
 	two := []Model{uaiTestModel("a"), uaiTestModel("a.uai")}
 	two[1].ID = 5
@@ -144,6 +146,7 @@ func TestUAIOutputsErrors(t *testing.T) {
 
 // A commit that fails removes what it wrote, in every directory.
 func TestCommitOtherDirRollback(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	main, other := filepath.Join(dir, "main"), filepath.Join(dir, "other")
 	write := func(p string) error { return os.WriteFile(p, []byte("x"), 0o644) }

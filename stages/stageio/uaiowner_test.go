@@ -61,6 +61,7 @@ func resultFiles(t *testing.T, dir string) []string {
 // --out is refused (a usage error) before it runs and again when it
 // writes, unless Overwrite.
 func TestUAIOutOtherRun(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	uai := filepath.Join(root, "uai")
 	first := UAIOut{Dir: uai, Out: filepath.Join(root, "first"), Stage: "run-baselines"}
@@ -108,6 +109,7 @@ func TestUAIOutOtherRun(t *testing.T) {
 // A result file these tools did not write (a competition's, an older
 // version's) is not replaced without Overwrite.
 func TestUAIOutForeignFile(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	u := UAIOut{Dir: filepath.Join(root, "uai"), Out: filepath.Join(root, "out"), Stage: "exact-infer"}
 	write(t, filepath.Join(u.Dir, "exact", "a.uai.MAR"), "MAR\n3 2 0.5 0.5 3 0 0 1 2 0 1\n")
@@ -127,6 +129,7 @@ func TestUAIOutForeignFile(t *testing.T) {
 // A rerun removes the files of its previous run it no longer writes, and
 // keeps those of other runs.
 func TestUAIOutRerunRemovesItsOwn(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	uai := filepath.Join(root, "uai")
 	mine := UAIOut{Dir: uai, Out: filepath.Join(root, "mine"), Stage: "train-renn"}
@@ -187,6 +190,7 @@ func TestUAIOutSameRunMoved(t *testing.T) {
 // an earlier run stays beside its MAR file: another run's is refused, then
 // removed with Overwrite.
 func TestUAIOutNoEstimateRemovesPR(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	u := UAIOut{Dir: filepath.Join(root, "uai"), Out: filepath.Join(root, "out"), Stage: "run-baselines"}
 	pr := filepath.Join(u.Dir, "gibbs", "a.uai.PR")

@@ -51,6 +51,7 @@ func honest(t *testing.T, base string, cards []int) {
 // marginals are not normalised or a PR file whose ln Z is not finite says
 // it failed even when no check was recorded.
 func TestUAIOutputsStatus(t *testing.T) {
+	t.Parallel()
 	nan, inf := math.NaN(), math.Inf(1)
 	row := func(res infer.Result) formats.EstimateRow {
 		return EstimateRow(4, "m", &res, 1, nil, "")
@@ -133,6 +134,7 @@ func TestUAIOutputsStatus(t *testing.T) {
 // The summary counts the answers and lists those that failed their check or
 // did not converge, with the files that say so.
 func TestWriteUAISummary(t *testing.T) {
+	t.Parallel()
 	failed := UAIStatus{UAIFailed, "ln Z is NaN"}
 	slow := UAIStatus{UAINotConverged, "the method stopped after 9 iterations"}
 	ok := UAIStatus{State: UAIConverged}

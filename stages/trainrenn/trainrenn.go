@@ -61,8 +61,8 @@ type Params struct {
 	RefineBy string `json:"refine_by,omitempty"`
 }
 
-// Methods are the method names train-renn knows.
-var Methods = []string{"renn-mp", "renn", "renn-direct", "infnet"}
+// Methods returns the method names train-renn knows.
+func Methods() []string { return []string{"renn-mp", "renn", "renn-direct", "infnet"} }
 
 // DefaultMethod is the method train-renn runs when none is given: RENN with
 // the network that reads the model.
@@ -80,8 +80,8 @@ func MethodDefaults(method string) (renn.Options, error) {
 // run-baselines' --set) applied in order, and the names of the options
 // set. The options are not checked: Params.Check does that, once.
 func MethodOptions(method string, settings []string) (renn.Options, map[string]bool, error) {
-	if !slices.Contains(Methods, method) {
-		return renn.Options{}, nil, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods, ", "))
+	if !slices.Contains(Methods(), method) {
+		return renn.Options{}, nil, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods(), ", "))
 	}
 	o, set, err := methods.Settle(method, settings, false)
 	if err != nil {
@@ -141,8 +141,8 @@ func (p Params) Check() error {
 // options, with progress as the options' Progress: checked here, once, so
 // that no model checks them again.
 func (p Params) check(progress func(step int, loss float64)) (*methods.Entry, *methods.Options, error) {
-	if !slices.Contains(Methods, p.Method) {
-		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods, ", "))
+	if !slices.Contains(Methods(), p.Method) {
+		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods(), ", "))
 	}
 	entry, err := methods.Lookup(p.Method)
 	if err != nil {
@@ -221,34 +221,15 @@ func Run(ctx context.Context, p Params, out string) error {
 			opts.MaxIter = p.Refine
 		}
 	}
-	models, inputs, err := stageio.LoadModels(p.Models)
+	models, inputs, graphs, err := p.loadInputs(out, weights, opts.Name)
 	if err != nil {
 		return err
 	}
-	if weights != nil {
-		inputs = append(inputs, weights.Path)
-	}
-	var graphs map[int32]*region.Graph
-	if p.Regions != "" {
-		var rpath string
-		graphs, rpath, err = stageio.LoadRegions(p.Regions, models)
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, rpath)
-	}
-	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
-		return err
-	}
-	if err := p.uai(out).Claim([]string{opts.Name}, models); err != nil {
-		return err
-	}
-	var marg []formats.MarginalRow
-	var est []formats.EstimateRow
+	var rows trainRows
 	// interrupted keeps the models finished before an interruption.
 	interrupted := func(done int) error {
 		f := stageio.Finished{Stage: "train-renn", Params: p, Seed: p.Options.Seed, Inputs: inputs,
-			Done: done, Of: len(models), Unit: "models", Marg: marg, Est: est}
+			Done: done, Of: len(models), Unit: "models", Marg: rows.marg, Est: rows.est}
 		return f.Keep(ctx.Err(), out)
 	}
 	for k, e := range models {
@@ -262,24 +243,8 @@ func Run(ctx context.Context, p Params, out string) error {
 			}
 		}
 		cur.id, cur.last = e.ID, time.Now()
-		var r infer.Method
-		if weights != nil {
-			if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
-				return fmt.Errorf("%s: %w", p.Models, err)
-			}
-			by, sweeps := p.RefineBy, p.Refine
-			switch {
-			case p.Refine == 0:
-				by = renn.RefineNone
-			case p.Refine < 0:
-				sweeps = gbp.DefaultOptions().MaxIter
-			}
-			fr, err := renn.NewFamilyInference(g, opts, weights.Family, by, sweeps)
-			if err != nil {
-				return err
-			}
-			r = methods.Verified(fr)
-		} else if r, err = entry.New(mopts, g); err != nil {
+		r, err := p.newInference(entry, mopts, opts, weights, e, g)
+		if err != nil {
 			return err
 		}
 		cur.start = time.Now()
@@ -290,30 +255,108 @@ func Run(ctx context.Context, p Params, out string) error {
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, infer.Named(opts.Name, err))
 		}
-		secs := time.Since(cur.start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
-		est = append(est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
-		if weights != nil {
-			est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine, p.RefineBy)
-			if err != nil {
-				return err
-			}
+		if err := rows.add(p, e, opts, res, time.Since(cur.start).Seconds(), g, weights); err != nil {
+			return err
 		}
-		slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxIter),
-			"status", res.Status, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
-			"seconds", seconds(secs, opts.MaxSeconds))
 	}
+	return p.write(out, opts.Name, inputs, models, &rows)
+}
+
+// loadInputs reads the models of p.Models, and the region graphs of
+// p.Regions if given, selects the models of p.IDs and claims the UAI result
+// files of method name. It returns the models, the paths read (with the
+// family network's, if weights is set) and the region graphs by model.
+func (p Params) loadInputs(out string, weights *Weights, name string) ([]stageio.Model, []string, map[int32]*region.Graph, error) {
+	models, inputs, err := stageio.LoadModels(p.Models)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if weights != nil {
+		inputs = append(inputs, weights.Path)
+	}
+	var graphs map[int32]*region.Graph
+	if p.Regions != "" {
+		var rpath string
+		graphs, rpath, err = stageio.LoadRegions(p.Regions, models)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		inputs = append(inputs, rpath)
+	}
+	if models, err = stageio.SelectModels(models, p.IDs, p.Models); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := p.uai(out).Claim([]string{name}, models); err != nil {
+		return nil, nil, nil, err
+	}
+	return models, inputs, graphs, nil
+}
+
+// newInference returns the method that trains on model e over region graph
+// g: the registry's entry with options mopts (checked once, in Run), or with
+// weights the family network's forward pass with options o refined as p
+// says.
+func (p Params) newInference(entry *methods.Entry, mopts *methods.Options, o renn.Options, weights *Weights, e stageio.Model, g *region.Graph) (infer.Method, error) {
+	if weights == nil {
+		return entry.New(mopts, g)
+	}
+	if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Models, err)
+	}
+	by, sweeps := p.RefineBy, p.Refine
+	switch {
+	case p.Refine == 0:
+		by = renn.RefineNone
+	case p.Refine < 0:
+		sweeps = gbp.DefaultOptions().MaxIter
+	}
+	fr, err := renn.NewFamilyInference(g, o, weights.Family, by, sweeps)
+	if err != nil {
+		return nil, err
+	}
+	return methods.Verified(fr), nil
+}
+
+// trainRows are the output rows of the models trained so far.
+type trainRows struct {
+	marg []formats.MarginalRow
+	est  []formats.EstimateRow
+}
+
+// add records the answer res on model e, trained in secs seconds over
+// region graph g with options opts (and the family network weights, if
+// set), and logs it.
+func (rows *trainRows) add(p Params, e stageio.Model, opts renn.Options, res *infer.Result, secs float64, g *region.Graph, weights *Weights) error {
+	rows.marg = append(rows.marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
+	rows.est = append(rows.est, stageio.EstimateRow(e.ID, opts.Name, res, secs, opts, g.Scheme))
+	if weights != nil {
+		var err error
+		est := rows.est
+		est[len(est)-1].Params, err = withWeights(est[len(est)-1].Params, weights, p.Refine, p.RefineBy)
+		if err != nil {
+			return err
+		}
+	}
+	slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxIter),
+		"status", res.Status, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
+		"seconds", seconds(secs, opts.MaxSeconds))
+	return nil
+}
+
+// write commits the rows into out with their provenance, and the UAI
+// result files of method name when p.UAIOut is set.
+func (p Params) write(out, name string, inputs []string, models []stageio.Model, rows *trainRows) error {
 	prov, err := stageio.Provenance("train-renn", p, p.Options.Seed, inputs)
 	if err != nil {
 		return err
 	}
-	uai, answers, err := p.uai(out).Outputs([]string{opts.Name}, models, marg, est)
+	uai, answers, err := p.uai(out).Outputs([]string{name}, models, rows.marg, rows.est)
 	if err != nil {
 		return err
 	}
 	if err := stageio.Commit(out, append([]stageio.Output{
-		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, rows.marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, rows.est, prov) }},
 	}, uai...)...); err != nil {
 		return err
 	}

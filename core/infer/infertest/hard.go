@@ -7,7 +7,7 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// Small models of the kinds real UAI benchmarks hold (issue 20): pedigrees
+// Small models of the kinds real UAI benchmarks hold: pedigrees
 // and noisy-OR networks with zero potentials and evidence, soft CSPs, spin
 // glasses and RBMs with strong couplings. Evidence is imported as the UAI
 // readers do, as point-mass unary factors (mrf.Model.Observe). Every model

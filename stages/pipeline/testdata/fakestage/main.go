@@ -23,113 +23,137 @@ import (
 	"time"
 )
 
+// args are the parsed command line.
+type args struct {
+	out, logDir, waitWhile, also string
+	inputs, params               []string
+	fail, kill                   bool
+	sleep                        time.Duration
+	alloc                        []byte // touched memory, kept until the end
+}
+
 func main() {
-	var out, logDir, waitWhile string
-	var inputs, params []string
-	var fail, kill bool
-	var also string
-	var sleep time.Duration
-	var alloc []byte
-	for i, a := range os.Args[1:] {
-		if i == 0 && !strings.HasPrefix(a, "-") {
-			params = append(params, "subcommand "+a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") || name == "" {
-			fmt.Fprintf(os.Stderr, "fakestage: bad argument %q\n", a)
-			os.Exit(2)
-		}
-		if !hasValue {
-			value = "true"
-		}
-		switch name {
-		case "out":
-			out = value
-		case "log":
-			logDir = value
-		case "wait-while":
-			waitWhile = value
-			params = append(params, name+"="+value)
-		case "in", "more":
-			inputs = append(inputs, value)
-			params = append(params, name+" "+value)
-		case "fail":
-			fail = value == "true"
-		case "kill":
-			kill = value == "true"
-		case "also":
-			also = value
-		case "alloc":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 {
-				fmt.Fprintf(os.Stderr, "fakestage: bad --alloc %q\n", value)
-				os.Exit(2)
-			}
-			alloc = make([]byte, n<<20)
-			for i := range alloc {
-				alloc[i] = byte(i)
-			}
-			params = append(params, name+"="+value)
-		case "sleep":
-			d, err := time.ParseDuration(value)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "fakestage:", err)
-				os.Exit(2)
-			}
-			sleep = d
-		default:
-			params = append(params, name+"="+value)
-		}
-	}
-	if out == "" {
-		fmt.Fprintln(os.Stderr, "fakestage: --out is required")
-		os.Exit(2)
-	}
-	if logDir != "" {
-		f, err := os.CreateTemp(logDir, "run-*")
+	a := parseArgs(os.Args[1:])
+	if a.logDir != "" {
+		f, err := os.CreateTemp(a.logDir, "run-*")
 		check(err)
-		_, err = f.WriteString(out)
+		_, err = f.WriteString(a.out)
 		check(err)
 		check(f.Close())
 	}
-	time.Sleep(sleep)
-	for waitWhile != "" {
-		if _, err := os.Stat(waitWhile); err != nil {
+	time.Sleep(a.sleep)
+	for a.waitWhile != "" {
+		if _, err := os.Stat(a.waitWhile); err != nil {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if kill {
-		check(os.WriteFile(filepath.Join(out, "result.txt"), []byte("partial"), 0o644))
+	if a.kill {
+		check(os.WriteFile(filepath.Join(a.out, "result.txt"), []byte("partial"), 0o644))
 		fmt.Fprintln(os.Stderr, "fakestage: killing myself")
 		self, err := os.FindProcess(os.Getpid())
 		check(err)
 		check(self.Kill())
 		time.Sleep(time.Minute)
 	}
-	if fail {
-		check(os.WriteFile(filepath.Join(out, "result.txt"), []byte("partial"), 0o644))
+	if a.fail {
+		check(os.WriteFile(filepath.Join(a.out, "result.txt"), []byte("partial"), 0o644))
 		for i := 1; i <= 25; i++ {
 			fmt.Fprintf(os.Stderr, "fake error line %d\n", i)
 		}
 		os.Exit(3)
 	}
+	writeResult(a)
+	fmt.Println("fakestage wrote", filepath.Join(a.out, "result.txt"), "after touching", len(a.alloc)>>20, "MiB")
+}
+
+// parseArgs parses the command line, exiting with status 2 on a bad one.
+func parseArgs(argv []string) args {
+	var a args
+	for i, arg := range argv {
+		if i == 0 && !strings.HasPrefix(arg, "-") {
+			a.params = append(a.params, "subcommand "+arg)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+		if !strings.HasPrefix(arg, "--") || name == "" {
+			usage(fmt.Sprintf("bad argument %q", arg))
+		}
+		if !hasValue {
+			value = "true"
+		}
+		switch name {
+		case "out":
+			a.out = value
+		case "log":
+			a.logDir = value
+		case "wait-while":
+			a.waitWhile = value
+			a.params = append(a.params, name+"="+value)
+		case "in", "more":
+			a.inputs = append(a.inputs, value)
+			a.params = append(a.params, name+" "+value)
+		case "fail":
+			a.fail = value == "true"
+		case "kill":
+			a.kill = value == "true"
+		case "also":
+			a.also = value
+		case "alloc":
+			a.alloc = touch(value)
+			a.params = append(a.params, name+"="+value)
+		case "sleep":
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				usage(err.Error())
+			}
+			a.sleep = d
+		default:
+			a.params = append(a.params, name+"="+value)
+		}
+	}
+	if a.out == "" {
+		usage("--out is required")
+	}
+	return a
+}
+
+// touch allocates and writes mib MiB (a decimal number).
+func touch(mib string) []byte {
+	n, err := strconv.Atoi(mib)
+	if err != nil || n < 0 {
+		usage(fmt.Sprintf("bad --alloc %q", mib))
+	}
+	b := make([]byte, n<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}
+
+// writeResult writes out/result.txt (and also/extra.txt with --also) from
+// the parameters and the inputs' results.
+func writeResult(a args) {
 	var b strings.Builder
-	for _, p := range params {
+	for _, p := range a.params {
 		b.WriteString(p + "\n")
 	}
-	for _, in := range inputs {
+	for _, in := range a.inputs {
 		data, err := os.ReadFile(filepath.Join(in, "result.txt"))
 		check(err)
 		fmt.Fprintf(&b, "from %s: {\n%s}\n", in, data)
 	}
-	check(os.WriteFile(filepath.Join(out, "result.txt"), []byte(b.String()), 0o644))
-	if also != "" {
-		check(os.MkdirAll(also, 0o755))
-		check(os.WriteFile(filepath.Join(also, "extra.txt"), []byte(b.String()), 0o644))
+	check(os.WriteFile(filepath.Join(a.out, "result.txt"), []byte(b.String()), 0o644))
+	if a.also != "" {
+		check(os.MkdirAll(a.also, 0o755))
+		check(os.WriteFile(filepath.Join(a.also, "extra.txt"), []byte(b.String()), 0o644))
 	}
-	fmt.Println("fakestage wrote", filepath.Join(out, "result.txt"), "after touching", len(alloc)>>20, "MiB")
+}
+
+// usage reports a bad command line and exits with status 2.
+func usage(msg string) {
+	fmt.Fprintln(os.Stderr, "fakestage:", msg)
+	os.Exit(2)
 }
 
 func check(err error) {
