@@ -174,9 +174,14 @@ type EstimateRow struct {
 	LogZ       float64 // -F for free-energy methods
 	FreeEnergy float64
 	Iterations int32
-	Converged  bool
-	Seconds    float64
-	Params     string // JSON
+	// Converged is true exactly when Status is StatusConverged.
+	Converged bool
+	// Status says why the method's call ended: one of Statuses (the names
+	// of infer.Status). Empty in a row to write, it is derived as for a file
+	// written before the column (see EstimateStatus).
+	Status  string
+	Seconds float64
+	Params  string // JSON
 }
 
 var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
@@ -186,6 +191,7 @@ var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
 	float64Column("free_energy", func(r *EstimateRow) *float64 { return &r.FreeEnergy }),
 	int32Column("iterations", func(r *EstimateRow) *int32 { return &r.Iterations }),
 	boolColumn("converged", func(r *EstimateRow) *bool { return &r.Converged }),
+	stringColumn("status", func(r *EstimateRow) *string { return &r.Status }),
 	float64Column("seconds", func(r *EstimateRow) *float64 { return &r.Seconds }),
 	stringColumn("params", func(r *EstimateRow) *string { return &r.Params }),
 }}
@@ -391,13 +397,28 @@ func ReadStderrs(path string) ([]StderrRow, Provenance, error) {
 }
 
 // WriteEstimates writes per-method estimates to path (estimates.parquet).
+// A row's empty Status is derived (EstimateStatus); a status unknown, or
+// not agreeing with Converged, is an error.
 func WriteEstimates(path string, rows []EstimateRow, prov Provenance) error {
+	rows, err := withStatus(rows)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return writeTable(path, estimatesTable, rows, prov, defaultWrite)
 }
 
-// ReadEstimates reads a file written by WriteEstimates.
+// ReadEstimates reads a file written by WriteEstimates, or one written
+// before the status column: its rows' Status is derived from converged and
+// params (EstimateStatus).
 func ReadEstimates(path string) ([]EstimateRow, Provenance, error) {
-	return readTable(path, fixed(estimatesTable))
+	rows, prov, err := readTable(path, estimatesFor)
+	if err != nil {
+		return nil, Provenance{}, err
+	}
+	if rows, err = withStatus(rows); err != nil {
+		return nil, Provenance{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	return rows, prov, nil
 }
 
 // WriteSamples writes samples to path (samples.parquet).

@@ -138,8 +138,9 @@ func genEstimates(rng *rand.Rand, n int) []EstimateRow {
 	rows := make([]EstimateRow, n)
 	for i := range rows {
 		f := genFloats(rng, 3)
+		status := Statuses()[rng.IntN(len(Statuses()))]
 		rows[i] = EstimateRow{ModelID: int32(i), Method: genString(rng), LogZ: f[0], FreeEnergy: f[1],
-			Iterations: rng.Int32(), Converged: rng.IntN(2) == 1, Seconds: f[2], Params: `{"damping":0.5}`}
+			Iterations: rng.Int32(), Converged: status == StatusConverged, Status: status, Seconds: f[2], Params: `{"damping":0.5}`}
 	}
 	return rows
 }

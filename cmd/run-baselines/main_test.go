@@ -192,7 +192,7 @@ func TestFailedRunIsIsolated(t *testing.T) {
 
 	run := func(models, methods string, extra ...string) (string, int, string) {
 		out := filepath.Join(t.TempDir(), "out")
-		args := append([]string{"--models", models, "--methods", methods, "--set", "infnet.max_steps=20", "--out", out}, extra...)
+		args := append([]string{"--models", models, "--methods", methods, "--set", "infnet.max_iter=20", "--out", out}, extra...)
 		code, stderr := clitest.Run(t, args...)
 		return out, code, stderr
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestFlagsReachTheMethod(t *testing.T) {
 	}
 	values := map[string]string{
 		"net": "direct", "dim": "34", "heads": "2", "scale": "true", "block_depth": "2", "lambda": "0",
-		"constraint": "penalty", "multiplier_every": "21", "lr": "0.006", "max_steps": "7", "window": "3",
+		"constraint": "penalty", "multiplier_every": "21", "lr": "0.006", "max_iter": "7", "window": "3",
 		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2", "rounds": "0", "dense_lambda": "4", "lambda_growth": "2",
 		"max_seconds": "30",
 	}
@@ -84,11 +85,11 @@ func TestMethodDefaults(t *testing.T) {
 		name string
 		want map[string]string
 	}{
-		{nil, "renn-mp", map[string]string{"net": "message", "constraint": "auto", "max_steps": "20000"}},
-		{[]string{"--method", "renn"}, "renn", map[string]string{"net": "attention", "constraint": "auglag", "max_steps": "5000"}},
-		{[]string{"--method", "renn", "--max-steps", "40"}, "renn", map[string]string{"net": "attention", "max_steps": "40"}},
-		{[]string{"--method", "renn-direct"}, "renn-direct", map[string]string{"net": "direct", "max_steps": "5000"}},
-		{[]string{"--net", "attention", "--max-steps", "30"}, "renn", map[string]string{"net": "attention", "constraint": "auto", "max_steps": "30"}},
+		{nil, "renn-mp", map[string]string{"net": "message", "constraint": "auto", "max_iter": "20000"}},
+		{[]string{"--method", "renn"}, "renn", map[string]string{"net": "attention", "constraint": "auglag", "max_iter": "5000"}},
+		{[]string{"--method", "renn", "--max-steps", "40"}, "renn", map[string]string{"net": "attention", "max_iter": "40"}},
+		{[]string{"--method", "renn-direct"}, "renn-direct", map[string]string{"net": "direct", "max_iter": "5000"}},
+		{[]string{"--net", "attention", "--max-steps", "30"}, "renn", map[string]string{"net": "attention", "constraint": "auto", "max_iter": "30"}},
 	} {
 		out := filepath.Join(dir, fmt.Sprint("out", len(tc.args), tc.name))
 		args := append([]string{"--models", models, "--scheme", "faces", "--out", out}, tc.args...)
@@ -131,9 +132,14 @@ func TestExitCodes(t *testing.T) {
 		{"bad net", "--models " + dir + " --out " + out + " --net cnn", 2, "net"},
 		{"bad lambda", "--models " + dir + " --out " + out + " --lambda=-1", 2, "lambda"},
 		{"lambda 0 with auglag", "--models " + dir + " --out " + out + " --lambda=0", 2, "lambda"},
-		{"zero steps", "--models " + dir + " --out " + out + " --max-steps=0", 2, "max-steps"},
-		{"negative time budget", "--models " + dir + " --out " + out + " --max-seconds=-1", 2, "max-seconds"},
-		{"infinite time budget", "--models " + dir + " --out " + out + " --max-seconds=Inf", 2, "max-seconds"},
+		{"zero steps", "--models " + dir + " --out " + out + " --max-steps=0", 2, "renn-mp: max_iter 0, want >= 1"},
+		{"zero cap", "--models " + dir + " --out " + out + " --max-iter=0", 2, "renn-mp: max_iter 0, want >= 1"},
+		{"zero cap set", "--models " + dir + " --out " + out + " --set max_iter=0", 2, "renn-mp: max_iter 0, want >= 1"},
+		{"bad set value", "--models " + dir + " --out " + out + " --set lambda=x", 2, `renn-mp option lambda: "x" is not a number`},
+		{"set of another method", "--models " + dir + " --out " + out + " --set gbp.damping=0.5", 2, "option gbp.damping: none of the selected methods (renn-mp) has it"},
+		{"set unknown option", "--models " + dir + " --out " + out + " --set sweeps=3", 2, "option sweeps: none of the selected methods (renn-mp) has it"},
+		{"negative time budget", "--models " + dir + " --out " + out + " --max-seconds=-1", 2, "renn-mp: max_seconds -1, want"},
+		{"infinite time budget", "--models " + dir + " --out " + out + " --max-seconds=Inf", 2, "renn-mp: max_seconds +Inf, want"},
 		{"zero window", "--models " + dir + " --out " + out + " --window=0", 2, "window"},
 		{"zero dim", "--models " + dir + " --out " + out + " --dim=0", 2, "dim"},
 		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "heads"},
@@ -174,6 +180,61 @@ func TestDimBounds(t *testing.T) {
 		code, stderr := clitest.Run(t, append(strings.Fields(tc.args), "--models", models, "--out", out)...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d with %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// --set NAME=VALUE and METHOD.NAME=VALUE set the method's options as in
+// run-baselines and learn-mrf, and a network flag is an alias of --set:
+// the same options give byte-identical marginals and estimates (but for
+// the run time), and --set, given after an alias, wins.
+func TestSetAndAliases(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 5}, models); err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string][]string{
+		"aliases": {"--lambda", "3", "--max-iter", "60", "--tol", "1e-4", "--dim", "8"},
+		"set":     {"--set", "lambda=3", "--set", "renn.max_iter=60", "--set", "tol=1e-4", "--set", "dim=8"},
+		"both":    {"--lambda", "7", "--max-steps", "60", "--set", "lambda=3", "--set", "tol=1e-4", "--dim=8"},
+	}
+	var ref []formats.EstimateRow
+	var refMarg []formats.MarginalRow
+	for _, name := range []string{"aliases", "set", "both"} {
+		out := filepath.Join(dir, name)
+		args := append([]string{"--models", models, "--method", "renn", "--scheme", "faces", "--out", out}, runs[name]...)
+		if code, stderr := clitest.Run(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		est, _, err := formats.ReadEstimates(filepath.Join(out, formats.EstimatesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		marg, _, err := formats.ReadMarginals(filepath.Join(out, formats.MarginalsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var params struct {
+			Options map[string]any `json:"options"`
+		}
+		if err := json.Unmarshal([]byte(est[0].Params), &params); err != nil {
+			t.Fatal(err)
+		}
+		for k, want := range map[string]string{"lambda": "3", "max_iter": "60", "tol": "0.0001", "dim": "8"} {
+			if got := fmt.Sprint(params.Options[k]); got != want {
+				t.Errorf("%s: option %s is %s, want %s", name, k, got, want)
+			}
+		}
+		for i := range est {
+			est[i].Seconds = 0
+		}
+		if ref == nil {
+			ref, refMarg = est, marg
+			continue
+		}
+		if !reflect.DeepEqual(est, ref) || !reflect.DeepEqual(marg, refMarg) {
+			t.Errorf("%s: results differ from the aliases' run:\n%+v\n%+v", name, est, ref)
 		}
 	}
 }

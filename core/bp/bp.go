@@ -9,6 +9,9 @@
 // the factors visited before it in the sweep; on a tree the messages are exact
 // after at most diameter-many sweeps.
 //
+// Stopping (infer.Iteration): tol bounds the largest change of any entry of
+// any variable's belief in one sweep; max_iter caps the sweeps of a call.
+//
 // Every factor is a node of the factor graph, unary factors included: a
 // variable's degree d_i counts all factors containing it, and
 //
@@ -30,28 +33,28 @@ import (
 
 // Options configures a BP run; start from DefaultOptions or DampedOptions.
 type Options struct {
-	// Tol stops the run when no variable belief entry changed by more than
-	// Tol in a sweep. Default 1e-9.
-	Tol float64 `json:"tol" help:"Converged when no entry of any variable's belief changed by more than tol in a sweep."`
-	// MaxIter caps the number of sweeps. Default 1000.
-	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged."`
+	// Iteration holds tol (largest change of any entry of any variable's
+	// belief in a sweep), max_iter (sweeps) and max_seconds. Defaults
+	// 1e-9, 1000 and 0 (no limit).
+	infer.Iteration
 	// Damping d in [0, 1) mixes every new factor-to-variable log message with
 	// the old one: (1-d)·new + d·old, then normalised. 0 is plain BP; damped
 	// BP ("dbp") uses 0.5.
 	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old."`
-	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
-	// no limit. Default 0.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 	// Name overrides the method name; by default it is "bp" without damping
 	// and "dbp" with it.
 	Name string `json:"-"`
 }
 
 // DefaultOptions returns the options of plain loopy BP.
-func DefaultOptions() Options { return Options{Tol: 1e-9, MaxIter: 1000} }
+func DefaultOptions() Options { return Options{Iteration: infer.Iteration{Tol: 1e-9, MaxIter: 1000}} }
 
 // DampedOptions returns the options of damped BP (damping 0.5).
-func DampedOptions() Options { return Options{Tol: 1e-9, MaxIter: 1000, Damping: 0.5} }
+func DampedOptions() Options {
+	o := DefaultOptions()
+	o.Damping = 0.5
+	return o
+}
 
 // BP is loopy belief propagation. It keeps its messages between Infer calls
 // and warm-starts from them when the next model has the same structure
@@ -78,13 +81,10 @@ type BP struct {
 	degenerate int // messages with no mass anywhere in the last sweep
 }
 
-// Check reports whether o is valid; the error names the option.
-func (o Options) Check() error {
-	if err := infer.CheckIterative("bp", o.Tol, o.MaxIter, o.Damping); err != nil {
-		return err
-	}
-	return infer.CheckMaxSeconds("bp", o.MaxSeconds)
-}
+// Check reports whether BP's own options are valid (the shared ones are
+// checked by Iteration.Check where options enter: methods.Options.Check);
+// the error names the option.
+func (o Options) Check() error { return infer.CheckDamping("bp", o.Damping) }
 
 // New returns a BP method with opts (start from DefaultOptions or
 // DampedOptions).
@@ -131,8 +131,7 @@ func (b *BP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 
 	b.beliefs(b.belief) // the beliefs the first sweep is measured against
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": b.opts.Damping}}
-	budget := infer.Budget{MaxIter: b.opts.MaxIter, MaxSeconds: b.opts.MaxSeconds}
-	delta, err := budget.Iterate(ctx, "bp", b.opts.Tol, res, func() float64 {
+	delta, err := b.opts.Budget().Iterate(ctx, "bp", b.opts.Tol, res, func() float64 {
 		b.sweep(m)
 		delta := b.beliefs(b.logb)
 		b.belief, b.logb = b.logb, b.belief

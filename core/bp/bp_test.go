@@ -85,7 +85,7 @@ func TestTreesExact(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if !res.Converged {
+			if !res.Converged() {
 				t.Errorf("%s damping %v: not converged after %d sweeps", name, opts.Damping, res.Iterations)
 			}
 			compare(t, name, m, res, exact, 1e-8)
@@ -170,8 +170,8 @@ func TestDampedSameFixedPoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !plain.Converged || !damped.Converged {
-			t.Fatalf("%s: converged bp %v, dbp %v", name, plain.Converged, damped.Converged)
+		if !plain.Converged() || !damped.Converged() {
+			t.Fatalf("%s: converged bp %v, dbp %v", name, plain.Converged(), damped.Converged())
 		}
 		compare(t, name, m, damped, plain, 1e-9)
 		if damped.Iterations <= plain.Iterations {
@@ -338,7 +338,7 @@ func TestCompleteGraphs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Converged {
+		if !res.Converged() {
 			t.Fatalf("%s: not converged", name)
 		}
 		vb, fb, F := naiveBP(m, 300)
@@ -422,8 +422,8 @@ func TestConvergedIsHonest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Converged || res.Iterations != 2 || !(res.Diagnostics["max_delta"] >= 1e-9) {
-		t.Errorf("2 sweeps on a 4x4 grid: converged %v, iterations %d, max_delta %v", res.Converged, res.Iterations, res.Diagnostics["max_delta"])
+	if res.Converged() || res.Iterations != 2 || !(res.Diagnostics["max_delta"] >= 1e-9) {
+		t.Errorf("2 sweeps on a 4x4 grid: converged %v, iterations %d, max_delta %v", res.Converged(), res.Iterations, res.Diagnostics["max_delta"])
 	}
 }
 
@@ -439,8 +439,8 @@ func TestWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !warm.Converged || warm.Iterations != 1 || cold.Iterations <= 1 {
-		t.Errorf("cold %d sweeps, warm %d sweeps (converged %v); want warm = 1", cold.Iterations, warm.Iterations, warm.Converged)
+	if !warm.Converged() || warm.Iterations != 1 || cold.Iterations <= 1 {
+		t.Errorf("cold %d sweeps, warm %d sweeps (converged %v); want warm = 1", cold.Iterations, warm.Iterations, warm.Converged())
 	}
 	if d := infertest.MaxAbsDiff(warm.Marginals.Vars, cold.Marginals.Vars); d > 1e-10 {
 		t.Errorf("warm start moved beliefs by %g", d)
@@ -496,7 +496,7 @@ func TestOptionsAndNames(t *testing.T) {
 			t.Errorf("%+v: name %q options %+v", tc.opts, m.Name(), m.Options())
 		}
 	}
-	for _, bad := range []bp.Options{{}, infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = 0 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = 0 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = 1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = -0.1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = math.NaN() }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = -1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Tol = math.NaN() }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.MaxIter = -3 })} {
+	for _, bad := range []bp.Options{infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = 1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = -0.1 }), infertest.With(bp.DefaultOptions(), func(o *bp.Options) { o.Damping = math.NaN() })} { // the shared options: infer.TestIterationCheck
 		if _, err := bp.New(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -571,6 +571,6 @@ func ExampleBP() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s: converged %v, p(x0=+1) = %.3f, lnZ = %.3f\n", method.Name(), res.Converged, res.Marginals.Vars[0][1], res.LogZ)
+	fmt.Printf("%s: converged %v, p(x0=+1) = %.3f, lnZ = %.3f\n", method.Name(), res.Converged(), res.Marginals.Vars[0][1], res.LogZ)
 	// Output: bp: converged true, p(x0=+1) = 0.731, lnZ = 1.797
 }

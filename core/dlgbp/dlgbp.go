@@ -25,7 +25,8 @@
 // b^{t+1} under the constraints satisfies F(b^{t+1}) ≤ F_t(b^{t+1}) ≤
 // F_t(b^t) = F(b^t): the free energy never increases (up to the inner loop's
 // tolerance), and the outer loop stops when no belief entry moved by more
-// than Tol. A fixed point of the outer loop is a stationary point of F, so
+// than tol in an outer step (infer.Iteration; max_iter caps the outer
+// steps). A fixed point of the outer loop is a stationary point of F, so
 // where GBP converges dlgbp reaches the same fixed point (when F has one
 // minimum nearby; measured equal within 1e-6 on grids and complete graphs).
 //
@@ -145,15 +146,19 @@ const innerRel = 0.1
 
 // Options configures a double-loop GBP run; start from DefaultOptions.
 type Options struct {
-	// Tol stops the outer loop when no entry of any region belief changed
-	// by more than Tol in an outer step. Default 1e-9.
-	Tol float64 `json:"tol" help:"Converged when no entry of any region belief changed by more than tol in an outer step."`
-	// MaxIter caps the outer steps per call. Default 10000: the outer loop
-	// converges linearly and slowly where the free energy is flat near its
-	// minimum; on the ten 10x10 grids with couplings U(-5,5) of the hard
-	// models (seed 11) plain CCCP took 573 to 1846 steps, and more than 2000
-	// on one; counts are outer steps (plain or SQUAREM) either way.
-	MaxIter int `json:"max_iter" help:"Cap on the outer steps (re-linearisations of the free energy) per call; a run stopped by it is not converged."`
+	// Iteration holds tol (largest change of any entry of any region
+	// belief in an outer step), max_iter (outer steps) and max_seconds.
+	// Default max_iter 10000: the outer loop converges linearly and slowly
+	// where the free energy is flat near its minimum; on the ten 10x10
+	// grids with couplings U(-5,5) of the hard models (seed 11) plain CCCP
+	// took 573 to 1846 steps, and more than 2000 on one; counts are outer
+	// steps (plain or SQUAREM) either way. The time budget is all of the
+	// call: binding the model, the GBP run of a cold start (at most half of
+	// it), and the outer steps, whose inner loops check it before every
+	// sweep (a step whose inner loop it cuts short is undone, so a run
+	// stopped by time after n outer steps returns the beliefs the cap at n
+	// gives from the same start). Defaults tol 1e-9, max_seconds 0.
+	infer.Iteration
 	// InnerIter caps the sweeps of one inner loop. Default 1000. A step
 	// whose inner loop stops at the cap leaves the rest to the next step
 	// (which continues from the multipliers reached); a smaller cap saves
@@ -182,25 +187,17 @@ type Options struct {
 	// take at most half of it: one that the budget stops has not converged,
 	// so the outer loop then starts from uniform beliefs, in the time left.
 	GBPIter int `json:"gbp_iter" help:"Sweep cap of single-loop GBP run before a cold start; if it converges, the outer loop starts at its fixed point (0: no GBP run, start from uniform beliefs)."`
-	// MaxSeconds is the time budget of a call (see infer.Budget), all of
-	// it: binding the model, the GBP run of a cold start (at most half of
-	// it), and the outer steps, whose inner loops check it before every
-	// sweep (a step whose inner loop it cuts short is undone, so a run
-	// stopped by time after n outer steps returns the beliefs the cap at n
-	// gives from the same start); 0 means no limit. Default 0.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Tol: 1e-9, MaxIter: 10000, InnerIter: 1000, InnerTol: 1e-11, GBPIter: 2000}
+	return Options{Iteration: infer.Iteration{Tol: 1e-9, MaxIter: 10000}, InnerIter: 1000, InnerTol: 1e-11, GBPIter: 2000}
 }
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether double-loop GBP's own options are valid (the shared
+// ones are checked by Iteration.Check where options enter:
+// methods.Options.Check); the error names the option.
 func (o Options) Check() error {
-	if err := infer.CheckIterative("dlgbp", o.Tol, o.MaxIter, 0); err != nil {
-		return err
-	}
 	switch {
 	case o.InnerIter < 1:
 		return fmt.Errorf("dlgbp: inner_iter %d, want >= 1", o.InnerIter)
@@ -209,7 +206,7 @@ func (o Options) Check() error {
 	case o.GBPIter < 0:
 		return fmt.Errorf("dlgbp: gbp_iter %d, want >= 0", o.GBPIter)
 	}
-	return infer.CheckMaxSeconds("dlgbp", o.MaxSeconds)
+	return nil
 }
 
 // DLGBP is double-loop GBP on one region graph. It keeps its beliefs between
@@ -336,7 +333,7 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 		return nil, errors.New("dlgbp: nil model")
 	}
 	ctx = infer.BeginCall(ctx) // the time budget covers the whole call, GBP's run included
-	stop := infer.Budget{MaxIter: d.opts.MaxIter, MaxSeconds: d.opts.MaxSeconds}.Start(ctx)
+	stop := d.opts.Budget().Start(ctx)
 	if d.rb.SameStructure(m) {
 		if err := m.Validate(); err != nil {
 			return nil, fmt.Errorf("dlgbp: invalid model: %w", err)
@@ -375,8 +372,8 @@ func (d *DLGBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	}
 	d.finish(res, E)
 	innerOK := d.lastInnerViol < d.opts.InnerTol
-	if res.Converged && (!innerOK || !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol)) {
-		res.Converged = false
+	if res.Converged() && (!innerOK || !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol)) {
+		res.Status = infer.NotConverged
 		res.Diagnostics["inconsistent"] = 1
 	}
 	res.Diagnostics["max_delta"] = delta
@@ -494,7 +491,7 @@ func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model, stop *infer.Stop
 		return false, fmt.Errorf("dlgbp: gbp start: %w", err)
 	}
 	diag["gbp_sweeps"] = float64(res.Iterations)
-	if !res.Converged || infer.Verify(m, res, gm) != "" {
+	if !res.Converged() || infer.Verify(m, res, gm) != "" {
 		return false, nil
 	}
 	for r, bg := range gm.Beliefs() {

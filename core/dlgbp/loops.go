@@ -10,9 +10,8 @@ import (
 
 // run is the outer loop: outer steps until one changes no belief entry by
 // Tol or more (Converged) or the budget ends the run. It sets res.Iterations
-// (the outer steps completed) and res.Converged, notes a time stop in
-// res.Diagnostics and returns the last complete step's largest change
-// (+Inf if none).
+// (the outer steps completed) and res.Status, and returns the last complete
+// step's largest change (+Inf if none).
 func (d *DLGBP) run(stop *infer.Stop, res *infer.Result) (float64, error) {
 	delta := math.Inf(1)
 	for {
@@ -30,11 +29,10 @@ func (d *DLGBP) run(stop *infer.Stop, res *infer.Result) (float64, error) {
 		delta = step
 		res.Iterations++
 		if delta < d.opts.Tol {
-			res.Converged = true
 			break
 		}
 	}
-	stop.Note(res.Diagnostics)
+	res.Status = stop.Status(delta < d.opts.Tol)
 	return delta, nil
 }
 

@@ -33,6 +33,6 @@ func ExampleGBP() {
 		return
 	}
 	fmt.Printf("%s on %d regions: converged %v, p(x4=+1) = %.4f, lnZ = %.4f\n",
-		method.Name(), len(g.Regions), res.Converged, res.Marginals.Vars[4][1], res.LogZ)
+		method.Name(), len(g.Regions), res.Converged(), res.Marginals.Vars[4][1], res.LogZ)
 	// Output: gbp on 9 regions: converged true, p(x4=+1) = 0.9773, lnZ = 16.0107
 }

@@ -36,6 +36,9 @@
 // variables have no children, and the schedule is sequential loopy BP in
 // factor order.
 //
+// Stopping (infer.Iteration): tol bounds the largest change of any entry of
+// any region belief in one sweep; max_iter caps the sweeps of a call.
+//
 // Damping α (Options.Damping, default 0) mixes each driven update in the log
 // domain, log m ← (1-α)·log m_new + α·log m_old. With this schedule it slows
 // convergence on grids or prevents it (see Options), so it is off by
@@ -119,24 +122,20 @@ import (
 
 // Options configures a GBP run; start from DefaultOptions.
 type Options struct {
-	// Tol stops the run when no entry of any region belief changed by more
-	// than Tol in a sweep. Default 1e-9.
-	Tol float64 `json:"tol" help:"Stop when no entry of any region belief changed by more than tol in a sweep (converged if cons_tol holds too)."`
+	// Iteration holds tol (largest change of any entry of any region
+	// belief in a sweep), max_iter (sweeps) and max_seconds. Defaults 1e-9,
+	// 2000 and 0 (no limit).
+	infer.Iteration
 	// ConsTol is the largest disagreement |b_C - Σ_{P\C} b_P| between a
 	// child belief and a parent's marginal that a converged run may leave,
 	// in (0, infer.ConsistencyTol]. Default 1e-6 (see Convergence).
-	ConsTol float64 `json:"cons_tol" help:"Converged only if no child belief differs from a parent's marginal by more than cons_tol when the run stops (at most 1e-3, the shared check's)."`
-	// MaxIter caps the number of sweeps. Default 2000.
-	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged."`
+	ConsTol float64 `json:"cons_tol" help:"Converged only if, when tol stops the run, no child belief differs from a parent's marginal by more than cons_tol (at most 1e-3, the shared check's)."`
 	// Damping α in [0, 1) mixes every driven (root-edge) message update with
 	// the old message in the log domain: (1-α)·new + α·old. Default 0: on ten
 	// 10x10 Ising grids (γ = 1, faces) the undamped schedule converged on all
 	// in 16.7 sweeps on average, with α = 0.2 in 33.6, and with α = 0.5 only
 	// four of ten converged within 1000 sweeps.
 	Damping float64 `json:"damping" help:"Damping in [0, 1) of the root messages in the log domain (0: undamped, measured to converge best on grids)."`
-	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
-	// no limit. Default 0.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 }
 
 // Stalled reports whether res, an answer of GBP, stopped because its beliefs
@@ -147,7 +146,9 @@ type Options struct {
 func Stalled(res *infer.Result) bool { return res.Diagnostics["stalled"] == 1 }
 
 // DefaultOptions returns the documented defaults.
-func DefaultOptions() Options { return Options{Tol: 1e-9, ConsTol: 1e-6, MaxIter: 2000} }
+func DefaultOptions() Options {
+	return Options{Iteration: infer.Iteration{Tol: 1e-9, MaxIter: 2000}, ConsTol: 1e-6}
+}
 
 // GBP is parent-to-child generalized belief propagation on one region graph.
 // It keeps its messages between Infer calls and warm-starts from them when the
@@ -176,15 +177,14 @@ type GBP struct {
 	degenerateBeliefs int
 }
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether GBP's own options are valid (the shared ones are
+// checked by Iteration.Check where options enter: methods.Options.Check);
+// the error names the option.
 func (o Options) Check() error {
-	if err := infer.CheckIterative("gbp", o.Tol, o.MaxIter, o.Damping); err != nil {
-		return err
-	}
 	if !(o.ConsTol > 0 && o.ConsTol <= infer.ConsistencyTol) {
 		return fmt.Errorf("gbp: cons_tol %v, want 0 < cons_tol <= %g (the shared consistency check's tolerance)", o.ConsTol, infer.ConsistencyTol)
 	}
-	return infer.CheckMaxSeconds("gbp", o.MaxSeconds)
+	return infer.CheckDamping("gbp", o.Damping)
 }
 
 // New returns a GBP method on region graph g with opts (start from
@@ -215,7 +215,7 @@ func (gb *GBP) Graph() *region.Graph { return gb.g }
 // and after one more without paying a call per sweep.
 func (gb *GBP) SetMaxIter(n int) error {
 	if n < 1 {
-		return fmt.Errorf("gbp: max-iter %d, want >= 1", n)
+		return fmt.Errorf("gbp: max_iter %d, want >= 1", n)
 	}
 	gb.opts.MaxIter = n
 	return nil
@@ -300,9 +300,8 @@ func (gb *GBP) run(ctx context.Context) (*infer.Result, error) {
 	}
 	gb.beliefs(gb.belief) // what the first sweep is measured against
 	res := &infer.Result{Diagnostics: map[string]float64{"damping": gb.opts.Damping}}
-	budget := infer.Budget{MaxIter: gb.opts.MaxIter, MaxSeconds: gb.opts.MaxSeconds}
 	divergedAt := 0
-	delta, err := budget.Iterate(ctx, "gbp", gb.opts.Tol, res, func() float64 {
+	delta, err := gb.opts.Budget().Iterate(ctx, "gbp", gb.opts.Tol, res, func() float64 {
 		if gb.diverged {
 			return math.Inf(1) // nothing left to do; the budget ends the loop
 		}
@@ -322,12 +321,13 @@ func (gb *GBP) run(ctx context.Context) (*infer.Result, error) {
 	if divergedAt > 0 {
 		res.Iterations = divergedAt
 		res.Diagnostics["diverged"] = 1
+		res.Status = infer.Diverged
 	}
 	gb.finish(res)
-	if cons := res.Diagnostics["max_consistency"]; res.Converged && !(cons <= gb.opts.ConsTol) {
+	if cons := res.Diagnostics["max_consistency"]; res.Converged() && !(cons <= gb.opts.ConsTol) {
 		// Beliefs that stopped changing while parent and child disagree:
 		// not a fixed point (see Convergence).
-		res.Converged = false
+		res.Status = infer.NotConverged
 		res.Diagnostics["inconsistent"] = 1
 		if cons <= infer.ConsistencyTol && divergedAt == 0 {
 			res.Diagnostics["stalled"] = 1

@@ -40,8 +40,8 @@ var _ WarmStarter = (*GBP)(nil)
 
 // SetMaxSeconds sets the time budget of later calls (0: no limit).
 func (gb *GBP) SetMaxSeconds(s float64) error {
-	if err := infer.CheckMaxSeconds("gbp", s); err != nil {
-		return err
+	if err := (infer.TimeBudget{MaxSeconds: s}).Check(); err != nil {
+		return fmt.Errorf("gbp: %w", err)
 	}
 	gb.opts.MaxSeconds = s
 	return nil

@@ -31,8 +31,8 @@ func TestInferFromSameFixedPoint(t *testing.T) {
 			g := build(t, tc.m, tc.graph, tc.scheme)
 			cold := mustNew(t, g, gbp.DefaultOptions())
 			want, err := cold.Infer(ctx, tc.m)
-			if err != nil || !want.Converged {
-				t.Fatalf("cold run: %v, converged %v", err, want != nil && want.Converged)
+			if err != nil || !want.Converged() {
+				t.Fatalf("cold run: %v, converged %v", err, want != nil && want.Converged())
 			}
 			fixed := cold.EdgeMessages()
 			rng := mrf.NewRand(1)
@@ -49,7 +49,7 @@ func TestInferFromSameFixedPoint(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !got.Converged {
+				if !got.Converged() {
 					t.Fatalf("scale %v: not converged after %d sweeps", scale, got.Iterations)
 				}
 				if scale == 0 && got.Iterations > 2 {

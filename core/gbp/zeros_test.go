@@ -62,10 +62,10 @@ func checkZeros(t *testing.T, name string, m *mrf.Model, method *gbp.GBP, res *i
 		}
 	}
 	why := infer.Verify(m, res, method)
-	if res.Converged && why != "" {
+	if res.Converged() && why != "" {
 		t.Errorf("%s: converged after %d sweeps but fails the check: %s", name, res.Iterations, why)
 	}
-	if res.Converged && !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol) {
+	if res.Converged() && !(res.Diagnostics["max_consistency"] <= infer.ConsistencyTol) {
 		t.Errorf("%s: converged with max_consistency %g", name, res.Diagnostics["max_consistency"])
 	}
 }
@@ -105,7 +105,7 @@ func TestEvidenceOnTreesExact(t *testing.T) {
 		method, res := run(t, m, "uai", "bethe", infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 1e-12 }))
 		checkZeros(t, name, m, method, res)
 		checkMessageSupport(t, name, method)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%s: not converged after %d sweeps", name, res.Iterations)
 		}
 		if why := infer.Verify(m, res, method); why != "" {
@@ -161,7 +161,7 @@ func TestHardModelsHonest(t *testing.T) {
 				o.MaxIter = 300
 			}))
 			checkZeros(t, name, c.m, method, res)
-			if res.Converged {
+			if res.Converged() {
 				converged++
 				checkMessageSupport(t, name, method)
 				if d := math.Abs(res.LogZ - ex.LogZ); d > 0.5 {
@@ -187,14 +187,14 @@ func TestPedigreeDamped(t *testing.T) {
 	}
 	method, res := run(t, m, "uai", "bethe", gbp.DefaultOptions())
 	checkZeros(t, "undamped", m, method, res)
-	if res.Converged {
+	if res.Converged() {
 		t.Errorf("undamped: converged, max_consistency %g", res.Diagnostics["max_consistency"])
 	}
 	method, res = run(t, m, "uai", "bethe", infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = 0.5 }))
 	checkZeros(t, "damped", m, method, res)
 	checkMessageSupport(t, "damped", method)
-	if !res.Converged || infer.Verify(m, res, method) != "" {
-		t.Errorf("damped: converged %v, check %q", res.Converged, infer.Verify(m, res, method))
+	if !res.Converged() || infer.Verify(m, res, method) != "" {
+		t.Errorf("damped: converged %v, check %q", res.Converged(), infer.Verify(m, res, method))
 	}
 	if d := math.Abs(res.LogZ - ex.LogZ); d > 1e-3 {
 		t.Errorf("damped: ln Z %v, exact %v", res.LogZ, ex.LogZ)
@@ -214,8 +214,8 @@ func TestDivergenceStops(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkZeros(t, fmt.Sprintf("call %d", call), m, method, res)
-		if res.Diagnostics["diverged"] != 1 || res.Converged || res.Iterations >= gbp.DefaultOptions().MaxIter {
-			t.Errorf("call %d: diverged %v, converged %v after %d sweeps", call, res.Diagnostics["diverged"], res.Converged, res.Iterations)
+		if res.Diagnostics["diverged"] != 1 || res.Converged() || res.Iterations >= gbp.DefaultOptions().MaxIter {
+			t.Errorf("call %d: diverged %v, converged %v after %d sweeps", call, res.Diagnostics["diverged"], res.Converged(), res.Iterations)
 		}
 	}
 }
@@ -252,7 +252,7 @@ func TestWarmStartNewEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkZeros(t, "warm", b, warm, got)
-	if d := infertest.MaxAbsDiff(got.Marginals.Vars, want.Marginals.Vars); !got.Converged || d > 1e-8 {
-		t.Errorf("warm start: converged %v, marginals off by %g", got.Converged, d)
+	if d := infertest.MaxAbsDiff(got.Marginals.Vars, want.Marginals.Vars); !got.Converged() || d > 1e-8 {
+		t.Errorf("warm start: converged %v, marginals off by %g", got.Converged(), d)
 	}
 }

@@ -138,21 +138,32 @@ func (s *Stop) Elapsed() float64 {
 // TimedOut reports whether the time budget ended the run.
 func (s *Stop) TimedOut() bool { return s.timedOut }
 
-// Note records in d that the time budget stopped the run, if it did:
-// "time_limit" 1 and "max_seconds" the budget. Nothing is added otherwise.
-func (s *Stop) Note(d map[string]float64) {
-	if s.timedOut {
-		d["time_limit"] = 1
-		d["max_seconds"] = s.budget.MaxSeconds
+// Reason returns why a loop that did not converge ended: TimeLimit when
+// the time budget ended it, IterationLimit when it ran MaxIter sweeps, else
+// NotConverged (the method stopped it for a reason of its own).
+func (s *Stop) Reason() Status {
+	switch {
+	case s.timedOut:
+		return TimeLimit
+	case s.started >= s.budget.MaxIter:
+		return IterationLimit
 	}
+	return NotConverged
+}
+
+// Status returns Converged if converged, else Reason.
+func (s *Stop) Status(converged bool) Status {
+	if converged {
+		return Converged
+	}
+	return s.Reason()
 }
 
 // Iterate is the sweep loop of the message-passing methods: it runs sweep,
 // which does one sweep and returns the largest change it made, until the
 // change falls below tol (Converged) or the budget ends the run. It sets
-// res.Iterations and res.Converged, notes a time stop in res.Diagnostics
-// (which must not be nil), and returns the last change (+Inf if no sweep
-// ran). When ctx is done before a sweep it returns an error naming method
+// res.Iterations and res.Status (Converged, IterationLimit or TimeLimit),
+// and returns the last change (+Inf if no sweep ran). When ctx is done before a sweep it returns an error naming method
 // and wrapping ctx.Err().
 func (b Budget) Iterate(ctx context.Context, method string, tol float64, res *Result, sweep func() float64) (float64, error) {
 	return b.Start(ctx).Iterate(method, tol, res, sweep)
@@ -173,22 +184,11 @@ func (stop *Stop) Iterate(method string, tol float64, res *Result, sweep func() 
 		delta = sweep()
 		res.Iterations++
 		if delta < tol {
-			res.Converged = true
 			break
 		}
 	}
-	stop.Note(res.Diagnostics)
+	res.Status = stop.Status(delta < tol)
 	return delta, nil
-}
-
-// CheckMaxSeconds checks a time budget: a finite number of seconds >= 0
-// (0: no limit). method names the method in the error, which names the
-// option as the registry does (max_seconds).
-func CheckMaxSeconds(method string, seconds float64) error {
-	if !(seconds >= 0) || math.IsInf(seconds, 1) {
-		return fmt.Errorf("%s: max_seconds %v, want a finite number of seconds >= 0 (0: no limit)", method, seconds)
-	}
-	return nil
 }
 
 type clockKey struct{}

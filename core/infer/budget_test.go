@@ -3,7 +3,6 @@ package infer_test
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -30,18 +29,18 @@ func TestIterateStops(t *testing.T) {
 		budget     infer.Budget
 		changes    []float64 // what the sweeps return, the last repeated
 		iterations int
-		converged  bool
-		timedOut   bool
+		status     infer.Status
 	}{
-		{"converges", infer.Budget{MaxIter: 10}, []float64{1, 0.5, 1e-12}, 3, true, false},
-		{"iteration cap", infer.Budget{MaxIter: 4}, []float64{1}, 4, false, false},
+		{"converges", infer.Budget{MaxIter: 10}, []float64{1, 0.5, 1e-12}, 3, infer.Converged},
+		{"iteration cap", infer.Budget{MaxIter: 4}, []float64{1}, 4, infer.IterationLimit},
 		// The clock advances 1 s per read: the start reads it, then every
 		// sweep after the first; at 2.5 s the third check stops the run.
-		{"time budget", infer.Budget{MaxIter: 100, MaxSeconds: 2.5}, []float64{1}, 3, false, true},
-		{"cap before time", infer.Budget{MaxIter: 2, MaxSeconds: 2.5}, []float64{1}, 2, false, false},
-		{"converges in time", infer.Budget{MaxIter: 100, MaxSeconds: 2.5}, []float64{1, 1e-12}, 2, true, false},
+		{"time budget", infer.Budget{MaxIter: 100, MaxSeconds: 2.5}, []float64{1}, 3, infer.TimeLimit},
+		{"cap before time", infer.Budget{MaxIter: 2, MaxSeconds: 2.5}, []float64{1}, 2, infer.IterationLimit},
+		{"converges in time", infer.Budget{MaxIter: 100, MaxSeconds: 2.5}, []float64{1, 1e-12}, 2, infer.Converged},
+		{"converges on the last sweep", infer.Budget{MaxIter: 2}, []float64{1, 1e-12}, 2, infer.Converged},
 		// A budget shorter than one sweep still runs the first.
-		{"tiny budget", infer.Budget{MaxIter: 100, MaxSeconds: 1e-9}, []float64{1}, 1, false, true},
+		{"tiny budget", infer.Budget{MaxIter: 100, MaxSeconds: 1e-9}, []float64{1}, 1, infer.TimeLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &ticker{step: time.Second}
@@ -56,18 +55,14 @@ func TestIterateStops(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Iterations != tc.iterations || k != tc.iterations || res.Converged != tc.converged {
-				t.Errorf("%d iterations (%d sweeps), converged %v; want %d, %v", res.Iterations, k, res.Converged, tc.iterations, tc.converged)
+			if res.Iterations != tc.iterations || k != tc.iterations || res.Status != tc.status {
+				t.Errorf("%d iterations (%d sweeps), status %v; want %d, %v", res.Iterations, k, res.Status, tc.iterations, tc.status)
 			}
 			if want := tc.changes[min(k, len(tc.changes))-1]; delta != want {
 				t.Errorf("last change %v, want %v", delta, want)
 			}
-			_, noted := res.Diagnostics["time_limit"]
-			if noted != tc.timedOut {
-				t.Errorf("diagnostics %v, timed out %v", res.Diagnostics, tc.timedOut)
-			}
-			if tc.timedOut && (res.Diagnostics["time_limit"] != 1 || res.Diagnostics["max_seconds"] != tc.budget.MaxSeconds) {
-				t.Errorf("diagnostics %v", res.Diagnostics)
+			if res.Converged() != (tc.status == infer.Converged) {
+				t.Errorf("Converged() %v with status %v", res.Converged(), res.Status)
 			}
 			if tc.budget.MaxSeconds == 0 && clock.reads != 0 {
 				t.Errorf("clock read %d times without a time budget", clock.reads)
@@ -112,24 +107,6 @@ func TestStartAt(t *testing.T) {
 	// elapsed), before the third 5 s (4 s elapsed).
 	if n != 2 || !stop.TimedOut() {
 		t.Errorf("%d sweeps, timed out %v", n, stop.TimedOut())
-	}
-}
-
-func TestCheckMaxSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		seconds float64
-		ok      bool
-	}{
-		{0, true}, {1e-9, true}, {30, true}, {1e300, true},
-		{-1, false}, {math.Copysign(0, -1), true}, {math.NaN(), false}, {math.Inf(1), false}, {math.Inf(-1), false},
-	} {
-		err := infer.CheckMaxSeconds("mf", tc.seconds)
-		if (err == nil) != tc.ok {
-			t.Errorf("%v: error %v, want ok %v", tc.seconds, err, tc.ok)
-		}
-		if err != nil && !strings.Contains(err.Error(), "mf: max_seconds") {
-			t.Errorf("%v: error %q does not name the option", tc.seconds, err)
-		}
 	}
 }
 

@@ -4,14 +4,15 @@
 // factor-graph and log-space helpers the message-passing methods share.
 //
 // Stages, scoring and learning reach every method through Method, so adding a
-// method touches one place. Region-based methods are constructed with their
+// method touches one place. The options every iterative method shares
+// (Iteration: tol, max_iter, max_seconds) are declared here once, and so is
+// the Status that says why a call ended. Region-based methods are constructed with their
 // region graph, so Infer needs only the model.
 package infer
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -29,13 +30,12 @@ type Result struct {
 	FreeEnergy float64
 	// Iterations counts the sweeps (or optimisation steps) this call ran.
 	Iterations int
-	// Converged is false when the iteration cap or the time budget stopped
-	// the method before its convergence test passed, or when the answer
-	// failed the shared check (Verify; the registry's methods run it after
-	// every call).
-	Converged bool
-	// Check is the reason the answer failed Verify, or "" if it passed (or
-	// was not checked: methods built outside the registry).
+	// Status says why the call ended: Converged only when the method's
+	// convergence test passed and, for the registry's methods, the answer
+	// passed the shared check (Verify) after the call; see Converged.
+	Status Status
+	// Check is the reason the answer failed Verify when Status is
+	// CheckFailed, else "".
 	Check string
 	// Diagnostics holds the method's own extras, e.g. "max_delta".
 	Diagnostics map[string]float64
@@ -61,20 +61,4 @@ func Named(method string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", method, err)
-}
-
-// CheckIterative checks the options every iterative method shares: a
-// positive finite tolerance, an iteration cap of at least one sweep and a
-// damping in [0, 1). method names the method in the error, and the error
-// names the option as the registry does (tol, max_iter, damping).
-func CheckIterative(method string, tol float64, maxIter int, damping float64) error {
-	switch {
-	case !(tol > 0) || math.IsInf(tol, 1):
-		return fmt.Errorf("%s: tol %v, want a positive number", method, tol)
-	case maxIter < 1:
-		return fmt.Errorf("%s: max_iter %d, want >= 1", method, maxIter)
-	case !(damping >= 0 && damping < 1):
-		return fmt.Errorf("%s: damping %v, want 0 <= damping < 1", method, damping)
-	}
-	return nil
 }

@@ -39,7 +39,7 @@ func (e *Exact) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 		LogZ:        res.LogZ,
 		FreeEnergy:  -res.LogZ,
 		Iterations:  1,
-		Converged:   true,
+		Status:      infer.Converged,
 		Diagnostics: map[string]float64{"largest_table": float64(res.Plan.LargestTable)},
 	}, nil
 }

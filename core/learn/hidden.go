@@ -196,7 +196,7 @@ func (c *MethodClamped) Clamped(ctx context.Context, m *mrf.Model, d *Data, grou
 		st.LogZ += w[k] * res.LogZ
 		st.Calls++
 		st.Iterations += res.Iterations
-		if !res.Converged {
+		if !res.Converged() {
 			st.Unconverged++
 		}
 	}

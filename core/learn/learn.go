@@ -332,7 +332,7 @@ func (l *Learner) Epoch(ctx context.Context) (EpochStats, error) {
 			st.BelowBound++
 		}
 		st.Iterations += res.Iterations
-		if !res.Converged {
+		if !res.Converged() {
 			st.Unconverged++
 		}
 		var score float64
@@ -375,7 +375,7 @@ func (l *Learner) Epoch(ctx context.Context) (EpochStats, error) {
 // below that (by the same slack) is certainly wrong. The bound triggers at
 // most one reset per epoch: where the approximation itself underestimates
 // ln Z, a fresh run is low too, and a reset every update would cost a cold
-// start each (for a network, MaxSteps steps), yet an occasional restart
+// start each (for a network, MaxIter steps), yet an occasional restart
 // still keeps learning from running off (measured on K16).
 func (l *Learner) infer(ctx context.Context) (res *infer.Result, reset, below bool, err error) {
 	if res, err = l.method.Infer(ctx, l.model); err != nil {

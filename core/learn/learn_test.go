@@ -296,7 +296,7 @@ func TestLearningWarmStartsRENN(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := renn.DefaultOptions()
-	o.Dim, o.MaxSteps, o.WarmSteps, o.Window = 16, 300, 5, 5
+	o.Dim, o.MaxIter, o.WarmSteps, o.Window = 16, 300, 5, 5
 	r, err := renn.New(g, o)
 	if err != nil {
 		t.Fatal(err)

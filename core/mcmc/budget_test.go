@@ -81,8 +81,8 @@ func TestBudgetCoversSetUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	search := clock.reads - res.Iterations // Start, the search's readings, then one per sweep after the first
-	if search < o.Chains*n || res.Iterations > budget-o.Chains*n+1 || res.Diagnostics["time_limit"] != 1 {
-		t.Errorf("%d sweeps after %d readings in the set-up, budget %d s (diagnostics %v)", res.Iterations, search, budget, res.Diagnostics)
+	if search < o.Chains*n || res.Iterations > budget-o.Chains*n+1 || res.Status != infer.TimeLimit {
+		t.Errorf("%d sweeps after %d readings in the set-up, budget %d s (status %v, diagnostics %v)", res.Iterations, search, budget, res.Status, res.Diagnostics)
 	}
 
 	o.Blocks = BlocksAuto
@@ -163,8 +163,8 @@ func TestStartsWithinBudget(t *testing.T) {
 				}
 				continue
 			}
-			if res.Diagnostics["shared_starts"] != float64(tc.chains-1) || res.Iterations > 1 || res.Diagnostics["time_limit"] != 1 {
-				t.Errorf("%s: %d sweeps, diagnostics %v", tc.name, res.Iterations, res.Diagnostics)
+			if res.Diagnostics["shared_starts"] != float64(tc.chains-1) || res.Iterations > 1 || res.Status != infer.TimeLimit {
+				t.Errorf("%s: %d sweeps, status %v, diagnostics %v", tc.name, res.Iterations, res.Status, res.Diagnostics)
 			}
 		}
 	}

@@ -254,8 +254,8 @@ func TestPCD(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !math.IsNaN(res.LogZ) || res.Converged || res.Iterations != 2 {
-			t.Fatalf("call %d: ln Z %v, converged %v, iterations %d", k, res.LogZ, res.Converged, res.Iterations)
+		if !math.IsNaN(res.LogZ) || res.Converged() || res.Iterations != 2 {
+			t.Fatalf("call %d: ln Z %v, converged %v, iterations %d", k, res.LogZ, res.Converged(), res.Iterations)
 		}
 		for a := range avg {
 			for x, v := range res.Marginals.Factors[a] {

@@ -72,14 +72,14 @@ func TestLinkageBlocks(t *testing.T) {
 	o := ptOpts()
 	o.Sweeps, o.Blocks = 600, BlocksOff
 	_, res := inferPT(t, o, m)
-	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.05) {
-		t.Errorf("blocks off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)
+	if res.Converged() || !(res.Diagnostics["rhat_max"] > 1.05) {
+		t.Errorf("blocks off: converged %v, diagnostics %v", res.Converged(), res.Diagnostics)
 	}
 	o.Sweeps, o.Blocks = 2500, BlocksAuto
 	s, res := inferPT(t, o, m)
 	se := res.Diagnostics["log_z_se"]
-	if d := math.Abs(res.LogZ - ex.LogZ); !res.Converged || !(d <= 5*se) || res.Diagnostics["relax_rungs"] != 0 {
-		t.Errorf("blocks auto: ln Z %v, exact %.4f, standard error %.4f, converged %v (diagnostics %v)", res.LogZ, ex.LogZ, se, res.Converged, res.Diagnostics)
+	if d := math.Abs(res.LogZ - ex.LogZ); !res.Converged() || !(d <= 5*se) || res.Diagnostics["relax_rungs"] != 0 {
+		t.Errorf("blocks auto: ln Z %v, exact %.4f, standard error %.4f, converged %v (diagnostics %v)", res.LogZ, ex.LogZ, se, res.Converged(), res.Diagnostics)
 	}
 	for i, p := range ex.Marginals.Vars {
 		for x, q := range p {

@@ -383,7 +383,7 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	if err := s.run(l, chains, stop, res); err != nil {
 		return nil, err
 	}
-	stop.Note(res.Diagnostics)
+	res.Status = stop.Reason() // the sweeps or the time budget; finish tests convergence
 	s.finish(l, chains, ref, res)
 	return res, nil
 }
@@ -666,7 +666,7 @@ func (s *Sampler) finish(l *layout, chains []*chain, ref float64, res *infer.Res
 	diag["rhat_max"] = st.rhatMax
 	diag["se_mean"], diag["se_max"] = st.seMean, st.seMax
 	diag["energy_tau"] = st.tau
-	res.Converged = st.rhatMax <= s.opts.MaxRhat
+	converged := st.rhatMax <= s.opts.MaxRhat
 	res.LogZ, res.FreeEnergy = math.NaN(), math.NaN()
 	if len(s.betas) > 1 {
 		least := s.swapStats(chains, diag)
@@ -678,8 +678,11 @@ func (s *Sampler) finish(l *layout, chains []*chain, ref float64, res *infer.Res
 		diag["log_z_se"], s.logZSE = se, se
 		// The ladder must mix, and ln Z be finite (it is not without a
 		// reference normaliser).
-		res.Converged = res.Converged && fewest >= float64(s.minTrips) && least >= s.minSwap &&
+		converged = converged && fewest >= float64(s.minTrips) && least >= s.minSwap &&
 			!math.IsNaN(lz) && !math.IsInf(lz, 0)
+	}
+	if converged {
+		res.Status = infer.Converged
 	}
 }
 

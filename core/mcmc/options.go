@@ -22,10 +22,10 @@ type Options struct {
 	// Sweeps caps the sweeps of every chain, burn-in included; 0 means no
 	// cap (then MaxSeconds must be set). Default 20000.
 	Sweeps int `json:"sweeps" help:"Sweeps per chain, burn-in included (0: no cap; then max_seconds must be set). Whichever of sweeps and max_seconds ends first ends the run."`
-	// MaxSeconds is the time budget of a call; 0 means no limit (then
-	// Sweeps must be set). Whichever of Sweeps and MaxSeconds ends first
-	// ends the run. Default 60.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
+	// TimeBudget holds max_seconds, the time budget of a call; 0 means no
+	// limit (then Sweeps must be set). Whichever of Sweeps and MaxSeconds
+	// ends first ends the run. Default 60.
+	infer.TimeBudget
 	// BurnIn is the fraction in [0, 1) of every chain's sweeps discarded
 	// at the start, decided when the run ends (so it is the same fraction
 	// whichever budget ended it), rounded up to whole batches and always
@@ -45,7 +45,7 @@ type Options struct {
 
 // DefaultOptions returns Gibbs's documented defaults.
 func DefaultOptions() Options {
-	return Options{Seed: 1, Chains: 4, Sweeps: 20000, MaxSeconds: 60, BurnIn: 0.2, MaxRhat: 1.01, Blocks: BlocksAuto}
+	return Options{Seed: 1, Chains: 4, Sweeps: 20000, TimeBudget: infer.TimeBudget{MaxSeconds: 60}, BurnIn: 0.2, MaxRhat: 1.01, Blocks: BlocksAuto}
 }
 
 // LearningOptions returns Gibbs's defaults inside learning, where it runs
@@ -56,7 +56,9 @@ func LearningOptions() Options {
 	return o
 }
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether Gibbs's own options are valid (max_seconds alone is
+// checked by TimeBudget.Check where options enter: methods.Options.Check);
+// the error names the option.
 func (o Options) Check() error { return o.check("gibbs") }
 
 func (o Options) check(method string) error {
@@ -71,9 +73,6 @@ func (o Options) check(method string) error {
 		return fmt.Errorf("%s: max_rhat %v, want a finite number > 1", method, o.MaxRhat)
 	case o.Blocks != BlocksAuto && o.Blocks != BlocksOn && o.Blocks != BlocksOff:
 		return fmt.Errorf("%s: blocks %q, want %q, %q or %q", method, o.Blocks, BlocksAuto, BlocksOn, BlocksOff)
-	}
-	if err := infer.CheckMaxSeconds(method, o.MaxSeconds); err != nil {
-		return err
 	}
 	if o.Sweeps == 0 && o.MaxSeconds == 0 {
 		return fmt.Errorf("%s: sweeps 0 and max_seconds 0: the run would have no end; set one of them", method)
@@ -93,12 +92,14 @@ type PTOptions struct {
 	// same total sweeps, 4 chains of 20000 and 8 of 10000 missed modes
 	// that 2 of 40000 found (mean |ΔP| 0.028 and 0.031 against 0.022 on
 	// the hardest model; 0.20 and 0.27 against 0.08 on another).
-	Chains     int     `json:"chains" help:"Number of independent chains (each a full ladder of replicas) (>= 1)."`
-	Sweeps     int     `json:"sweeps" help:"Sweeps per chain (every replica sweeps once, then neighbours swap), burn-in included (0: no cap; then max_seconds must be set). Whichever of sweeps and max_seconds ends first ends the run."`
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
-	BurnIn     float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
-	MaxRhat    float64 `json:"max_rhat" help:"Converged only when split-R-hat of the beta = 1 replicas across the chains' halves is at most max_rhat on every variable (> 1)."`
-	Blocks     string  `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination, at every temperature: auto (a piece where such a factor fixes one variable given the others, or whose draw costs at most 16 single-site sweeps of it), on (every piece) or off (single-site updates only); a piece needing a table above 2^16 entries is never drawn jointly."`
+	Chains int `json:"chains" help:"Number of independent chains (each a full ladder of replicas) (>= 1)."`
+	Sweeps int `json:"sweeps" help:"Sweeps per chain (every replica sweeps once, then neighbours swap), burn-in included (0: no cap; then max_seconds must be set). Whichever of sweeps and max_seconds ends first ends the run."`
+	// TimeBudget holds max_seconds; 0: no limit (then sweeps must be
+	// set). Whichever of sweeps and max_seconds ends first ends the run.
+	infer.TimeBudget
+	BurnIn  float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
+	MaxRhat float64 `json:"max_rhat" help:"Converged only when split-R-hat of the beta = 1 replicas across the chains' halves is at most max_rhat on every variable (> 1)."`
+	Blocks  string  `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination, at every temperature: auto (a piece where such a factor fixes one variable given the others, or whose draw costs at most 16 single-site sweeps of it), on (every piece) or off (single-site updates only); a piece needing a table above 2^16 entries is never drawn jointly."`
 	// Temps is the number of inverse temperatures of the geometric ladder
 	// (>= 2), β_k = BetaMin^(k/(Temps-1)). Default 20.
 	Temps int `json:"temps" help:"Number of inverse temperatures of the geometric ladder from 1 down to beta_min (>= 2; beta = 0 is added below it). Ignored when betas is set."`
@@ -177,16 +178,17 @@ const (
 // 20000 sweeps or 60 s.
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
-	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat, Blocks: d.Blocks,
+	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, TimeBudget: d.TimeBudget, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat, Blocks: d.Blocks,
 		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll, MinRoundTrips: 10, MinSwapRate: 0.05,
 		Relax: RelaxAuto, RelaxRungs: 10}
 }
 
 func (o PTOptions) common() Options {
-	return Options{Seed: o.Seed, Chains: o.Chains, Sweeps: o.Sweeps, MaxSeconds: o.MaxSeconds, BurnIn: o.BurnIn, MaxRhat: o.MaxRhat, Blocks: o.Blocks}
+	return Options{Seed: o.Seed, Chains: o.Chains, Sweeps: o.Sweeps, TimeBudget: o.TimeBudget, BurnIn: o.BurnIn, MaxRhat: o.MaxRhat, Blocks: o.Blocks}
 }
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether parallel tempering's own options are valid (see
+// Options.Check); the error names the option.
 func (o PTOptions) Check() error {
 	if err := o.common().check("pt"); err != nil {
 		return err

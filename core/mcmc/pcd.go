@@ -23,18 +23,19 @@ type PCDOptions struct {
 	// parameter update in learning), >= 1; the configuration after each
 	// is counted. Default 1 (Tieleman's PCD).
 	Sweeps int `json:"sweeps" help:"Gibbs sweeps of every chain per call (per parameter update in learning), >= 1; each sweep's configurations are counted. Whichever of sweeps and max_seconds ends first ends the call."`
-	// MaxSeconds is the time budget of a call, starting the chains
-	// included (a chain started after it is spent starts at an earlier
-	// chain's configuration: "shared_starts"); 0 means no limit. The first
-	// sweep always runs.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; the first sweep always runs). Whichever of sweeps and max_seconds ends first ends the call."`
+	// TimeBudget holds max_seconds, the time budget of a call, starting
+	// the chains included (a chain started after it is spent starts at an
+	// earlier chain's configuration: "shared_starts"); 0 means no limit.
+	// The first sweep always runs. Whichever of Sweeps and MaxSeconds ends
+	// first ends the call.
+	infer.TimeBudget
 }
 
 // PCDDefaultOptions returns pcd's defaults outside learning, where one call
 // is a plain Gibbs run from random starts without burn-in: 100 chains of
 // 1000 sweeps or 60 s, seed 1.
 func PCDDefaultOptions() PCDOptions {
-	return PCDOptions{Seed: 1, Chains: 100, Sweeps: 1000, MaxSeconds: 60}
+	return PCDOptions{Seed: 1, Chains: 100, Sweeps: 1000, TimeBudget: infer.TimeBudget{MaxSeconds: 60}}
 }
 
 // PCDLearningOptions returns pcd's defaults inside learning (persistent
@@ -48,7 +49,9 @@ func PCDLearningOptions() PCDOptions {
 // counts are per chain sweep).
 const maxPCDChains = 1 << 20
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether pcd's own options are valid (max_seconds alone is
+// checked by TimeBudget.Check where options enter: methods.Options.Check);
+// the error names the option.
 func (o PCDOptions) Check() error {
 	switch {
 	case o.Chains < 1 || o.Chains > maxPCDChains:
@@ -56,7 +59,7 @@ func (o PCDOptions) Check() error {
 	case o.Sweeps < 1:
 		return fmt.Errorf("pcd: sweeps %d, want >= 1", o.Sweeps)
 	}
-	return infer.CheckMaxSeconds("pcd", o.MaxSeconds)
+	return nil
 }
 
 // PCD is the free phase of persistent contrastive divergence as an
@@ -70,7 +73,7 @@ func (o PCDOptions) Check() error {
 //
 // It makes no claim on ln Z (ClaimsLogZ is false, Result.LogZ NaN), and
 // never on convergence: a few sweeps of a persistent chain have no
-// convergence test, so Result.Converged is always false. Learning with it
+// convergence test, so Result.Status is never Converged. Learning with it
 // therefore has no training NLL and no plateau stop (see core/learn).
 type PCD struct {
 	opts   PCDOptions
@@ -137,6 +140,6 @@ func (p *PCD) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if shared > 0 {
 		res.Diagnostics["shared_starts"] = float64(shared)
 	}
-	stop.Note(res.Diagnostics)
+	res.Status = stop.Reason() // never Converged: no convergence test
 	return res, nil
 }

@@ -125,8 +125,8 @@ func TestRefTooWide(t *testing.T) {
 	o := ptOpts()
 	o.Sweeps, o.Relax = 200, RelaxOff
 	_, res := inferPT(t, o, m)
-	if !math.IsNaN(res.LogZ) || res.Diagnostics["log_z_ref_too_wide"] != 1 || res.Converged {
-		t.Errorf("relax off: ln Z %v, converged %v, diagnostics %v", res.LogZ, res.Converged, res.Diagnostics)
+	if !math.IsNaN(res.LogZ) || res.Diagnostics["log_z_ref_too_wide"] != 1 || res.Converged() {
+		t.Errorf("relax off: ln Z %v, converged %v, diagnostics %v", res.LogZ, res.Converged(), res.Diagnostics)
 	}
 	if why := infer.VerifyMarginals(m, res, nil); why != "" {
 		t.Errorf("marginals: %s", why)
@@ -160,15 +160,15 @@ func TestRelaxCrossesPieces(t *testing.T) {
 	o := ptOpts()
 	o.Sweeps, o.Chains, o.Relax, o.Blocks = 2000, 4, RelaxOff, BlocksOff
 	_, res := inferPT(t, o, m)
-	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.1) {
-		t.Errorf("relax off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)
+	if res.Converged() || !(res.Diagnostics["rhat_max"] > 1.1) {
+		t.Errorf("relax off: converged %v, diagnostics %v", res.Converged(), res.Diagnostics)
 	}
 	for _, temper := range []string{TemperAll, TemperPairs} {
 		o.Relax, o.Temper = RelaxAuto, temper
 		s, res := inferPT(t, o, m)
 		se := s.StandardErrors()
-		if d := math.Abs(res.Marginals.Vars[2][1] - p1); !res.Converged || d > 5*se[2][1] {
-			t.Errorf("relax auto, temper %s: P(x2 = 1) %.4f, exact %.4f, standard error %.4f, converged %v", temper, res.Marginals.Vars[2][1], p1, se[2][1], res.Converged)
+		if d := math.Abs(res.Marginals.Vars[2][1] - p1); !res.Converged() || d > 5*se[2][1] {
+			t.Errorf("relax auto, temper %s: P(x2 = 1) %.4f, exact %.4f, standard error %.4f, converged %v", temper, res.Marginals.Vars[2][1], p1, se[2][1], res.Converged())
 		}
 		if lse := res.Diagnostics["log_z_se"]; math.Abs(res.LogZ-exact) > 5*lse+0.01 {
 			t.Errorf("relax auto, temper %s: ln Z %.4f, exact %.4f, standard error %.4f", temper, res.LogZ, exact, lse)

@@ -31,6 +31,9 @@
 // Entries of weight zero never contribute (0 · -Inf = 0), so no NaN arises.
 // A model whose Z is 0 (the propagation empties a domain) is run without
 // the restriction and ends with LogZ -Inf.
+//
+// Stopping (infer.Iteration): tol bounds the largest change of any entry of
+// any q_i in one sweep; max_iter caps the sweeps of a call.
 package meanfield
 
 import (
@@ -45,27 +48,25 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 )
 
-// Options configures a mean-field run; start from DefaultOptions (Check
-// rejects a zero Tol or MaxIter: nothing is replaced by a default).
+// Options configures a mean-field run; start from DefaultOptions (nothing is
+// replaced by a default: Iteration.Check rejects a zero Tol or MaxIter).
 type Options struct {
-	// Tol stops the run when no entry of any q_i changed by more than Tol in
-	// a sweep. Default 1e-9.
-	Tol float64 `json:"tol" help:"Converged when no entry of any variable's belief changed by more than tol in a sweep."`
-	// MaxIter caps the number of sweeps. Default 1000.
-	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged."`
+	// Iteration holds tol (largest change of any entry of any q_i in a
+	// sweep), max_iter (sweeps) and max_seconds. Defaults 1e-9, 1000 and 0
+	// (no limit).
+	infer.Iteration
 	// Seed seeds the random visiting order; every Infer call restarts the
 	// generator, so a call is reproducible. Default 1.
 	Seed int64 `json:"seed" help:"Seed of the random order in which a sweep visits the variables."`
 	// Damping d in [0, 1) sets q_i to (1-d)·update + d·old (renormalised,
 	// and never on states the update rules out). Default 0.
 	Damping float64 `json:"damping" help:"Damping d in [0, 1): each belief becomes (1-d)*update + d*old."`
-	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
-	// no limit. Default 0.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged."`
 }
 
 // DefaultOptions returns the documented defaults.
-func DefaultOptions() Options { return Options{Tol: 1e-9, MaxIter: 1000, Seed: 1} }
+func DefaultOptions() Options {
+	return Options{Iteration: infer.Iteration{Tol: 1e-9, MaxIter: 1000}, Seed: 1}
+}
 
 // MF is naive mean field. It keeps q between Infer calls and warm-starts from
 // it when the next model has the same structure (cardinalities and scopes);
@@ -85,13 +86,10 @@ type MF struct {
 	restarted bool             // the call runs from a feasible point mass (see restart)
 }
 
-// Check reports whether o is valid; the error names the option.
-func (o Options) Check() error {
-	if err := infer.CheckIterative("mf", o.Tol, o.MaxIter, o.Damping); err != nil {
-		return err
-	}
-	return infer.CheckMaxSeconds("mf", o.MaxSeconds)
-}
+// Check reports whether mean field's own options are valid (the shared ones
+// are checked by Iteration.Check where options enter:
+// methods.Options.Check); the error names the option.
+func (o Options) Check() error { return infer.CheckDamping("mf", o.Damping) }
 
 // New returns a mean-field method with opts (start from DefaultOptions).
 func New(opts Options) (*MF, error) {
@@ -136,8 +134,7 @@ func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	}
 	// A restart is part of the call that made it (it inherits ctx's mark),
 	// so it shares its time budget.
-	budget := infer.Budget{MaxIter: mf.opts.MaxIter, MaxSeconds: mf.opts.MaxSeconds}
-	delta, err := budget.Iterate(ctx, "mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
+	delta, err := mf.opts.Budget().Iterate(ctx, "mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func TestLowerBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Seed = seed }), m)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("seed %d: not converged after %d sweeps", seed, res.Iterations)
 		}
 		if res.FreeEnergy < -exact.LogZ-1e-10 {
@@ -138,7 +138,7 @@ func TestCompleteGraphFixedPoint(t *testing.T) {
 	k4 := infertest.RandomModel(4, pairs, infertest.Config{MinCard: 3, MaxCard: 3, Scale: 1, Unary: true}, 5)
 	for name, m := range map[string]*mrf.Model{"K6": k6, "K4 3-state": k4} {
 		res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = 1e-14; o.Seed = 1 }), m)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Fatalf("%s: not converged", name)
 		}
 		q := res.Marginals.Vars
@@ -266,8 +266,8 @@ func TestDeterministicAndWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if warm.Iterations != 1 || !warm.Converged || infertest.MaxAbsDiff(warm.Marginals.Vars, a.Marginals.Vars) > 1e-11 {
-		t.Errorf("warm start: %d sweeps, converged %v", warm.Iterations, warm.Converged)
+	if warm.Iterations != 1 || !warm.Converged() || infertest.MaxAbsDiff(warm.Marginals.Vars, a.Marginals.Vars) > 1e-11 {
+		t.Errorf("warm start: %d sweeps, converged %v", warm.Iterations, warm.Converged())
 	}
 	method.Reset()
 	again, _ := method.Infer(context.Background(), m)
@@ -284,8 +284,8 @@ func TestDeterministicAndWarmStart(t *testing.T) {
 func TestConvergedIsHonest(t *testing.T) {
 	grid, _ := mrf.GridEdges(4, false)
 	res := run(t, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = 1 }), mrf.RandomIsing(16, grid, 1, 3))
-	if res.Converged || res.Iterations != 1 || !(res.Diagnostics["max_delta"] >= 1e-9) {
-		t.Errorf("one sweep: converged %v, iterations %d, max_delta %v", res.Converged, res.Iterations, res.Diagnostics["max_delta"])
+	if res.Converged() || res.Iterations != 1 || !(res.Diagnostics["max_delta"] >= 1e-9) {
+		t.Errorf("one sweep: converged %v, iterations %d, max_delta %v", res.Converged(), res.Iterations, res.Diagnostics["max_delta"])
 	}
 }
 
@@ -303,7 +303,7 @@ func TestOptions(t *testing.T) {
 	if m.Name() != "mf" || m.Options().Tol != 1e-9 || m.Options().MaxIter != 1000 {
 		t.Errorf("defaults: %q %+v", m.Name(), m.Options())
 	}
-	for _, bad := range []meanfield.Options{{}, infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = 0 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = 0 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = 1 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = -0.5 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = math.NaN() }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = -1 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Tol = math.Inf(1) }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.MaxIter = -1 })} {
+	for _, bad := range []meanfield.Options{infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = 1 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = -0.5 }), infertest.With(meanfield.DefaultOptions(), func(o *meanfield.Options) { o.Damping = math.NaN() })} { // the shared options: infer.TestIterationCheck
 		if _, err := meanfield.New(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -366,6 +366,6 @@ func ExampleMF() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("converged %v, p(x0=+1) = %.3f, lnZ >= %.3f\n", res.Converged, res.Marginals.Vars[0][1], res.LogZ)
+	fmt.Printf("converged %v, p(x0=+1) = %.3f, lnZ >= %.3f\n", res.Converged(), res.Marginals.Vars[0][1], res.LogZ)
 	// Output: converged true, p(x0=+1) = 0.863, lnZ >= 1.616
 }

@@ -106,14 +106,17 @@ func (e *Entry) Options(learning bool) *Options {
 
 // New returns the method with opts on region graph g (nil unless the entry
 // needs regions), wrapped so that every answer passes the shared check
-// (infer.Verify): one that fails it comes back with Converged false and the
-// reason in Result.Check.
+// (infer.Verify): one that fails it comes back with status CheckFailed and
+// the reason in Result.Check. Options that passed Check are not checked
+// again.
 func (e *Entry) New(opts *Options, g *region.Graph) (infer.Method, error) {
 	if opts.entry != e {
 		return nil, fmt.Errorf("%s: options of method %s", e.Name, opts.entry.Name)
 	}
-	if err := opts.Check(); err != nil {
-		return nil, err
+	if !opts.checked { // options that Resolve checked are not checked again per model
+		if err := opts.Check(); err != nil {
+			return nil, err
+		}
 	}
 	if e.Regions != NoRegions && g == nil {
 		return nil, fmt.Errorf("%s needs a region graph", e.Name)

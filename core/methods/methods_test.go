@@ -95,11 +95,11 @@ func TestSetHonoursValues(t *testing.T) {
 		}
 	}
 	o = e.Options(false)
-	if err := o.Set("max_steps", "0"); err != nil {
+	if err := o.Set("max_iter", "0"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.New(o, &region.Graph{}); err == nil || !strings.Contains(err.Error(), "max-steps") {
-		t.Errorf("max_steps 0 accepted or unnamed: %v", err)
+	if _, err := e.New(o, &region.Graph{}); err == nil || err.Error() != "renn: max_iter 0, want >= 1" {
+		t.Errorf("max_iter 0 accepted or unnamed: %v", err)
 	}
 }
 
@@ -118,7 +118,7 @@ func TestAliases(t *testing.T) {
 		t.Errorf("renn-direct options %+v", o)
 	}
 	r, _ := Lookup("renn")
-	if o, want := r.Options(true).Value().(renn.Options), renn.LearningOptions(); o.MaxSteps != want.MaxSteps || o.WarmSteps != want.WarmSteps || o.Window != want.Window {
+	if o, want := r.Options(true).Value().(renn.Options), renn.LearningOptions(); o.MaxIter != want.MaxIter || o.WarmSteps != want.WarmSteps || o.Window != want.Window {
 		t.Errorf("renn learning options %+v, want %+v", o, want)
 	}
 	// renn-mp picks its constraint by the region graph for inference, but
@@ -224,7 +224,7 @@ func TestRENNMPLearningConsistentOnDenseGraphs(t *testing.T) {
 		errs := map[bool]float64{}
 		for _, learning := range []bool{false, true} {
 			o := e.Options(learning)
-			if err := o.Set("max_steps", "1000"); err != nil {
+			if err := o.Set("max_iter", "1000"); err != nil {
 				t.Fatal(err)
 			}
 			meth, err := e.New(o, g)

@@ -14,11 +14,13 @@ import (
 
 // Options are one method's options: its typed options struct, changed one
 // named option at a time. Names are the struct's json names ("tol",
-// "max_iter", "lambda"); every value is honoured or rejected, never replaced
-// by a default.
+// "max_iter", "lambda"), those of its embedded structs (infer.Iteration,
+// infer.TimeBudget) included; every value is honoured or rejected, never
+// replaced by a default.
 type Options struct {
-	entry *Entry
-	v     any // pointer to the method's options struct
+	entry   *Entry
+	v       any  // pointer to the method's options struct
+	checked bool // Check passed, and no Set since
 }
 
 // Value returns the options struct (not a pointer), e.g. for JSON.
@@ -27,9 +29,42 @@ func (o *Options) Value() any { return reflect.ValueOf(o.v).Elem().Interface() }
 // MarshalJSON writes the options struct.
 func (o *Options) MarshalJSON() ([]byte, error) { return json.Marshal(o.v) }
 
-// Check reports whether the options are valid for the method.
+// Check reports whether the options are valid for the method: the shared
+// options of every embedded struct (infer.Iteration.Check,
+// infer.TimeBudget.Check), then the method's own (its options' Check). It
+// is the one place the shared options are checked; the error begins with
+// the method's name and names the option as Set does.
 func (o *Options) Check() error {
-	return infer.Named(o.entry.Name, o.entry.check(o.v))
+	if err := checkEmbedded(reflect.ValueOf(o.v).Elem()); err != nil {
+		return infer.Named(o.entry.Name, err)
+	}
+	if err := infer.Named(o.entry.Name, o.entry.check(o.v)); err != nil {
+		return err
+	}
+	o.checked = true
+	return nil
+}
+
+// checkEmbedded runs the Check of every embedded struct of v (depth
+// first), the shared options of the iterative methods.
+func checkEmbedded(v reflect.Value) error {
+	for i := 0; i < v.NumField(); i++ {
+		sf := v.Type().Field(i)
+		if !sf.Anonymous || sf.Type.Kind() != reflect.Struct {
+			continue
+		}
+		if c, ok := v.Field(i).Interface().(checked); ok {
+			// The embedded struct's own Check covers the structs embedded in it.
+			if err := c.Check(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := checkEmbedded(v.Field(i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Has reports whether the method has an option called name.
@@ -47,6 +82,7 @@ func (o *Options) Set(name, value string) error {
 	if err := parseInto(f, value); err != nil {
 		return fmt.Errorf("%s option %s: %w", o.entry.Name, name, err)
 	}
+	o.checked = false
 	return nil
 }
 
@@ -67,30 +103,49 @@ func (o *Options) Names() []string {
 	return names
 }
 
-// Describe lists the settable options with their current values.
+// Describe lists the settable options with their current values, the
+// embedded structs' in their place.
 func (o *Options) Describe() []Option {
 	var out []Option
-	v := reflect.ValueOf(o.v).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		sf := v.Type().Field(i)
-		name, ok := jsonName(sf)
-		if !ok || kindName(sf.Type.Kind()) == "" {
-			continue
-		}
-		out = append(out, Option{Name: name, Type: kindName(sf.Type.Kind()), Default: Format(v.Field(i)), Help: sf.Tag.Get("help")})
-	}
+	eachOption(reflect.ValueOf(o.v).Elem(), func(name string, sf reflect.StructField, f reflect.Value) bool {
+		out = append(out, Option{Name: name, Type: kindName(sf.Type.Kind()), Default: Format(f), Help: sf.Tag.Get("help")})
+		return true
+	})
 	return out
 }
 
 func (o *Options) field(name string) (reflect.Value, bool) {
-	v := reflect.ValueOf(o.v).Elem()
+	var found reflect.Value
+	eachOption(reflect.ValueOf(o.v).Elem(), func(n string, _ reflect.StructField, f reflect.Value) bool {
+		if n == name {
+			found = f
+		}
+		return !found.IsValid()
+	})
+	return found, found.IsValid()
+}
+
+// eachOption calls fn with every settable option of the struct v, in field
+// order, descending into embedded structs (the shared options, such as
+// infer.Iteration), until fn returns false. It reports whether fn never did.
+func eachOption(v reflect.Value, fn func(name string, sf reflect.StructField, f reflect.Value) bool) bool {
 	for i := 0; i < v.NumField(); i++ {
 		sf := v.Type().Field(i)
-		if n, ok := jsonName(sf); ok && n == name && kindName(sf.Type.Kind()) != "" {
-			return v.Field(i), true
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("json") == "" {
+			if !eachOption(v.Field(i), fn) {
+				return false
+			}
+			continue
+		}
+		name, ok := jsonName(sf)
+		if !ok || kindName(sf.Type.Kind()) == "" {
+			continue
+		}
+		if !fn(name, sf, v.Field(i)) {
+			return false
 		}
 	}
-	return reflect.Value{}, false
+	return true
 }
 
 // jsonName is a field's option name: its json name; fields without one, or
@@ -218,6 +273,31 @@ func settingKey(s Setting) string {
 		return s.Name
 	}
 	return s.Method + "." + s.Name
+}
+
+// Settle returns the options of method name (its defaults, or its learning
+// defaults if learning is set) with the NAME=VALUE and METHOD.NAME=VALUE
+// settings applied in order, not yet checked, and the names of the options
+// set: for a command that checks them once, with the rest of its
+// parameters (Options.Check).
+func Settle(name string, settings []string, learning bool) (*Options, map[string]bool, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	sets, err := ParseSettings(settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := e.Options(learning)
+	if err := Apply(sets, map[string]*Options{name: o}); err != nil {
+		return nil, nil, err
+	}
+	set := make(map[string]bool, len(sets))
+	for _, s := range sets {
+		set[s.Name] = true
+	}
+	return o, set, nil
 }
 
 // Resolve returns the options of the named methods (their defaults, or their

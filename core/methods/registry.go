@@ -78,7 +78,7 @@ func mpDefaults(learning bool) func() renn.Options {
 		if learning {
 			o.Constraint = "auglag"
 		} else {
-			o.MaxSteps = 20000
+			o.MaxIter = 20000
 		}
 		return o
 	}

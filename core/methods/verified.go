@@ -9,8 +9,9 @@ import (
 
 // verified wraps a method so that every answer it returns passes through the
 // shared check (infer.Verify): an answer that fails it is reported with
-// Converged false and the reason in Result.Check, whatever the method's own
-// convergence test said. Entry.New returns every method wrapped, so every
+// status CheckFailed and the reason in Result.Check, followed by what had
+// stopped the method when it had not converged ("(the method had stopped:
+// time_limit)"). Entry.New returns every method wrapped, so every
 // stage gets the check.
 type verified struct {
 	infer.Method
@@ -28,8 +29,12 @@ func (c verified) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	if c.noLogZ {
 		check = infer.VerifyMarginals
 	}
-	if res.Check = check(m, res, rb); res.Check != "" {
-		res.Converged = false
+	if why := check(m, res, rb); why != "" {
+		if res.Status != infer.Converged {
+			// What had stopped the method stays on record with the reason.
+			why += " (the method had stopped: " + res.Status.String() + ")"
+		}
+		res.Check, res.Status = why, infer.CheckFailed
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/renn-go/renn/core/exact"
@@ -57,7 +58,11 @@ func TestHardModelsChecked(t *testing.T) {
 					t.Fatal(err)
 				}
 				o := e.Options(false)
-				for name, v := range map[string]string{"max_steps": "200", "dim": "8", "max_iter": "300", "sweeps": "2000"} {
+				steps := "300"
+				if o.Has("net") { // the networks' optimisation steps
+					steps = "200"
+				}
+				for name, v := range map[string]string{"max_iter": steps, "dim": "8", "sweeps": "2000"} {
 					if o.Has(name) {
 						if err := o.Set(name, v); err != nil {
 							t.Fatal(err)
@@ -82,12 +87,12 @@ func TestHardModelsChecked(t *testing.T) {
 					check = infer.VerifyMarginals
 				}
 				why := check(hm.m, res, rb)
-				if why != res.Check || (res.Converged && why != "") {
-					t.Errorf("converged %v with check %q; Verify says %q", res.Converged, res.Check, why)
+				if !strings.HasPrefix(res.Check, why) || (why == "") != (res.Status != infer.CheckFailed) || (why == "") != (res.Check == "") {
+					t.Errorf("status %v with check %q; Verify says %q", res.Status, res.Check, why)
 				}
 				switch e.Name {
 				case "exact":
-					if why != "" || !res.Converged {
+					if why != "" || !res.Converged() {
 						t.Errorf("exact answer fails the check: %s", why)
 					}
 				case "mf":
@@ -115,11 +120,11 @@ func (b badMethod) Infer(context.Context, *mrf.Model) (*infer.Result, error) {
 	return &r, nil
 }
 
-// The wrapper Entry.New returns clears Converged on an answer that fails
-// the check, records why, and keeps a passing answer converged.
+// The wrapper Entry.New returns gives an answer that fails the check the
+// status CheckFailed, records why, and keeps a passing answer converged.
 func TestVerifiedWrapper(t *testing.T) {
 	m := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.Inf(-1)}}}}
-	good := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{1, 0}}, Factors: [][]float64{{1, 0}}}, Converged: true}
+	good := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{1, 0}}, Factors: [][]float64{{1, 0}}}, Status: infer.Converged}
 	bad := good
 	bad.Marginals = mrf.Marginals{Vars: [][]float64{{0.5, 0.5}}, Factors: [][]float64{{0.5, 0.5}}}
 	noLogZ := good
@@ -133,8 +138,37 @@ func TestVerifiedWrapper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Converged != tc.pass || (res.Check == "") != tc.pass {
-			t.Errorf("converged %v, check %q; want pass %v", res.Converged, res.Check, tc.pass)
+		if res.Converged() != tc.pass || (res.Check == "") != tc.pass {
+			t.Errorf("converged %v, check %q; want pass %v", res.Converged(), res.Check, tc.pass)
+		}
+	}
+}
+
+// An answer that fails the check keeps on record what had stopped the
+// method, after the reason; one that passes keeps the method's status.
+func TestVerifiedKeepsStopReason(t *testing.T) {
+	m := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.Inf(-1)}}}}
+	good := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{1, 0}}, Factors: [][]float64{{1, 0}}}}
+	bad := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{0.5, 0.5}}, Factors: [][]float64{{0.5, 0.5}}}}
+	for _, tc := range []struct {
+		res    infer.Result
+		status infer.Status
+		want   infer.Status
+		suffix string
+	}{
+		{good, infer.TimeLimit, infer.TimeLimit, ""},
+		{good, infer.Diverged, infer.Diverged, ""},
+		{bad, infer.Converged, infer.CheckFailed, "of zero potential"},
+		{bad, infer.TimeLimit, infer.CheckFailed, "of zero potential (the method had stopped: time_limit)"},
+		{bad, infer.IterationLimit, infer.CheckFailed, "(the method had stopped: iteration_limit)"},
+	} {
+		tc.res.Status = tc.status
+		res, err := verified{Method: badMethod{tc.res}}.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != tc.want || !strings.HasSuffix(res.Check, tc.suffix) || (tc.suffix == "") != (res.Check == "") {
+			t.Errorf("%v: status %v, check %q; want %v ending %q", tc.status, res.Status, res.Check, tc.want, tc.suffix)
 		}
 	}
 }

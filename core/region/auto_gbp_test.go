@@ -50,7 +50,7 @@ func runGBP(t testing.TB, m *mrf.Model, ex *exact.Result, scheme string, b regio
 	for _, r := range g.Roots() {
 		largest = max(largest, len(g.Regions[r].Vars))
 	}
-	return gbpRun{err: e.VarMeanAbs, secs: secs, converged: res.Converged, iters: res.Iterations, scheme: g.Detail, largest: largest}
+	return gbpRun{err: e.VarMeanAbs, secs: secs, converged: res.Converged(), iters: res.Iterations, scheme: g.Detail, largest: largest}
 }
 
 func solveExact(t testing.TB, m *mrf.Model) *exact.Result {

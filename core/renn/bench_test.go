@@ -80,7 +80,7 @@ func benchConverge(b *testing.B, L int, o Options) {
 			b.Fatal(err)
 		}
 		steps += res.Iterations
-		if res.Converged {
+		if res.Converged() {
 			conv++
 		}
 	}
@@ -130,7 +130,7 @@ func BenchmarkWarmGrid10(b *testing.B) {
 			f.LogTable[i] *= 1.001
 		}
 	}
-	r, err := New(g, opt(func(o *Options) { o.MaxSteps = 50; o.WarmSteps = 5 }))
+	r, err := New(g, opt(func(o *Options) { o.MaxIter = 50; o.WarmSteps = 5 }))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func BenchmarkSpinGlass(b *testing.B) {
 			b.Run(fmt.Sprintf("L=%d/f=%g/gbp", L, f), func(b *testing.B) {
 				for b.Loop() {
 					gb, _ := gbp.New(g, gbp.DefaultOptions())
-					if res, err := gb.Infer(context.Background(), m); err != nil || !res.Converged {
+					if res, err := gb.Infer(context.Background(), m); err != nil || !res.Converged() {
 						b.Fatalf("gbp: %v", err)
 					}
 				}
@@ -185,7 +185,7 @@ func BenchmarkSpinGlass(b *testing.B) {
 						b.Fatal(err)
 					}
 					res, err := r.Infer(context.Background(), m)
-					if err != nil || !res.Converged {
+					if err != nil || !res.Converged() {
 						b.Fatalf("renn-mp: %v", err)
 					}
 					steps += res.Iterations

@@ -57,7 +57,7 @@ func family(t *testing.T, name string, size int, seed int64) *mrf.Model {
 // step cap.
 func mpOptions(steps int) Options {
 	o := messageOptions()
-	o.Name, o.Constraint, o.MaxSteps = "renn-mp", "auto", steps
+	o.Name, o.Constraint, o.MaxIter = "renn-mp", "auto", steps
 	return o
 }
 
@@ -91,8 +91,8 @@ func TestNeverWorseThanFixedPoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := mustInfer(t, r, m)
-			if why := infer.Verify(m, got, r); why != "" || !got.Converged {
-				t.Errorf("converged %v, check %q", got.Converged, why)
+			if why := infer.Verify(m, got, r); why != "" || !got.Converged() {
+				t.Errorf("converged %v, check %q", got.Converged(), why)
 			}
 			if got.FreeEnergy > want.FreeEnergy+1e-12*math.Abs(want.FreeEnergy) {
 				t.Errorf("F %.9f above GBP's %.9f", got.FreeEnergy, want.FreeEnergy)
@@ -193,8 +193,8 @@ func TestReturnsFixedPointAfterLeavingIt(t *testing.T) {
 	if left <= o.ConsTol {
 		t.Fatalf("largest mismatch %.2g at window ends: the run did not leave the fixed point, the test needs one that does", left)
 	}
-	if got.Diagnostics["returned_fixed_point"] != 1 || !got.Converged {
-		t.Errorf("diagnostics %v, converged %v; want GBP's fixed point returned", got.Diagnostics, got.Converged)
+	if got.Diagnostics["returned_fixed_point"] != 1 || !got.Converged() {
+		t.Errorf("diagnostics %v, converged %v; want GBP's fixed point returned", got.Diagnostics, got.Converged())
 	}
 	if d := maxVarDiff(got.Marginals.Vars, want.Marginals.Vars); d != 0 || got.FreeEnergy != want.FreeEnergy {
 		t.Errorf("marginals differ from GBP's by %.2g, F %v against %v", d, got.FreeEnergy, want.FreeEnergy)
@@ -236,8 +236,8 @@ func TestStopsWhenNothingBetter(t *testing.T) {
 	}
 	got := mustInfer(t, r, m)
 	bound := (int(got.Diagnostics["lambda_raised"]) + 1) * (readPatience + 2) * o.Window
-	if got.Iterations > bound || got.Diagnostics["returned_fixed_point"] != 1 || !got.Converged {
-		t.Errorf("%d steps (bound %d), diagnostics %v, converged %v", got.Iterations, bound, got.Diagnostics, got.Converged)
+	if got.Iterations > bound || got.Diagnostics["returned_fixed_point"] != 1 || !got.Converged() {
+		t.Errorf("%d steps (bound %d), diagnostics %v, converged %v", got.Iterations, bound, got.Diagnostics, got.Converged())
 	}
 }
 
@@ -273,8 +273,8 @@ func TestWarmCallStartsFromLowerFixedPoint(t *testing.T) {
 	}
 	mustInfer(t, r, a)
 	got := mustInfer(t, r, b)
-	if got.FreeEnergy > cold.FreeEnergy+1e-9*math.Abs(cold.FreeEnergy) || !got.Converged {
-		t.Errorf("F %.9f (converged %v), message passing from uniform messages %.9f", got.FreeEnergy, got.Converged, cold.FreeEnergy)
+	if got.FreeEnergy > cold.FreeEnergy+1e-9*math.Abs(cold.FreeEnergy) || !got.Converged() {
+		t.Errorf("F %.9f (converged %v), message passing from uniform messages %.9f", got.FreeEnergy, got.Converged(), cold.FreeEnergy)
 	}
 }
 
@@ -294,7 +294,7 @@ func TestStartsFromStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	stall, err := gb.Infer(context.Background(), m)
-	if err != nil || stall.Converged || !gbp.Stalled(stall) {
+	if err != nil || stall.Converged() || !gbp.Stalled(stall) {
 		t.Fatalf("gbp: error %v, diagnostics %v: the test needs a stall", err, stall.Diagnostics)
 	}
 	r, err := New(g, mpOptions(3000))

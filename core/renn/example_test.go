@@ -38,7 +38,7 @@ func ExampleRENN() {
 	for i := range m.Cards {
 		worst = max(worst, math.Abs(res.Marginals.Vars[i][1]-ex.Marginals.Vars[i][1]))
 	}
-	fmt.Println("converged:", res.Converged)
+	fmt.Println("converged:", res.Converged())
 	fmt.Printf("p(x_0 = +1): renn %.3f, exact %.3f\n", res.Marginals.Vars[0][1], ex.Marginals.Vars[0][1])
 	fmt.Println("largest error below 0.005:", worst < 0.005)
 	// Output:

@@ -78,7 +78,7 @@ func (f *Family) Check() error {
 // With forwardOnly, Infer returns that answer (Iterations 0, not
 // converged: nothing checked that it is stationary); otherwise the usual
 // loop refines it, with multipliers set by least squares at the start and
-// MaxSteps capping the steps. A later call on a model of the same
+// MaxIter capping the steps. A later call on a model of the same
 // structure (learning) warm-starts from the previous call's net, as plain
 // RENN does (WarmSteps caps it), with the inputs read afresh from the new
 // model. opts.Net must be "message".
@@ -110,7 +110,7 @@ func RefineKinds() []string { return []string{RefineGBP, RefineGradient, RefineN
 // NewFamilyInference returns RENN that answers from the family network's
 // forward pass, refined by by (RefineGBP, RefineGradient or RefineNone).
 // sweeps caps the sweeps of RefineGBP's message passing (>= 1; ignored,
-// and may be 0, for the others); opts.MaxSteps caps the gradient steps.
+// and may be 0, for the others); opts.MaxIter caps the gradient steps.
 func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, sweeps int) (*RENN, error) {
 	switch {
 	case !slices.Contains(RefineKinds(), by):
@@ -146,7 +146,7 @@ func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, swe
 // root parent carries no correction). GBP then sweeps from there with its
 // default tolerance, as cold GBP does, up to the sweep cap and the time
 // left of the call. The result is GBP's (beliefs, marginals, region free
-// energy), Converged by GBP's own rule.
+// energy), its status by GBP's own rule.
 func (r *RENN) refineGBP(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	mp := r.famGBP
 	msgs := mp.EdgeMessages()

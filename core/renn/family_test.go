@@ -82,8 +82,8 @@ func TestTrainFamilyAndRefine(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustInfer(t, fwd, m)
-		if res.Converged || res.Iterations != 0 || res.Diagnostics["forward_only"] != 1 {
-			t.Errorf("%dx%d forward only: converged %v after %d steps", L, L, res.Converged, res.Iterations)
+		if res.Converged() || res.Iterations != 0 || res.Diagnostics["forward_only"] != 1 {
+			t.Errorf("%dx%d forward only: converged %v after %d steps", L, L, res.Converged(), res.Iterations)
 		}
 		if d := maxVarDiff(res.Marginals.Vars, want.Marginals.Vars); d > 0.1 {
 			t.Errorf("%dx%d forward only: %.3g from gbp", L, L, d)
@@ -94,7 +94,7 @@ func TestTrainFamilyAndRefine(t *testing.T) {
 		}
 		res = mustInfer(t, ref, m)
 		t.Logf("%dx%d refined: %d steps, %.3g from gbp, lnZ %v vs %v", L, L, res.Iterations, maxVarDiff(res.Marginals.Vars, want.Marginals.Vars), res.LogZ, want.LogZ)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%dx%d refined: not converged after %d steps", L, L, res.Iterations)
 		}
 		if d := maxVarDiff(res.Marginals.Vars, want.Marginals.Vars); d > 1e-3 {
@@ -207,7 +207,7 @@ func TestFamilyRefineGBP(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := mustInfer(t, r, m)
-			if !res.Converged {
+			if !res.Converged() {
 				t.Fatalf("not converged: %v", res.Diagnostics)
 			}
 			if got := res.Diagnostics["refine_gbp"] == 1; got != tc.gbp {

@@ -43,7 +43,7 @@ func TestFamilyRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := gb.Infer(context.Background(), m); err != nil || !res.Converged {
+	if res, err := gb.Infer(context.Background(), m); err != nil || !res.Converged() {
 		t.Fatalf("gbp: %v", err)
 	}
 	next := shifted(m, 0.2)
@@ -80,7 +80,7 @@ func TestFamilyRead(t *testing.T) {
 			t.Errorf("mode %q: feature %.2g from GBP's fixed point after 21 calls", mode, dFixed)
 		}
 		res := mustInfer(t, r, next)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("mode %q: warm call did not converge in %d steps", mode, res.Iterations)
 		}
 		if d := meanAbsDiff(res.Marginals.Vars, ref.Marginals.Vars); d > 1e-3 {

@@ -51,8 +51,8 @@ func runGBP(t *testing.T, g *region.Graph, m *mrf.Model) *infer.Result {
 		t.Fatal(err)
 	}
 	res, err := gb.Infer(context.Background(), m)
-	if err != nil || !res.Converged {
-		t.Fatalf("gbp: %v, converged %v", err, res != nil && res.Converged)
+	if err != nil || !res.Converged() {
+		t.Fatalf("gbp: %v, converged %v", err, res != nil && res.Converged())
 	}
 	return res
 }
@@ -73,7 +73,7 @@ func TestMessageNetReachesGBP(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := mustInfer(t, r, m)
-		if !got.Converged {
+		if !got.Converged() {
 			t.Errorf("%dx%d f=%g: not converged in %d steps", tc.L, tc.L, tc.f, got.Iterations)
 		}
 		if d := maxVarDiff(got.Marginals.Vars, want.Marginals.Vars); d > 1e-4 {
@@ -155,7 +155,7 @@ func TestMessageNetEvidence(t *testing.T) {
 		if p := res.Marginals.Vars[5][0]; p != 0 {
 			t.Errorf("rounds %d: P(x5 = 0) = %v against the evidence", rounds, p)
 		}
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("rounds %d: not converged", rounds)
 		}
 	}
@@ -187,8 +187,8 @@ func TestMessageNetGeneralModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := mustInfer(t, r, m)
-		if d := maxVarDiff(got.Marginals.Vars, want.Marginals.Vars); d > 1e-4 || !got.Converged {
-			t.Errorf("%s: marginals differ from GBP's by %.2e, converged %v", scheme, d, got.Converged)
+		if d := maxVarDiff(got.Marginals.Vars, want.Marginals.Vars); d > 1e-4 || !got.Converged() {
+			t.Errorf("%s: marginals differ from GBP's by %.2e, converged %v", scheme, d, got.Converged())
 		}
 		if p := got.Marginals.Vars[3][0]; p != 0 {
 			t.Errorf("%s: P(x3 = 0) = %v against the evidence", scheme, p)
@@ -207,7 +207,7 @@ func TestMessageNetPenaltyNotConverged(t *testing.T) {
 	m := mrf.RandomIsing(6, mrf.CompleteEdges(6), 1, 3)
 	g := build(t, m, "complete", "star")
 	o := messageOptions()
-	o.Constraint, o.Lambda, o.MaxSteps, o.Rounds = "penalty", 1, 20000, 0 // from uniform beliefs: no multipliers
+	o.Constraint, o.Lambda, o.MaxIter, o.Rounds = "penalty", 1, 20000, 0 // from uniform beliefs: no multipliers
 	r, err := New(g, o)
 	if err != nil {
 		t.Fatal(err)
@@ -216,10 +216,10 @@ func TestMessageNetPenaltyNotConverged(t *testing.T) {
 	if viol := res.Diagnostics["max_violation"]; viol <= o.ConsTol {
 		t.Fatalf("beliefs consistent within %g under the plain penalty: the test needs a model where they are not", viol)
 	}
-	if res.Converged {
+	if res.Converged() {
 		t.Errorf("converged with beliefs inconsistent by %g", res.Diagnostics["max_violation"])
 	}
-	if res.Iterations >= o.MaxSteps {
+	if res.Iterations >= o.MaxIter {
 		t.Errorf("ran to the cap (%d steps) instead of stopping once settled", res.Iterations)
 	}
 }

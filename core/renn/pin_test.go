@@ -37,16 +37,16 @@ func TestPinnedOutputs(t *testing.T) {
 		digest        string // sha256 of the three runs' outputs (see digest)
 	}{
 		{"3x3 faces attention", pinGrid(t, 3, 1, 3), pinGrid(t, 3, 1, 4), "grid", "faces",
-			infertest.With(renn.DefaultOptions(), func(o *renn.Options) { o.MaxSteps = 300; o.WarmSteps = 40; o.Seed = 0 }),
+			infertest.With(renn.DefaultOptions(), func(o *renn.Options) { o.MaxIter = 300; o.WarmSteps = 40; o.Seed = 0 }),
 			0x4029c526c8eb7768, "ed4eed0fd2a84b1247388ff5f8bee42bf6e801f01bf0dcca16ac5cfb299883ac"},
 		{"3x3 bethe attention", pinGrid(t, 3, 1, 3), pinGrid(t, 3, 1, 4), "grid", "bethe",
-			infertest.With(renn.DefaultOptions(), func(o *renn.Options) { o.Name = "infnet"; o.MaxSteps = 300; o.WarmSteps = 40; o.Seed = 0 }),
+			infertest.With(renn.DefaultOptions(), func(o *renn.Options) { o.Name = "infnet"; o.MaxIter = 300; o.WarmSteps = 40; o.Seed = 0 }),
 			0x4029c8570028901a, "6a54251fba45b74512194295582615e40792fb2898cb313c01642196c87d9fc3"},
 		{"mixed cycles direct penalty", infertest.PinModel(), infertest.PinModel(), "uai", "cycles",
 			infertest.With(renn.DefaultOptions(), func(o *renn.Options) {
 				o.Net = "direct"
 				o.Constraint = "penalty"
-				o.MaxSteps = 200
+				o.MaxIter = 200
 				o.WarmSteps = 30
 				o.Seed = 3
 			}),

@@ -158,7 +158,7 @@ func (r *RENN) passMessages(ctx context.Context, m *mrf.Model, mp **gbp.GBP, fro
 		(*mp).Reset()
 		return mpStart{}, nil // a failed sweep is no fixed point to start from
 	}
-	if !res.Converged && !gbp.Stalled(res) {
+	if !res.Converged() && !gbp.Stalled(res) {
 		return mpStart{}, nil
 	}
 	b := (*mp).Beliefs()
@@ -169,7 +169,7 @@ func (r *RENN) passMessages(ctx context.Context, m *mrf.Model, mp **gbp.GBP, fro
 			}
 		}
 	}
-	return mpStart{b: b, F: res.FreeEnergy, stalled: !res.Converged}, nil
+	return mpStart{b: b, F: res.FreeEnergy, stalled: !res.Converged()}, nil
 }
 
 // restart sets the net's messages to 0 and its weights to w, and forgets

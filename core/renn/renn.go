@@ -111,9 +111,9 @@
 // windows running, and no child belief differs from a parent's marginal by
 // more than ConsTol (for the attention and direct nets under the plain
 // penalty, whose beliefs stay inconsistent, only the first). Otherwise it
-// stops after MaxSteps with Converged false; the message net under the plain
-// penalty stops once the loss has settled, and reports Converged false when
-// its beliefs are inconsistent. The paper's code stopped once the marginals changed by
+// stops after MaxIter steps, not converged; the message net under the plain
+// penalty stops once the loss has settled, and reports status not_converged
+// when its beliefs are inconsistent. The paper's code stopped once the marginals changed by
 // less than 1e-5 in one step, which at its learning rate happens long before
 // the minimum.
 //
@@ -171,7 +171,7 @@ type Options struct {
 
 	// The attention network (ignored by the direct net).
 	Dim   int  `json:"dim" help:"Embedding width d of the attention network (the paper's code: 200)."`
-	Heads int  `json:"heads" help:"Attention heads; must divide --dim."`
+	Heads int  `json:"heads" help:"Attention heads; must divide dim."`
 	Scale bool `json:"scale" help:"Scale attention scores by 1/sqrt(d/heads) (the paper's code did not)."`
 	// BlockDepth is the number of linear layers in each residual block of
 	// the heads: 2 as in the paper's code, or 1, at about half the cost.
@@ -179,40 +179,38 @@ type Options struct {
 
 	// Lambda is the weight λ >= 0 of the consistency penalty; 0 drops the
 	// consistency term (the paper's λ = 0 experiment; penalty only).
-	Lambda float64 `json:"lambda" help:"Weight lambda >= 0 of the consistency penalty (the paper: 3, 5, 10 on grids; 1, 3, 5 on complete graphs); 0 trains on the region free energy alone (needs --constraint penalty)."`
+	Lambda float64 `json:"lambda" help:"Weight lambda >= 0 of the consistency penalty (the paper: 3, 5, 10 on grids; 1, 3, 5 on complete graphs); 0 trains on the region free energy alone (needs constraint penalty)."`
 	// Constraint is "auglag" (penalty plus Lagrange multipliers, see the
 	// package comment) or "penalty" (the paper's plain penalty).
-	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent (multipliers not updated); auto: penalty with weight dense-lambda on dense region graphs (a variable in more than 8 root regions: complete and complete bipartite graphs), auglag with weight lambda elsewhere and in every run of the message net that starts from message passing's converged fixed point."`
+	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent (multipliers not updated); auto: penalty with weight dense_lambda on dense region graphs (a variable in more than 8 root regions: complete and complete bipartite graphs), auglag with weight lambda elsewhere and in every run of the message net that starts from message passing's converged fixed point."`
 	// DenseLambda is the penalty weight Constraint "auto" uses on dense
 	// region graphs.
 	DenseLambda float64 `json:"dense_lambda" help:"Weight of the plain penalty that constraint auto uses on dense region graphs (measured best: 3 on K16, gamma 1)."`
 	// LambdaGrowth is the factor by which a run from message passing's
 	// fixed point multiplies λ each time its beliefs leave the consistent
 	// set (see raiseLambda); 1 keeps λ fixed.
-	LambdaGrowth float64 `json:"lambda_growth" help:"Factor by which a run that starts from message passing's converged fixed point (net message) multiplies lambda, going back to its best iterate, each time a child belief leaves a parent's marginal by more than cons-tol (up to lambda 1e4): below some lambda that fixed point is a saddle of the loss and Adam leaves it; 1: lambda stays fixed."`
+	LambdaGrowth float64 `json:"lambda_growth" help:"Factor by which a run that starts from message passing's converged fixed point (net message) multiplies lambda, going back to its best iterate, each time a child belief leaves a parent's marginal by more than cons_tol (up to lambda 1e4): below some lambda that fixed point is a saddle of the loss and Adam leaves it; 1: lambda stays fixed."`
 	// MultiplierEvery is the number of steps between multiplier updates
 	// (auglag).
 	MultiplierEvery int `json:"multiplier_every" help:"Steps between updates of the Lagrange multipliers (auglag)."`
 
 	LR float64 `json:"lr" help:"Initial and largest Adam learning rate; it halves when the loss oscillates and grows back while it falls steadily."`
 
-	// Convergence, tested every Window steps (see the package comment):
-	// relative change of the window's mean of F + λ·penalty at most Tol in two windows
-	// running, and (auglag) largest consistency violation at most ConsTol.
-	// MaxSteps caps the run.
-	MaxSteps int     `json:"max_steps" help:"Cap on the optimisation steps of a call (per model)."`
-	Window   int     `json:"window" help:"Steps per window: the convergence test and the learning-rate rule run once per window."`
-	Tol      float64 `json:"tol" help:"Converged when the window's mean of F + lambda*penalty changed by at most tol (relative) in two windows running ..."`
-	ConsTol  float64 `json:"cons_tol" help:"... and no child belief differs from a parent's marginal by more than cons-tol (auglag only). Else the run stops at the step cap, not converged."`
+	// Iteration holds the convergence test, run every Window steps (see
+	// the package comment): tol bounds the relative change of the window's
+	// mean of F + λ·penalty, in two windows running (and, under auglag,
+	// ConsTol the largest consistency violation); max_iter caps the
+	// optimisation steps of a call; max_seconds is its time budget, the
+	// message net's message passing included (per model; per inference
+	// call in learning).
+	infer.Iteration
+	Window  int     `json:"window" help:"Steps per window: the convergence test and the learning-rate rule run once per window."`
+	ConsTol float64 `json:"cons_tol" help:"Converged only when also no child belief differs from a parent's marginal by more than cons_tol (auglag only)."`
 	// WarmSteps caps the steps of a call that warm-starts from the previous
 	// call's network (learning's min-max: a few inference steps per parameter
-	// update); 0 means MaxSteps.
-	WarmSteps int   `json:"warm_steps" help:"Step cap of a call that warm-starts from the previous call's network (learning); 0 means the same cap as --max-steps."`
+	// update); 0 means MaxIter.
+	WarmSteps int   `json:"warm_steps" help:"Step cap of a call that warm-starts from the previous call's network (learning); 0 means the same cap as max_iter."`
 	Seed      int64 `json:"seed" help:"Seed of the network's initialisation."`
-
-	// MaxSeconds is the time budget of a call (see infer.Budget), the
-	// message net's message passing included; 0 means no limit.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (per model; per inference call in learning), 0: no limit; a run stopped by it returns its last beliefs, not converged."`
 
 	// Progress, if set, is called at the end of every window with the step
 	// count and the window's mean loss.
@@ -223,7 +221,7 @@ type Options struct {
 // were chosen).
 func DefaultOptions() Options {
 	return Options{Name: "renn", Net: "attention", Dim: 32, Heads: 1, BlockDepth: 1, Lambda: 5, Constraint: "auglag", DenseLambda: 3, LambdaGrowth: 4,
-		MultiplierEvery: 20, LR: 3e-3, MaxSteps: 5000, Window: 50, Tol: 1e-6, ConsTol: 1e-3, Seed: 1, Rounds: 1000}
+		MultiplierEvery: 20, LR: 3e-3, Iteration: infer.Iteration{MaxIter: 5000, Tol: 1e-6}, Window: 50, ConsTol: 1e-3, Seed: 1, Rounds: 1000}
 }
 
 // LearningOptions returns the defaults for learning, where every parameter
@@ -231,7 +229,7 @@ func DefaultOptions() Options {
 // (the min-max of the paper's eq. 6) and convergence checked every 20 steps.
 func LearningOptions() Options {
 	o := DefaultOptions()
-	o.MaxSteps, o.WarmSteps, o.Window = 1000, 20, 20
+	o.MaxIter, o.WarmSteps, o.Window = 1000, 20, 20
 	return o
 }
 
@@ -241,7 +239,9 @@ func LearningOptions() Options {
 // memory of a hundred steps measured faster and without those spikes.
 const adamBeta2 = 0.99
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether RENN's own options are valid (the shared ones are
+// checked by Iteration.Check where options enter: methods.Options.Check);
+// the error names the option as --set does.
 func (o Options) Check() error {
 	switch {
 	case o.Name == "":
@@ -249,7 +249,7 @@ func (o Options) Check() error {
 	case o.Constraint != "auglag" && o.Constraint != "penalty" && o.Constraint != "auto":
 		return fmt.Errorf("constraint: unknown constraint handling %q (want auglag, penalty or auto)", o.Constraint)
 	case !(o.DenseLambda > 0) || math.IsInf(o.DenseLambda, 1):
-		return fmt.Errorf("dense-lambda: %v, want a positive number", o.DenseLambda)
+		return fmt.Errorf("dense_lambda: %v, want a positive number", o.DenseLambda)
 	case o.Net != "attention" && o.Net != "direct" && o.Net != "message":
 		return fmt.Errorf("net: unknown network %q (want message, attention or direct)", o.Net)
 	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 1):
@@ -257,31 +257,25 @@ func (o Options) Check() error {
 	case o.Lambda == 0 && o.Constraint != "penalty":
 		return fmt.Errorf("lambda: 0 with constraint %s, whose multipliers move by 2*lambda*mismatch and would never move; use constraint penalty to train without the consistency term", o.Constraint)
 	case !(o.LambdaGrowth >= 1) || math.IsInf(o.LambdaGrowth, 1):
-		return fmt.Errorf("lambda-growth: %v, want a finite number >= 1 (1: lambda stays fixed)", o.LambdaGrowth)
+		return fmt.Errorf("lambda_growth: %v, want a finite number >= 1 (1: lambda stays fixed)", o.LambdaGrowth)
 	case !(o.LR > 0) || math.IsInf(o.LR, 1):
 		return fmt.Errorf("lr: %v, want a positive number", o.LR)
-	case !(o.Tol > 0) || math.IsInf(o.Tol, 1):
-		return fmt.Errorf("tol: %v, want a positive number", o.Tol)
 	case !(o.ConsTol > 0) || math.IsInf(o.ConsTol, 1):
-		return fmt.Errorf("cons-tol: %v, want a positive number", o.ConsTol)
-	case o.MaxSteps < 1:
-		return fmt.Errorf("max-steps: %d, want >= 1", o.MaxSteps)
+		return fmt.Errorf("cons_tol: %v, want a positive number", o.ConsTol)
 	case o.Window < 1:
 		return fmt.Errorf("window: %d, want >= 1", o.Window)
 	case o.MultiplierEvery < 1:
-		return fmt.Errorf("multiplier-every: %d, want >= 1", o.MultiplierEvery)
+		return fmt.Errorf("multiplier_every: %d, want >= 1", o.MultiplierEvery)
 	case o.WarmSteps < 0:
-		return fmt.Errorf("warm-steps: %d, want >= 0 (0: the same cap as max-steps)", o.WarmSteps)
+		return fmt.Errorf("warm_steps: %d, want >= 0 (0: the same cap as max_iter)", o.WarmSteps)
 	case o.Rounds < 0:
 		return fmt.Errorf("rounds: %d, want >= 0", o.Rounds)
-	case !(o.MaxSeconds >= 0) || math.IsInf(o.MaxSeconds, 1):
-		return fmt.Errorf("max-seconds: %v, want a finite number of seconds >= 0 (0: no limit)", o.MaxSeconds)
 	case o.Dim < 1 || o.Dim > maxDim:
 		return fmt.Errorf("dim: %d, want 1..%d", o.Dim, maxDim)
 	case o.Heads < 1 || o.Dim%o.Heads != 0:
 		return fmt.Errorf("heads: %d, want >= 1 and dividing dim %d", o.Heads, o.Dim)
 	case o.BlockDepth != 1 && o.BlockDepth != 2:
-		return fmt.Errorf("block-depth: %d, want 1 or 2", o.BlockDepth)
+		return fmt.Errorf("block_depth: %d, want 1 or 2", o.BlockDepth)
 	}
 	return nil
 }
@@ -668,7 +662,7 @@ func (r *RENN) begin(ctx context.Context, m *mrf.Model, E [][]float64, began tim
 			if err != nil {
 				return st, nil, fmt.Errorf("%s: %w", r.opts.Name, err)
 			}
-			if res.Converged {
+			if res.Converged() {
 				return st, res, nil
 			}
 			// Not converged: the gradient refinement from the family
@@ -792,7 +786,7 @@ func (r *RENN) startLoop(st start) (limit int, w windowState) {
 	o := &r.opts
 	w.restart()
 	w.lastMean = math.Inf(1)
-	limit = o.MaxSteps
+	limit = o.MaxIter
 	if r.warm {
 		if o.WarmSteps > 0 {
 			limit = o.WarmSteps
@@ -803,7 +797,7 @@ func (r *RENN) startLoop(st start) (limit int, w windowState) {
 	}
 	if st.restarted {
 		w.prev = math.Inf(1) // a new start from the family network's answer
-		limit = o.MaxSteps
+		limit = o.MaxIter
 	}
 	if st.readFixedPoint {
 		w.prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
@@ -868,11 +862,10 @@ func (r *RENN) result(m *mrf.Model, E [][]float64, st start, run *run) *infer.Re
 		FreeEnergy: F,
 		LogZ:       -F,
 		Iterations: run.steps,
-		Converged:  converged,
+		Status:     run.stop.Status(converged),
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + r.lambda*pen + lin,
 			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(run.steps), "auglag": b2f(r.auglag)},
 	}
-	run.stop.Note(res.Diagnostics)
 	if st.readFixedPoint {
 		// The step of the iterate returned (0: the start), and how often λ
 		// was raised.

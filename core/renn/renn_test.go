@@ -190,7 +190,7 @@ func TestTreeIsExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := mustInfer(t, r, tc.m)
-			if !res.Converged {
+			if !res.Converged() {
 				t.Errorf("not converged after %d steps", res.Iterations)
 			}
 			if d := infertest.MaxAbsDiff(res.Marginals.Vars, exact.Marginals.Vars); d > 1e-3 {
@@ -218,7 +218,7 @@ func TestMultipliersRemoveInconsistency(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustInfer(t, r, m)
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%s: not converged after %d steps", c, res.Iterations)
 		}
 		viol[c] = res.Diagnostics["max_violation"]
@@ -259,9 +259,9 @@ func TestGridCloseToGBP(t *testing.T) {
 		t.Logf("seed %d: mean |ΔP| renn %.3g (%d steps), gbp %.3g", seed, rerr, res.Iterations, gerr)
 		// The bound: twice GBP's error, or the accuracy the convergence
 		// test aims at when GBP is nearly exact.
-		if bound := max(2*gerr, 5e-4); rerr > bound || !res.Converged {
+		if bound := max(2*gerr, 5e-4); rerr > bound || !res.Converged() {
 			t.Errorf("seed %d: mean |ΔP| renn %.3g (converged %v, %d steps), gbp %.3g; want renn below %.3g",
-				seed, rerr, res.Converged, res.Iterations, gerr, bound)
+				seed, rerr, res.Converged(), res.Iterations, gerr, bound)
 		}
 	}
 }
@@ -290,8 +290,8 @@ func TestWarmStart(t *testing.T) {
 	first := mustInfer(t, r, m)
 	net := r.net
 	again := mustInfer(t, r, m)
-	if r.net != net || !again.Converged || again.Iterations > 3*r.opts.Window || again.Iterations >= first.Iterations {
-		t.Errorf("warm start: %d steps (converged %v) after %d, same network %v", again.Iterations, again.Converged,
+	if r.net != net || !again.Converged() || again.Iterations > 3*r.opts.Window || again.Iterations >= first.Iterations {
+		t.Errorf("warm start: %d steps (converged %v) after %d, same network %v", again.Iterations, again.Converged(),
 			first.Iterations, r.net == net)
 	}
 	if d := infertest.MaxAbsDiff(again.Marginals.Vars, first.Marginals.Vars); d > 1e-3 {
@@ -387,30 +387,23 @@ func TestBadOptions(t *testing.T) {
 		{func(o *Options) { o.Lambda = -1 }, "lambda"},
 		{func(o *Options) { o.Lambda = math.NaN() }, "lambda"},
 		{func(o *Options) { o.Lambda = 0 }, "lambda"}, // with auglag
-		{func(o *Options) { o.LambdaGrowth = 0.5 }, "lambda-growth"},
-		{func(o *Options) { o.LambdaGrowth = math.NaN() }, "lambda-growth"},
-		{func(o *Options) { o.LambdaGrowth = math.Inf(1) }, "lambda-growth"},
+		{func(o *Options) { o.LambdaGrowth = 0.5 }, "lambda_growth"},
+		{func(o *Options) { o.LambdaGrowth = math.NaN() }, "lambda_growth"},
+		{func(o *Options) { o.LambdaGrowth = math.Inf(1) }, "lambda_growth"},
 		{func(o *Options) { o.LR = -1 }, "lr"},
 		{func(o *Options) { o.LR = 0 }, "lr"},
 		{func(o *Options) { o.LR = math.Inf(1) }, "lr"},
 		{func(o *Options) { o.Dim = 6; o.Heads = 4 }, "heads"},
 		{func(o *Options) { o.Dim = 0 }, "dim"},
 		{func(o *Options) { o.Heads = 0 }, "heads"},
-		{func(o *Options) { o.WarmSteps = -1 }, "warm-steps"},
-		{func(o *Options) { o.MaxSteps = -5 }, "max-steps"},
-		{func(o *Options) { o.MaxSteps = 0 }, "max-steps"},
+		{func(o *Options) { o.WarmSteps = -1 }, "warm_steps"},
 		{func(o *Options) { o.Window = 0 }, "window"},
-		{func(o *Options) { o.MultiplierEvery = 0 }, "multiplier-every"},
-		{func(o *Options) { o.Tol = -1 }, "tol"},
-		{func(o *Options) { o.Tol = 0 }, "tol"},
-		{func(o *Options) { o.ConsTol = math.NaN() }, "cons-tol"},
-		{func(o *Options) { o.BlockDepth = 3 }, "block-depth"},
-		{func(o *Options) { o.BlockDepth = 0 }, "block-depth"},
+		{func(o *Options) { o.MultiplierEvery = 0 }, "multiplier_every"},
+		{func(o *Options) { o.ConsTol = math.NaN() }, "cons_tol"},
+		{func(o *Options) { o.BlockDepth = 3 }, "block_depth"},
+		{func(o *Options) { o.BlockDepth = 0 }, "block_depth"},
 		{func(o *Options) { o.Name = "" }, "name"},
-		{func(o *Options) { o.MaxSeconds = -1 }, "max-seconds"},
-		{func(o *Options) { o.MaxSeconds = math.NaN() }, "max-seconds"},
-		{func(o *Options) { o.MaxSeconds = math.Inf(1) }, "max-seconds"},
-	} {
+	} { // the shared options (tol, max_iter, max_seconds): infer.TestIterationCheck
 		o := opt(tt.set)
 		if _, err := New(g, o); err == nil {
 			t.Errorf("options %+v accepted", o)
@@ -456,12 +449,12 @@ func TestCancel(t *testing.T) {
 
 // Converged is reported only when the rule held: the window means were flat
 // to Tol twice running and the beliefs consistent to ConsTol; a run cut by
-// MaxSteps says it did not converge.
+// MaxIter says it did not converge.
 func TestConvergenceIsHonest(t *testing.T) {
 	m := grid(t, 3, 0.5, 8)
 	g := build(t, m, "grid", "faces")
 	var steps []int
-	for _, o := range []Options{DefaultOptions(), opt(func(o *Options) { o.MaxSteps = 120 }), opt(func(o *Options) { o.Tol = 1e-3; o.ConsTol = 0.5 })} {
+	for _, o := range []Options{DefaultOptions(), opt(func(o *Options) { o.MaxIter = 120 }), opt(func(o *Options) { o.Tol = 1e-3; o.ConsTol = 0.5 })} {
 		r, err := New(g, o)
 		if err != nil {
 			t.Fatal(err)
@@ -474,13 +467,13 @@ func TestConvergenceIsHonest(t *testing.T) {
 		}
 		last := ws[len(ws)-1]
 		held := len(ws) >= 2 && ws[len(ws)-2].change <= r.opts.Tol && last.change <= r.opts.Tol && last.viol <= r.opts.ConsTol
-		if res.Converged != held || res.Converged != last.converged {
-			t.Errorf("%+v: converged %v after %d steps, last windows %+v", o, res.Converged, res.Iterations, ws[max(0, len(ws)-2):])
+		if res.Converged() != held || res.Converged() != last.converged {
+			t.Errorf("%+v: converged %v after %d steps, last windows %+v", o, res.Converged(), res.Iterations, ws[max(0, len(ws)-2):])
 		}
-		if o.MaxSteps == 120 && (res.Converged || res.Iterations != 120) {
-			t.Errorf("capped run: converged %v after %d steps", res.Converged, res.Iterations)
+		if o.MaxIter == 120 && (res.Converged() || res.Iterations != 120) {
+			t.Errorf("capped run: converged %v after %d steps", res.Converged(), res.Iterations)
 		}
-		if o.MaxSteps == DefaultOptions().MaxSteps && !res.Converged {
+		if o.MaxIter == DefaultOptions().MaxIter && !res.Converged() {
 			t.Errorf("%+v: not converged after %d steps", o, res.Iterations)
 		}
 		steps = append(steps, res.Iterations)
@@ -496,7 +489,7 @@ func TestLambdaZeroDropsConsistency(t *testing.T) {
 	m := grid(t, 3, 1, 2)
 	g := build(t, m, "grid", "faces")
 	run := func(lambda float64) *infer.Result {
-		r, err := New(g, opt(func(o *Options) { o.Lambda = lambda; o.Constraint = "penalty"; o.Dim = 8; o.MaxSteps = 300 }))
+		r, err := New(g, opt(func(o *Options) { o.Lambda = lambda; o.Constraint = "penalty"; o.Dim = 8; o.MaxIter = 300 }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -549,7 +542,7 @@ func TestBadModels(t *testing.T) {
 			if g == nil {
 				g = build(t, m, "grid", "faces")
 			}
-			r, err := New(g, opt(func(o *Options) { o.Dim = 4; o.MaxSteps = 20; o.Window = 10 }))
+			r, err := New(g, opt(func(o *Options) { o.Dim = 4; o.MaxIter = 20; o.Window = 10 }))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,10 +43,10 @@ func riseTol(b float64) float64 { return max(1, 1e-3*math.Abs(b)) }
 // 1 - damping. A run that is not converged ends on the lowest bound's
 // messages. iterate returns the bound at the messages it ends on.
 func (t *TRW) iterate(ctx context.Context, m *mrf.Model, res *infer.Result) (float64, error) {
-	stop := infer.Budget{MaxIter: t.opts.MaxIter, MaxSeconds: t.opts.MaxSeconds}.Start(ctx)
+	stop := t.opts.Budget().Start(ctx)
 	d := t.opts.Damping
 	t.keep(t.bound(m)) // φ is current: Infer computed the beliefs
-	delta, restarts, diverged := math.Inf(1), 0, false
+	delta, restarts, diverged, converged := math.Inf(1), 0, false, false
 	for since := 0; !math.IsInf(t.bestBound, -1); { // -Inf: Z = 0, certified
 		more, err := stop.Next()
 		if err != nil {
@@ -59,8 +59,7 @@ func (t *TRW) iterate(ctx context.Context, m *mrf.Model, res *infer.Result) (flo
 		delta = t.beliefs(t.next)
 		t.belief, t.next = t.next, t.belief
 		res.Iterations++
-		if delta < t.opts.Tol && !t.exploded {
-			res.Converged = true
+		if converged = delta < t.opts.Tol && !t.exploded; converged {
 			break
 		}
 		if since++; since < checkEvery && !t.exploded {
@@ -78,15 +77,16 @@ func (t *TRW) iterate(ctx context.Context, m *mrf.Model, res *infer.Result) (flo
 		}
 		d = (1 + d) / 2
 	}
-	stop.Note(res.Diagnostics)
+	res.Status = stop.Status(converged)
 	res.Diagnostics["max_delta"] = delta
 	res.Diagnostics["damping"] = d
 	res.Diagnostics["restarts"] = float64(restarts)
 	if diverged {
 		res.Diagnostics["diverged"] = 1
+		res.Status = infer.Diverged
 	}
 	b := t.bound(m)
-	if !res.Converged && !(b <= t.bestBound) {
+	if !converged && !(b <= t.bestBound) {
 		t.restore()
 		b = t.bestBound
 	}

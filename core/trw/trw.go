@@ -17,6 +17,9 @@
 // factor a; unary and constant factors lie in every forest (ρ = 1) and are
 // folded into the variables' potentials θ_i.
 //
+// Stopping (infer.Iteration): tol bounds the largest change of any entry of
+// any variable's belief in one sweep; max_iter caps the sweeps of a call.
+//
 // # Messages
 //
 // With ℓ_{a→i} = ln m_{a→i} and φ_i = θ_i + Σ_{a∋i} ρ_a ℓ_{a→i} (the log of
@@ -102,11 +105,11 @@ type Options struct {
 	Trees int `json:"trees" help:"Number of random spanning forests of the factor graph whose factor frequencies are the appearance probabilities (more are added if some factor lies in none)."`
 	// Seed seeds the random forests. Default 1.
 	Seed int64 `json:"seed" help:"Seed of the random spanning forests."`
-	// Tol stops the run when no variable belief entry changed by more than
-	// Tol in a sweep. Default 1e-9.
-	Tol float64 `json:"tol" help:"Converged when no entry of any variable's belief changed by more than tol in a sweep."`
-	// MaxIter caps the number of sweeps. Default 1000.
-	MaxIter int `json:"max_iter" help:"Cap on the sweeps per call; a run stopped by it is not converged (its ln Z is still an upper bound)."`
+	// Iteration holds tol (largest change of any entry of any variable's
+	// belief in a sweep), max_iter (sweeps; a run stopped by it or by time
+	// still has an upper bound on ln Z) and max_seconds. Defaults 1e-9,
+	// 1000 and 0 (no limit).
+	infer.Iteration
 	// Damping d in [0, 1) mixes every new log message with the old one.
 	// Default 0.25: on 10x10 grids with couplings U(-f,f) (sample-model seed
 	// 11, 10 models per f), no damping converged on 5 of 10 models at f = 2
@@ -117,25 +120,21 @@ type Options struct {
 	// and 0.5 converged. A run whose messages diverge raises it for its
 	// remaining sweeps (see Divergence in the package comment).
 	Damping float64 `json:"damping" help:"Damping d in [0, 1) of the factor-to-variable messages in the log domain: (1-d)*new + d*old. A run whose bound rises (the messages diverge) goes back to its lowest bound and continues with 1-d halved."`
-	// MaxSeconds is the time budget of a call (see infer.Budget); 0 means
-	// no limit. Default 0.
-	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit); a run stopped by it returns its last iterate, not converged (its ln Z is still an upper bound)."`
 }
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
-	return Options{Trees: 16, Seed: 1, Tol: 1e-9, MaxIter: 1000, Damping: 0.25}
+	return Options{Trees: 16, Seed: 1, Iteration: infer.Iteration{Tol: 1e-9, MaxIter: 1000}, Damping: 0.25}
 }
 
-// Check reports whether o is valid; the error names the option.
+// Check reports whether TRW's own options are valid (the shared ones are
+// checked by Iteration.Check where options enter: methods.Options.Check);
+// the error names the option.
 func (o Options) Check() error {
 	if o.Trees < 1 {
 		return fmt.Errorf("trw: trees %d, want >= 1", o.Trees)
 	}
-	if err := infer.CheckIterative("trw", o.Tol, o.MaxIter, o.Damping); err != nil {
-		return err
-	}
-	return infer.CheckMaxSeconds("trw", o.MaxSeconds)
+	return infer.CheckDamping("trw", o.Damping)
 }
 
 // TRW is tree-reweighted BP. It keeps its forests and messages between

@@ -144,7 +144,7 @@ func TestUpperBound(t *testing.T) {
 			if err := infertest.CheckResult(m, res); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
-			if res.Converged {
+			if res.Converged() {
 				converged++
 				if g := res.Diagnostics["bound_gap"]; math.Abs(g) > 1e-6*max(1, math.Abs(res.LogZ)) {
 					t.Errorf("%s: converged, but bound and primal differ by %g", name, g)
@@ -231,7 +231,7 @@ func TestTreesExact(t *testing.T) {
 				t.Errorf("%s: ρ of factor %d is %v, want 1", name, a, r)
 			}
 		}
-		if !res.Converged {
+		if !res.Converged() {
 			t.Errorf("%s: not converged", name)
 		}
 		if d := math.Abs(res.LogZ - exact.LogZ); d > 1e-8 {
@@ -316,15 +316,15 @@ func TestRegistryCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Converged || res.Check != "" {
-			t.Errorf("model %d: converged %v after %d sweeps, check %q", k, res.Converged, res.Iterations, res.Check)
+		if !res.Converged() || res.Check != "" {
+			t.Errorf("model %d: converged %v after %d sweeps, check %q", k, res.Converged(), res.Iterations, res.Check)
 		}
 		warm, err := meth.Infer(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !warm.Converged || warm.Iterations > 2 {
-			t.Errorf("model %d: warm start converged %v after %d sweeps", k, warm.Converged, warm.Iterations)
+		if !warm.Converged() || warm.Iterations > 2 {
+			t.Errorf("model %d: warm start converged %v after %d sweeps", k, warm.Converged(), warm.Iterations)
 		}
 	}
 }
@@ -332,12 +332,9 @@ func TestRegistryCheck(t *testing.T) {
 // TestOptions: invalid options are rejected with an error naming them.
 func TestOptions(t *testing.T) {
 	cases := map[string]func(*trw.Options){
-		"trees":       func(o *trw.Options) { o.Trees = 0 },
-		"max_iter":    func(o *trw.Options) { o.MaxIter = 0 },
-		"tol":         func(o *trw.Options) { o.Tol = 0 },
-		"damping":     func(o *trw.Options) { o.Damping = 1 },
-		"max_seconds": func(o *trw.Options) { o.MaxSeconds = -1 },
-	}
+		"trees":   func(o *trw.Options) { o.Trees = 0 },
+		"damping": func(o *trw.Options) { o.Damping = 1 },
+	} // the shared options: infer.TestIterationCheck
 	for opt, set := range cases {
 		o := trw.DefaultOptions()
 		set(&o)
@@ -453,7 +450,7 @@ func TestDeterministicDivergence(t *testing.T) {
 			if err := infertest.CheckResult(m, res); err != nil {
 				t.Errorf("%s damping %v: %v", name, d, err)
 			}
-			if why := infer.Verify(m, res, nil); res.Converged && why != "" {
+			if why := infer.Verify(m, res, nil); res.Converged() && why != "" {
 				t.Errorf("%s damping %v: converged, but %s", name, d, why)
 			}
 			if d == 0 && res.Diagnostics["restarts"] < 1 {
@@ -466,7 +463,7 @@ func TestDeterministicDivergence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !res.Converged && res.LogZ > one.LogZ {
+			if !res.Converged() && res.LogZ > one.LogZ {
 				t.Errorf("%s damping %v: ln Z %.6g after %d sweeps, %.6g after one", name, d, res.LogZ, res.Iterations, one.LogZ)
 			}
 		}

@@ -73,9 +73,21 @@ func (p Params) Options() (map[string]*methods.Options, error) {
 // Check validates p before any file is read: its methods and options, and
 // the --regions that region methods need.
 func (p Params) Check() error {
-	if _, err := p.Options(); err != nil {
-		return err
+	_, err := p.check()
+	return err
+}
+
+// check validates p and returns the methods' options, checked once.
+func (p Params) check() (map[string]*methods.Options, error) {
+	opts, err := p.Options()
+	if err != nil {
+		return nil, err
 	}
+	return opts, p.checkRest()
+}
+
+// checkRest validates the parameters besides the methods' options.
+func (p Params) checkRest() error {
 	if need := regionMethod(p.Methods); need != "" && p.Regions == "" {
 		return fmt.Errorf("method %s needs --regions (the output of build-regions)", need)
 	}
@@ -150,10 +162,7 @@ func defaultDeps() deps {
 
 // run is Run with the dependencies d.
 func (d deps) run(ctx context.Context, p Params, out string, w io.Writer) error {
-	if err := p.Check(); err != nil {
-		return err
-	}
-	opts, err := p.Options()
+	opts, err := p.check()
 	if err != nil {
 		return err
 	}
@@ -222,7 +231,7 @@ func (r *runRows) add(e stageio.Model, label string, res *infer.Result, g *regio
 	if se.logZ != nil {
 		r.seRows = append(r.seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrLogZ, Stderr: []float64{*se.logZ}})
 	}
-	slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "converged", res.Converged,
+	slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "status", res.Status,
 		"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
 }
 

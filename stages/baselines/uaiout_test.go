@@ -171,7 +171,7 @@ func (b broken) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) 
 	for i := range res.Marginals.Vars[0] {
 		res.Marginals.Vars[0][i] *= 1.01
 	}
-	res.Converged = true // the check, not the method, must say no
+	res.Status = infer.Converged // the check, not the method, must say no
 	return res, nil
 }
 
@@ -226,7 +226,7 @@ func TestRunUAIOutHonest(t *testing.T) {
 	}
 	want := map[string]string{
 		"bp":  "c renn status: FAILED CHECK: ln Z is NaN; the numbers below are what the method returned, not a valid answer",
-		"mf":  "c renn status: NOT CONVERGED: the method stopped after 1 iterations before its convergence test passed; the answer passed the shared check",
+		"mf":  "c renn status: NOT CONVERGED: the method stopped after 1 iterations (its iteration cap) before its convergence test passed; the answer passed the shared check",
 		"dbp": "c renn status: converged; the answer passed the shared check",
 	}
 	for method, line := range want {

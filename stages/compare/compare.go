@@ -25,6 +25,13 @@ import (
 // legitimately reshape without changing a number of the results.
 func IgnoredColumns() []string { return []string{"seconds", "params"} }
 
+// AddedColumns returns the columns added to a file since files of it were
+// cached: a new file may hold one that its cached file, written before,
+// lacks; the columns both hold are compared. status (estimates.parquet)
+// says why a method stopped; a file without it reads with the status
+// derived from converged and params, and converged is still compared.
+func AddedColumns() []string { return []string{"status"} }
+
 // Difference is the first difference between two Parquet files. Its JSON
 // form is what compare-outputs --json writes.
 type Difference struct {
@@ -65,7 +72,7 @@ func readParquet(path string) (arrow.Table, error) {
 
 // Parquet compares the Parquet files a (cached) and b (new) and returns
 // their first difference, or nil if they hold the same results: the same column
-// names and types and the same rows, compared exactly (floats by bit
+// names (but for AddedColumns new to b) and types and the same rows, compared exactly (floats by bit
 // pattern, any NaN equal to any NaN), but for the values of
 // IgnoredColumns. Their key/value metadata is not compared, since it
 // records provenance such as the binary's version.
@@ -92,11 +99,12 @@ func ParquetWithin(a, b string, tol float64) (*Difference, error) {
 	}
 	defer tb.Release()
 	na, nb := fieldNames(ta.Schema()), fieldNames(tb.Schema())
-	if !slices.Equal(na, nb) {
+	added := func(name string) bool { return slices.Contains(AddedColumns(), name) && !slices.Contains(na, name) }
+	if shared := slices.DeleteFunc(slices.Clone(nb), added); !slices.Equal(na, shared) {
 		return &Difference{Note: fmt.Sprintf("columns: cached %v, new %v", na, nb)}, nil
 	}
-	for i, f := range ta.Schema().Fields() {
-		if g := tb.Schema().Field(i); !arrow.TypeEqual(f.Type, g.Type) {
+	for _, f := range ta.Schema().Fields() {
+		if g := tb.Schema().Field(slices.Index(nb, f.Name)); !arrow.TypeEqual(f.Type, g.Type) {
 			return &Difference{Note: fmt.Sprintf("column %s: type: cached %s, new %s", f.Name, f.Type, g.Type)}, nil
 		}
 	}
@@ -107,7 +115,7 @@ func ParquetWithin(a, b string, tol float64) (*Difference, error) {
 		if slices.Contains(IgnoredColumns(), name) {
 			continue
 		}
-		d, err := compareColumn(ta.Column(i).Data(), tb.Column(i).Data(), tol)
+		d, err := compareColumn(ta.Column(i).Data(), tb.Column(slices.Index(nb, name)).Data(), tol)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %s: column %s: %w", a, name, err)
 		}

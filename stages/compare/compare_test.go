@@ -48,6 +48,36 @@ func TestParquet(t *testing.T) {
 	}
 }
 
+// A cached estimates.parquet written before the status column matches the
+// same results with it (status is an added column); the reverse is a
+// difference, as is any change to a column both hold.
+func TestParquetAddedColumn(t *testing.T) {
+	old := filepath.Join("..", "..", "formats", "testdata", "estimates-before-status.parquet")
+	rows, prov, err := formats.ReadEstimates(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := filepath.Join(t.TempDir(), formats.EstimatesFile)
+	if err := formats.WriteEstimates(same, rows, prov); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Parquet(old, same); err != nil || d != nil {
+		t.Errorf("old file against the same rows with status: %v, %v", d, err)
+	}
+	if d, err := Parquet(same, old); err != nil || d == nil {
+		t.Errorf("a new file lacking the status column of its cached one: %v, %v", d, err)
+	}
+	rows[0].Converged = !rows[0].Converged
+	rows[0].Status = formats.EstimateStatus(rows[0].Converged, rows[0].Params)
+	changed := filepath.Join(t.TempDir(), formats.EstimatesFile)
+	if err := formats.WriteEstimates(changed, rows, prov); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Parquet(old, changed); err != nil || d == nil || d.Column != "converged" {
+		t.Errorf("converged changed: %v, %v", d, err)
+	}
+}
+
 func TestParquetWithin(t *testing.T) {
 	const tol = 1e-12
 	for _, tt := range []struct {

@@ -154,9 +154,22 @@ func (p Params) LearnOptions(seed int64) learn.Options {
 
 // Check validates p's options before any file is read.
 func (p Params) Check() error {
-	if _, err := p.MethodOptions(); err != nil {
-		return err
+	_, err := p.check()
+	return err
+}
+
+// check validates p and returns the method's options, checked once.
+func (p Params) check() (*methods.Options, error) {
+	mopts, err := p.MethodOptions()
+	if err != nil {
+		return nil, err
 	}
+	return mopts, p.checkRest(mopts)
+}
+
+// checkRest validates the parameters besides the method's options
+// (mopts).
+func (p Params) checkRest(mopts *methods.Options) error {
 	if p.Param != "auto" && p.Param != "ising" && p.Param != "table" {
 		return fmt.Errorf("param: unknown parameterisation %q (want auto, ising or table)", p.Param)
 	}
@@ -164,7 +177,6 @@ func (p Params) Check() error {
 		return fmt.Errorf("coupling-std %v must be > 0 and field-std %v >= 0", p.CouplingStd, p.FieldStd)
 	}
 	if p.Weights != "" {
-		mopts, _ := p.MethodOptions()
 		if o, ok := mopts.Value().(renn.Options); !ok || o.Net != "message" {
 			return fmt.Errorf("--weights starts RENN from a family network and needs the message net: --method renn-mp, or --method renn --set net=message (got --method %s)", p.Method)
 		}
@@ -184,11 +196,8 @@ func (p Params) Check() error {
 // Run learns every selected model, writes models.parquet, model_info.parquet
 // and curves.parquet into out, and prints one line per epoch to w.
 func Run(ctx context.Context, p Params, out string, w io.Writer) error {
-	mopts, err := p.MethodOptions()
+	mopts, err := p.check()
 	if err != nil {
-		return err
-	}
-	if err := p.Check(); err != nil {
 		return err
 	}
 	if p.Weights != "" {

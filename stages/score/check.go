@@ -51,7 +51,8 @@ func (r *run) wellFormed() error {
 // checkTruth refuses an exact answer that is not a distribution or failed
 // the shared check: every score against it would be wrong.
 func checkTruth(t *run) error {
-	if why := stageio.CheckFailure(t.est.Params); why != "" {
+	if t.est.Status == formats.StatusCheckFailed {
+		why := stageio.CheckFailure(t.est.Params)
 		return fmt.Errorf("truth: %s: model %d (%s, models %s): the exact answer failed its check: %s", t.estFile, t.model.ID, t.model.Info.Name, t.shard.dir, why)
 	}
 	if err := t.wellFormed(); err != nil {
@@ -67,7 +68,7 @@ func checkTruth(t *run) error {
 // counts it). A malformed answer without that mark did not come from the
 // stages, or was altered.
 func checkPred(r *run) error {
-	if stageio.CheckFailure(r.est.Params) != "" {
+	if r.est.Status == formats.StatusCheckFailed {
 		return nil
 	}
 	if err := r.wellFormed(); err != nil {

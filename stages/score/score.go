@@ -49,10 +49,11 @@ type Params struct {
 }
 
 // Names of the scores taken from estimates.parquet rather than computed from
-// marginals. Converged is 1 or 0, so its mean is the fraction converged;
-// CheckFailed is 1 when the answer failed the shared check (infer.Verify; the
-// reason is in the estimate's params, diagnostics "check"), so its mean is
-// the fraction of answers that failed it. Such an answer is never converged.
+// marginals, both from the estimate's status. Converged is 1 or 0, so its
+// mean is the fraction converged; CheckFailed is 1 when the answer failed
+// the shared check (status check_failed, infer.Verify; the reason is in the
+// estimate's params, "check"), so its mean is the fraction of answers that
+// failed it. Such an answer is never converged.
 const (
 	Seconds     = "seconds"
 	Converged   = "converged"
@@ -600,12 +601,11 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	if c, ok := logZCoverage(r, t); ok {
 		s.values = append(s.values, value{LogZSECoverage, c})
 	}
-	conv := 0.0
-	if r.est.Converged {
+	conv, failed := 0.0, 0.0
+	switch r.est.Status {
+	case formats.StatusConverged:
 		conv = 1
-	}
-	failed := 0.0
-	if stageio.CheckFailure(r.est.Params) != "" {
+	case formats.StatusCheckFailed:
 		failed = 1
 	}
 	s.values = append(s.values, value{Seconds, r.est.Seconds}, value{Converged, conv}, value{CheckFailed, failed},

@@ -149,7 +149,7 @@ func writePred(t *testing.T, dir, modelsDir string, models []stageio.Model, runs
 	for _, e := range models {
 		for _, r := range runs(e) {
 			marg = append(marg, perturbed(e, r.name, r.delta, r.pair)...)
-			row := stageio.EstimateRow(e.ID, r.name, &infer.Result{LogZ: truthLogZ(e.ID) + r.logZ, Converged: r.converged,
+			row := stageio.EstimateRow(e.ID, r.name, &infer.Result{LogZ: truthLogZ(e.ID) + r.logZ, Status: testStatus(r.converged, r.check),
 				Iterations: int(r.iterations), Check: r.check}, r.seconds, nil, "")
 			est = append(est, row)
 		}
@@ -560,7 +560,9 @@ func TestErrors(t *testing.T) {
 			"truth: ", "variable 0: probabilities sum to"),
 		badTruth("truth -Inf ln Z", func(_ []formats.MarginalRow, est []formats.EstimateRow) { est[1].LogZ = math.Inf(-1) },
 			"truth: ", formats.EstimatesFile, "model 1 (grid", "ln Z is -Inf"),
-		badTruth("truth failed check", func(_ []formats.MarginalRow, est []formats.EstimateRow) { est[0].Params = `{"check":"ln Z is -Inf"}` },
+		badTruth("truth failed check", func(_ []formats.MarginalRow, est []formats.EstimateRow) {
+			est[0].Params, est[0].Converged, est[0].Status = `{"check":"ln Z is -Inf"}`, false, formats.StatusCheckFailed
+		},
 			"truth: ", "the exact answer failed its check: ln Z is -Inf"),
 		{"no pred", func(t *testing.T, root string) Params {
 			return Params{Models: []string{root}, Truth: []string{root}}
@@ -637,7 +639,7 @@ func TestCheckFailedMayBeMalformed(t *testing.T) {
 	var est []formats.EstimateRow
 	for _, e := range ms {
 		marg = append(marg, perturbed(e, "bp", 0.01, 0)...)
-		est = append(est, stageio.EstimateRow(e.ID, "bp", &infer.Result{LogZ: math.NaN(), Check: "ln Z is NaN"}, 1, nil, ""))
+		est = append(est, stageio.EstimateRow(e.ID, "bp", &infer.Result{LogZ: math.NaN(), Check: "ln Z is NaN", Status: infer.CheckFailed}, 1, nil, ""))
 	}
 	marg[0].Probs[0] = math.NaN()
 	writeRun(t, pa, provFrom(t, ma), marg, est)
@@ -682,4 +684,15 @@ func TestCheckFailed(t *testing.T) {
 	if !strings.Contains(stdout.String(), "1 answers failed the shared check") || !strings.Contains(stdout.String(), "bp 1/2") {
 		t.Errorf("table does not count the failed check:\n%s", stdout.String())
 	}
+}
+
+// testStatus is the status of a made-up run.
+func testStatus(converged bool, check string) infer.Status {
+	switch {
+	case check != "":
+		return infer.CheckFailed
+	case converged:
+		return infer.Converged
+	}
+	return infer.IterationLimit
 }

@@ -201,10 +201,11 @@ func MarginalRows(id int32, method string, m *mrf.Model, mg mrf.Marginals) []for
 	return rows
 }
 
-// EstimateRow records one method's result on one model. Its params are the
-// same JSON object for every method: {"method", "options", "regions" (the
-// region graph's scheme, for region methods), "check" (the reason the answer
-// failed the shared check, infer.Verify; absent when it passed),
+// EstimateRow records one method's result on one model, its status
+// (infer.Status) in the status column. Its params are the same JSON object
+// for every method: {"method", "options", "regions" (the region graph's
+// scheme, for region methods), "check" (the reason the answer failed the
+// shared check, infer.Verify, status check_failed; absent when it passed),
 // "diagnostics"}.
 func EstimateRow(id int32, method string, res *infer.Result, secs float64, opts any, scheme string) formats.EstimateRow {
 	js, _ := json.Marshal(struct {
@@ -215,7 +216,7 @@ func EstimateRow(id int32, method string, res *infer.Result, secs float64, opts 
 		Diagnostics map[string]any `json:"diagnostics"`
 	}{method, opts, scheme, res.Check, finite(res.Diagnostics)})
 	return formats.EstimateRow{ModelID: id, Method: method, LogZ: res.LogZ, FreeEnergy: res.FreeEnergy,
-		Iterations: int32(res.Iterations), Converged: res.Converged, Seconds: secs, Params: string(js)}
+		Iterations: int32(res.Iterations), Converged: res.Converged(), Status: res.Status.String(), Seconds: secs, Params: string(js)}
 }
 
 // CheckFailure returns the reason recorded under "check" in an estimate's

@@ -38,7 +38,7 @@ func uaiTestRows(method string) ([]formats.MarginalRow, formats.EstimateRow) {
 		rows = append(rows, formats.MarginalRow{ModelID: 4, Method: method, Kind: "var", Index: int32(i), Probs: p})
 	}
 	rows = append(rows, formats.MarginalRow{ModelID: 4, Method: method, Kind: "factor", Index: 0, Probs: make([]float64, 6)})
-	return rows, formats.EstimateRow{ModelID: 4, Method: method, LogZ: 2 * math.Ln10, Converged: true}
+	return rows, formats.EstimateRow{ModelID: 4, Method: method, LogZ: 2 * math.Ln10, Converged: true, Status: formats.StatusConverged}
 }
 
 func TestUAIOutputs(t *testing.T) {

@@ -20,8 +20,8 @@ const (
 	// the method's convergence test.
 	UAIConverged UAIState = iota
 	// UAINotConverged: the answer passed the shared check, but the method
-	// stopped (an iteration cap, a time budget) before its convergence
-	// test passed.
+	// stopped (an iteration cap, a time budget, divergence) before its
+	// convergence test passed.
 	UAINotConverged
 	// UAIFailed: the answer failed the shared check (the reason recorded in
 	// estimates.parquet), or the file's own: a MAR file's marginals finite,
@@ -96,8 +96,8 @@ func (a UAIAnswer) worst() UAIState {
 
 // marStatus is the status of the MAR file of estimate e with marginals mg.
 func marStatus(e formats.EstimateRow, mg [][]float64) UAIStatus {
-	if c := CheckFailure(e.Params); c != "" {
-		return UAIStatus{UAIFailed, c}
+	if e.Status == formats.StatusCheckFailed {
+		return UAIStatus{UAIFailed, CheckFailure(e.Params)}
 	}
 	if why := marginalFlaw(mg); why != "" {
 		return UAIStatus{UAIFailed, why}
@@ -107,9 +107,9 @@ func marStatus(e formats.EstimateRow, mg [][]float64) UAIStatus {
 
 // prStatus is the status of the PR file of estimate e.
 func prStatus(e formats.EstimateRow) UAIStatus {
-	switch c := CheckFailure(e.Params); {
-	case c != "":
-		return UAIStatus{UAIFailed, c}
+	switch {
+	case e.Status == formats.StatusCheckFailed:
+		return UAIStatus{UAIFailed, CheckFailure(e.Params)}
 	case math.IsNaN(e.LogZ):
 		// Passed the check with NaN: a method that makes no claim on ln Z.
 		return UAIStatus{UAINoEstimate, "the method gives no estimate of ln Z"}
@@ -137,19 +137,28 @@ func marginalFlaw(mg [][]float64) string {
 	return ""
 }
 
-// convergence is the status of an answer that passed every check.
+// convergence is the status of an answer that passed every check: its
+// estimate's status (formats.EstimateRow.Status) said in words.
 func convergence(e formats.EstimateRow) UAIStatus {
-	if e.Converged {
+	after := fmt.Sprintf("the method stopped after %d iterations", e.Iterations)
+	switch e.Status {
+	case formats.StatusConverged:
 		return UAIStatus{State: UAIConverged}
+	case formats.StatusIterationLimit:
+		return UAIStatus{UAINotConverged, after + " (its iteration cap) before its convergence test passed"}
+	case formats.StatusTimeLimit:
+		var p struct {
+			Options map[string]any `json:"options"`
+		}
+		budget := "max_seconds"
+		if json.Unmarshal([]byte(e.Params), &p) == nil && p.Options["max_seconds"] != nil {
+			budget = fmt.Sprintf("max_seconds %v", p.Options["max_seconds"])
+		}
+		return UAIStatus{UAINotConverged, after + fmt.Sprintf(" before its convergence test passed (its time budget, %s, ran out)", budget)}
+	case formats.StatusDiverged:
+		return UAIStatus{UAINotConverged, after + ": the iteration diverged, the answer is its last sound iterate"}
 	}
-	why := fmt.Sprintf("the method stopped after %d iterations before its convergence test passed", e.Iterations)
-	var p struct {
-		Diagnostics map[string]any `json:"diagnostics"`
-	}
-	if json.Unmarshal([]byte(e.Params), &p) == nil && p.Diagnostics["time_limit"] == 1.0 {
-		why += fmt.Sprintf(" (its time budget, max_seconds %v, ran out)", p.Diagnostics["max_seconds"])
-	}
-	return UAIStatus{UAINotConverged, why}
+	return UAIStatus{UAINotConverged, after + " without passing its convergence test (its diagnostics say why)"}
 }
 
 // WriteUAISummary writes to w how many answers converged, and which failed
@@ -175,7 +184,7 @@ func WriteUAISummary(w io.Writer, dir string, answers []UAIAnswer) {
 		head  string
 	}{
 		{UAIFailed, "failed the shared check (converged false; no valid answer; their files say \"FAILED CHECK\" and why):"},
-		{UAINotConverged, "not converged (an iteration cap or time budget stopped the method; the answers passed the shared check; their files say \"NOT CONVERGED\"):"},
+		{UAINotConverged, "not converged (an iteration cap, a time budget or the method's own rule stopped it; the answers passed the shared check; their files say \"NOT CONVERGED\" and how it stopped):"},
 	}
 	for _, g := range groups {
 		if n[g.state] == 0 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,7 +56,6 @@ func TestUAIOutputsStatus(t *testing.T) {
 	row := func(res infer.Result) formats.EstimateRow {
 		return EstimateRow(4, "m", &res, 1, nil, "")
 	}
-	budget := map[string]float64{"time_limit": 1, "max_seconds": 2}
 	tests := []struct {
 		name     string
 		est      formats.EstimateRow
@@ -63,26 +63,37 @@ func TestUAIOutputsStatus(t *testing.T) {
 		mar, pr  string    // the first line of each file
 		marState UAIState
 	}{
-		{"converged", row(infer.Result{LogZ: 1, Converged: true}), nil,
+		{"converged", row(infer.Result{LogZ: 1, Status: infer.Converged}), nil,
 			uaiStatusConverged, uaiStatusConverged, UAIConverged},
-		{"iteration cap", row(infer.Result{LogZ: 1, Iterations: 2000}), nil,
-			uaiStatusNotConverged + "the method stopped after 2000 iterations before its convergence test passed; the answer passed the shared check",
+		{"iteration cap", row(infer.Result{LogZ: 1, Iterations: 2000, Status: infer.IterationLimit}), nil,
+			uaiStatusNotConverged + "the method stopped after 2000 iterations (its iteration cap) before its convergence test passed; the answer passed the shared check",
 			uaiStatusNotConverged + "the method stopped after 2000 iterations", UAINotConverged},
-		{"time budget", row(infer.Result{LogZ: 1, Iterations: 7, Diagnostics: budget}), nil,
+		{"time budget", EstimateRow(4, "m", &infer.Result{LogZ: 1, Iterations: 7, Status: infer.TimeLimit}, 1, map[string]float64{"max_seconds": 2}, ""), nil,
 			uaiStatusNotConverged + "the method stopped after 7 iterations before its convergence test passed (its time budget, max_seconds 2, ran out)",
 			uaiStatusNotConverged + "the method stopped after 7", UAINotConverged},
-		{"failed check", row(infer.Result{LogZ: nan, Check: "ln Z is NaN"}), nil,
+		{"diverged", row(infer.Result{LogZ: 1, Iterations: 9, Status: infer.Diverged}), nil,
+			uaiStatusNotConverged + "the method stopped after 9 iterations: the iteration diverged, the answer is its last sound iterate; the answer passed the shared check",
+			uaiStatusNotConverged + "the method stopped after 9", UAINotConverged},
+		{"own rule", row(infer.Result{LogZ: 1, Iterations: 3, Status: infer.NotConverged}), nil,
+			uaiStatusNotConverged + "the method stopped after 3 iterations without passing its convergence test (its diagnostics say why); the answer passed the shared check",
+			uaiStatusNotConverged + "the method stopped after 3", UAINotConverged},
+		{"old file: time budget in the diagnostics", formats.EstimateRow{ModelID: 4, Method: "m", LogZ: 1, Iterations: 7,
+			Status: formats.EstimateStatus(false, `{"options":{"max_seconds":2},"diagnostics":{"time_limit":1,"max_seconds":2}}`),
+			Params: `{"options":{"max_seconds":2},"diagnostics":{"time_limit":1,"max_seconds":2}}`}, nil,
+			uaiStatusNotConverged + "the method stopped after 7 iterations before its convergence test passed (its time budget, max_seconds 2, ran out)",
+			uaiStatusNotConverged + "the method stopped after 7", UAINotConverged},
+		{"failed check", row(infer.Result{LogZ: nan, Check: "ln Z is NaN", Status: infer.CheckFailed}), nil,
 			uaiStatusFailed + "ln Z is NaN; the numbers below are what the method returned, not a valid answer",
 			uaiStatusFailed + "ln Z is NaN;", UAIFailed},
-		{"check on marginals, line break in the reason", row(infer.Result{LogZ: 1, Check: "variable 0:\nsums to 1.0077"}), []float64{0.25, 0.7577},
+		{"check on marginals, line break in the reason", row(infer.Result{LogZ: 1, Check: "variable 0:\nsums to 1.0077", Status: infer.CheckFailed}), []float64{0.25, 0.7577},
 			uaiStatusFailed + "variable 0: sums to 1.0077;", uaiStatusFailed + "variable 0: sums to 1.0077;", UAIFailed},
-		{"no estimate of ln Z (a sampler)", row(infer.Result{LogZ: nan, Converged: true}), nil,
+		{"no estimate of ln Z (a sampler)", row(infer.Result{LogZ: nan, Status: infer.Converged}), nil,
 			uaiStatusConverged, "", UAIConverged},
-		{"unchecked, not normalised", row(infer.Result{LogZ: 1, Converged: true}), []float64{0.3, 0.8},
+		{"unchecked, not normalised", row(infer.Result{LogZ: 1, Status: infer.Converged}), []float64{0.3, 0.8},
 			uaiStatusFailed + "variable 0: probabilities sum to 1.1", uaiStatusConverged, UAIFailed},
-		{"unchecked, negative", row(infer.Result{LogZ: 1, Converged: true}), []float64{1.5, -0.5},
+		{"unchecked, negative", row(infer.Result{LogZ: 1, Status: infer.Converged}), []float64{1.5, -0.5},
 			uaiStatusFailed + "variable 0: probability -0.5 of state 1", uaiStatusConverged, UAIFailed},
-		{"unchecked, infinite ln Z", row(infer.Result{LogZ: inf, Converged: true}), nil,
+		{"unchecked, infinite ln Z", row(infer.Result{LogZ: inf, Status: infer.Converged}), nil,
 			uaiStatusConverged, uaiStatusFailed + "ln Z is +Inf;", UAIConverged},
 	}
 	models := []Model{uaiTestModel("net")}
@@ -161,5 +172,21 @@ func TestWriteUAISummary(t *testing.T) {
 	WriteUAISummary(&b, "", answers)
 	if got := b.String(); !strings.Contains(got, "no UAI result files (no --uai-out)") || !strings.Contains(got, "  model 1 (b) trw: ln Z is NaN\n") {
 		t.Errorf("summary without --uai-out:\n%s", got)
+	}
+}
+
+// The status column holds infer.Status's names: every status of a result
+// is one formats knows, and back.
+func TestStatusNamesAgree(t *testing.T) {
+	var names []string
+	for s := infer.NotConverged; s <= infer.CheckFailed; s++ {
+		names = append(names, s.String())
+		row := EstimateRow(0, "m", &infer.Result{Status: s}, 0, nil, "")
+		if row.Status != s.String() || row.Converged != (s == infer.Converged) {
+			t.Errorf("%v: row status %q, converged %v", s, row.Status, row.Converged)
+		}
+	}
+	if !slices.Equal(names, formats.Statuses()) {
+		t.Errorf("infer statuses %v, formats %v", names, formats.Statuses())
 	}
 }

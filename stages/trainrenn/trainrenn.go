@@ -49,7 +49,7 @@ type Params struct {
 	// --amortize): every model starts from its answer (see Refine).
 	Weights string `json:"weights,omitempty"`
 	// Refine caps the refinement steps after the family network's forward
-	// pass: 0 returns the forward pass, -1 refines up to Options.MaxSteps
+	// pass: 0 returns the forward pass, -1 refines up to Options.MaxIter
 	// (ignored without Weights).
 	Refine int `json:"refine,omitempty"`
 	// RefineBy is how a refined forward pass is refined (with Weights and
@@ -57,7 +57,7 @@ type Params struct {
 	// messages, the gradient refinement when they do not converge) or
 	// renn.RefineGradient (the message net's loop). Refine caps the sweeps
 	// and the gradient steps alike; -1 means GBP's default sweep cap and
-	// Options.MaxSteps.
+	// Options.MaxIter.
 	RefineBy string `json:"refine_by,omitempty"`
 }
 
@@ -71,14 +71,23 @@ const DefaultMethod = "renn-mp"
 // MethodDefaults returns the registry's default options of method, one of
 // Methods.
 func MethodDefaults(method string) (renn.Options, error) {
+	o, _, err := MethodOptions(method, nil)
+	return o, err
+}
+
+// MethodOptions returns the registry's default options of method, one of
+// Methods, with settings (NAME=VALUE or METHOD.NAME=VALUE, as
+// run-baselines' --set) applied in order, and the names of the options
+// set. The options are not checked: Params.Check does that, once.
+func MethodOptions(method string, settings []string) (renn.Options, map[string]bool, error) {
 	if !slices.Contains(Methods(), method) {
-		return renn.Options{}, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods(), ", "))
+		return renn.Options{}, nil, fmt.Errorf("unknown method %q (want one of %s)", method, strings.Join(Methods(), ", "))
 	}
-	e, err := methods.Lookup(method)
+	o, set, err := methods.Settle(method, settings, false)
 	if err != nil {
-		return renn.Options{}, err
+		return renn.Options{}, nil, err
 	}
-	return e.Options(false).Value().(renn.Options), nil
+	return o.Value().(renn.Options), set, nil
 }
 
 // ProgressEvery is the interval between progress lines while one model
@@ -104,10 +113,10 @@ func DefaultName(method, net string) string {
 }
 
 // progress is the attributes of a progress line: the step against the cap
-// (train-renn trains afresh per model, so the cap is MaxSteps), the window's
+// (train-renn trains afresh per model, so the cap is MaxIter), the window's
 // mean loss and, with a time budget, the seconds against it.
 func progress(id int32, o renn.Options, step int, loss, secs float64) []any {
-	return []any{"model", id, "method", o.Name, "step", steps(step, o.MaxSteps), "loss", loss, "seconds", seconds(secs, o.MaxSeconds)}
+	return []any{"model", id, "method", o.Name, "step", steps(step, o.MaxIter), "loss", loss, "seconds", seconds(secs, o.MaxSeconds)}
 }
 
 // steps writes "k/cap".
@@ -122,39 +131,48 @@ func seconds(secs, budget float64) string {
 	return fmt.Sprintf("%.3f", secs)
 }
 
-// entry returns the registry entry of p.Method and its options.
-func (p Params) entry() (*methods.Entry, *methods.Options, error) {
+// Check validates p's options before any file is read.
+func (p Params) Check() error {
+	_, _, err := p.check(nil)
+	return err
+}
+
+// check validates p and returns the registry entry of p.Method and its
+// options, with progress as the options' Progress: checked here, once, so
+// that no model checks them again.
+func (p Params) check(progress func(step int, loss float64)) (*methods.Entry, *methods.Options, error) {
 	if !slices.Contains(Methods(), p.Method) {
 		return nil, nil, fmt.Errorf("unknown method %q (want one of %s)", p.Method, strings.Join(Methods(), ", "))
 	}
-	e, err := methods.Lookup(p.Method)
+	entry, err := methods.Lookup(p.Method)
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err := e.With(p.Options)
+	o := p.Options
+	o.Progress = progress
+	opts, err := entry.With(o)
 	if err != nil {
 		return nil, nil, err
 	}
-	return e, o, o.Check()
-}
-
-// Check validates p's options before any file is read.
-func (p Params) Check() error {
-	entry, _, err := p.entry()
-	if err != nil {
-		return err
+	if err := opts.Check(); err != nil {
+		return nil, nil, err
 	}
 	if entry.Regions == methods.BetheRegions && p.Regions != "" {
-		return fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
+		return nil, nil, fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
 	}
 	if err := p.uai("").Check(); err != nil {
-		return err
+		return nil, nil, err
 	}
+	return entry, opts, p.checkWeights()
+}
+
+// checkWeights validates the options of a run from a family network.
+func (p Params) checkWeights() error {
 	if p.Weights != "" && p.Options.Net != "message" {
 		return fmt.Errorf("--weights needs the message net (--method renn-mp), not --net %s", p.Options.Net)
 	}
 	if p.Refine < -1 {
-		return fmt.Errorf("refine: %d, want >= 0, or -1 (up to --max-steps)", p.Refine)
+		return fmt.Errorf("refine: %d, want >= 0, or -1 (up to max_iter)", p.Refine)
 	}
 	if p.Refine > 0 && p.Weights == "" {
 		return fmt.Errorf("refine: %d without --weights: refinement starts from a family network", p.Refine)
@@ -175,20 +193,24 @@ func (p Params) Check() error {
 // set. The estimate's log Z is -F without the penalty; its params hold the
 // options and the final penalty, loss and steps.
 func Run(ctx context.Context, p Params, out string) error {
-	entry, _, err := p.entry()
+	var opts renn.Options // as run: with --refine's cap
+	var cur struct {      // the model training, for the progress lines
+		id          int32
+		start, last time.Time
+	}
+	entry, mopts, err := p.check(func(step int, loss float64) {
+		if time.Since(cur.last) >= ProgressEvery {
+			cur.last = time.Now()
+			slog.Info("training", progress(cur.id, opts, step, loss, time.Since(cur.start).Seconds())...)
+		}
+	})
 	if err != nil {
 		return err
 	}
-	opts := p.Options
-	if entry.Regions == methods.BetheRegions && p.Regions != "" {
-		return fmt.Errorf("%s builds the bethe region graph itself and takes no --regions (got %s)", p.Method, p.Regions)
-	}
+	opts = mopts.Value().(renn.Options)
 	scheme := p.Scheme
 	if entry.Regions == methods.BetheRegions {
 		scheme = region.Bethe
-	}
-	if err := p.Check(); err != nil {
-		return err
 	}
 	var weights *Weights
 	if p.Weights != "" {
@@ -196,7 +218,7 @@ func Run(ctx context.Context, p Params, out string) error {
 			return err
 		}
 		if p.Refine > 0 {
-			opts.MaxSteps = p.Refine
+			opts.MaxIter = p.Refine
 		}
 	}
 	models, inputs, graphs, err := p.loadInputs(out, weights, opts.Name)
@@ -220,20 +242,12 @@ func Run(ctx context.Context, p Params, out string) error {
 				return fmt.Errorf("%s: model %d (%s): region graph: %w", p.Models, e.ID, e.Info.Name, err)
 			}
 		}
-		o := opts
-		var start time.Time
-		last := time.Now()
-		o.Progress = func(step int, loss float64) {
-			if time.Since(last) >= ProgressEvery {
-				last = time.Now()
-				slog.Info("training", progress(e.ID, opts, step, loss, time.Since(start).Seconds())...)
-			}
-		}
-		r, err := p.newInference(entry, o, weights, e, g)
+		cur.id, cur.last = e.ID, time.Now()
+		r, err := p.newInference(entry, mopts, opts, weights, e, g)
 		if err != nil {
 			return err
 		}
-		start = time.Now()
+		cur.start = time.Now()
 		res, err := r.Infer(ctx, e.Model)
 		if err != nil && ctx.Err() != nil {
 			return interrupted(k)
@@ -241,7 +255,7 @@ func Run(ctx context.Context, p Params, out string) error {
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, infer.Named(opts.Name, err))
 		}
-		if err := rows.add(p, e, opts, res, time.Since(start).Seconds(), g, weights); err != nil {
+		if err := rows.add(p, e, opts, res, time.Since(cur.start).Seconds(), g, weights); err != nil {
 			return err
 		}
 	}
@@ -279,15 +293,12 @@ func (p Params) loadInputs(out string, weights *Weights, name string) ([]stageio
 }
 
 // newInference returns the method that trains on model e over region graph
-// g: the registry's entry with options o, or with weights the family
-// network's forward pass refined as p says.
-func (p Params) newInference(entry *methods.Entry, o renn.Options, weights *Weights, e stageio.Model, g *region.Graph) (infer.Method, error) {
+// g: the registry's entry with options mopts (checked once, in Run), or with
+// weights the family network's forward pass with options o refined as p
+// says.
+func (p Params) newInference(entry *methods.Entry, mopts *methods.Options, o renn.Options, weights *Weights, e stageio.Model, g *region.Graph) (infer.Method, error) {
 	if weights == nil {
-		mo, err := entry.With(o)
-		if err != nil {
-			return nil, err
-		}
-		return entry.New(mo, g)
+		return entry.New(mopts, g)
 	}
 	if err := weights.Fits(e.ID, e.Info, e.Model, g); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Models, err)
@@ -326,9 +337,9 @@ func (rows *trainRows) add(p Params, e stageio.Model, opts renn.Options, res *in
 			return err
 		}
 	}
-	slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxSteps),
-		"converged", res.Converged, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
-		"seconds", seconds(secs, opts.MaxSeconds), "time_limit", res.Diagnostics["time_limit"] == 1)
+	slog.Info("trained", "model", e.ID, "method", opts.Name, "scheme", g.Scheme, "steps", steps(res.Iterations, opts.MaxIter),
+		"status", res.Status, "loss", res.Diagnostics["loss"], "penalty", res.Diagnostics["penalty"], "log_z", res.LogZ,
+		"seconds", seconds(secs, opts.MaxSeconds))
 	return nil
 }
 

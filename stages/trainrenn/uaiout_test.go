@@ -24,7 +24,7 @@ func TestRunUAIOut(t *testing.T) {
 	models, _ := fixture(t)
 	dir := t.TempDir()
 	out, uai := filepath.Join(dir, "out"), filepath.Join(dir, "uai")
-	o := opts("infnet", func(o *renn.Options) { o.MaxSteps = 20 })
+	o := opts("infnet", func(o *renn.Options) { o.MaxIter = 20 })
 	if err := Run(context.Background(), Params{Models: models, Method: "infnet", Options: o, IDs: []int32{1}, UAIOut: uai}, out); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestRunUAIOutBesideExact(t *testing.T) {
 	if len(exactFiles) != 4 {
 		t.Fatalf("exact wrote %v", exactFiles)
 	}
-	o := opts("infnet", func(o *renn.Options) { o.MaxSteps = 5 })
+	o := opts("infnet", func(o *renn.Options) { o.MaxIter = 5 })
 	p := Params{Models: models, Method: "infnet", Options: o, UAIOut: uai}
 	for range 2 {
 		if err := Run(context.Background(), p, filepath.Join(dir, "renn")); err != nil {

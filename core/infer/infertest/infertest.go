@@ -47,7 +47,7 @@ func BruteForce(m *mrf.Model) (*infer.Result, error) {
 		Marginals:  mrf.Marginals{Vars: make([][]float64, len(m.Cards)), Factors: make([][]float64, len(m.Factors))},
 		LogZ:       logZ,
 		FreeEnergy: -logZ,
-		Converged:  true,
+		Status:     infer.Converged,
 	}
 	for i, c := range m.Cards {
 		res.Marginals.Vars[i] = make([]float64, c)
@@ -296,7 +296,7 @@ func Digest(t testing.TB, h []byte, g *region.Graph, m *mrf.Model, res *infer.Re
 		t.Fatal(err)
 	}
 	conv := int64(0)
-	if res.Converged {
+	if res.Converged() {
 		conv = 1
 	}
 	h = binary.LittleEndian.AppendUint64(h, uint64(res.Iterations))
