@@ -19,8 +19,10 @@
 //   - sections/report.tmpl is REPORT.md's frame: machine, run time,
 //     contents, tables, sections, plots.
 //
-// One table builder renders every declared table (pivot.go over grid.go,
-// which also writes the paper's tables). Method names come from the
+// One table builder renders every table (pivot.go over grid.go): the
+// paper's too, each declared from paper.toml (paper_table.go: the paper's
+// rows listed, a column per paper column reading its stage, the paper's
+// numbers read as facts of a part of their own, written below ours). Method names come from the
 // registry (core/methods): column titles, logz bound kinds, summaries,
 // display order. Computations no declaration can express live in core
 // (core/metrics: Bethe stationarity, seed-paired learning gaps, PCD at

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,7 +37,7 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 		pt.stages = append(pt.stages, stage)
 		fam := &family{Name: familyOf(s.plan, stage, pt.prefix), Stage: stage}
 		for _, inst := range s.plan.of(stage) {
-			ok, err := s.readSummary(pt, fam, inst)
+			ok, err := s.readSummary(pt, fam, inst, fam.Stage+"|")
 			if err != nil {
 				return err
 			}
@@ -47,9 +48,9 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 	return nil
 }
 
-// readSummary reads one instance's summary.parquet; ok is false when it
-// has not been written.
-func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, err error) {
+// readSummary reads one instance's summary.parquet, its settings keyed
+// with prefix; ok is false when it has not been written.
+func (s *section) readSummary(pt *part, fam *family, inst *instance, prefix string) (ok bool, err error) {
 	path := filepath.Join(inst.outDir, formats.SummaryFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -62,11 +63,11 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, e
 	for _, r := range rows {
 		fam.rows = append(fam.rows, r.SummaryRow)
 		ps := paperSetting(r.Graph, r.Size, r.Gamma)
-		g := s.data.setting(fam.Stage+"|"+ps.key, func() *group {
+		g := s.data.setting(prefix+ps.key, func() *group {
 			ps.family, ps.label = fam.Name, s.label(ps)
 			return ps
 		})
-		o := s.data.find(g, "", r.Method)
+		o := slices.DeleteFunc(slices.Clone(s.data.find(g, "", r.Method)), func(o *obs) bool { return o.stage != fam.Stage })
 		if len(o) == 0 {
 			o = []*obs{s.data.add(newObs(pt.prefix, fam.Stage, g, "", r.Method))}
 		}

@@ -63,7 +63,11 @@ func Run(p Params) error {
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		rs[t.Number] = fill(t, data)
-		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number]))
+		md, err := data.s.build(&data.s.spec.Tables[i], binding{})
+		if err != nil {
+			return err
+		}
+		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number], md))
 	}
 	if doc.Discussion, err = discussion(rs, data); err != nil {
 		return err
@@ -136,9 +140,9 @@ type sectionDoc struct {
 	Wrap                    bool
 }
 
-func newTableDoc(res *result) tableDoc {
+func newTableDoc(res *result, md string) tableDoc {
 	t := res.t
-	d := tableDoc{T: t, R: res, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: res.markdown()}
+	d := tableDoc{T: t, R: res, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
 	if t.Kind == KindInference {
 		d.Stages = nil
 		for _, c := range t.Columns {

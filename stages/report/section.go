@@ -149,7 +149,7 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 		"quote":    quoteJoin,
 		"join":     strings.Join,
 		"truncate": func(n int, xs []string) []string { return truncate(xs, n) },
-		"fmt":      func(f string, v float64) string { t, _ := format(f, v); return t },
+		"fmt":      func(f string, v float64) string { t, _ := formatted(f, v); return t },
 		"utc":      func(t time.Time) string { return t.UTC().Format(time.DateTime) },
 		"sub":      func(a, b int) int { return a - b },
 		"chomp":    func(s string) string { return strings.TrimSuffix(s, "\n") },
