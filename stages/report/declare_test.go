@@ -36,6 +36,9 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	if got, err := reportSections(); err != nil || strings.Join(got, ",") != "hard,uai,amortized,hidden" {
+		t.Errorf("the report's sections %v (%v), want hard, uai, amortized, hidden: their declared in_report", got, err)
+	}
 	for _, bad := range []string{
 		"title = \"x\"\nreads = \"scores\"\ntitel = 1",
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.median:num}\" }]",

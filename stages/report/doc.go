@@ -34,7 +34,8 @@
 // turns what they read into facts and applies declarations. The runner is
 // reached through plan.go alone.
 //
-// A new results section is a declaration: parts (its stages), reads, and
+// A new results section is a declaration: in_report (its place in
+// REPORT.md after the paper's tables), parts (its stages), reads, and
 // tables whose cells name facts of the stages' outputs; a fact no stage
 // writes is a metric, added to core/metrics and to what the readers
 // record. Stages that have not run show as "not run", so a report can be

@@ -16,6 +16,9 @@ import (
 // text/template over a scope).
 type sectionSpec struct {
 	Title, Anchor string
+	// InReport is the section's place among those REPORT.md has after the
+	// paper's tables (1 first); 0: not in REPORT.md.
+	InReport int `toml:"in_report"`
 	// Reads is what the section reads of its stages: "scores" (every
 	// model's scores, with the estimates, exact ln Z and marginals scored),
 	// "summaries" (score stages' summaries), "learning" (learn-mrf
