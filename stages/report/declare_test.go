@@ -44,6 +44,7 @@ func TestDeclarations(t *testing.T) {
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.median:num}\" }]",
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:nums}\" }]",
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:num\" }]",
+		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:num}}\" }]",
 	} {
 		if _, err := parseSection("bad", []byte(bad)); err == nil {
 			t.Errorf("no error for %q", bad)

@@ -90,13 +90,13 @@ func paperPart(n int) string { return fmt.Sprintf("paper %d", n) }
 
 // metricItems are the row metrics of the paper's tables: the label, the
 // format, and which way is best.
-var metricItems = map[string]metricItem{
-	"l1":            {Name: "l1", Label: "ℓ1 error", Format: "num", Best: "min"},
-	"corr":          {Name: "corr", Label: "correlation ρ", Format: "num", Best: "max"},
-	"logz_err":      {Name: "logz_err", Label: "log Z error", Format: "num", Best: "min"},
-	score.Seconds:   {Name: score.Seconds, Label: "seconds per model (ours)", Format: "sec", Best: "min"},
-	"nll":           {Name: "nll", Format: "num", Best: "min"},
-	"epoch_seconds": {Name: "epoch_seconds", Format: "sec", Best: "min"},
+var metricItems = []metricItem{
+	{Name: "l1", Label: "ℓ1 error", Agg: "mean", Format: "num", Best: "min"},
+	{Name: "corr", Label: "correlation ρ", Agg: "mean", Format: "num", Best: "max"},
+	{Name: "logz_err", Label: "log Z error", Agg: "mean", Format: "num", Best: "min"},
+	{Name: score.Seconds, Label: "seconds per model (ours)", Agg: "mean", Format: "sec", Best: "min"},
+	{Name: "nll", Agg: "mean", Format: "num", Best: "min"},
+	{Name: "epoch_seconds", Agg: "mean", Format: "sec", Best: "min"},
 }
 
 // layoutColumns are the row keys as lead columns, and as a transposed
@@ -134,9 +134,7 @@ func (t *Table) spec() tableSpec {
 			seconds.Listed = append(seconds.Listed, l)
 		}
 	}
-	for _, m := range metricItems {
-		rows.Metrics, seconds.Metrics = append(rows.Metrics, m), append(seconds.Metrics, m)
-	}
+	rows.Metrics, seconds.Metrics = metricItems, metricItems
 	ts.Rows = []rowGroup{rows}
 	if t.Kind == KindInference {
 		ts.Rows = append(ts.Rows, seconds)

@@ -137,10 +137,10 @@ func parseCell(s string) ([]piece, error) {
 	var out []piece
 	for s != "" {
 		i, j := strings.IndexByte(s, '{'), strings.IndexByte(s, '}')
-		if i < 0 {
+		if i < 0 && j < 0 {
 			return append(out, piece{lit: s}), nil
-		} else if j < i {
-			return nil, fmt.Errorf("cell %q: unclosed {", s)
+		} else if j < i || i < 0 {
+			return nil, fmt.Errorf("cell %q: a { without its } or a } without its {", s)
 		}
 		p := piece{lit: s[:i], ref: s[i+1 : j]}
 		if !slices.Contains(labels, p.ref) {

@@ -110,8 +110,9 @@ func decode(name string, b []byte, v any) error {
 func (s *sectionSpec) cells() []string {
 	var out []string
 	for _, t := range s.Tables {
+		out = append(out, t.Transpose)
 		for _, l := range append(t.Lead, colItems(t.Cols)...) {
-			out = append(out, l.Head, l.Cell)
+			out = append(out, l.Head, l.Cell, l.Below)
 		}
 		for _, rg := range t.Rows {
 			for _, m := range rg.Metrics {
