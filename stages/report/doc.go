@@ -26,8 +26,9 @@
 // registry (core/methods): column titles, logz bound kinds, summaries,
 // display order. Computations no declaration can express live in core
 // (core/metrics: Bethe stationarity, seed-paired learning gaps, PCD at
-// another method's wall time, growth exponents, belief distances;
-// core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
+// another method's wall time, a longer budget against the better rival,
+// growth exponents, belief distances, cost per iteration and per step,
+// marginals and answers against a reference's; core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
 // (a score instance's scores joined with the models, estimates and
 // marginals it scored; learning curves; summaries by setting) and the run
 // time from the stamps by the runner (pipeline.Plan.RunTime); the report
