@@ -34,6 +34,16 @@ func (c Cost) MeanCPU() float64 {
 	return c.CPU / float64(c.Models)
 }
 
+// PerProcess is the wall and CPU seconds per process; CPU NaN when some
+// process did not record it.
+func (c Cost) PerProcess() (wall, cpu float64) {
+	cpu = c.CPU / float64(c.Processes)
+	if c.NoUsage {
+		cpu = math.NaN()
+	}
+	return c.Wall / float64(c.Processes), cpu
+}
+
 // CPUPerStep is the CPU seconds per step between the end of a short run
 // of the same method (stopped after a few steps) and the end of c's; NaN
 // unless the short run took fewer steps and the difference is at least

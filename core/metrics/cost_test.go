@@ -24,6 +24,9 @@ func TestCPUPerStep(t *testing.T) {
 	if got := full.CPUPerStep(noUsage, 0.1); !math.IsNaN(got) {
 		t.Errorf("a short run without usage: %g, want NaN", got)
 	}
+	if wall, cpu := (Cost{Processes: 2, Wall: 3, CPU: 2, NoUsage: true}).PerProcess(); wall != 1.5 || !math.IsNaN(cpu) {
+		t.Errorf("PerProcess without usage: %g, %g; want 1.5, NaN", wall, cpu)
+	}
 	if got := PerIteration(3, 0); !math.IsNaN(got) {
 		t.Errorf("PerIteration without iterations: %g", got)
 	}

@@ -143,11 +143,8 @@ func (s *section) costFacts(cells map[[2]string]*costCell) error {
 		if cell.Models == 1 {
 			o.text["converged"] = map[bool]string{true: "yes", false: "no"}[cell.Converged == 1]
 		}
-		procs, total := float64(cell.Processes), cell.CPU
-		if cell.NoUsage {
-			total = math.NaN()
-		}
-		o.num["wall"], o.num["cpu"], o.num["cpu_per_iteration"] = cell.Wall/procs, total/procs, metrics.PerIteration(cpu, iters)
+		o.num["wall"], o.num["cpu"] = cell.PerProcess()
+		o.num["cpu_per_iteration"] = metrics.PerIteration(cpu, iters)
 		o.text["iters"], o.text["iter"] = "iters", "iter"
 		if hasPrefix(o.method, c.Steps) {
 			o.text["iters"], o.text["iter"], o.num["counts_steps"] = "steps", "step", 1
