@@ -7,6 +7,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -59,7 +60,7 @@ func (d *paperData) stat(part, key, method, fact string) stat {
 	mean, ok := aggregate(found, fact, "mean")
 	std, _ := aggregate(found, fact, "std")
 	n, _ := aggregate(found, fact, "n")
-	return stat{ok: ok && mean == mean, mean: mean, std: std, n: int(n)}
+	return stat{ok: ok && !math.IsNaN(mean), mean: mean, std: std, n: int(n)}
 }
 
 // setting is the key of the row's setting.
