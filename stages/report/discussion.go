@@ -1,10 +1,11 @@
 package report
 
-// The discussion: fixed prose (sections/discussion.toml) whose counts and
+// The discussion: fixed prose (discussion.toml) whose counts and
 // numbers are claims, named rules over the filled paper tables, each
 // computed for us and for the paper.
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/renn-go/renn/core/infer"
 )
+
+//go:embed discussion.toml
+var discussionTOML []byte
 
 // ruleSpec is a claim over the rows of the paper's Tables (of Metric,
 // unless empty; of Graph, Size, Gamma where given): Rule is best (rows

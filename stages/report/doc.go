@@ -6,7 +6,7 @@
 //
 //   - paper.toml transcribes the RENN paper's tables (rows, columns, the
 //     paper's numbers) with the stages our numbers come from, and the
-//     plots; sections/discussion.toml is the discussion, its prose a
+//     plots; discussion.toml is the discussion, its prose a
 //     template whose counts are claims, named rules over the filled
 //     tables (discussion.go).
 //   - sections/<name>.toml declares each section beyond the paper (hard,

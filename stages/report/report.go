@@ -126,7 +126,7 @@ func reportSections() ([]string, error) {
 	at := map[string]int{}
 	for _, f := range files {
 		name, ok := strings.CutSuffix(f.Name(), ".toml")
-		if !ok || name == "discussion" { // the discussion is the paper's
+		if !ok {
 			continue
 		}
 		spec, err := loadSection(name)
@@ -203,7 +203,7 @@ func (res *result) Added() []string {
 // discussion writes the declared discussion over the filled tables.
 func discussion(rs results, data *paperData) (string, error) {
 	var spec discussionSpec
-	if err := decodeFile("sections/discussion.toml", &spec); err != nil {
+	if err := decode("discussion.toml", discussionTOML, &spec); err != nil {
 		return "", err
 	}
 	t, err := template.New("discussion").Parse(spec.Text)

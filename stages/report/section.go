@@ -85,15 +85,6 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 	return &s, nil
 }
 
-// decodeFile decodes an embedded TOML file.
-func decodeFile(name string, v any) error {
-	b, err := sectionFiles.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	return decode(name, b, v)
-}
-
 // decode decodes TOML, refusing unknown keys.
 func decode(name string, b []byte, v any) error {
 	md, err := toml.Decode(string(b), v)
