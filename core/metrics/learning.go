@@ -202,3 +202,71 @@ func (p *WallPoint) atSeed(slows, fast []LearningRun) (nlls, secs []float64) {
 	}
 	return nlls, secs
 }
+
+// Versus is a gap V against the better rival's Ref, within Tol.
+type Versus struct {
+	V, Ref, Tol float64
+	Rival       string // "" when no rival compared
+}
+
+func (v Versus) Comparable() bool { return !math.IsNaN(v.V) && v.Rival != "" }
+func (v Versus) Holds() bool      { return v.V <= v.Ref+v.Tol }
+func (v Versus) Worse() float64   { return v.V - v.Ref }
+
+// Budget compares a subject's gap to the reference with the better of its
+// rivals', at the last epoch and over the tail, each gap averaged over the
+// seeds that the reference, the subject and every rival with runs all ran;
+// and seed by seed, against the least gap of any rival of the same seed.
+type Budget struct {
+	Seeds                      []string
+	Last, Tail                 Versus
+	SeedHeldLast, SeedHeldTail int // seeds where the subject's gap holds
+}
+
+// CompareBudget compares subject's runs with the rivals' (named by names),
+// each gap to ref's run of the same seed, within tol; ok is false unless
+// the subject, the reference and some rival share a seed.
+func CompareBudget(ref, subject []LearningRun, names []string, rivals [][]LearningRun, tail int, tol float64) (b Budget, ok bool) {
+	seeds := CommonSeeds(ref, append([][]LearningRun{subject}, rivals...)...)
+	r := PairBySeed(subject, ref, tail, seeds)
+	if len(subject) == 0 || len(r.Seeds) == 0 {
+		return b, false
+	}
+	b.Seeds = seeds
+	b.Last, b.Tail = Versus{Ref: math.Inf(1), Tol: tol}, Versus{Ref: math.Inf(1), Tol: tol}
+	perSeed := make([]RunNLL, len(seeds))
+	for i := range perSeed {
+		perSeed[i] = RunNLL{Last: math.Inf(1), Tail: math.Inf(1)}
+	}
+	for k, m := range names {
+		p := PairBySeed(rivals[k], ref, tail, seeds)
+		if len(p.Seeds) == 0 {
+			continue
+		}
+		if v := Mean(Field(p.Gap, LastOf)); v < b.Last.Ref {
+			b.Last.Ref, b.Last.Rival = v, m
+		}
+		if v := Mean(Field(p.Gap, TailOf)); v < b.Tail.Ref {
+			b.Tail.Ref, b.Tail.Rival = v, m
+		}
+		for i, x := range p.Gap {
+			perSeed[i].Last, perSeed[i].Tail = min(perSeed[i].Last, x.Last), min(perSeed[i].Tail, x.Tail)
+		}
+	}
+	if b.Last.Rival == "" {
+		return b, false
+	}
+	for i, x := range r.Gap {
+		b.SeedHeldLast += btoi(x.Last <= perSeed[i].Last+tol)
+		b.SeedHeldTail += btoi(x.Tail <= perSeed[i].Tail+tol)
+	}
+	b.Last.V, b.Tail.V = Mean(Field(r.Gap, LastOf)), Mean(Field(r.Gap, TailOf))
+	return b, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -63,3 +63,36 @@ func TestAtWallTime(t *testing.T) {
 		t.Error("no fast run compared")
 	}
 }
+
+// The subject's gap against the better rival's: by seed-averaged gap at
+// the last epoch and over the tail, and seed by seed against the least
+// gap of any rival of the same seed.
+func TestCompareBudget(t *testing.T) {
+	run := func(seed string, nll ...float64) LearningRun { return LearningRun{Model: "0", Seed: seed, NLL: nll} }
+	ref := []LearningRun{run("1", 5, 5), run("2", 5, 5)}
+	subject := []LearningRun{run("1", 5.1, 5.3), run("2", 5.1, 5.1)} // gaps: last 0.3, 0.1; tail 0.2, 0.1
+	a := []LearningRun{run("1", 5.2, 5.2), run("2", 5.4, 5.4)}       // last 0.2, 0.4; tail 0.2, 0.4
+	b := []LearningRun{run("1", 5.5, 5.5), run("2", 5.0, 5.0)}       // last 0.5, 0; tail 0.5, 0
+	got, ok := CompareBudget(ref, subject, []string{"a", "b"}, [][]LearningRun{a, b}, 2, 1e-3)
+	if !ok || !slices.Equal(got.Seeds, []string{"1", "2"}) {
+		t.Fatalf("CompareBudget = %+v, %v", got, ok)
+	}
+	// Means: subject last 0.2, tail 0.15; a 0.3, 0.3; b 0.25, 0.25.
+	if got.Last.Rival != "b" || math.Abs(got.Last.Ref-0.25) > 1e-12 || math.Abs(got.Last.V-0.2) > 1e-12 || !got.Last.Holds() {
+		t.Errorf("last %+v, want 0.2 against b's 0.25", got.Last)
+	}
+	if got.Tail.Rival != "b" || math.Abs(got.Tail.V-0.15) > 1e-12 || !got.Tail.Comparable() {
+		t.Errorf("tail %+v, want 0.15 against b's", got.Tail)
+	}
+	// Last: seed 1 0.3 against min(0.2, 0.5) fails, seed 2 0.1 against 0
+	// fails; tail: seed 1 0.2 against 0.2 holds, seed 2 fails.
+	if got.SeedHeldLast != 0 || got.SeedHeldTail != 1 {
+		t.Errorf("seed by seed held %d and %d, want 0 and 1", got.SeedHeldLast, got.SeedHeldTail)
+	}
+	if _, ok := CompareBudget(ref, subject, []string{"a"}, [][]LearningRun{nil}, 2, 1e-3); ok {
+		t.Error("compared without a rival's runs")
+	}
+	if _, ok := CompareBudget(ref, nil, []string{"a"}, [][]LearningRun{a}, 2, 1e-3); ok {
+		t.Error("compared without the subject's runs")
+	}
+}

@@ -149,9 +149,10 @@ func (d *dataset) modelsOf(set *group) []string {
 func (d *dataset) sortMethods() { slices.SortFunc(d.methods, methods.Compare) }
 
 // aggregates are what a cell can make of a fact over runs.
-var aggregates = []string{"mean", "max", "min", "sum", "count", "n", "rms"}
+var aggregates = []string{"mean", "std", "max", "min", "sum", "count", "n", "rms"}
 
-// aggregate is an aggregate of fact over obs: mean, max (NaN if any is),
+// aggregate is an aggregate of fact over obs: mean, std (population; of a
+// summary cell, its own), max (NaN if any is),
 // min, sum, count, n (models: a summary cell's count), rms (root mean
 // square; of a summary cell, from its mean and std); ok is false when no
 // obs has the fact.
@@ -170,6 +171,10 @@ func aggregate(obs []*obs, fact, agg string) (float64, bool) {
 		return 0, false
 	case agg == "mean":
 		return metrics.Summarize(xs).Mean, true
+	case agg == "std" && summary && len(obs) == 1:
+		return obs[0].num[fact+"_std"], true
+	case agg == "std":
+		return metrics.Summarize(xs).Std, true
 	case agg == "max":
 		if slices.ContainsFunc(xs, math.IsNaN) {
 			return math.NaN(), true

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io/fs"
 	"math"
 	"strings"
@@ -15,18 +16,11 @@ import (
 // aggregate and format known) and its text templates compile.
 func TestDeclarations(t *testing.T) {
 	names, err := fs.Glob(sectionFiles, "sections/*.toml")
-	if err != nil || len(names) < 6 {
+	if err != nil || len(names) < 5 {
 		t.Fatalf("declarations %v, %v", names, err)
 	}
 	for _, name := range names {
 		name = strings.TrimSuffix(strings.TrimPrefix(name, "sections/"), ".toml")
-		if name == "discussion" {
-			var d discussionSpec
-			if err := decodeFile("sections/discussion.toml", &d); err != nil {
-				t.Error(err)
-			}
-			continue
-		}
 		spec, err := loadSection(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -36,11 +30,19 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	var d discussionSpec
+	if err := decode("discussion.toml", discussionTOML, &d); err != nil {
+		t.Error(err)
+	}
+	if got, err := reportSections(); err != nil || strings.Join(got, ",") != "hard,uai,amortized,hidden" {
+		t.Errorf("the report's sections %v (%v), want hard, uai, amortized, hidden: their declared in_report", got, err)
+	}
 	for _, bad := range []string{
 		"title = \"x\"\nreads = \"scores\"\ntitel = 1",
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.median:num}\" }]",
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:nums}\" }]",
 		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:num\" }]",
+		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:num}}\" }]",
 	} {
 		if _, err := parseSection("bad", []byte(bad)); err == nil {
 			t.Errorf("no error for %q", bad)
@@ -144,5 +146,80 @@ func TestGrid(t *testing.T) {
 	g.tight = true
 	if got := g.String(); !strings.Contains(got, "\n|---|---:|\n") {
 		t.Errorf("tight:\n%s", got)
+	}
+}
+
+// listedSection declares a table as the paper's are: rows listed by metric
+// and setting, each column reading a method of a part of its own, the
+// first a reference, a published number below a cell.
+const listedSection = `
+title = "Listed"
+text = '{{.Table "t"}}'
+
+[[table]]
+id = "t"
+ties = true
+counts = true
+missing = "not run"
+lead = [{ head = "metric", cell = "{metric}", blank = true }, { head = "n", cell = "{size}" }]
+cols = [{ items = [
+  { head = "Exact", method = "exact", part = "a", cell = "{$m.mean:$f?}", ref = true },
+  { head = "A", method = "x", part = "a", cell = "{$m.mean:$f?} ± {$m.std:$f}", below = "paper {$m.text@A#p}" },
+  { head = "B", method = "y", part = "b", cell = "{$m.mean:$f?} ± {$m.std:$f}" },
+] }]
+[[table.rows]]
+axes = ["listed"]
+listed = [{ metric = "err", setting = "s4" }, { metric = "err", setting = "s9" }]
+metrics = [{ name = "err", label = "error", agg = "mean", format = "fixed2", best = "min" }]
+`
+
+// TestListedTable: ties bold (the reference aside, and only where two
+// compete), a cell over fewer models than the table's most says so, a
+// missing one says "not run", the published number sits below; and the
+// same transposed.
+func TestListedTable(t *testing.T) {
+	spec, err := parseSection("listed", []byte(listedSection))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := prepare(spec, &dataset{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := map[string]*group{}
+	for _, n := range []int{4, 9} {
+		key := fmt.Sprintf("s%d", n)
+		sets[key] = s.data.setting(key, func() *group { return &group{key: key, label: key, size: n} })
+	}
+	add := func(part, set, model, method string, v float64) {
+		s.data.add(newObs(part, "", sets[set], model, method)).num["err"] = v
+	}
+	add("a", "s4", "m1", "exact", 0.25)
+	add("a", "s4", "m2", "exact", 0.25)
+	add("a", "s4", "m1", "x", 0.25)
+	add("a", "s4", "m2", "x", 0.75)
+	add("b", "s4", "m1", "y", 0.5)
+	add("b", "s4", "m2", "y", 0.5)
+	add("a", "s9", "m3", "x", 0.5)
+	s.data.add(newObs("p", "", sets["s4"], "", "A")).text["err"] = "0.25 ± 0.1"
+	want := `| metric | n | Exact | A | B |
+| --- | --- | ---: | ---: | ---: |
+| error | 4 | 0.25 | **0.50** ± 0.25<br><sub>paper 0.25 ± 0.1</sub> | **0.50** ± 0.00 |
+|  | 9 | not run | 0.50 ± 0.00 (n=1) | not run |
+
+`
+	if got := markdownOf(t, s); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+	s.spec.Tables[0].Transpose, s.spec.Tables[0].Corner = "n = {size}", "method"
+	want = `| method | n = 4 | n = 9 |
+| --- | ---: | ---: |
+| Exact | 0.25 | not run |
+| A | **0.50** ± 0.25<br><sub>paper 0.25 ± 0.1</sub> | 0.50 ± 0.00 (n=1) |
+| B | **0.50** ± 0.00 | not run |
+
+`
+	if got := markdownOf(t, s); got != want {
+		t.Errorf("transposed:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -1,10 +1,11 @@
 package report
 
-// The discussion: fixed prose (sections/discussion.toml) whose counts and
+// The discussion: fixed prose (discussion.toml) whose counts and
 // numbers are claims, named rules over the filled paper tables, each
 // computed for us and for the paper.
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/renn-go/renn/core/infer"
 )
+
+//go:embed discussion.toml
+var discussionTOML []byte
 
 // ruleSpec is a claim over the rows of the paper's Tables (of Metric,
 // unless empty; of Graph, Size, Gamma where given): Rule is best (rows
@@ -54,7 +58,7 @@ func (rs results) pairs(c ruleSpec) []pairRow {
 			jb = col(res.t, c.Method, c.From)
 		}
 		for i, r := range res.t.Rows {
-			m := res.t.metricOf(r)
+			m := res.t.factOf(r)
 			keep := (c.Metric == "" || m == c.Metric) && (c.Graph == "" || r.Graph == c.Graph) && (c.Size == 0 || r.Size == c.Size) && (c.Gamma == 0 || r.Gamma == c.Gamma)
 			if keep && ja >= 0 && jb >= 0 {
 				out = append(out, pairRow{m, res.cells[i][ja], res.cells[i][jb]})
@@ -158,7 +162,7 @@ func (rs results) best(c ruleSpec) (string, map[string]int) {
 			continue
 		}
 		for i, r := range res.t.Rows {
-			if res.t.metricOf(r) != c.Metric {
+			if res.t.factOf(r) != c.Metric {
 				continue
 			}
 			for side, paper := range []bool{false, true} {

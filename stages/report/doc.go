@@ -6,7 +6,7 @@
 //
 //   - paper.toml transcribes the RENN paper's tables (rows, columns, the
 //     paper's numbers) with the stages our numbers come from, and the
-//     plots; sections/discussion.toml is the discussion, its prose a
+//     plots; discussion.toml is the discussion, its prose a
 //     template whose counts are claims, named rules over the filled
 //     tables (discussion.go).
 //   - sections/<name>.toml declares each section beyond the paper (hard,
@@ -19,20 +19,24 @@
 //   - sections/report.tmpl is REPORT.md's frame: machine, run time,
 //     contents, tables, sections, plots.
 //
-// One table builder renders every declared table (pivot.go over grid.go,
-// which also writes the paper's tables). Method names come from the
+// One table builder renders every table (pivot.go over grid.go): the
+// paper's too, each declared from paper.toml (paper_table.go: the paper's
+// rows listed, a column per paper column reading its stage, the paper's
+// numbers read as facts of a part of their own, written below ours). Method names come from the
 // registry (core/methods): column titles, logz bound kinds, summaries,
 // display order. Computations no declaration can express live in core
 // (core/metrics: Bethe stationarity, seed-paired learning gaps, PCD at
-// another method's wall time, growth exponents, belief distances;
-// core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
+// another method's wall time, a longer budget against the better rival,
+// growth exponents, belief distances, cost per iteration and per step,
+// marginals and answers against a reference's; core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
 // (a score instance's scores joined with the models, estimates and
 // marginals it scored; learning curves; summaries by setting) and the run
 // time from the stamps by the runner (pipeline.Plan.RunTime); the report
 // turns what they read into facts and applies declarations. The runner is
 // reached through plan.go alone.
 //
-// A new results section is a declaration: parts (its stages), reads, and
+// A new results section is a declaration: in_report (its place in
+// REPORT.md after the paper's tables), parts (its stages), reads, and
 // tables whose cells name facts of the stages' outputs; a fact no stage
 // writes is a metric, added to core/metrics and to what the readers
 // record. Stages that have not run show as "not run", so a report can be

@@ -41,9 +41,9 @@ var numberFormats = map[string]func(float64) string{
 	},
 }
 
-// format writes v in the named format; ok is false for NaN under a name
+// formatted writes v in the named format; ok is false for NaN under a name
 // ending in "?".
-func format(name string, v float64) (string, bool) {
+func formatted(name string, v float64) (string, bool) {
 	if strings.HasSuffix(name, "?") && math.IsNaN(v) {
 		return "", false
 	}

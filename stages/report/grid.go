@@ -64,3 +64,21 @@ func escapePipes(s string) string {
 	s = strings.ReplaceAll(s, `\|`, "|")
 	return strings.ReplaceAll(s, "|", `\|`)
 }
+
+// transpose writes g's columns after the first lead ones as rows: corner,
+// then a column per row of g headed by its label; each row a column's
+// head and its cells.
+func (g *grid) transpose(corner string, labels []string, lead int) *grid {
+	t := &grid{head: append([]string{corner}, labels...), tight: g.tight, right: []bool{false}}
+	for range labels {
+		t.right = append(t.right, true)
+	}
+	for j := lead; j < len(g.head); j++ {
+		cells := []string{g.head[j]}
+		for _, r := range g.rows {
+			cells = append(cells, r.cells[j])
+		}
+		t.add(cells...)
+	}
+	return t
+}

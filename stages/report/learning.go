@@ -212,9 +212,8 @@ func seedsText(n int) string {
 }
 
 // LongClaim is the longer budget's claim: LongRef's gap to the reference
-// at most the better of the rivals', at the last epoch and over the tail,
-// over the seeds the reference, LongRef and every rival that ran all ran;
-// and seed by seed.
+// at most the better of the rivals', at the last epoch and over the tail
+// (metrics.CompareBudget), and seed by seed.
 type LongClaim struct {
 	Checked, HeldLast, HeldTail int
 	Multi                       bool
@@ -232,76 +231,34 @@ type LongNote struct {
 
 // Versus is a gap against the better rival's, of a measure (What).
 type Versus struct {
-	What        string
-	V, Ref, Tol float64
-	Rival       string
+	What string
+	metrics.Versus
 }
-
-func (v Versus) Comparable() bool { return !math.IsNaN(v.V) && v.Rival != "" }
-func (v Versus) Holds() bool      { return v.V <= v.Ref+v.Tol }
-func (v Versus) Worse() float64   { return v.V - v.Ref }
 
 func (s *section) longClaim() LongClaim {
 	l := s.spec.Learning
 	var c LongClaim
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{l.Long}}) {
-		others := [][]metrics.LearningRun{s.runs(l.Long, g, l.LongRef)}
+		var rivals [][]metrics.LearningRun
 		for _, m := range l.LongRival {
-			others = append(others, s.runs(l.Long, g, m))
+			rivals = append(rivals, s.runs(l.Long, g, m))
 		}
-		seeds := metrics.CommonSeeds(s.runs(l.Long, g, l.Reference), others...)
-		r := s.paired(l.Long, g, l.LongRef, l.Tail, seeds)
-		if len(others[0]) == 0 || len(r.Seeds) == 0 {
-			continue
-		}
-		last, tail, perSeed := s.bestRivals(g, seeds)
-		if last.Rival == "" {
+		b, ok := metrics.CompareBudget(s.runs(l.Long, g, l.Reference), s.runs(l.Long, g, l.LongRef), l.LongRival, rivals, l.Tail, l.Tol)
+		if !ok {
 			continue
 		}
 		c.Checked++
-		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(seeds), g.label))
-		c.Multi = c.Multi || len(seeds) > 1
-		for i, x := range r.Gap {
-			c.SeedPairs++
-			c.SeedHeldLast += int(b2f(x.Last <= perSeed[i].Last+l.Tol))
-			c.SeedHeldTail += int(b2f(x.Tail <= perSeed[i].Tail+l.Tol))
-		}
-		last.V, tail.V = metrics.Mean(metrics.Field(r.Gap, metrics.LastOf)), metrics.Mean(metrics.Field(r.Gap, metrics.TailOf))
-		okLast, okTail := last.Holds(), tail.Comparable() && tail.Holds()
+		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.label))
+		c.Multi = c.Multi || len(b.Seeds) > 1
+		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
+		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
 		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
 		if !okLast || !okTail {
-			c.Notes = append(c.Notes, LongNote{Name: g.label + seedsText(len(seeds)), Last: last, Tail: tail})
+			c.Notes = append(c.Notes, LongNote{Name: g.label + seedsText(len(b.Seeds)),
+				Last: Versus{"last epoch", b.Last}, Tail: Versus{fmt.Sprintf("mean of the last %d epochs", l.Tail), b.Tail}})
 		}
 	}
 	return c
-}
-
-// bestRivals are the better rival on g by its seed-averaged gap at the
-// last epoch and over the tail, and seed by seed the least gap of any.
-func (s *section) bestRivals(g *group, seeds []string) (last, tail Versus, perSeed []metrics.RunNLL) {
-	l := s.spec.Learning
-	last = Versus{What: "last epoch", Ref: math.Inf(1), Tol: l.Tol}
-	tail = Versus{What: fmt.Sprintf("mean of the last %d epochs", l.Tail), Ref: math.Inf(1), Tol: l.Tol}
-	perSeed = make([]metrics.RunNLL, len(seeds))
-	for i := range perSeed {
-		perSeed[i] = metrics.RunNLL{Last: math.Inf(1), Tail: math.Inf(1)}
-	}
-	for _, m := range l.LongRival {
-		p := s.paired(l.Long, g, m, l.Tail, seeds)
-		if len(p.Seeds) == 0 {
-			continue
-		}
-		if v := metrics.Mean(metrics.Field(p.Gap, metrics.LastOf)); v < last.Ref {
-			last.Ref, last.Rival = v, m
-		}
-		if v := metrics.Mean(metrics.Field(p.Gap, metrics.TailOf)); v < tail.Ref {
-			tail.Ref, tail.Rival = v, m
-		}
-		for i, x := range p.Gap {
-			perSeed[i].Last, perSeed[i].Tail = min(perSeed[i].Last, x.Last), min(perSeed[i].Tail, x.Tail)
-		}
-	}
-	return last, tail, perSeed
 }
 
 // The learning rules, for a section's text.

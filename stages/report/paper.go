@@ -193,6 +193,11 @@ func (t *Table) check() error {
 			return err
 		}
 	}
+	for _, c := range (&sectionSpec{Tables: []tableSpec{t.spec()}}).cells() {
+		if _, err := parseCell(c); err != nil {
+			return err // a column name the builder cannot read
+		}
+	}
 	return nil
 }
 

@@ -5,25 +5,37 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
-	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
 
-// paperData is the paper's stages' outputs.
+// paperData is the paper's stages' outputs: a part per score stage (its
+// summary), part learnPart (the learn-mrf stages' runs), and a part per
+// paper table (the paper's numbers, a run per column).
 type paperData struct {
 	s     *section
 	fams  map[string]*family // the score stages' summaries, by stage
 	learn *part              // the learn-mrf stages
 }
 
+// learnPart is the part of the paper's learning runs.
+const learnPart = "learn"
+
 // readPaper reads the score stages and learn-mrf stages the tables of
 // paper name (optional learning stages where the config has them).
 func readPaper(paper *Paper, p *plan) (*paperData, error) {
-	d := &paperData{s: &section{spec: &sectionSpec{}, data: &dataset{}, plan: p}, fams: map[string]*family{}, learn: &part{prefix: "learn"}}
+	spec := &sectionSpec{Title: "paper", Order: "paper"}
+	for i := range paper.Tables {
+		spec.Tables = append(spec.Tables, paper.Tables[i].spec())
+	}
+	s, err := prepare(spec, &dataset{})
+	if err != nil {
+		return nil, err
+	}
+	s.plan = p
+	d := &paperData{s: s, fams: map[string]*family{}, learn: &part{prefix: learnPart}}
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		for _, st := range t.OptionalSources {
@@ -33,7 +45,6 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		}
 	}
 	scoreStages, learnStages := paper.stages()
-	pt := &part{prefix: "paper"}
 	for _, stage := range scoreStages {
 		insts := p.of(stage)
 		if len(insts) == 0 {
@@ -41,7 +52,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		}
 		fam := &family{Name: stage, Stage: stage}
 		for _, inst := range insts {
-			ok, err := d.s.readSummary(pt, fam, inst)
+			ok, err := d.s.readSummary(&part{prefix: stage}, fam, inst, "")
 			if err != nil {
 				return nil, err
 			}
@@ -55,8 +66,24 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 			return nil, err
 		}
 	}
+	d.addPaper(paper)
 	d.s.data.sortMethods()
 	return d, nil
+}
+
+// addPaper adds the paper's numbers: a run per column of each table, its
+// text a fact named by the row's metric.
+func (d *paperData) addPaper(paper *Paper) {
+	for _, t := range paper.Tables {
+		for _, r := range t.Rows {
+			g := d.s.data.setting(r.setting(), func() *group { return paperSetting(r.Graph, r.Size, r.Gamma) })
+			for j, c := range t.Columns {
+				if r.values[j].OK {
+					d.s.data.add(newObs(paperPart(t.Number), "", g, "", c.Name)).text[t.factOf(r)] = r.values[j].Text
+				}
+			}
+		}
+	}
 }
 
 // stages are the score and learn-mrf stages of the tables, in order of
@@ -89,45 +116,6 @@ type stat struct {
 	ok        bool
 	mean, std float64
 	n         int
-}
-
-func statOf(xs []float64) stat {
-	if len(xs) == 0 {
-		return stat{}
-	}
-	s := metrics.Summarize(xs)
-	return stat{ok: true, mean: s.Mean, std: s.Std, n: s.N}
-}
-
-// summary is our number of metric of method on a setting, from the
-// summary of a score stage.
-func (d *paperData) summary(stage string, r Row, method, metric string) stat {
-	g := d.s.data.byKey[stage+"|"+paperSetting(r.Graph, r.Size, r.Gamma).key]
-	if g == nil || d.fams[stage] == nil {
-		return stat{}
-	}
-	for _, o := range d.s.data.find(g, "", method) {
-		if v, ok := o.num[metric]; ok {
-			return stat{ok: !math.IsNaN(v), mean: v, std: o.num[metric+"_std"], n: int(o.num[metric+"_n"])}
-		}
-	}
-	return stat{}
-}
-
-// learned is a fact (nll, epoch_seconds) of method's learning runs on a
-// setting, over its models.
-func (d *paperData) learned(r Row, method, fact string) stat {
-	g := d.s.data.byKey[paperSetting(r.Graph, r.Size, r.Gamma).key]
-	if g == nil {
-		return stat{}
-	}
-	var xs []float64
-	for _, o := range d.s.data.find(g, "", method) {
-		if v, ok := o.num[fact]; ok && o.part == d.learn.prefix {
-			xs = append(xs, v)
-		}
-	}
-	return statOf(xs)
 }
 
 // figures draws the figures of paper: plots against graph size of the plot

@@ -209,6 +209,7 @@ rows = [{ metric = "l1", graph = "grid", size = 25, gamma = 1, paper = ["0.1 ± 
 		{"layout", `layout = ["metric", "size"]`, `layout = ["metric", "n"]`, "layout key"},
 		{"source", `source = "s"`, ``, "no source"},
 		{"size", `size = 25`, `size = 0`, "positive size"},
+		{"column name", `name = "A"`, `name = "A}"`, "cell"},
 		{"optional sources of an inference table", `source = "s"`, "source = \"s\"\noptional_sources = [\"f\"]", "optional_sources"},
 	} {
 		src := strings.Replace(good, c.from, c.to, 1)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/renn-go/renn/core/methods"
@@ -21,7 +22,9 @@ import (
 // {fact.agg:format@column} (an aggregate of a fact over the runs of the
 // row in the cell's column, or the one named, in a numberFormat; a cell
 // outside a method's columns reads the models' own facts), {fact.text}
-// (a text fact). A cell is missing when one of its facts is.
+// (a text fact), {fact.agg:format@column#part} (of another part); fact $m
+// and format $f are the row's metric and its format. A cell is missing
+// when one of its facts is.
 type tableSpec struct {
 	ID          string
 	Title, Note string  // templates written before and after the table
@@ -33,6 +36,15 @@ type tableSpec struct {
 	Lead        []leadColumn // the row labels
 	Rows        []rowGroup
 	Cols        []colGroup
+	// Ties bolds every cell equal to the best of its row, where two or
+	// more compete; else the first best is bold.
+	Ties bool
+	// Counts adds "(n=k)" to a cell over fewer models than the table's
+	// most (the count of its first fact).
+	Counts bool
+	// Transpose writes the columns as rows, each row's label (this
+	// template) a column head after Corner.
+	Transpose, Corner string
 }
 
 // leadColumn is a column: its header and cell templates, aligned left (the
@@ -42,11 +54,16 @@ type leadColumn struct {
 	Blank             bool   // blank when the row above shows the same
 	Need              string // in a method's columns: only where a run of it has this fact
 	Fit               bool   // its values enter the growth exponents of a Fit row
+	// Method and Part are what the column reads, when not the table's.
+	Method, Part string
+	Below        string // a template written under the cell, small
+	Ref          bool   // a reference, never the best of a row
 }
 
 // rowGroup is rows: the product of its axes, outer first.
 type rowGroup struct {
-	Axes    []string // metric, setting, model, method
+	Axes    []string // metric, setting, model, method, or listed
+	Listed  []listedRow
 	Metrics []metricItem
 	Methods []string // the method axis: these, in this order, where they ran
 	Except  []string // the method axis: all but these
@@ -61,6 +78,9 @@ type rowGroup struct {
 	When string // the group shows only when some run has this fact
 	Need string // a row shows only when one of its runs has this fact
 }
+
+// listedRow is a row given by its metric and its setting's key.
+type listedRow struct{ Metric, Setting string }
 
 // metricItem is a row's metric: the fact its cells aggregate, how, how
 // written, and in a total row; Best ("min", "max") bolds the row's best.
@@ -107,28 +127,29 @@ type binding struct {
 
 // piece is a literal of a cell template, or a placeholder.
 type piece struct {
-	lit, ref                    string // ref: m, setting, ..., or fact
-	fact, agg, format, onMethod string
+	lit, ref                            string // ref: m, setting, ..., or fact
+	fact, agg, format, onMethod, onPart string
 }
 
-var labels = []string{"m", "setting", "model", "method", "metric", "models", "family", "size"}
+var labels = []string{"m", "setting", "model", "method", "metric", "models", "family", "size", "graph", "gamma"}
 
 func parseCell(s string) ([]piece, error) {
 	var out []piece
 	for s != "" {
 		i, j := strings.IndexByte(s, '{'), strings.IndexByte(s, '}')
-		if i < 0 {
+		if i < 0 && j < 0 {
 			return append(out, piece{lit: s}), nil
-		} else if j < i {
-			return nil, fmt.Errorf("cell %q: unclosed {", s)
+		} else if j < i || i < 0 {
+			return nil, fmt.Errorf("cell %q: a { without its } or a } without its {", s)
 		}
 		p := piece{lit: s[:i], ref: s[i+1 : j]}
 		if !slices.Contains(labels, p.ref) {
 			var r string
-			r, p.onMethod, _ = strings.Cut(p.ref, "@")
+			r, p.onPart, _ = strings.Cut(p.ref, "#")
+			r, p.onMethod, _ = strings.Cut(r, "@")
 			r, p.format, _ = strings.Cut(r, ":")
 			p.ref, p.fact, p.agg = "fact", strings.Split(r, ".")[0], strings.TrimPrefix(r, strings.Split(r, ".")[0]+".")
-			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil) {
+			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil && !strings.HasPrefix(p.format, "$f")) {
 				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(aggregates, ", "))
 			}
 		}
@@ -137,12 +158,14 @@ func parseCell(s string) ([]piece, error) {
 	return out, nil
 }
 
-// cellValue is a rendered cell, with the number of its first fact (for
-// bolding the best).
+// cellValue is a rendered cell, with the number of its first fact, where
+// it is written and its count (for bolding the best and counts).
 type cellValue struct {
-	text        string
-	value       float64
-	numeric, ok bool
+	text, below     string
+	value, n        float64
+	numeric, ok     bool
+	bold            bool
+	numFrom, numEnd int
 }
 
 // eval renders a cell template at b.
@@ -157,7 +180,8 @@ func (d *dataset) eval(tmpl string, b binding) cellValue {
 			return cellValue{}
 		}
 		if v.numeric && !cv.numeric {
-			cv.value, cv.numeric = v.value, true
+			cv.value, cv.numeric, cv.n = v.value, true, v.n
+			cv.numFrom, cv.numEnd = sb.Len()+v.numFrom, sb.Len()+v.numEnd
 		}
 		sb.WriteString(v.text)
 	}
@@ -169,6 +193,7 @@ func (d *dataset) evalRef(p piece, b binding) cellValue {
 	text := map[string]string{"": "", "method": b.method, "model": b.model}
 	if b.set != nil {
 		text["setting"], text["family"], text["size"] = b.set.label, b.set.family, fmt.Sprint(b.set.size)
+		text["graph"], text["gamma"] = b.set.graph, strconv.FormatFloat(b.set.gamma, 'g', -1, 64)
 	}
 	if b.total != "" {
 		text["setting"], text["model"] = b.total, b.total
@@ -188,20 +213,29 @@ func (d *dataset) evalRef(p piece, b binding) cellValue {
 
 // fact aggregates a fact over the runs at b.
 func (d *dataset) fact(p piece, b binding) cellValue {
-	found := d.find(b.set, b.model, or(p.onMethod, b.method))
-	if b.parts != nil {
-		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(b.parts, o.part) })
+	found, parts := d.find(b.set, b.model, or(p.onMethod, b.method)), b.parts
+	if p.onPart != "" {
+		parts = []string{p.onPart}
+	}
+	if parts != nil {
+		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(parts, o.part) })
+	}
+	fact, format := p.fact, p.format
+	if b.metric != nil {
+		fact = strings.Replace(fact, "$m", b.metric.Name, 1)
+		format = strings.Replace(format, "$f", b.metric.Format, 1)
 	}
 	if p.agg == "text" {
-		t, ok := firstText(found, p.fact)
+		t, ok := firstText(found, fact)
 		return cellValue{text: t, ok: ok}
 	}
-	v, ok := aggregate(found, p.fact, p.agg)
+	v, ok := aggregate(found, fact, p.agg)
 	if !ok {
 		return cellValue{}
 	}
-	s, ok := format(p.format, v)
-	return cellValue{text: s, value: v, numeric: true, ok: ok}
+	n, _ := aggregate(found, fact, "n")
+	s, ok := formatted(format, v)
+	return cellValue{text: s, value: v, n: n, numeric: true, ok: ok, numEnd: len(s)}
 }
 
 func or(s, dflt string) string {
@@ -228,25 +262,65 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 	for _, c := range cols {
 		g.head, g.right = append(g.head, s.data.eval(c.item.Head, binding{method: c.method}).text), append(g.right, c.item.Align != "left")
 	}
+	var rows [][]cellValue
+	var labels []string
 	for _, rg := range t.Rows {
 		if rg.When != "" && !s.has(s.data.obs, rg.When) {
 			continue
 		}
 		var fit fitRow
 		for _, b := range s.rows(t, rg, at) {
-			r, vals := s.row(t, b, cols, rg.Collapse && (rg.Total == "" || b.total != ""))
-			g.rows = append(g.rows, r)
+			r, vals := s.row(t, b, cols)
+			r.collapse = rg.Collapse && (rg.Total == "" || b.total != "")
+			g.rows, rows, labels = append(g.rows, r), append(rows, vals), append(labels, s.data.eval(t.Transpose, b).text)
 			fit.sets, fit.vals = append(fit.sets, b.set), append(fit.vals, vals)
 		}
 		if rg.Fit != "" {
-			g.rows = append(g.rows, fit.row(rg.Fit, len(t.Lead), cols, float64(s.spec.Cost.MinFitN)))
+			g.rows, rows = append(g.rows, fit.row(rg.Fit, len(t.Lead), cols, float64(s.spec.Cost.MinFitN))), append(rows, nil)
 		}
 	}
-	blankRepeats(g, t.Lead)
 	if len(g.rows) == 0 {
 		return "", nil
 	}
+	s.writeCells(t, g, rows)
+	blankRepeats(g, t.Lead)
+	if t.Transpose != "" {
+		g = g.transpose(t.Corner, labels, len(t.Lead))
+	}
 	return s.frame(t, g, at.set, at.parts)
+}
+
+// writeCells writes the cells of rows after the lead cells of g's rows:
+// missing, bold or with their count, and what is below them.
+func (s *section) writeCells(t *tableSpec, g *grid, rows [][]cellValue) {
+	most := 0.0
+	for _, vals := range rows {
+		for _, v := range vals {
+			if v.ok && v.numeric {
+				most = max(most, v.n)
+			}
+		}
+	}
+	for i, vals := range rows {
+		for _, v := range vals {
+			text := v.text
+			switch {
+			case !v.ok && t.Missing != nil:
+				text = *t.Missing
+			case !v.ok:
+				text = "—"
+			case v.bold:
+				text = text[:v.numFrom] + "**" + text[v.numFrom:v.numEnd] + "**" + text[v.numEnd:]
+			}
+			if t.Counts && v.ok && v.numeric && v.n < most {
+				text += fmt.Sprintf(" (n=%d)", int(v.n))
+			}
+			if v.below != "" {
+				text += "<br><sub>" + v.below + "</sub>"
+			}
+			g.rows[i].cells = append(g.rows[i].cells, text)
+		}
+	}
 }
 
 // column is one column of a table's column groups.
@@ -264,7 +338,7 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 		}
 		if cg.Over != "method" {
 			for _, it := range items {
-				out = append(out, column{item: it})
+				out = append(out, column{method: it.Method, item: it})
 			}
 			continue
 		}
@@ -355,7 +429,7 @@ func (s *section) rows(t *tableSpec, rg rowGroup, at binding) []binding {
 	return slices.DeleteFunc(bs, func(b binding) bool {
 		return rg.Need != "" && !slices.ContainsFunc(s.data.obs, func(o *obs) bool {
 			_, ok := o.num[rg.Need]
-			return ok && (b.set == nil || o.set == b.set) && (b.model == "" || o.model == b.model) && (b.method == "" || o.method == b.method)
+			return ok && (b.set == nil || o.set == b.set) && (b.parts == nil || slices.Contains(b.parts, o.part)) && (b.model == "" || o.model == b.model) && (b.method == "" || o.method == b.method)
 		})
 	})
 }
@@ -375,6 +449,12 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 				out = append(out, b)
 			}
 		}
+	case "listed":
+		for _, l := range rg.Listed {
+			i := slices.IndexFunc(rg.Metrics, func(m metricItem) bool { return m.Name == l.Metric })
+			b.metric, b.set = &rg.Metrics[i], s.data.byKey[l.Setting]
+			out = append(out, b)
+		}
 	case "model":
 		for _, m := range s.data.modelsOf(b.set) {
 			b.model = m
@@ -391,9 +471,9 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 	return out
 }
 
-// row renders the cells of one row, bolding the best of its metric.
-func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) (gridRow, []cellValue) {
-	r := gridRow{collapse: collapse}
+// row evaluates the cells of one row, marking the best of its metric.
+func (s *section) row(t *tableSpec, b binding, cols []column) (gridRow, []cellValue) {
+	var r gridRow
 	for _, l := range t.Lead {
 		r.cells = append(r.cells, s.data.eval(l.Cell, b).text)
 	}
@@ -401,36 +481,39 @@ func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) (gr
 	for j, c := range cols {
 		cb := b
 		cb.method = or(c.method, b.method)
-		vals[j] = s.data.eval(c.item.Cell, cb)
-	}
-	best := -1
-	if b.metric != nil && b.metric.Best != "" {
-		best = bestCell(vals, b.metric.Best == "max")
-	}
-	for j, v := range vals {
-		switch {
-		case !v.ok && t.Missing != nil:
-			r.cells = append(r.cells, *t.Missing)
-		case !v.ok:
-			r.cells = append(r.cells, "—")
-		case j == best:
-			r.cells = append(r.cells, "**"+v.text+"**")
-		default:
-			r.cells = append(r.cells, v.text)
+		if c.item.Part != "" {
+			cb.parts = []string{c.item.Part}
 		}
+		vals[j] = s.data.eval(c.item.Cell, cb)
+		vals[j].below = s.data.eval(c.item.Below, cb).text
+	}
+	if b.metric != nil && b.metric.Best != "" {
+		markBest(vals, cols, b.metric.Best == "max", t.Ties)
 	}
 	return r, vals
 }
 
-// bestCell is the first cell holding the best number (NaN never is).
-func bestCell(vals []cellValue, higher bool) int {
-	best := -1
+// markBest bolds the first cell holding the best number (NaN never is),
+// references aside; with ties, every cell holding it where two or more
+// compete.
+func markBest(vals []cellValue, cols []column, higher, ties bool) {
+	best, count := -1, 0
 	for j, v := range vals {
-		if v.ok && v.numeric && !math.IsNaN(v.value) && (best < 0 || higher && v.value > vals[best].value || !higher && v.value < vals[best].value) {
+		if !v.ok || !v.numeric || cols[j].item.Ref {
+			continue
+		}
+		count++
+		if !math.IsNaN(v.value) && (best < 0 || higher && v.value > vals[best].value || !higher && v.value < vals[best].value) {
 			best = j
 		}
 	}
-	return best
+	for j := range vals {
+		if ties {
+			vals[j].bold = count > 1 && best >= 0 && vals[j].ok && vals[j].numeric && !cols[j].item.Ref && vals[j].value == vals[best].value
+		} else {
+			vals[j].bold = j == best
+		}
+	}
 }
 
 // fitRow gathers a row group's settings and cells for the growth

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/stageio/outputs"
@@ -44,13 +45,10 @@ type costSpec struct {
 
 // costCell accumulates one method on one setting.
 type costCell struct {
-	models, converged   int
-	seconds, iterations float64 // summed over the models
-	wall, cpu           float64 // summed over its instances' processes
-	rssKiB              int64
-	noUsage, shared     bool
-	instances           []string
-	marginals           []string
+	metrics.Cost
+	shared    bool
+	instances []string
+	marginals []string
 }
 
 // readCosts reads every completed instance of the plan that wrote
@@ -114,14 +112,12 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 				s.data.add(newObs("", inst.stage, g, "", r.Method))
 			}
 		}
-		c.models++
-		c.seconds += r.Seconds
-		c.iterations += float64(r.Iterations)
-		c.converged += int(b2f(r.Converged))
+		c.Models, c.Seconds, c.Iterations = c.Models+1, c.Seconds+r.Seconds, c.Iterations+float64(r.Iterations)
+		c.Converged += int(b2f(r.Converged))
 		if !slices.Contains(c.instances, inst.id) {
 			c.instances = append(c.instances, inst.id)
-			c.wall, c.cpu, c.rssKiB = c.wall+st.Seconds, c.cpu+st.CPUSeconds, max(c.rssKiB, st.MaxRSSKiB)
-			c.noUsage, c.shared = c.noUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
+			c.Wall, c.CPU, c.RSSKiB, c.Processes = c.Wall+st.Seconds, c.CPU+st.CPUSeconds, max(c.RSSKiB, st.MaxRSSKiB), c.Processes+1
+			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
 			c.marginals = append(c.marginals, filepath.Join(inst.outDir, formats.MarginalsFile))
 		}
 	}
@@ -137,27 +133,23 @@ func (s *section) costFacts(cells map[[2]string]*costCell) error {
 		if cell == nil {
 			continue
 		}
-		n, iters := float64(cell.models), cell.iterations/float64(cell.models)
-		cpu := cell.cpu
-		if cell.noUsage {
-			cpu = math.NaN()
-		}
-		o.num["seconds"], o.num["iterations"], o.num["per_iteration"] = cell.seconds/n, iters, perIteration(cell.seconds, cell.iterations)
+		n, iters, cpu := float64(cell.Models), cell.Iterations/float64(cell.Models), cell.MeanCPU()
+		o.num["seconds"], o.num["iterations"], o.num["per_iteration"] = cell.Seconds/n, iters, metrics.PerIteration(cell.Seconds, cell.Iterations)
 		o.num["rss_mib"] = math.NaN()
-		if cell.rssKiB > 0 && !cell.noUsage {
-			o.num["rss_mib"] = float64(cell.rssKiB) / 1024
+		if cell.RSSKiB > 0 && !cell.NoUsage {
+			o.num["rss_mib"] = float64(cell.RSSKiB) / 1024
 		}
-		o.text["converged"] = fmt.Sprintf("%d/%d", cell.converged, cell.models)
-		if cell.models == 1 {
-			o.text["converged"] = map[bool]string{true: "yes", false: "no"}[cell.converged == 1]
+		o.text["converged"] = fmt.Sprintf("%d/%d", cell.Converged, cell.Models)
+		if cell.Models == 1 {
+			o.text["converged"] = map[bool]string{true: "yes", false: "no"}[cell.Converged == 1]
 		}
-		inst := float64(len(cell.instances))
-		o.num["wall"], o.num["cpu"], o.num["cpu_per_iteration"] = cell.wall/inst, cpu/inst, perIteration(cpu/n, iters)
+		o.num["wall"], o.num["cpu"] = cell.PerProcess()
+		o.num["cpu_per_iteration"] = metrics.PerIteration(cpu, iters)
 		o.text["iters"], o.text["iter"] = "iters", "iter"
 		if hasPrefix(o.method, c.Steps) {
 			o.text["iters"], o.text["iter"], o.num["counts_steps"] = "steps", "step", 1
 		}
-		if cell.noUsage {
+		if cell.NoUsage {
 			o.num["no_usage"] = 1
 		}
 		if cell.shared {
@@ -165,35 +157,12 @@ func (s *section) costFacts(cells map[[2]string]*costCell) error {
 		}
 		step := math.NaN()
 		if short := cells[[2]string{o.set.key, c.Short[o.method]}]; short != nil {
-			o.num["has_short"], o.num["short_steps"] = 1, short.iterations/float64(short.models)
-			step = cpuPerStep(cpu/n, iters, short, c.MinStepShare)
+			o.num["has_short"], o.num["short_steps"] = 1, short.Iterations/float64(short.Models)
+			step = cell.CPUPerStep(short.Cost, c.MinStepShare)
 		}
-		o.num["cpu_per_step"], o.num["cpu_besides_steps"] = step, cpu/n-iters*step
+		o.num["cpu_per_step"], o.num["cpu_besides_steps"] = step, cpu-iters*step
 	}
 	return s.costDeltas(cells)
-}
-
-func perIteration(x, iterations float64) float64 {
-	if iterations <= 0 {
-		return math.NaN()
-	}
-	return x / iterations
-}
-
-// cpuPerStep is the CPU seconds per step between the end of the short run
-// and the end of the full one; NaN without a short run that took fewer
-// steps, or when the difference is under minShare of the full run's.
-func cpuPerStep(cpu, iters float64, short *costCell, minShare float64) float64 {
-	shortIters := short.iterations / float64(short.models)
-	shortCPU := short.cpu / float64(short.models)
-	if short.noUsage {
-		shortCPU = math.NaN()
-	}
-	diff := cpu - shortCPU
-	if iters <= shortIters || diff < minShare*cpu {
-		return math.NaN()
-	}
-	return diff / (iters - shortIters)
 }
 
 // costDeltas measures the variable marginals of the compared methods
@@ -201,50 +170,24 @@ func cpuPerStep(cpu, iters float64, short *costCell, minShare float64) float64 {
 func (s *section) costDeltas(cells map[[2]string]*costCell) error {
 	c := s.spec.Cost
 	for _, o := range s.data.obs {
-		ref := cells[[2]string{o.set.key, c.Reference}]
-		cell := cells[[2]string{o.set.key, o.method}]
+		ref, cell := cells[[2]string{o.set.key, c.Reference}], cells[[2]string{o.set.key, o.method}]
 		if ref == nil || cell == nil || !slices.Contains(c.Compare, o.method) {
 			continue
 		}
-		mean, largest, err := varDelta(ref.marginals, c.Reference, cell.marginals, o.method)
+		pa, err := outputs.VarMarginals(ref.marginals, c.Reference)
 		if err != nil {
 			return err
 		}
-		o.num["delta_mean"], o.num["delta_max"], o.text["reference"] = mean, largest, c.Reference
+		pb, err := outputs.VarMarginals(cell.marginals, o.method)
+		if err != nil {
+			return err
+		}
+		if o.num["delta_mean"], o.num["delta_max"], err = metrics.MarginalDelta(pa, pb); err != nil {
+			return fmt.Errorf("%s against %s: %w", c.Reference, o.method, err)
+		}
+		o.text["reference"] = c.Reference
 	}
 	return nil
-}
-
-// varDelta is the mean and the largest |p - q| over every entry of every
-// variable marginal of method a (in files fa) against b (in fb), over the
-// variables of the models both have.
-func varDelta(fa []string, a string, fb []string, b string) (mean, largest float64, err error) {
-	pa, err := outputs.VarMarginals(fa, a)
-	if err != nil {
-		return 0, 0, err
-	}
-	pb, err := outputs.VarMarginals(fb, b)
-	if err != nil {
-		return 0, 0, err
-	}
-	sum, n := 0.0, 0
-	for k, p := range pa {
-		q, ok := pb[k]
-		if !ok {
-			continue
-		}
-		if len(p) != len(q) {
-			return 0, 0, fmt.Errorf("model %d variable %d: %s has %d states, %s %d", k[0], k[1], a, len(p), b, len(q))
-		}
-		for i := range p {
-			v := math.Abs(p[i] - q[i])
-			sum, largest, n = sum+v, math.Max(largest, v), n+1
-		}
-	}
-	if n == 0 {
-		return math.NaN(), math.NaN(), nil
-	}
-	return sum / float64(n), largest, nil
 }
 
 // costLabels names the settings: the side of a square grid or torus

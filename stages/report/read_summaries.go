@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
@@ -38,7 +37,7 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 		pt.stages = append(pt.stages, stage)
 		fam := &family{Name: familyOf(s.plan, stage, pt.prefix), Stage: stage}
 		for _, inst := range s.plan.of(stage) {
-			ok, err := s.readSummary(pt, fam, inst)
+			ok, err := s.readSummary(pt, fam, inst, fam.Stage+"|")
 			if err != nil {
 				return err
 			}
@@ -49,9 +48,9 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 	return nil
 }
 
-// readSummary reads one instance's summary.parquet; ok is false when it
-// has not been written.
-func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, err error) {
+// readSummary reads one instance's summary.parquet, its settings keyed
+// with prefix; ok is false when it has not been written.
+func (s *section) readSummary(pt *part, fam *family, inst *instance, prefix string) (ok bool, err error) {
 	path := filepath.Join(inst.outDir, formats.SummaryFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -64,11 +63,11 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance) (ok bool, e
 	for _, r := range rows {
 		fam.rows = append(fam.rows, r.SummaryRow)
 		ps := paperSetting(r.Graph, r.Size, r.Gamma)
-		g := s.data.setting(fam.Stage+"|"+ps.key, func() *group {
+		g := s.data.setting(prefix+ps.key, func() *group {
 			ps.family, ps.label = fam.Name, s.label(ps)
 			return ps
 		})
-		o := s.data.find(g, "", r.Method)
+		o := slices.DeleteFunc(slices.Clone(s.data.find(g, "", r.Method)), func(o *obs) bool { return o.stage != fam.Stage })
 		if len(o) == 0 {
 			o = []*obs{s.data.add(newObs(pt.prefix, fam.Stage, g, "", r.Method))}
 		}
@@ -180,47 +179,20 @@ func (s *section) readUnscoredSet(pt *part, fam string, m *instance, ref string)
 	return nil
 }
 
-// compareAnswers adds a method's facts on a set: over the models it and
-// the reference answered, the mean of each model's mean |ΔP| from the
-// reference's variable marginals (ref_mean_abs), the RMS of ln Z minus
-// the reference's (ref_logz_rms), and the mean seconds.
+// compareAnswers adds a method's facts on a set against the reference's
+// answers (metrics.Answers.Against): ref_mean_abs, ref_logz_rms, seconds.
 func (s *section) compareAnswers(pt *part, g *group, method string, r, ref *outputs.Answers, refName string) error {
-	var dps, dlz, secs []float64
-	ids := make([]int32, 0, len(r.LogZ))
-	for id := range r.LogZ {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		refLZ, ok := ref.LogZ[id]
-		if !ok {
-			continue
+	meanAbs, logzRMS, secs, n, err := r.Against(ref)
+	if err != nil || n == 0 {
+		if err != nil {
+			err = fmt.Errorf("%s against %s: %w", method, refName, err)
 		}
-		var p, q []float64
-		for v := int32(0); ; v++ {
-			a, ok := r.Vars[[2]int32{id, v}]
-			if !ok {
-				break
-			}
-			b := ref.Vars[[2]int32{id, v}]
-			if len(a) != len(b) {
-				return fmt.Errorf("%s: model %d variable %d has %d states, %s %d", method, id, v, len(a), refName, len(b))
-			}
-			p, q = append(p, a...), append(q, b...)
-		}
-		dp := 0.0
-		if len(p) > 0 {
-			dp, _ = metrics.MeanAbsDiff(p, q)
-		}
-		dps, dlz, secs = append(dps, dp), append(dlz, r.LogZ[id]-refLZ), append(secs, r.Seconds[id])
-	}
-	if len(secs) == 0 {
-		return nil
+		return err
 	}
 	o := s.data.add(newObs(pt.prefix, "", g, "", method))
-	o.num["seconds"] = metrics.Mean(secs)
+	o.num["seconds"] = secs
 	if method != refName {
-		o.num["ref_mean_abs"], o.num["ref_logz_rms"] = metrics.Mean(dps), metrics.RootMeanSquare(dlz)
+		o.num["ref_mean_abs"], o.num["ref_logz_rms"] = meanAbs, logzRMS
 	}
 	return nil
 }

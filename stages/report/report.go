@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,9 +29,6 @@ type Params struct {
 	// the paper: amortized inference" from its amortized_* score stages.
 	Amortized string
 }
-
-// beyondPaper are the sections after the paper's tables, in order.
-var beyondPaper = []string{"hard", "uai", "amortized", "hidden"}
 
 // Run reads the pipeline's outputs and writes the report and its figures.
 func Run(p Params) error {
@@ -63,7 +61,11 @@ func Run(p Params) error {
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		rs[t.Number] = fill(t, data)
-		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number]))
+		md, err := data.s.build(&data.s.spec.Tables[i], binding{})
+		if err != nil {
+			return err
+		}
+		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number], md))
 	}
 	if doc.Discussion, err = discussion(rs, data); err != nil {
 		return err
@@ -85,7 +87,11 @@ func Run(p Params) error {
 // sections writes the sections beyond the paper into doc, and returns
 // their figures and the stage patterns they read.
 func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []string, err error) {
-	for _, name := range beyondPaper {
+	names, err := reportSections()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range names {
 		if name == "amortized" && p.Amortized != "" {
 			md, err := AmortizedSection(AmortizedParams{Config: p.Amortized, Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true})
 			if err != nil {
@@ -108,6 +114,35 @@ func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []str
 		figs, parts = append(figs, s.figures()...), append(parts, s.spec.Parts...)
 	}
 	return figs, parts, nil
+}
+
+// reportSections are the declared sections that REPORT.md has after the
+// paper's tables (in_report), in their declared order.
+func reportSections() ([]string, error) {
+	files, err := sectionFiles.ReadDir("sections")
+	if err != nil {
+		return nil, err
+	}
+	at := map[string]int{}
+	for _, f := range files {
+		name, ok := strings.CutSuffix(f.Name(), ".toml")
+		if !ok {
+			continue
+		}
+		spec, err := loadSection(name)
+		if err != nil {
+			return nil, err
+		}
+		if spec.InReport > 0 {
+			if slices.Contains(slices.Collect(maps.Values(at)), spec.InReport) {
+				return nil, fmt.Errorf("sections/%s.toml: in_report %d is another section's", name, spec.InReport)
+			}
+			at[name] = spec.InReport
+		}
+	}
+	names := slices.Collect(maps.Keys(at))
+	slices.SortFunc(names, func(a, b string) int { return at[a] - at[b] })
+	return names, nil
 }
 
 // docData is what REPORT.md shows (sections/report.tmpl).
@@ -136,9 +171,9 @@ type sectionDoc struct {
 	Wrap                    bool
 }
 
-func newTableDoc(res *result) tableDoc {
+func newTableDoc(res *result, md string) tableDoc {
 	t := res.t
-	d := tableDoc{T: t, R: res, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: res.markdown()}
+	d := tableDoc{T: t, R: res, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
 	if t.Kind == KindInference {
 		d.Stages = nil
 		for _, c := range t.Columns {
@@ -168,7 +203,7 @@ func (res *result) Added() []string {
 // discussion writes the declared discussion over the filled tables.
 func discussion(rs results, data *paperData) (string, error) {
 	var spec discussionSpec
-	if err := decodeFile("sections/discussion.toml", &spec); err != nil {
+	if err := decode("discussion.toml", discussionTOML, &spec); err != nil {
 		return "", err
 	}
 	t, err := template.New("discussion").Parse(spec.Text)

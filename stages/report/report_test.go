@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,15 +315,29 @@ func TestFormatNumber(t *testing.T) {
 }
 
 func TestBest(t *testing.T) {
-	tab := &Table{Columns: []Column{{Method: "true"}, {Method: "a"}, {Method: "b"}, {Method: "c"}}}
-	row := []stat{{ok: true, mean: 0.1}, {ok: true, mean: 0.5}, {ok: true, mean: 0.3}, {}}
-	if got := best(tab, "l1", row); !got[2] || got[0] || got[1] || got[3] {
-		t.Errorf("l1: best %v, want column b (the reference never wins)", got)
+	cols := []column{{item: leadColumn{Ref: true}}, {}, {}, {}}
+	val := func(v float64) cellValue { return cellValue{ok: true, numeric: true, value: v} }
+	bold := func(vals []cellValue, higher, ties bool) []bool {
+		markBest(vals, cols, higher, ties)
+		var out []bool
+		for _, v := range vals {
+			out = append(out, v.bold)
+		}
+		return out
 	}
-	if got := best(tab, "corr", row); !got[1] || got[2] {
-		t.Errorf("corr: best %v, want column a (higher is better)", got)
+	if got := bold([]cellValue{val(0.1), val(0.5), val(0.3), {}}, false, true); !slices.Equal(got, []bool{false, false, true, false}) {
+		t.Errorf("lowest: bold %v, want column 2 (the reference never wins)", got)
 	}
-	if got := best(tab, "l1", []stat{{}, {ok: true, mean: 1}, {}, {}}); got[1] {
+	if got := bold([]cellValue{val(0.1), val(0.5), val(0.3), {}}, true, true); !slices.Equal(got, []bool{false, true, false, false}) {
+		t.Errorf("highest: bold %v, want column 1", got)
+	}
+	if got := bold([]cellValue{val(0.1), val(0.3), val(0.3), val(0.5)}, false, true); !slices.Equal(got, []bool{false, true, true, false}) {
+		t.Errorf("ties: bold %v, want columns 1 and 2", got)
+	}
+	if got := bold([]cellValue{val(0.1), val(0.3), val(0.3), val(0.5)}, false, false); !slices.Equal(got, []bool{false, true, false, false}) {
+		t.Errorf("without ties: bold %v, want column 1 alone", got)
+	}
+	if got := bold([]cellValue{{}, val(1), {}, {}}, false, true); slices.Contains(got, true) {
 		t.Error("a lone value is bold")
 	}
 }

@@ -274,25 +274,3 @@ func TestFmtSig(t *testing.T) {
 		}
 	}
 }
-
-func TestCPUPerStep(t *testing.T) {
-	short := func(cpu, iters float64) *costCell { return &costCell{models: 1, iterations: iters, cpu: cpu} }
-	// A full run of 300 steps in 10 CPU s, a short one of 50 in 5.
-	if got := cpuPerStep(10, 300, short(5, 50), 0.1); math.Abs(got-0.02) > 1e-12 {
-		t.Errorf("cpuPerStep %g, want 0.02", got)
-	}
-	if got := 10 - 300*cpuPerStep(10, 300, short(5, 50), 0.1); math.Abs(got-4) > 1e-12 {
-		t.Errorf("CPU besides steps %g, want 4", got)
-	}
-	if got := cpuPerStep(10, 300, short(9.5, 50), 0.1); !math.IsNaN(got) { // 5% of the run: noise
-		t.Errorf("a difference of 5%%: %g, want NaN", got)
-	}
-	if got := cpuPerStep(10, 300, short(5, 300), 0.1); !math.IsNaN(got) { // stopped no earlier than the full run
-		t.Errorf("no fewer steps: %g, want NaN", got)
-	}
-	noUsage := short(5, 50)
-	noUsage.noUsage = true
-	if got := cpuPerStep(10, 300, noUsage, 0.1); !math.IsNaN(got) {
-		t.Errorf("a short run without usage: %g, want NaN", got)
-	}
-}

@@ -16,6 +16,9 @@ import (
 // text/template over a scope).
 type sectionSpec struct {
 	Title, Anchor string
+	// InReport is the section's place among those REPORT.md has after the
+	// paper's tables (1 first); 0: not in REPORT.md.
+	InReport int `toml:"in_report"`
 	// Reads is what the section reads of its stages: "scores" (every
 	// model's scores, with the estimates, exact ln Z and marginals scored),
 	// "summaries" (score stages' summaries), "learning" (learn-mrf
@@ -82,15 +85,6 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 	return &s, nil
 }
 
-// decodeFile decodes an embedded TOML file.
-func decodeFile(name string, v any) error {
-	b, err := sectionFiles.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	return decode(name, b, v)
-}
-
 // decode decodes TOML, refusing unknown keys.
 func decode(name string, b []byte, v any) error {
 	md, err := toml.Decode(string(b), v)
@@ -107,8 +101,9 @@ func decode(name string, b []byte, v any) error {
 func (s *sectionSpec) cells() []string {
 	var out []string
 	for _, t := range s.Tables {
+		out = append(out, t.Transpose)
 		for _, l := range append(t.Lead, colItems(t.Cols)...) {
-			out = append(out, l.Head, l.Cell)
+			out = append(out, l.Head, l.Cell, l.Below)
 		}
 		for _, rg := range t.Rows {
 			for _, m := range rg.Metrics {
@@ -149,7 +144,7 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 		"quote":    quoteJoin,
 		"join":     strings.Join,
 		"truncate": func(n int, xs []string) []string { return truncate(xs, n) },
-		"fmt":      func(f string, v float64) string { t, _ := format(f, v); return t },
+		"fmt":      func(f string, v float64) string { t, _ := formatted(f, v); return t },
 		"utc":      func(t time.Time) string { return t.UTC().Format(time.DateTime) },
 		"sub":      func(a, b int) int { return a - b },
 		"chomp":    func(s string) string { return strings.TrimSuffix(s, "\n") },

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 )
 
@@ -81,10 +82,7 @@ func TestNLL(dir string) (ids []int32, nll map[int32]float64, err error) {
 }
 
 // Answers are one method's answers on the models of a directory.
-type Answers struct {
-	Vars          map[[2]int32][]float64 // (model, variable) -> marginal
-	LogZ, Seconds map[int32]float64      // by model
-}
+type Answers = metrics.Answers
 
 // ReadAnswers adds the estimates and variable marginals of the method
 // stage output dir to runs (by method; order lists the methods as first
