@@ -141,7 +141,7 @@ func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
 		if fs.Plot == "" {
 			fig = d.s.learningFigure(d.learn.prefix)
 		}
-		for _, sp := range score.SizePlots {
+		for _, sp := range score.SizePlots() {
 			if fs.Plot != "" && sp.Metric == fs.Plot && len(rows) > 0 {
 				panels, err := score.SizePanels(cols, rows, fs.Plot, sp.LogY)
 				if err != nil {

@@ -32,17 +32,22 @@ const (
 	SecondsPlot = "seconds_vs_size.png"
 )
 
-// SizePlots lists the plots of Params.Plots: file name, metric, and whether
-// the y axis is logarithmic. log Z errors and seconds span orders of
-// magnitude across methods, so they are drawn on log axes.
-var SizePlots = []struct {
+// SizePlot is one plot of Params.Plots: file name, metric, and whether the
+// y axis is logarithmic.
+type SizePlot struct {
 	File   string
 	Metric string
 	LogY   bool
-}{
-	{L1Plot, metrics.L1, false},
-	{LogZPlot, metrics.LogZErr, true},
-	{SecondsPlot, Seconds, true},
+}
+
+// SizePlots returns the plots of Params.Plots. log Z errors and seconds
+// span orders of magnitude across methods, so they are drawn on log axes.
+func SizePlots() []SizePlot {
+	return []SizePlot{
+		{L1Plot, metrics.L1, false},
+		{LogZPlot, metrics.LogZErr, true},
+		{SecondsPlot, Seconds, true},
+	}
 }
 
 // Series is one line of a panel: a method's values against x.
@@ -519,7 +524,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 // data for, by file name.
 func sizeFigures(groupCols []string, rows []formats.SummaryRow) (map[string]Figure, error) {
 	figs := map[string]Figure{}
-	for _, sp := range SizePlots {
+	for _, sp := range SizePlots() {
 		panels, err := SizePanels(groupCols, rows, sp.Metric, sp.LogY)
 		if err != nil {
 			return nil, err

@@ -176,7 +176,7 @@ func TestRunPlots(t *testing.T) {
 	if err := Run(p, out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, sp := range SizePlots {
+	for _, sp := range SizePlots() {
 		data, err := os.ReadFile(filepath.Join(out, sp.File))
 		if err != nil {
 			t.Fatal(err)

@@ -228,7 +228,7 @@ func plotOutputs(cols []string, sum summary) ([]stageio.Output, error) {
 		return nil, err
 	}
 	var outs []stageio.Output
-	for _, sp := range SizePlots {
+	for _, sp := range SizePlots() {
 		if f, ok := figs[sp.File]; ok {
 			outs = append(outs, stageio.Output{Name: sp.File, Write: f.WritePNG})
 		}
