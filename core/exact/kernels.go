@@ -30,6 +30,7 @@ type kernel struct {
 	g          *geom // strided sweeps; nil for matrix products
 	mm         *matmul
 	bg         *blockGemm
+	lnK        float64 // ln of the number of terms of each sum
 }
 
 type matmul struct {
@@ -52,7 +53,7 @@ const (
 var blas64 gonum.Implementation
 
 func newKernel(card []int, xv, yv, ov []int) *kernel {
-	k := &kernel{card: card, xv: xv, yv: yv, ov: ov}
+	k := &kernel{card: card, xv: xv, yv: yv, ov: ov, lnK: lnSummed(card, xv, yv, ov)}
 	dims, st := unionStrides(card, xv, yv, ov)
 	cards := make([]int, len(dims))
 	total := 1
