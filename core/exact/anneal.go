@@ -181,7 +181,7 @@ func (a *annealer) run(sweeps int) {
 				continue
 			}
 			d, ratio, nu := a.delta(m, scratch)
-			if ratio > 1 && a.rng.Float64() >= math.Exp2(-beta*math.Log2(ratio)) {
+			if ratio > 1 && !uphill(ratio, beta, a.rng.ExpFloat64()) {
 				continue
 			}
 			a.apply(m, scratch, nu)
@@ -195,6 +195,21 @@ func (a *annealer) run(sweeps int) {
 	}
 	a.t = best
 	a.total = bestCost
+}
+
+// uphill reports whether a move that multiplies the local cost by ratio > 1
+// is taken at inverse temperature beta, with probability 2^(-beta·log2 ratio)
+// = e^(-beta·ln ratio): given e drawn from Exp(1), iff beta·ln(ratio) < e.
+// The bounds (r-1)/r <= ln r <= r-1 settle most moves without a logarithm.
+func uphill(ratio, beta, e float64) bool {
+	x := ratio - 1
+	switch {
+	case beta*x < e:
+		return true
+	case beta*x/ratio >= e:
+		return false
+	}
+	return beta*math.Log(ratio) < e
 }
 
 // The annealing schedule: at betaStart a move that doubles the cost is
