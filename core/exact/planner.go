@@ -132,7 +132,7 @@ const hopeless = 16
 // planBudget returns the rotations of the annealing (and, half as many,
 // their time's worth of greedy orders) that planning a model whose best
 // tree so far takes seconds to solve along may spend: in proportion to
-// seconds, at most maxProposals, and hopelessProposals (a fifth of a
+// seconds, at most maxProposals, and hopelessProposals (a tenth of a
 // second or so) for a tree far over opt.MaxPlannedSeconds, which is most
 // likely refused, but on genetic-linkage models annealing takes greedy
 // trees thousands of times over the bound to within it.
@@ -169,7 +169,7 @@ const annealProposals = 1.5e6
 const (
 	maxSweeps         = 1000
 	maxProposals      = 5e6
-	hopelessProposals = 2e6
+	hopelessProposals = 1e6
 )
 
 // refine anneals each tree with a number of passes that grows with the
