@@ -153,8 +153,9 @@ func (t *ctree) quickSeconds() float64 {
 // keepOrders is the number of greedy orders (the cheapest by total clique
 // size) made into trees, keepTrees the number of those trees annealed.
 const (
-	keepOrders = 6
-	keepTrees  = 2
+	keepOrders    = 6
+	keepTrees     = 2
+	chainsPerTree = 2
 )
 
 // annealProposals is the number of rotations tried per estimated second of
@@ -172,17 +173,21 @@ const (
 	hopelessProposals = 1e6
 )
 
-// refine anneals each tree with a number of passes that grows with the
-// estimated time of solving along the best of them, and returns the
-// cheapest result and its heuristic's name.
+// refine anneals each tree chainsPerTree times with a number of passes that
+// grows with the estimated time of solving along the best of them, and
+// returns the cheapest result and its heuristic's name. Annealing runs
+// differ a lot (on the Promedas stand-in the plans of six seeds take 0.05
+// to 0.11 s): several shorter chains are a safer bet than one long one.
 func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float64, seconds float64) (*ctree, string) {
 	internal := max(1, len(sh.leafVars)-1)
-	// The trees anneal concurrently, each with its own generator, so the
+	// The chains anneal concurrently, each with its own generator, so the
 	// result does not depend on the number of cores.
-	sweeps := min(maxSweeps, int(planBudget(seconds, opt)/float64(internal*len(trees))))
-	as := make([]*annealer, len(trees))
+	chains := chainsPerTree * len(trees)
+	sweeps := min(maxSweeps, int(planBudget(seconds, opt)/float64(internal*chains)))
+	as := make([]*annealer, chains)
 	var wg sync.WaitGroup
-	for i, t := range trees {
+	for i := range as {
+		t := trees[i/chainsPerTree]
 		as[i] = &annealer{t: t.clone(), gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, i))}
 		wg.Add(1)
 		go func(a *annealer) {
@@ -198,7 +203,7 @@ func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float
 	best, name, bestCost := trees[0], names[0], math.Inf(1)
 	for i, a := range as {
 		if a.total < bestCost {
-			best, name, bestCost = a.t, names[i], a.total
+			best, name, bestCost = a.t, names[i/chainsPerTree], a.total
 		}
 	}
 	if sweeps > 0 {
@@ -215,7 +220,7 @@ func (sh *shape) anneal(t *ctree, opt Options, limit, seconds float64, round int
 	if sweeps == 0 {
 		return t
 	}
-	a := &annealer{t: t, gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, keepTrees+round))}
+	a := &annealer{t: t, gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, chainsPerTree*keepTrees+round))}
 	a.run(sweeps)
 	return a.t
 }
