@@ -57,7 +57,7 @@ const (
 
 // Metrics lists every score in the order of the printed table.
 var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, Seconds, Converged, CheckFailed, Iterations,
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, metrics.Hellinger, metrics.PRErr, SECoverage, Seconds, Converged, CheckFailed, Iterations,
 	BoundHeld, SandwichWidth}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
@@ -522,7 +522,8 @@ func scoreRun(r, t *run) (scoredRun, error) {
 		}
 		s.values = append(s.values, value{metrics.L1, p.L1}, value{metrics.Corr, p.Corr})
 	}
-	if !(noLogZ(r.method) && math.IsNaN(r.est.LogZ)) {
+	claimsLogZ := !(noLogZ(r.method) && math.IsNaN(r.est.LogZ))
+	if claimsLogZ {
 		s.values = append(s.values, value{metrics.LogZErr, metrics.LogZError(t.est.LogZ, r.est.LogZ)})
 	}
 	e, err := metrics.CompareMarginals(m, t.marg, r.marg)
@@ -532,6 +533,10 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	s.values = append(s.values, value{metrics.VarMeanAbs, e.VarMeanAbs}, value{metrics.VarMaxAbs, e.VarMaxAbs})
 	if e.FactorEntries > 0 {
 		s.values = append(s.values, value{metrics.FactorMeanAbs, e.FactorMeanAbs}, value{metrics.FactorMaxAbs, e.FactorMaxAbs})
+	}
+	s.values, err = appendUAIScores(s.values, m, t, r, claimsLogZ)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", where, err)
 	}
 	if c, ok := coverage(r, t); ok {
 		s.values = append(s.values, value{SECoverage, c})
@@ -682,3 +687,20 @@ func summaryRows(sum summary) []formats.SummaryRow {
 // undefined reports whether the cell's mean is undefined: a NaN score, or
 // (never in practice) no values.
 func (c cell) undefined() bool { return c.NaN > 0 || math.IsNaN(c.Mean) }
+
+// appendUAIScores appends the UAI competitions' scores of r against t:
+// hellinger when some variable is unobserved (metrics.Observed), pr_err
+// when r claims an ln Z.
+func appendUAIScores(vals []value, m *mrf.Model, t, r *run, claimsLogZ bool) ([]value, error) {
+	h, n, err := metrics.MeanHellinger(m, t.marg, r.marg)
+	if err != nil {
+		return vals, err
+	}
+	if n > 0 {
+		vals = append(vals, value{metrics.Hellinger, h})
+	}
+	if claimsLogZ {
+		vals = append(vals, value{metrics.PRErr, metrics.PRError(t.est.LogZ, r.est.LogZ)})
+	}
+	return vals, nil
+}
