@@ -151,6 +151,13 @@ type EstimateRow struct {
 	Converged  bool
 	Seconds    float64
 	Params     string // JSON
+	// Certificate says what backs the answer (infer.Result.Certificate:
+	// exact, converged, monte-carlo, bounds or none), for methods that
+	// state it (auto); "" otherwise. It is the optional column
+	// "certificate": written only when some row of the file has one, so
+	// files without any stay as they were, and files without the column
+	// read as "".
+	Certificate string
 }
 
 var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
@@ -163,6 +170,21 @@ var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
 	float64Column("seconds", func(r *EstimateRow) *float64 { return &r.Seconds }),
 	stringColumn("params", func(r *EstimateRow) *string { return &r.Params }),
 }}
+
+// certificateColumn is estimates' optional column of certificates.
+var certificateColumn = stringColumn("certificate", func(r *EstimateRow) *string { return &r.Certificate })
+
+// estimatesWithCertificate is estimates with the certificate column.
+var estimatesWithCertificate = table[EstimateRow]{cols: append(append([]column[EstimateRow](nil), estimatesTable.cols...), certificateColumn)}
+
+// estimatesFor reads estimates with the certificate column when the file
+// has one.
+func estimatesFor(sc *arrow.Schema) (table[EstimateRow], error) {
+	if sc.HasField(certificateColumn.name) {
+		return estimatesWithCertificate, nil
+	}
+	return estimatesTable, nil
+}
 
 // SampleRow is one sample of a model: a row of samples.parquet.
 type SampleRow struct {
@@ -358,13 +380,22 @@ func ReadStderrs(path string) ([]StderrRow, Provenance, error) {
 }
 
 // WriteEstimates writes per-method estimates to path (estimates.parquet).
+// The certificate column is written only when some row has a certificate.
 func WriteEstimates(path string, rows []EstimateRow, prov Provenance) error {
-	return writeTable(path, estimatesTable, rows, prov, defaultWrite)
+	t := estimatesTable
+	for i := range rows {
+		if rows[i].Certificate != "" {
+			t = estimatesWithCertificate
+			break
+		}
+	}
+	return writeTable(path, t, rows, prov, defaultWrite)
 }
 
-// ReadEstimates reads a file written by WriteEstimates.
+// ReadEstimates reads a file written by WriteEstimates (with or without the
+// certificate column).
 func ReadEstimates(path string) ([]EstimateRow, Provenance, error) {
-	return readTable(path, fixed(estimatesTable))
+	return readTable(path, estimatesFor)
 }
 
 // WriteSamples writes samples to path (samples.parquet).

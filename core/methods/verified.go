@@ -10,8 +10,9 @@ import (
 // verified wraps a method so that every answer it returns passes through the
 // shared check (infer.Verify): an answer that fails it is reported with
 // Converged false and the reason in Result.Check, whatever the method's own
-// convergence test said. Entry.New returns every method wrapped, so every
-// stage gets the check.
+// convergence test said, and a certificate it stated (other than bounds,
+// which do not rest on the answer) becomes infer.CertNone. Entry.New returns
+// every method wrapped, so every stage gets the check.
 type verified struct {
 	infer.Method
 	noLogZ bool // the method makes no claim on ln Z (LogZNone): not checked
@@ -30,6 +31,10 @@ func (c verified) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	}
 	if res.Check = check(m, res, rb); res.Check != "" {
 		res.Converged = false
+		if res.Certificate != "" && res.Certificate != infer.CertBounds {
+			// A failed answer is backed by nothing it claimed.
+			res.Certificate = infer.CertNone
+		}
 	}
 	return res, nil
 }
