@@ -1,0 +1,289 @@
+package auto
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// kind is what a run is, for the choice.
+type kind int
+
+const (
+	kindExact  kind = iota
+	kindRegion      // GBP or double-loop GBP on a region graph, loopy BP (the Bethe graph)
+	kindMC          // parallel tempering
+	kindMF          // mean field: the lower bound
+	kindTRW         // TRW: the upper bound
+)
+
+// candidate is one run's outcome.
+type candidate struct {
+	name string
+	kind kind
+	// rank orders region runs by their region graph: a larger graph has a
+	// larger rank (loopy BP, on the Bethe graph, the smallest).
+	rank    int
+	res     *infer.Result // nil if the run failed or was skipped
+	se      [][]float64   // standard errors of the variable marginals (kindMC)
+	check   string        // why the answer failed the shared check, "" if it passed
+	err     error         // why the run failed, or was skipped
+	limit   float64       // its time limit, seconds
+	seconds float64       // how long it ran
+}
+
+// converged reports whether c met its convergence test and passed the
+// shared check.
+func (c *candidate) converged() bool { return c.res != nil && c.res.Converged && c.check == "" }
+
+// usable reports whether c's marginals are an answer at all: every
+// variable and factor marginal of the model's shape, finite and normalised
+// (the shared check's first tests; consistency may fail, as it does for a
+// run stopped before convergence).
+func (c *candidate) usable(m *mrf.Model) bool {
+	if c.res == nil || c.res.Marginals.Check(m) != nil {
+		return false
+	}
+	for _, tables := range [][][]float64{c.res.Marginals.Vars, c.res.Marginals.Factors} {
+		for _, p := range tables {
+			if !distribution(p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func distribution(p []float64) bool {
+	s := 0.0
+	for _, v := range p {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return false
+		}
+		s += v
+	}
+	return math.Abs(s-1) <= infer.NormTol
+}
+
+// Thresholds of the choice (see the package comment).
+const (
+	// credibleRhat: parallel tempering whose chains agree this well (split
+	// R-hat over every variable) is credible even when its ladder did not
+	// mix by its own test.
+	credibleRhat = 1.1
+	// excessRatio: parallel tempering overrules a converged variational
+	// answer when their squared differences exceed this many times its
+	// squared standard errors (summed over the unobserved variables'
+	// states): the variational answer's estimated squared error, the
+	// difference less the Monte Carlo noise, is then above the noise
+	// itself, parallel tempering's own.
+	excessRatio = 2
+)
+
+// choice is the outcome of choose.
+type choice struct {
+	pick   int    // index of the chosen candidate
+	cert   string // infer.Cert*
+	reason string
+	// excess is the ratio of the squared differences between the best
+	// converged variational answer and parallel tempering to parallel
+	// tempering's squared standard errors (see excessRatio); NaN when they
+	// were not compared.
+	excess float64
+	bounds       *Bounds
+}
+
+// choose picks the answer auto returns from the candidates, by the rule of
+// the package comment, and says what backs it. It fails when no candidate
+// has an answer at all, listing why each failed.
+func choose(m *mrf.Model, cands []candidate) (choice, error) {
+	ch := choice{pick: -1, excess: math.NaN(), bounds: bounds(cands)}
+	if i := find(cands, func(c *candidate) bool { return c.kind == kindExact && c.converged() }); i >= 0 {
+		ch.pick, ch.cert, ch.reason = i, infer.CertExact, "exact inference fitted the budget"
+		return ch, nil
+	}
+	v := bestRegion(cands, func(c *candidate) bool { return c.converged() })
+	p := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.usable(m) })
+	credible := p >= 0 && (cands[p].converged() || cands[p].res.Diagnostics["rhat_max"] <= credibleRhat)
+	switch {
+	case v >= 0 && credible:
+		ch.excess = excess(m, cands[v].res.Marginals, cands[p].res.Marginals, cands[p].se)
+		if ch.excess > excessRatio {
+			ch.pick = p
+			ch.reason = fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, above %d: the variational answer's bias shows beyond the Monte Carlo noise",
+				cands[p].name, cands[v].name, ch.excess, excessRatio)
+		} else {
+			ch.pick = v
+			ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged, and %s differs from it by %.3g times its squared standard errors, at most %d",
+				cands[v].name, cands[p].name, ch.excess, excessRatio)
+		}
+	case v >= 0:
+		ch.pick = v
+		ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged; parallel tempering %s", cands[v].name, mcState(cands, p))
+	case credible:
+		ch.pick = p
+		ch.reason = fmt.Sprintf("no variational method converged; %s is credible (%s)", cands[p].name, mcState(cands, p))
+	default:
+		ch.pick = fallback(m, cands, p)
+		if ch.pick < 0 {
+			return ch, failure(cands)
+		}
+		ch.reason = fmt.Sprintf("nothing converged and parallel tempering %s: %s is the best left (region graphs largest first, then parallel tempering, loopy BP, mean field, TRW)",
+			mcState(cands, p), cands[ch.pick].name)
+	}
+	ch.cert = certificate(&cands[ch.pick], ch.bounds)
+	return ch, nil
+}
+
+// certificate is what backs candidate c: converged for a variational
+// answer that converged and passed the check, monte-carlo for parallel
+// tempering that mixed by its own test, else bounds when both bounds are
+// there, else none.
+func certificate(c *candidate, b *Bounds) string {
+	switch {
+	case c.kind == kindExact && c.converged():
+		return infer.CertExact
+	case c.kind == kindRegion && c.converged():
+		return infer.CertConverged
+	case c.kind == kindMC && c.converged():
+		return infer.CertMonteCarlo
+	case b != nil:
+		return infer.CertBounds
+	}
+	return infer.CertNone
+}
+
+// bestRegion returns the region run of the largest rank that ok accepts
+// (the first of equal rank), or -1.
+func bestRegion(cands []candidate, ok func(*candidate) bool) int {
+	best := -1
+	for i := range cands {
+		c := &cands[i]
+		if c.kind == kindRegion && ok(c) && (best < 0 || c.rank > cands[best].rank) {
+			best = i
+		}
+	}
+	return best
+}
+
+// fallback returns the best usable answer when nothing converged and
+// parallel tempering is not credible (p its index, or -1): region runs by
+// rank, then parallel tempering, then mean field, then TRW; -1 if none is
+// usable.
+func fallback(m *mrf.Model, cands []candidate, p int) int {
+	if r := bestRegion(cands, func(c *candidate) bool { return c.usable(m) }); r >= 0 {
+		return r
+	}
+	if p >= 0 {
+		return p
+	}
+	for _, k := range []kind{kindMF, kindTRW} {
+		if i := find(cands, func(c *candidate) bool { return c.kind == k && c.usable(m) }); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func mcState(cands []candidate, p int) string {
+	switch {
+	case p < 0:
+		return "gave no answer"
+	case cands[p].converged():
+		return "mixed"
+	}
+	return fmt.Sprintf("did not mix (split R-hat %.3g)", cands[p].res.Diagnostics["rhat_max"])
+}
+
+func find(cands []candidate, ok func(*candidate) bool) int {
+	for i := range cands {
+		if ok(&cands[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// bounds returns mean field's lower and TRW's upper bound on ln Z when both
+// runs gave one: mean field's ln Z bounds ln Z from below for an answer
+// that passed the shared check, TRW's from above whenever it is finite
+// (core/trw: the bound holds at any messages).
+func bounds(cands []candidate) *Bounds {
+	lo, hi := math.NaN(), math.NaN()
+	for i := range cands {
+		c := &cands[i]
+		if c.res == nil || math.IsNaN(c.res.LogZ) || math.IsInf(c.res.LogZ, 0) {
+			continue
+		}
+		switch {
+		case c.kind == kindMF && c.check == "":
+			lo = c.res.LogZ
+		case c.kind == kindTRW:
+			hi = c.res.LogZ
+		}
+	}
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return nil
+	}
+	return &Bounds{Lower: Float(lo), Upper: Float(hi), Width: Float(hi - lo)}
+}
+
+// excess returns Σ (v - p)² / Σ se² over the states of m's unobserved
+// variables (all of them if every one is observed) where p's standard
+// error se is finite: how far apart the answers are, in units of the Monte
+// Carlo noise. If v were exact, and se honest, it would be about 1. It is
+// NaN when no state has a finite standard error, 0 when the answers are
+// equal there, and +Inf when they differ where every standard error is 0.
+func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
+	obs := metrics.Observed(m)
+	all := !slices.Contains(obs, false)
+	var d2, s2 float64
+	n := 0
+	for i := range m.Cards {
+		if obs[i] && !all || i >= len(se) {
+			continue
+		}
+		for x := range v.Vars[i] {
+			if x >= len(se[i]) || !finite(se[i][x]) {
+				continue
+			}
+			d := v.Vars[i][x] - p.Vars[i][x]
+			d2 += d * d
+			s2 += se[i][x] * se[i][x]
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return math.NaN()
+	case d2 == 0:
+		return 0
+	}
+	return d2 / s2
+}
+
+// failure is the error of a call where no run gave an answer.
+func failure(cands []candidate) error {
+	var why []string
+	for i := range cands {
+		c := &cands[i]
+		switch {
+		case c.err != nil:
+			why = append(why, fmt.Sprintf("%s: %v", c.name, c.err))
+		case c.check != "":
+			why = append(why, fmt.Sprintf("%s: %s", c.name, c.check))
+		default:
+			why = append(why, fmt.Sprintf("%s: malformed marginals", c.name))
+		}
+	}
+	if len(why) == 0 {
+		return errors.New("auto: no method ran")
+	}
+	return fmt.Errorf("auto: every method failed on this model (%s)", strings.Join(why, "; "))
+}
