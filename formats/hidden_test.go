@@ -45,3 +45,24 @@ func TestModelInfoHiddenColumn(t *testing.T) {
 		}
 	}
 }
+
+// A stderrs.parquet written before the kind column reads as variable rows.
+func TestStderrsWithoutKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), StderrsFile)
+	old, err := stderrsFor(arrow.NewSchema(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []StderrRow{{ModelID: 1, Method: "gibbs", Index: 3, Stderr: []float64{0.1, 0.2}}}
+	if err := writeTable(path, old, rows, testProv, defaultWrite); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadStderrs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows[0].Kind = StderrVar
+	if !same(got, rows) {
+		t.Errorf("read %#v, want %#v", got, rows)
+	}
+}

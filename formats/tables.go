@@ -121,24 +121,50 @@ var marginalsTable = table[MarginalRow]{cols: []column[MarginalRow]{
 	float64ListColumn("probs", func(r *MarginalRow) *[]float64 { return &r.Probs }),
 }}
 
-// StderrRow holds the Monte Carlo standard errors of one variable marginal:
-// a row of stderrs.parquet, written beside marginals.parquet by
-// run-baselines for the methods that estimate them (gibbs, pt). Stderr has
-// one entry per state, like the variable's Probs; NaN where the method
-// could not estimate one.
+// StderrRow holds Monte Carlo standard errors: a row of stderrs.parquet,
+// written beside marginals.parquet by run-baselines for the methods that
+// estimate them (gibbs, pt). Kind StderrVar: those of variable Index's
+// marginal, one entry per state like the variable's Probs. Kind
+// StderrLogZ: that of the method's ln Z estimate (pt), one entry, Index 0.
+// NaN where the method could not estimate one.
 type StderrRow struct {
 	ModelID int32
 	Method  string
-	Index   int32 // variable id
-	Stderr  []float64
+	// Kind is StderrVar or StderrLogZ; files without the column "kind"
+	// (written before it) hold variable rows only.
+	Kind   string
+	Index  int32 // variable id (StderrVar)
+	Stderr []float64
 }
+
+// Kinds of StderrRow.
+const (
+	StderrVar  = "var"
+	StderrLogZ = "log_z"
+)
 
 var stderrsTable = table[StderrRow]{cols: []column[StderrRow]{
 	int32Column("model_id", func(r *StderrRow) *int32 { return &r.ModelID }),
 	stringColumn("method", func(r *StderrRow) *string { return &r.Method }),
+	stringColumn("kind", func(r *StderrRow) *string { return &r.Kind }),
 	int32Column("index", func(r *StderrRow) *int32 { return &r.Index }),
 	float64ListColumn("stderr", func(r *StderrRow) *[]float64 { return &r.Stderr }),
 }}
+
+// stderrsFor reads stderrs.parquet with its kind column, or without it
+// (every row a variable's) from a file written before it.
+func stderrsFor(sc *arrow.Schema) (table[StderrRow], error) {
+	if sc.HasField("kind") {
+		return stderrsTable, nil
+	}
+	var cols []column[StderrRow]
+	for _, c := range stderrsTable.cols {
+		if c.name != "kind" {
+			cols = append(cols, c)
+		}
+	}
+	return table[StderrRow]{cols: cols}, nil
+}
 
 // EstimateRow is one method's estimate on one model: a row of
 // estimates.parquet.
@@ -374,9 +400,16 @@ func WriteStderrs(path string, rows []StderrRow, prov Provenance) error {
 	return writeTable(path, stderrsTable, rows, prov, defaultWrite)
 }
 
-// ReadStderrs reads a file written by WriteStderrs.
+// ReadStderrs reads a file written by WriteStderrs (or before the kind
+// column: its rows get Kind StderrVar).
 func ReadStderrs(path string) ([]StderrRow, Provenance, error) {
-	return readTable(path, fixed(stderrsTable))
+	rows, prov, err := readTable(path, stderrsFor)
+	for i := range rows {
+		if rows[i].Kind == "" {
+			rows[i].Kind = StderrVar
+		}
+	}
+	return rows, prov, err
 }
 
 // WriteEstimates writes per-method estimates to path (estimates.parquet).

@@ -125,7 +125,11 @@ func genMarginals(rng *rand.Rand, n int) []MarginalRow {
 func genStderrs(rng *rand.Rand, n int) []StderrRow {
 	rows := make([]StderrRow, n)
 	for i := range rows {
-		rows[i] = StderrRow{ModelID: int32(i / 10), Method: genString(rng), Index: int32(i), Stderr: genFloats(rng, 1+rng.IntN(3))}
+		kind := StderrVar
+		if rng.IntN(4) == 0 {
+			kind = StderrLogZ
+		}
+		rows[i] = StderrRow{ModelID: int32(i / 10), Method: genString(rng), Kind: kind, Index: int32(i), Stderr: genFloats(rng, 1+rng.IntN(3))}
 	}
 	return rows
 }

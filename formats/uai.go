@@ -123,37 +123,76 @@ func ReadUAI(r io.Reader, name string) (*mrf.Model, string, error) {
 		sizes = append(sizes, size)
 	}
 
+	var prev uaiEntry // the last entry of the previous table
 	for a := range m.Factors {
-		f := &m.Factors[a]
-		n, err := s.count(fmt.Sprintf("table size of factor %d", a), 0)
+		last, atSize, err := uaiTable(s, m, a, sizes[a])
 		if err != nil {
+			if short := prev.short(s.name, m, a-1, sizes); atSize && short != nil {
+				return nil, "", short
+			}
 			return nil, "", err
 		}
-		if n != sizes[a] {
-			return nil, "", s.errorf("table of factor %d has %d entries, scope %s needs %d", a, n, uaiScope(f.Vars), sizes[a])
-		}
-		f.LogTable = make([]float64, 0, uaiCap(n))
-		for i := range n {
-			if !s.next() {
-				return nil, "", s.endErr(fmt.Sprintf("entry %d of the %d-entry table of factor %d", i, n, a))
-			}
-			p, err := strconv.ParseFloat(string(s.tok), 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return nil, "", s.errorf("entry %d of factor %d: want a potential (a number), got %s", i, a, uaiQuote(s.tok))
-			}
-			// ParseFloat reports overflow as ±Inf with ErrRange and accepts
-			// "inf" and "nan": all are rejected here. Underflow gives 0 or a
-			// subnormal without error, which is the nearest float64.
-			if math.IsNaN(p) || math.IsInf(p, 0) || p < 0 {
-				return nil, "", s.errorf("entry %d of factor %d is %s, want a finite potential >= 0", i, a, uaiQuote(s.tok))
-			}
-			f.LogTable = append(f.LogTable, uaiLog(p))
-		}
+		prev = last
 	}
 	if err := s.extra("the last table"); err != nil {
 		return nil, "", err
 	}
 	return m, kind, nil
+}
+
+// uaiTable reads the size and entries of the table of factor a, which
+// needs size entries, and returns its last entry; atSize says that an error
+// is the table's size.
+func uaiTable(s *uaiScanner, m *mrf.Model, a, size int) (last uaiEntry, atSize bool, err error) {
+	f := &m.Factors[a]
+	n, err := s.count(fmt.Sprintf("table size of factor %d", a), 0)
+	if err != nil {
+		return uaiEntry{}, true, err
+	}
+	if n != size {
+		return uaiEntry{}, true, s.errorf("table of factor %d has %d entries, scope %s needs %d", a, n, uaiScope(f.Vars), size)
+	}
+	f.LogTable = make([]float64, 0, uaiCap(n))
+	for i := range n {
+		if !s.next() {
+			return uaiEntry{}, false, s.endErr(fmt.Sprintf("entry %d of the %d-entry table of factor %d", i, n, a))
+		}
+		p, err := strconv.ParseFloat(string(s.tok), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return uaiEntry{}, false, s.errorf("entry %d of factor %d: want a potential (a number), got %s", i, a, uaiQuote(s.tok))
+		}
+		// ParseFloat reports overflow as ±Inf with ErrRange and accepts
+		// "inf" and "nan": all are rejected here. Underflow gives 0 or a
+		// subnormal without error, which is the nearest float64.
+		if math.IsNaN(p) || math.IsInf(p, 0) || p < 0 {
+			return uaiEntry{}, false, s.errorf("entry %d of factor %d is %s, want a finite potential >= 0", i, a, uaiQuote(s.tok))
+		}
+		f.LogTable = append(f.LogTable, uaiLog(p))
+	}
+	if n == 0 {
+		return uaiEntry{}, false, nil
+	}
+	return uaiEntry{tok: string(s.tok), line: s.tokLine, pos: s.tokPos, n: n}, false, nil
+}
+
+// uaiEntry is the last entry of a table, where it was, and the table's size.
+type uaiEntry struct {
+	tok       string
+	line, pos int
+	n         int
+}
+
+// short explains a table of factor a+1 that does not begin where it should
+// by the table of factor a one entry short: when the last entry read for
+// factor a is the size the next table needs, the file most likely left an
+// entry of factor a out and that entry is the next table's size. It returns
+// nil when the last entry does not read so.
+func (e uaiEntry) short(name string, m *mrf.Model, a int, sizes []int) error {
+	if a < 0 || a+1 >= len(sizes) || e.n == 0 || e.tok != strconv.Itoa(sizes[a+1]) {
+		return nil
+	}
+	return fmt.Errorf("%s:%d: token %d: table of factor %d is one entry short: scope %s needs %d entries, and the last one read, %s, is the size of the table of factor %d (which then does not fit)",
+		name, e.line, e.pos, a, uaiScope(m.Factors[a].Vars), e.n, uaiQuote([]byte(e.tok)), a+1)
 }
 
 // uaiScope formats a scope as in error messages: (0 4).

@@ -266,6 +266,12 @@ func TestReadUAIErrors(t *testing.T) {
 			"MARKOV\n5\n2 2 2 2 2\n3\n1 0\n1 1\n2 0 4\n2 1 1\n2 1 1\n3 1 1 1\n",
 			[]string{"bad.uai:10: token 1: table of factor 2 has 3 entries, scope (0 4) needs 4"},
 		},
+		// The table of factor 0 lacks an entry: the size of the next table is
+		// read as its last entry, and the next table fails.
+		{"table one entry short", "MARKOV\n3\n2 2 2\n2\n2 0 1\n2 1 2\n4\n0.1 0.2 0.3\n4\n0.5 0.6 0.7 0.8\n",
+			[]string{`bad.uai:9: token 1: table of factor 0 is one entry short: scope (0 1) needs 4 entries, and the last one read, "4", is the size of the table of factor 1 (which then does not fit)`}},
+		{"table one entry short, integer entries", "MARKOV\n3\n2 2 2\n2\n2 0 1\n2 1 2\n4\n1 2 3\n4\n5 6 7 8\n",
+			[]string{`bad.uai:9: token 1: table of factor 0 is one entry short`}},
 		{"huge table size", "MARKOV 1 2 1 1 0 1000000000000 1 1", []string{"bad.uai:1: token 7: table of factor 0 has 1000000000000 entries, scope (0) needs 2"}},
 		{"missing table", "MARKOV\n1\n2\n1\n1 0\n", []string{"bad.uai:5: unexpected end of input after token 2, want table size of factor 0"}},
 		{"truncated table", "MARKOV\n1\n4\n1\n1 0\n4\n1 2\n", []string{"bad.uai:7: unexpected end of input after token 2, want entry 2 of the 4-entry table of factor 0"}},

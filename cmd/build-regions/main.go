@@ -11,7 +11,7 @@ import (
 )
 
 type root struct {
-	Models          string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	Models          string `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with models.parquet and model_info.parquet."`
 	Scheme          string `default:"auto" enum:"auto,bethe,faces,faces+outer,blocks3,star,cycles" help:"Root regions: auto (grid or a detected L x L lattice: faces; complete: star; otherwise bounded cycles), bethe (one root per factor: the Bethe free energy), faces (2x2 plaquettes of a grid or torus, also detected in imported models), faces+outer (plus the infinite face), blocks3 (the overlapping 3x3 windows of a grid or torus: Kikuchi's larger clusters, 512 joint states per root on binary variables), star (triangles through node 0 of a complete graph), cycles (a cycle basis of short cycles within the bounds, paper Algorithm 1)."`
 	MaxRegionVars   *int   `placeholder:"N" help:"Largest number of variables of a root region (0: no limit). Not given: 6 for cycles and auto, which admit only cycles within it; no limit for faces, faces+outer and star, which are refused over it when given. Bethe is never refused."`
 	MaxRegionStates *int64 `placeholder:"N" help:"Largest number of joint states (product of cardinalities) of a root region (0: no limit). Not given: 4096 for cycles and auto, no limit for the other schemes; applied like --max-region-vars."`

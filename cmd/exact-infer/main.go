@@ -3,7 +3,7 @@
 package main
 
 import (
-	"os"
+	"context"
 
 	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/stages/cli"
@@ -18,7 +18,7 @@ func main() {
 // The solver's flags are the fields of exact.Options (embedded), with
 // exact.DefaultOptions as their defaults.
 type root struct {
-	Models        string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet. Hidden variables (model_info's hidden column) are ordinary variables here: ln Z and the marginals of every variable, hidden or not."`
+	Models        string `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with models.parquet and model_info.parquet. Hidden variables (model_info's hidden column) are ordinary variables here: ln Z and the marginals of every variable, hidden or not."`
 	exact.Options `embed:""`
 	Out           string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
 	UAIOut        string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files: DIR/exact/<name>.uai.MAR (variable marginals; observed variables as point masses) and DIR/exact/<name>.uai.PR (log10 Z), <name> being the model's name without .uai. Each file begins with a comment line saying whether the answer converged, did not (c renn status: NOT CONVERGED: how it stopped; the answer passed the shared check) or failed the shared check (c renn status: FAILED CHECK: the reason; the numbers are then what the method returned, no valid answer), then one naming the run (its --out). A file of another run (another --out) is not replaced without --overwrite (exit 2); a rerun into the same --out replaces its own files and removes those it no longer writes. Written with the Parquet files, all or none."`
@@ -33,4 +33,6 @@ func (r *root) params() exactinfer.Params {
 // usage errors (exit 2).
 func (r *root) Validate() error { return r.params().Check() }
 
-func (r *root) Run() error { return exactinfer.Run(r.params(), r.Out, os.Stdout) }
+func (r *root) Run(ctx context.Context, stdio cli.IO) error {
+	return exactinfer.Run(ctx, r.params(), r.Out, stdio.Out)
+}

@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/stages/cli"
@@ -16,8 +14,8 @@ import (
 
 // The flags' defaults are learnmrf.DefaultParams (see main).
 type root struct {
-	Samples string   `required:"" type:"existingdir" help:"Directory with samples.parquet (sample-model data): the train split is learned from, the test split scored."`
-	Models  string   `required:"" type:"existingdir" help:"Directory with the true models (models.parquet, model_info.parquet): their structure is learned; their parameters are never read."`
+	Samples string   `required:"" type:"path" folder:"sample-model data: samples.parquet" help:"Directory with samples.parquet (sample-model data): the train split is learned from, the test split scored."`
+	Models  string   `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with the true models (models.parquet, model_info.parquet): their structure is learned; their parameters are never read."`
 	IDs     []string `name:"ids" help:"Model ids to learn, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`
 	Method  string   ` help:"Inference method supplying ln Z and its gradient (see the list below): exact, mf, bp, dbp, gbp, infnet, renn, renn-mp, renn-direct; gibbs and pcd (persistent contrastive divergence: persistent Gibbs chains, --set chains=K --set sweeps=S per update) estimate no ln Z, so their train NLL is NaN and the plateau rule never stops them."`
 	Param   string   `help:"Parameterisation: ising (one field per node, one coupling per edge; binary pairwise models), table (every log-potential entry), auto (ising when possible)."`
@@ -64,14 +62,12 @@ func (r *root) Validate() error {
 	return p.Check()
 }
 
-func (r *root) Run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+func (r *root) Run(ctx context.Context, stdio cli.IO) error {
 	p, err := r.params()
 	if err != nil {
 		return err
 	}
-	return learnmrf.Run(ctx, p, r.Out, os.Stdout)
+	return learnmrf.Run(ctx, p, r.Out, stdio.Out)
 }
 
 func main() {

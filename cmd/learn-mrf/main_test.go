@@ -14,6 +14,13 @@ func TestMain(m *testing.M) { clitest.Main(m, "learn-mrf", main) }
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
+	// Files of the names the folders want, unreadable: the runs that pass
+	// the usage checks fail reading them (exit 1).
+	for _, name := range []string{"models.parquet", "model_info.parquet", "samples.parquet"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dirs := "--models " + dir + " --samples " + dir + " --out " + out
 	tests := []struct {
 		name string
@@ -40,7 +47,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad family read", dirs + " --method renn-mp --weights " + dir + " --family-read always", 2, `family-read: "always"`},
 		{"clamped exact and per sample", dirs + " --method bp --clamped-exact --clamped-per-sample", 2, "clamped-exact and clamped-per-sample"},
 		{"clamped exact", dirs + " --method bp --clamped-exact", 1, "model_info.parquet"},
-		{"no models file", dirs, 1, "model_info.parquet"},
+		{"unreadable models file", dirs, 1, "model_info.parquet"},
+		{"no models folder", "--models " + out + " --samples " + dir + " --out " + filepath.Join(dir, "o2"), 2, "--models wants a folder written by sample-model (models.parquet and model_info.parquet); " + out + " does not exist"},
 		{"time budget", dirs + " --method gbp --set gbp.max_seconds=30", 1, "model_info.parquet"},
 	}
 	for _, tc := range tests {

@@ -19,6 +19,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,6 +35,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/compare"
 	"github.com/renn-go/renn/stages/pipeline"
 )
 
@@ -450,7 +452,7 @@ func strays(data string) []string {
 // are compared without the timing metric "seconds" (a row value there,
 // not a column).
 func sameOutputs(ref, got string) error {
-	d, err := pipeline.CompareOutputs(ref, got)
+	d, err := pipeline.CompareOutputs(context.Background(), ref, got, compareParquet)
 	if err != nil {
 		return err
 	}
@@ -466,6 +468,15 @@ func sameOutputs(ref, got string) error {
 		}
 	}
 	return nil
+}
+
+// compareParquet is compare.Parquet as a pipeline.ParquetComparer.
+func compareParquet(_ context.Context, cached, fresh string) (*pipeline.Difference, error) {
+	d, err := compare.Parquet(cached, fresh)
+	if d == nil || err != nil {
+		return nil, err
+	}
+	return &pipeline.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
 }
 
 func sameScores(ref, got string) error {

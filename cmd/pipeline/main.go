@@ -38,13 +38,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
-	"github.com/alecthomas/kong"
-
+	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
 )
 
@@ -95,11 +92,21 @@ type jobCmd struct {
 	ID     string `arg:"" name:"instance" help:"Instance ID, such as exact/size=5,gamma=0.1."`
 }
 
-type cli struct {
+type commands struct {
 	Run    runCmd    `cmd:"" help:"Build the stage binaries and run every stage that is out of date."`
 	Status statusCmd `cmd:"" help:"List every stage instance as up to date, stale (and why) or missing, with its last Slurm job if it was submitted to Slurm."`
 	Verify verifyCmd `cmd:"" help:"After a code change, rerun a sample of each stage that is stale only because its binary changed, and adopt the stage's cached outputs if the sample's results are unchanged."`
 	Job    jobCmd    `cmd:"" hidden:"" help:"Run one instance inside a Slurm job (used by --executor slurm)."`
+}
+
+// InterruptGrace makes cli wait for an interrupted run to stop its stages
+// and print its summary, however long that takes; a second Ctrl-C kills.
+func (*commands) InterruptGrace() time.Duration { return 0 }
+
+const description = "Run the stages of pipeline.toml, rerunning only what changed. Outputs go under the data directory, one per stage (and per shard), each with a .pipeline-stamp.json once complete."
+
+func main() {
+	cli.Main("pipeline", description, &commands{})
 }
 
 // usageError marks errors that deserve exit code 2.
@@ -108,83 +115,28 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+// interrupted is the error of a run or verify that a signal stopped.
+type interrupted struct{ err error }
+
+func (e interrupted) Error() string { return e.err.Error() }
+func (e interrupted) Unwrap() error { return e.err }
+func (interrupted) Interruption() string {
+	return "stages that did not finish are left unstamped and rerun next time"
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	var c cli
-	parser, err := kong.New(&c,
-		kong.Name("pipeline"),
-		kong.Description("Run the stages of pipeline.toml, rerunning only what changed. Outputs go under the data directory, one per stage (and per shard), each with a .pipeline-stamp.json once complete."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { panic(exitCode(code)) }),
-	)
-	if err != nil {
-		fmt.Fprintln(stderr, "pipeline:", err)
-		return 1
-	}
-	code := 0
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				ec, ok := r.(exitCode)
-				if !ok {
-					panic(r)
-				}
-				code = int(ec)
-			}
-		}()
-		kctx, err := parser.Parse(args)
-		if err != nil {
-			fmt.Fprintln(stderr, "pipeline:", err)
-			if kctx != nil {
-				fmt.Fprintln(stderr, "run 'pipeline --help' for usage")
-			}
-			code = 2
-			return
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		go func() {
-			<-ctx.Done()
-			stop() // a second Ctrl-C kills at once
-		}()
-		switch kctx.Command() {
-		case "run":
-			err = c.Run.run(ctx, stdout, stderr)
-		case "status":
-			err = c.Status.run(ctx, stdout)
-		case "verify":
-			err = c.Verify.run(ctx, stdout, stderr)
-		case "job <instance>":
-			code = c.Job.run(ctx, stderr)
-			return
-		}
-		code = report(err, stderr)
-	}()
-	return code
-}
-
-// exitCode carries kong's requested exit (after --help) out of Parse.
-type exitCode int
-
-func report(err error, stderr io.Writer) int {
+// exitError gives err its exit code for cli: 2 for a usage or config error.
+func exitError(err error) error {
 	var ce *pipeline.ConfigError
 	var ue usageError
 	switch {
 	case err == nil:
-		return 0
+		return nil
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "pipeline: interrupted; stages that did not finish are left unstamped and rerun next time")
-		return 130
+		return interrupted{err}
 	case errors.As(err, &ce), errors.As(err, &ue), errors.Is(err, pipeline.ErrUnknownStage):
-		fmt.Fprintln(stderr, "pipeline:", err)
-		return 2
-	default:
-		fmt.Fprintln(stderr, "pipeline:", err)
-		return 1
+		return cli.Usage(err)
 	}
+	return err
 }
 
 func load(path string) (*pipeline.Plan, string, error) {
@@ -253,6 +205,10 @@ func buildBinaries(ctx context.Context, runner *pipeline.Runner, plan *pipeline.
 	return pipeline.Build(ctx, root, binDir, logOut)
 }
 
+func (r *runCmd) Run(ctx context.Context, stdio cli.IO) error {
+	return exitError(r.run(ctx, stdio.Out, stdio.Err))
+}
+
 func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	plan, root, binDir, err := loadWithBin(r.Config, r.Bin)
 	if err != nil {
@@ -309,6 +265,10 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	return err
 }
 
+func (s *statusCmd) Run(ctx context.Context, stdio cli.IO) error {
+	return exitError(s.run(ctx, stdio.Out))
+}
+
 func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
 	plan, _, binDir, err := loadWithBin(s.Config, s.Bin)
 	if err != nil {
@@ -324,35 +284,33 @@ func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
 	return pipeline.WriteStatus(stdout, sts)
 }
 
-// run runs the instance and returns the exit code of the job: the stage's
-// own exit code if it failed, 130 if the job was cancelled (scancel sends
-// SIGTERM), 1 for any other failure.
-func (j *jobCmd) run(ctx context.Context, stderr io.Writer) int {
+// Run runs the instance and ends with the exit code of the job: the
+// stage's own exit code if it failed, 130 if the job was cancelled (scancel
+// sends SIGTERM), 1 for any other failure.
+func (j *jobCmd) Run(ctx context.Context, stdio cli.IO) error {
 	plan, _, err := load(j.Config)
 	if err != nil {
-		return report(err, stderr)
+		return exitError(err)
 	}
-	runner := &pipeline.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+	runner := &pipeline.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stdio.Err, nil))}
 	res, err := runner.RunBatchJob(ctx, plan, pipeline.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
 	if err != nil {
-		return report(err, stderr)
+		return exitError(err)
 	}
 	switch res.Outcome {
 	case pipeline.Ran, pipeline.Skipped:
-		return 0
+		return nil
 	case pipeline.Cancelled:
-		fmt.Fprintln(stderr, "pipeline: job cancelled; the instance is left unstamped")
-		return 130
+		return &cli.ExitError{Code: cli.Interrupted, Err: errors.New("job cancelled; the instance is left unstamped")}
 	}
 	var ee *pipeline.ExitError
 	if errors.As(res.Err, &ee) {
 		for _, l := range ee.Tail {
-			fmt.Fprintln(stderr, "  |", l)
+			fmt.Fprintln(stdio.Err, "  |", l)
 		}
 		if ee.Code > 0 {
-			return ee.Code
+			return &cli.ExitError{Code: ee.Code}
 		}
 	}
-	fmt.Fprintln(stderr, "pipeline:", res.Err)
-	return 1
+	return res.Err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
 )
 
@@ -44,7 +46,7 @@ func module(t *testing.T, config string) string {
 func invoke(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = cli.Run(context.Background(), "pipeline", description, &commands{}, args, cli.IO{Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 
@@ -173,5 +175,27 @@ func TestSecondRunFailsOnLock(t *testing.T) {
 	}
 	if code, _, errs := invoke(t, "status", "--config", cfg, "--bin", filepath.Join(dir, "bin")); code != 0 {
 		t.Errorf("status while locked: exit %d, %s", code, errs)
+	}
+}
+
+// TestLightDependencies: go run ./cmd/pipeline, the README's first command,
+// compiles only the standard library and small modules, so that it starts
+// talking within seconds on a cold build cache; Arrow, gonum and the
+// mathematics are compiled by the build it runs, with progress lines.
+func TestLightDependencies(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := []string{"github.com/alecthomas/kong", "github.com/BurntSushi/toml", "github.com/pelletier/go-toml/v2",
+		"github.com/renn-go/renn/stages/pipeline", "github.com/renn-go/renn/stages/cli", "github.com/renn-go/renn/cmd/pipeline"}
+	for _, pkg := range strings.Fields(string(out)) {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || pkg == a || strings.HasPrefix(pkg, a+"/")
+		}
+		if !ok {
+			t.Errorf("cmd/pipeline depends on %s", pkg)
+		}
 	}
 }

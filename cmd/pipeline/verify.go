@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
 )
 
@@ -26,6 +27,10 @@ func (v *verifyCmd) Validate() error {
 		return fmt.Errorf("--jobs %d, want >= 0 (0: number of CPUs)", v.Jobs)
 	}
 	return nil
+}
+
+func (v *verifyCmd) Run(ctx context.Context, stdio cli.IO) error {
+	return exitError(v.run(ctx, stdio.Out, stdio.Err))
 }
 
 func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {

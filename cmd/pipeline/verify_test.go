@@ -44,7 +44,7 @@ func TestVerifyCommand(t *testing.T) {
 		{[]string{"verify", "--config", cfg, "--sample", "0"}, 2, []string{"--sample must be at least 1"}},
 		{[]string{"verify", "--config", cfg, "--cover", "size"}, 2, []string{"no stage is sharded by size"}},
 		{[]string{"verify", "--config", cfg, "--dry-run", "--cover", "n"}, 0, []string{
-			"building: 1 package compiled in", "the last example.com/fake/cmd/fakestage",
+			"building: listing the packages the binaries need", "building: about 1 packages to compile", "building: 1 of about 1 packages compiled in", "the last example.com/fake/cmd/fakestage",
 			"verify plan: 4 instances: 4 eligible in 2 stages",
 			"a: 2 eligible, 2 sampled", "(cheapest, n=", "dry run: nothing ran",
 		}},

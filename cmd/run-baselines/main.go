@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/stages/baselines"
@@ -14,8 +12,8 @@ import (
 )
 
 type root struct {
-	Models    string   `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet. Hidden variables (model_info's hidden column) are ordinary variables here: ln Z and the marginals of every variable, hidden or not."`
-	Regions   string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions); needed by region methods (gbp, renn)."`
+	Models    string   `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with models.parquet and model_info.parquet. Hidden variables (model_info's hidden column) are ordinary variables here: ln Z and the marginals of every variable, hidden or not."`
+	Regions   string   `type:"path" folder:"build-regions: regions.parquet" help:"Directory with regions.parquet (from build-regions); needed by region methods (gbp, renn)."`
 	Methods   []string `default:"mf,bp,dbp,gbp" help:"Methods to run, comma-separated (see the list below)."`
 	Set       []string `name:"set" placeholder:"[METHOD.]NAME=VALUE" help:"Set a method option (repeatable): NAME=VALUE sets it for every selected method that has it, METHOD.NAME=VALUE for one. Every value is honoured or rejected."`
 	Name      string   `placeholder:"NAME" help:"Method name written to the outputs instead of the method's own (one method only), e.g. gbp-blocks3 for GBP on a blocks3 region graph, so that score can set it beside gbp on the faces."`
@@ -33,10 +31,8 @@ func (r *root) params() baselines.Params {
 // usage errors (exit 2).
 func (r *root) Validate() error { return r.params().Check() }
 
-func (r *root) Run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return baselines.Run(ctx, r.params(), r.Out, os.Stderr)
+func (r *root) Run(ctx context.Context, stdio cli.IO) error {
+	return baselines.Run(ctx, r.params(), r.Out, stdio.Err)
 }
 
 func main() {

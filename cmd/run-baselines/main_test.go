@@ -105,8 +105,32 @@ func TestSamplerOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(se) != 2*9 {
-		t.Errorf("%d standard-error rows, want 18", len(se))
+	vars, logZ := 0, map[string]float64{}
+	for _, r := range se {
+		switch r.Kind {
+		case formats.StderrVar:
+			vars++
+		case formats.StderrLogZ:
+			logZ[r.Method] = r.Stderr[0]
+		default:
+			t.Errorf("row of kind %q", r.Kind)
+		}
+	}
+	if vars != 2*9 {
+		t.Errorf("%d standard-error rows of variables, want 18", vars)
+	}
+	// pt's ln Z standard error, as in its diagnostics; gibbs makes no ln Z.
+	for _, r := range est {
+		var p struct {
+			Diagnostics map[string]any `json:"diagnostics"`
+		}
+		if err := json.Unmarshal([]byte(r.Params), &p); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := logZ[r.Method]
+		if want := p.Diagnostics["log_z_se"]; r.Method == "pt" && (!ok || got != want) || r.Method == "gibbs" && ok {
+			t.Errorf("%s: ln Z standard error row %v (%v), diagnostics %v", r.Method, got, ok, want)
+		}
 	}
 }
 
@@ -129,7 +153,7 @@ func TestExitCodes(t *testing.T) {
 		{"region method without regions", base + " --methods bp,gbp", 2, "method gbp needs --regions"},
 		{"out is the models directory", "--models " + dir + " --methods mf --out " + dir, 2, "--out " + dir + " is the --models input"},
 		{"empty out", "--models " + dir + " --methods mf --out=", 2, "--out: empty path"},
-		{"no models file", base + " --methods mf", 1, "model_info.parquet"},
+		{"no models file", base + " --methods mf", 2, "--models wants a folder written by sample-model (models.parquet and model_info.parquet); " + dir + " is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stderr := clitest.Run(t, strings.Fields(tc.args)...)

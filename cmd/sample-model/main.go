@@ -105,7 +105,7 @@ func (c *factorsCmd) Validate() error { return c.params().Check() }
 func (c *factorsCmd) Run() error { return samplemodel.Factors(c.params(), c.Out) }
 
 type exportCmd struct {
-	Models []string `required:"" type:"existingdir" sep:"none" help:"Directory with models.parquet and model_info.parquet; repeat for several. Model names must be distinct."`
+	Models []string `required:"" folder:"sample-model: models.parquet model_info.parquet" sep:"none" help:"Directory with models.parquet and model_info.parquet; repeat for several. Model names must be distinct."`
 	Out    string   `required:"" type:"path" help:"Output directory: NAME.uai for every model (UAI MARKOV), NAME.uai.evid for a model with evidence (its trailing point-mass factors), and NAME.uai.hidden for a model with hidden variables (UAI has no marker for them: their indices, comma-separated, as --hide takes them; 'sample-model uai --in DIR' reads them back). Other .uai, .evid and .hidden files there are removed."`
 }
 
@@ -114,7 +114,7 @@ func (c *exportCmd) Run() error {
 }
 
 type dataCmd struct {
-	Models   string `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	Models   string `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with models.parquet and model_info.parquet."`
 	Train    int    `default:"4000" help:"Training samples per model."`
 	Test     int    `default:"1000" help:"Test samples per model."`
 	Seed     int64  `default:"1" help:"Base seed; model k uses a seed derived from it and k."`

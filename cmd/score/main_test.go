@@ -27,13 +27,13 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"help", "--help", 0, ""},
 		{"missing flags", "--out " + out, 2, "missing flags"},
-		{"not a directory", "--models " + filepath.Join(dir, "nope") + " --truth " + empty + " --pred " + empty + " --out " + out, 2, "is not a directory"},
+		{"not a directory", "--models " + filepath.Join(dir, "nope") + " --truth " + empty + " --pred " + empty + " --out " + out, 2, "--models wants a folder written by sample-model (models.parquet and model_info.parquet); " + filepath.Join(dir, "nope") + " does not exist"},
 		{"bad group", dirs + " --group graph,colour", 2, `unknown group column "colour"`},
 		{"bad table", dirs + " --table html", 2, "--table"},
 		{"plots without size", dirs + " --plots --group graph,gamma", 2, "group by size"},
 		{"out is the pred directory", "--models " + empty + " --truth " + empty + " --pred " + dir + " --out " + dir, 2, "--out " + dir + " is the --pred input"},
-		{"no models file", dirs, 1, filepath.Join(empty, "model_info.parquet")},
-		{"ungrouped", dirs + " --group none", 1, filepath.Join(empty, "model_info.parquet")},
+		{"no models file", dirs, 2, "--models wants a folder written by sample-model (models.parquet and model_info.parquet); " + empty + " is empty"},
+		{"ungrouped", dirs + " --group none", 2, empty + " is empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

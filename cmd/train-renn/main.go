@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,9 +20,9 @@ import (
 // The network's flags are the fields of renn.Options (embedded), with
 // renn.DefaultOptions as their defaults: one definition of every option.
 type root struct {
-	Models  string   `required:"" type:"existingdir" help:"Directory with models.parquet and model_info.parquet."`
+	Models  string   `required:"" type:"path" folder:"sample-model: models.parquet model_info.parquet" help:"Directory with models.parquet and model_info.parquet."`
 	IDs     []string `name:"ids" help:"Model ids to run, comma-separated; ranges LO-HI allowed (0-4). All models when empty."`
-	Regions string   `type:"existingdir" help:"Directory with regions.parquet (from build-regions) for renn. Without it renn builds the --scheme region graph itself; infnet always builds the bethe graph and rejects this flag."`
+	Regions string   `type:"path" folder:"build-regions: regions.parquet" help:"Directory with regions.parquet (from build-regions) for renn. Without it renn builds the --scheme region graph itself; infnet always builds the bethe graph and rejects this flag."`
 	Scheme  string   `default:"auto" enum:"auto,bethe,faces,faces+outer,blocks3,star,cycles" help:"Region graph renn builds when --regions is not given (see build-regions --help)."`
 	Method  string   `default:"renn-mp" enum:"renn-mp,renn,renn-direct,infnet" help:"renn-mp: RENN with the network that reads the model; renn: with the paper's attention network; renn-direct: with free logits (an ablation); infnet: Inference Net (the paper's network on the Bethe free energy, roots = factors). Every network option not given takes the method's default; the defaults shown are renn-mp's (renn and infnet: --net attention --constraint auglag --max-steps 5000; renn-direct: --net direct, likewise)."`
 	Name    string   `help:"Method name written to the outputs; default the name of the network's method: renn, renn-mp or renn-direct (infnet, infnet-mp, infnet-direct for infnet)."`
@@ -137,9 +135,7 @@ var networkFlag = func() map[string]bool {
 	return m
 }()
 
-func (r *root) Run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+func (r *root) Run(ctx context.Context) error {
 	if r.Amortize {
 		p, err := r.amortizeParams()
 		if err != nil {

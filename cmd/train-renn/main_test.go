@@ -138,7 +138,7 @@ func TestExitCodes(t *testing.T) {
 		{"zero dim", "--models " + dir + " --out " + out + " --dim=0", 2, "dim"},
 		{"bad heads", "--models " + dir + " --out " + out + " --dim 32 --heads 3", 2, "heads"},
 		{"bad ids", "--models " + dir + " --out " + out + " --ids 4-2", 2, "range ends before it starts"},
-		{"no models file", "--models " + dir + " --out " + out, 1, "model_info.parquet"},
+		{"no models file", "--models " + dir + " --out " + out, 2, "--models wants a folder written by sample-model (models.parquet and model_info.parquet); " + dir + " is empty"},
 		{"infnet with regions", "--models " + dir + " --regions " + dir + " --method infnet --out " + out, 2, "takes no --regions"},
 		{"overwrite without uai-out", "--models " + dir + " --out " + out + " --overwrite", 2, "needs --uai-out"},
 		{"overwrite with amortize", "--models " + dir + " --out " + out + " --amortize --overwrite", 2, "--amortize takes"},

@@ -96,7 +96,7 @@ type choice struct {
 	// tempering's squared standard errors (see excessRatio); NaN when they
 	// were not compared.
 	excess float64
-	bounds       *Bounds
+	bounds *Bounds
 }
 
 // choose picks the answer auto returns from the candidates, by the rule of

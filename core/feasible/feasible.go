@@ -40,11 +40,19 @@ func Full(cards []int) Domains {
 	return d
 }
 
-// Clone returns a deep copy of d.
+// Clone returns a deep copy of d, in one block of memory (the search
+// clones at every choice).
 func (d Domains) Clone() Domains {
+	n := 0
+	for i := range d {
+		n += len(d[i])
+	}
+	buf := make([]bool, n)
 	c := make(Domains, len(d))
 	for i := range d {
-		c[i] = append([]bool(nil), d[i]...)
+		c[i] = buf[:len(d[i]):len(d[i])]
+		copy(c[i], d[i])
+		buf = buf[len(d[i]):]
 	}
 	return c
 }
@@ -55,21 +63,67 @@ func (d Domains) Clone() Domains {
 // configuration of non-zero probability, so in the exact marginals. It
 // returns false if some domain becomes empty (no such configuration exists).
 func Propagate(g *infer.FactorGraph, m *mrf.Model, d Domains) bool {
-	for changed := true; changed; {
-		changed = false
-		for a := range m.Factors {
-			f := &m.Factors[a]
-			if len(f.Vars) == 0 {
-				continue
+	all := make([]int, len(d))
+	for i := range all {
+		all[i] = i
+	}
+	return propagateFrom(g, m, d, all)
+}
+
+// propagateFrom is Propagate when only the domains of vars have changed
+// since d was last consistent: it revises the factors of vars, then those
+// of every variable a revision shrinks, until nothing changes (a queue, so
+// that a search step costs the neighbourhood it touches, not the model).
+func propagateFrom(g *infer.FactorGraph, m *mrf.Model, d Domains, vars []int) bool {
+	queued := make([]bool, len(m.Factors))
+	var queue []int
+	push := func(v int) {
+		for _, inc := range g.VarFactors[v] {
+			if !queued[inc.Factor] {
+				queued[inc.Factor] = true
+				queue = append(queue, inc.Factor)
 			}
-			ok, shrunk := revise(g, f, g.Axes[a], d)
-			if !ok {
-				return false
+		}
+	}
+	for _, v := range vars {
+		push(v)
+	}
+	var sizes []int
+	for len(queue) > 0 {
+		a := queue[0]
+		queue, queued[a] = queue[1:], false
+		f := &m.Factors[a]
+		if len(f.Vars) == 0 {
+			continue
+		}
+		sizes = sizes[:0]
+		for _, v := range f.Vars {
+			sizes = append(sizes, size(d[v]))
+		}
+		ok, shrunk := revise(g, f, g.Axes[a], d)
+		if !ok {
+			return false
+		}
+		if !shrunk {
+			continue
+		}
+		for p, v := range f.Vars {
+			if size(d[v]) < sizes[p] {
+				push(v)
 			}
-			changed = changed || shrunk
 		}
 	}
 	return true
+}
+
+func size(d []bool) int {
+	n := 0
+	for _, ok := range d {
+		if ok {
+			n++
+		}
+	}
+	return n
 }
 
 // revise removes the states of f's variables that no allowed entry of f
@@ -131,7 +185,15 @@ const MaxSearchNodes = 100_000
 // returns nil if it finds none within MaxSearchNodes choices. d is not
 // changed.
 func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) float64) []int {
-	nodes := 0
+	x, _ := SearchUntil(g, m, d, pref, nil)
+	return x
+}
+
+// SearchUntil is Search that also gives up when stop, asked before every
+// choice, returns true (a time budget ran out): it then returns nil and
+// true. stop may be nil.
+func SearchUntil(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) float64, stop func() bool) ([]int, bool) {
+	nodes, stopped := 0, false
 	var search func(d Domains) []int
 	search = func(d Domains) []int {
 		// The unfixed variable with the fewest states left.
@@ -170,11 +232,15 @@ func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) f
 			if nodes++; nodes > MaxSearchNodes {
 				return nil
 			}
+			if stop != nil && stop() {
+				stopped, nodes = true, MaxSearchNodes+1 // unwinds the search
+				return nil
+			}
 			c := d.Clone()
 			for x := range c[v] {
 				c[v][x] = x == s
 			}
-			if !Propagate(g, m, c) {
+			if !propagateFrom(g, m, c, []int{v}) {
 				continue
 			}
 			if x := search(c); x != nil {
@@ -186,5 +252,6 @@ func Search(g *infer.FactorGraph, m *mrf.Model, d Domains, pref func(i, x int) f
 		}
 		return nil
 	}
-	return search(d)
+	x := search(d)
+	return x, stopped
 }

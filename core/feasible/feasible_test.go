@@ -46,3 +46,37 @@ func TestPropagateAndSearch(t *testing.T) {
 		t.Error("infeasible model called feasible")
 	}
 }
+
+// SearchUntil gives up when stop says so, and says it did; without a stop
+// it is Search.
+func TestSearchUntil(t *testing.T) {
+	// Five variables of four states, all different: no configuration, which
+	// propagation alone does not see.
+	neq := make([]float64, 16)
+	for s := range 4 {
+		neq[5*s] = ninf
+	}
+	m := &mrf.Model{Cards: []int{4, 4, 4, 4, 4}}
+	for i := range 5 {
+		for j := range i {
+			m.Factors = append(m.Factors, mrf.Factor{Vars: []int{j, i}, LogTable: neq})
+		}
+	}
+	g, err := infer.NewFactorGraph(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Full(m.Cards)
+	if !Propagate(g, m, d) {
+		t.Fatal("propagation saw the contradiction")
+	}
+	pref := func(i, x int) float64 { return 0 }
+	asked := 0
+	x, stopped := SearchUntil(g, m, d, pref, func() bool { asked++; return asked > 3 })
+	if x != nil || !stopped || asked != 4 {
+		t.Errorf("stopped %v after %d questions, found %v", stopped, asked, x)
+	}
+	if x, stopped := SearchUntil(g, m, d, pref, nil); x != nil || stopped {
+		t.Errorf("without a stop: stopped %v, found %v", stopped, x)
+	}
+}

@@ -50,6 +50,13 @@ type StandardErrors interface {
 	StandardErrors() [][]float64
 }
 
+// LogZStandardError is the optional interface of a method whose ln Z is a
+// Monte Carlo estimate (pt): the standard error of the last Infer call's ln
+// Z, NaN where the method could not estimate one.
+type LogZStandardError interface {
+	LogZStandardError() float64
+}
+
 // LogZClaim is the optional interface of a method that may make no claim on
 // ln Z (a sampler): ClaimsLogZ false means its Result.LogZ is NaN by design,
 // not a failure. Methods without it claim an estimate.

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/renn-go/renn/core/mrf"
 )
@@ -76,6 +77,17 @@ type Method interface {
 	// structure as the previous call (used by learning). Implementations check
 	// ctx once per sweep and return an error wrapping ctx.Err() when it is done.
 	Infer(ctx context.Context, m *mrf.Model) (*Result, error)
+}
+
+// Named returns err, an error of method, beginning with the method's name:
+// err itself when it already does (methods name themselves in their errors),
+// else err wrapped as "method: err". Callers that add the name this way never
+// write it twice ("bp: bp: ...").
+func Named(method string, err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), method+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", method, err)
 }
 
 // CheckIterative checks the options every iterative method shares: a

@@ -323,7 +323,7 @@ func (l *Learner) Epoch(ctx context.Context) (EpochStats, error) {
 		rows := l.order[lo:min(lo+l.opts.Batch, n)]
 		res, reset, below, err := l.infer(ctx)
 		if err != nil {
-			return st, fmt.Errorf("epoch %d update %d: %s: %w", l.epoch, st.Updates+1, l.method.Name(), err)
+			return st, fmt.Errorf("epoch %d update %d: %w", l.epoch, st.Updates+1, infer.Named(l.method.Name(), err))
 		}
 		if reset {
 			st.Resets++

@@ -41,7 +41,7 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	chains, err := s.start(l)
+	chains, err := startChains(s, l)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func BenchmarkPTStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	chains, err := s.start(l)
+	chains, err := startChains(s, l)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -91,4 +91,16 @@ func BenchmarkPTStep(b *testing.B) {
 	for b.Loop() {
 		s.step(l, chains[0], buf)
 	}
+}
+
+// startChains sets up s's ladder on l and starts its chains, as Infer does.
+func startChains(s *Sampler, l *layout) ([]*chain, error) {
+	dom, err := s.domains(l)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.reference(l, dom, map[string]float64{}); err != nil {
+		return nil, err
+	}
+	return s.start(context.Background(), l, dom, infer.Budget{MaxIter: 1}.Start(context.Background()))
 }

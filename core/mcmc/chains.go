@@ -70,7 +70,7 @@ func NewChains(m *mrf.Model, k int, seed int64) (*Chains, error) {
 	c := &Chains{l: l, buf: make([]float64, g.MaxCard), counts: make([]float64, l.width)}
 	for k := range k {
 		rng := mrf.NewRand(mrf.DeriveSeed(seed, k))
-		x, err := l.start(rng, dom)
+		x, err := l.start(rng, dom, nil)
 		if err != nil {
 			return nil, fmt.Errorf("chains: chain %d: %w", k, err)
 		}

@@ -76,7 +76,7 @@ func testExchange(t *testing.T, m *mrf.Model, temperAll bool) {
 		dom = feasible.Full(l.cards)
 		feasible.Propagate(g, m, dom)
 	}
-	x0, err := l.start(rng, dom)
+	x0, err := l.start(rng, dom, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

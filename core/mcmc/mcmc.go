@@ -18,13 +18,18 @@
 // backtracking search of core/feasible with random state preferences), and
 // a state of zero conditional probability is never drawn, so the chain
 // never leaves the support. A model without such a configuration (Z = 0),
-// or one the search cannot find within feasible.MaxSearchNodes choices, is
-// an error.
+// or one the search cannot find within feasible.MaxSearchNodes choices or
+// within the time budget, is an error.
 //
 // Budget and burn-in: every chain runs until Sweeps sweeps or MaxSeconds
 // (whichever ends first; infer.Budget); the chains run in lock step (in
 // parallel when a sweep is big enough), so Result.Iterations is the sweeps
-// of each. Samples are summed in batches
+// of each. MaxSeconds covers the whole call: its clock starts before the
+// set-up (the search for feasible starts, which asks it before every
+// choice, and pt's reference normaliser, whose exact count is capped by
+// its tables' size and cost: see reference.go), and no sweep starts once
+// it has run out (the first always runs), so the sweeps end at most one
+// sweep after it. Samples are summed in batches
 // (between 16 and 32 per chain, see batches.go); when the run ends the first
 // BurnIn fraction of the batches (rounded up, at least one batch left) is
 // discarded, so the same fraction is discarded whichever budget ended the
@@ -55,7 +60,8 @@
 //     moved by half a sample (a state never seen still gets an error);
 //   - for pt, on a state seen less than once per round trip (frequency
 //     below 1/R, R the "round_trips" of the kept sweeps: arrivals at β = 1
-//     of replicas that have been at β = 0 since), the error of R
+//     of replicas that have been at the hottest rung since, β = 0 or the
+//     last relaxation rung), the error of R
 //     independent samples: such states (a cluster excited with probability
 //     1e-4 on a spin glass) reach β = 1 only down the ladder, in bursts, so
 //     their counts are worth about R samples, and a state never seen may
@@ -75,12 +81,25 @@
 // variable's states), "rhat_max" (split-R̂ over every variable state, each
 // chain's kept batches cut into halves), "se_mean" and "se_max",
 // "energy_tau", "sweeps", "burn_in_sweeps", "batch_size", "chains"; for pt
-// also "round_trips", "swap_rate_mean", "swap_rate_min", "swap_rate_K"
-// (between β_K and β_{K+1}) and "log_z_se".
+// also "round_trips" (all chains) and "round_trips_min" (the fewest of a
+// chain), "swap_rate_mean", "swap_rate_min", "swap_rate_K" (between β_K and
+// β_{K+1}, the rungs numbered from β = 1 down, relaxation rungs last),
+// "log_z_se", "log_z_ref_too_wide" (1) when the feasible configurations
+// were too many to count (reference.go), and "relax_rungs" and
+// "penalty_max" when there are relaxation rungs.
 //
 // Converged means split-R̂ ≤ MaxRhat on every state of every variable
 // (which needs two full kept batches per chain), and, as for every method,
-// that the answer passed the shared check (the registry's wrapper). R̂ and
+// that the answer passed the shared check (the registry's wrapper). For pt
+// the ladder must mix too, since R̂ of the β = 1 replicas cannot see a
+// ladder that never brings them anything from the hot end (a strongly
+// coupled chain with the ladder {1, 0}: R̂ 1.001, no swap accepted): every
+// chain must make at least MinRoundTrips round trips in its kept sweeps
+// (default 10: about ten independent draws of the modes' weights per chain),
+// every neighbouring pair of temperatures must swap at a rate of at least
+// MinSwapRate (default 0.05: a pair below it is a bottleneck of the
+// ladder, and its stepping stone rests on rare overlaps), and ln Z must be
+// finite. R̂ and
 // the standard errors cannot see a mode no chain has visited, only bound
 // how probable an unseen state may be (the n/τ and 1/R floors): on a 4x4
 // spin glass with couplings U(-10,10) (infertest.SpinGlass seed 2), pt's 2
@@ -90,16 +109,41 @@
 //
 // Parallel tempering: every chain is a ladder of replicas at inverse
 // temperatures 1 = β_0 > β_1 > ... > β_{K-1} > β_K = 0, each sampling a
-// tempered model p_β. What is tempered is the option temper:
-//   - "pairs": p_β(x) ∝ exp(U(x) + β·P(x)), U the sum of the unary factors
-//     (so fields hold at every temperature) and P that of the factors of
-//     two or more variables (at β = 0 they are left out, zeros included);
-//     the "energy" E below is P.
-//   - "all": p_β(x) ∝ [U(x) > -Inf]·exp(β·(U'(x) + P(x))), U' the unary
-//     factors with their -Inf entries replaced by 0: everything is
-//     tempered but the unary zeros (evidence), which hold at every
-//     temperature; β = 0 is uniform over the states they allow; E is
-//     U' + P.
+// tempered model p_β. Zero potentials (evidence, deterministic entries of
+// factors of any arity) are hard constraints and hold at every
+// temperature: p_β(x) is 0 wherever the model's is, so every replica lives
+// on the feasible set F = {x : p(x) > 0}, and swaps and stepping stones
+// only ever compare feasible configurations. What is tempered are the
+// finite entries, as the option temper says:
+//   - "pairs": p_β(x) ∝ [x ∈ F]·exp(U(x) + β·P(x)), U the sum of the unary
+//     factors (so fields hold at every temperature) and P the sum of the
+//     finite entries of the factors of two or more variables; the
+//     "energy" E below is P.
+//   - "all": p_β(x) ∝ [x ∈ F]·exp(β·(U'(x) + P(x))), U' the unary factors'
+//     finite entries: everything finite is tempered; β = 0 is uniform over
+//     F; E is U' + P.
+//
+// A ladder whose β = 0 rung dropped the zeros of factors of several
+// variables would put its mass on impossible configurations: on the
+// shipped pedigrees its replica was never feasible, no swap with it was
+// accepted and ln Z was -Inf; on the shipped soft CSPs no replica made a
+// round trip and ln Z was 0.84 low.
+//
+// Relaxation rungs (option relax; ladder.go) may follow β = 0: the zeros
+// of factors of several variables become a penalty falling to 0, so that
+// replicas cross infeasible configurations between pieces of the feasible
+// set that single-site moves cannot join (deterministic factors, as in
+// genetic-linkage pedigrees: a child's allele is its parent's, chosen by a
+// selector). By default (auto) they are added where a factor of several
+// variables fixes one of them given the others, or where the feasible
+// configurations are too many to count. On genetic-linkage-like pedigrees
+// (12 individuals, 3 loci of 2 to 5 alleles, selectors, genotypes observed
+// through deterministic phenotype factors; 139 variables, 10 s) the mean
+// |ΔP| went from 0.12 and 0.15 without them to 0.05 and 0.03, and the ln Z
+// error from -9.7 and -8.7 to -1.0 and -0.4; still not converged (R̂ 1.07
+// to 1.3, the least swap rate 0.01 to 0.02 where the penalty crosses from
+// few to many factors at a zero): such models need far more round trips
+// than single-site moves make in seconds, and pt says so.
 //
 // Every sweep, each replica does one Gibbs sweep, then neighbours K, K+1
 // swap configurations, in order from the top, with probability
@@ -134,13 +178,22 @@
 //
 // ln Z: gibbs makes none (Result.LogZ is NaN; registered as LogZNone). pt
 // estimates it by stepping stones down its ladder: ln Z = ln Z_0 +
-// Σ_K ln E_{p_{β_K}}[exp((β_{K-1} - β_K)·E)], K = 1..K, where Z_0 is
-// exact: Π_i Σ_s exp(U_i(s)) under temper "pairs", Π_i (the states U_i
-// allows) under "all" (the β = 0 replica samples p_0 exactly; zero
-// potentials of the other factors weigh 0 there). "log_z_se"
-// is its batch-means standard error (delta method, the stones taken as
-// independent); it understates the error when neighbouring temperatures
-// overlap poorly or the chains miss a mode (then ln Z is low).
+// Σ_K ln E_{p_{β_K}}[exp((β_{K-1} - β_K)·E)], K = 1..K, where Z_0, the
+// normaliser of the β = 0 rung, is a weighted count of F: Σ_{x ∈ F}
+// exp(U(x)) under temper "pairs", |F| under "all". It is counted exactly
+// (reference.go): arc consistency, then the independent pieces the zeros
+// of factors of several variables join, each by variable elimination (a
+// product over the variables when the zeros are all unary). A piece too
+// wide to count (beyond 2^20-entry tables; "log_z_ref_too_wide" 1) leaves
+// the stones down the relaxation rungs, which relax auto then adds, to a
+// last rung whose normaliser is a product over the variables; with relax
+// off there is no ln Z (NaN), and the answer is not converged. "log_z_se" is the standard error of
+// ln Z: the delta method on the sum of the stones' relative deviations per
+// batch (so correlations between stones count), by batch means at every
+// level of grouping and the chains' spread, the largest (as for the
+// marginals). It understates the error when neighbouring temperatures
+// overlap poorly (the swap-rate floor) or the chains miss a mode (then ln Z
+// is low).
 //
 // Cluster move (option cluster "houdayer", off by default; cluster.go):
 // chains are paired, and after every sweep the pair's replicas at every
@@ -199,7 +252,20 @@ type Sampler struct {
 	// move is the cluster move between paired chains (pt's cluster
 	// option), nil for none; a field so that a test can break it.
 	move func(l *layout, a, b *replica, rng *rand.Rand, w *clusterWork) int
-	se   [][]float64
+	// minTrips and minSwap are pt's mixing requirements of a converged
+	// answer (PTOptions.MinRoundTrips, MinSwapRate).
+	minTrips int
+	minSwap  float64
+	// relax, relaxRungs and penaltyMax are pt's relaxation rungs
+	// (PTOptions.Relax, RelaxRungs, PenaltyMax; ladder.go).
+	relax      string
+	relaxRungs int
+	penaltyMax float64
+	// lad is the ladder of the current call: betas, then any relaxation
+	// rungs.
+	lad    []rung
+	se     [][]float64
+	logZSE float64 // of the last call's ln Z (NaN for gibbs)
 }
 
 // New returns a Gibbs sampler with opts.
@@ -219,7 +285,9 @@ func NewPT(opts PTOptions) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps, temperAll: opts.Temper == TemperAll}
+	s := &Sampler{name: "pt", opts: opts.common(), betas: append(b, 0), swaps: opts.Swaps, temperAll: opts.Temper == TemperAll,
+		minTrips: opts.MinRoundTrips, minSwap: opts.MinSwapRate,
+		relax: opts.Relax, relaxRungs: opts.RelaxRungs, penaltyMax: opts.PenaltyMax}
 	if opts.Cluster == ClusterHoudayer {
 		s.move = (*layout).houdayer
 	}
@@ -240,6 +308,11 @@ func (s *Sampler) ClaimsLogZ() bool { return len(s.betas) > 1 }
 // every variable's marginal from the last Infer call (infer.StandardErrors).
 func (s *Sampler) StandardErrors() [][]float64 { return s.se }
 
+// LogZStandardError returns the standard error of the last Infer call's ln
+// Z ("log_z_se"; infer.LogZStandardError): NaN for gibbs, which makes no ln
+// Z, and where pt could not estimate one.
+func (s *Sampler) LogZStandardError() float64 { return s.logZSE }
+
 // chain is one chain: a ladder of replicas (one for gibbs) and its batches.
 type chain struct {
 	rng      *rand.Rand
@@ -252,7 +325,7 @@ type chain struct {
 
 // Infer samples m and returns the marginals of the kept samples.
 func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
-	s.se = nil
+	s.se, s.logZSE = nil, math.NaN()
 	if m == nil {
 		return nil, errors.New(s.name + ": nil model")
 	}
@@ -260,36 +333,57 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
+	// The budget covers the whole call: set-up, the search for feasible
+	// starts and the reference normaliser count before the first sweep.
+	budget := infer.Budget{MaxIter: s.opts.Sweeps, MaxSeconds: s.opts.MaxSeconds}
+	if budget.MaxIter == 0 {
+		budget.MaxIter = math.MaxInt
+	}
+	stop := budget.Start(ctx)
 	l := newLayout(m, g)
 	if s.temperAll {
 		l.setTemperAll()
 	}
-	chains, err := s.start(l)
+	dom, err := s.domains(l)
 	if err != nil {
 		return nil, err
 	}
+	res := &infer.Result{Diagnostics: map[string]float64{}}
+	ref, err := s.reference(l, dom, res.Diagnostics)
+	if err != nil {
+		return nil, err
+	}
+	chains, err := s.start(ctx, l, dom, stop)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.run(l, chains, stop, res); err != nil {
+		return nil, err
+	}
+	stop.Note(res.Diagnostics)
+	s.finish(l, chains, ref, res)
+	return res, nil
+}
+
+// run sweeps every chain until stop ends the run, counting the sweeps in
+// res, and notes the cluster moves' mean size.
+func (s *Sampler) run(l *layout, chains []*chain, stop *infer.Stop, res *infer.Result) error {
 	bufs := make([][]float64, len(chains))
 	for c := range bufs {
-		bufs[c] = make([]float64, g.MaxCard)
+		bufs[c] = make([]float64, l.g.MaxCard)
 	}
 	parallel := len(chains) > 1 && runtime.GOMAXPROCS(0) > 1 &&
-		len(s.betas)*(len(l.cards)+len(l.incFactor)) >= parallelWork
+		len(s.lad)*(len(l.cards)+len(l.incFactor)) >= parallelWork
 	var work []*clusterWork
 	if s.move != nil {
 		for range len(chains) / 2 {
 			work = append(work, newClusterWork(len(l.cards)))
 		}
 	}
-	res := &infer.Result{Diagnostics: map[string]float64{}}
-	budget := infer.Budget{MaxIter: s.opts.Sweeps, MaxSeconds: s.opts.MaxSeconds}
-	if budget.MaxIter == 0 {
-		budget.MaxIter = math.MaxInt
-	}
-	stop := budget.Start(ctx)
 	for {
 		more, err := stop.Next()
 		if err != nil {
-			return nil, fmt.Errorf("%s: stopped after %d sweeps: %w", s.name, res.Iterations, err)
+			return fmt.Errorf("%s: stopped after %d sweeps: %w", s.name, res.Iterations, err)
 		}
 		if !more {
 			break
@@ -308,8 +402,6 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		s.cluster(l, chains, work)
 		res.Iterations++
 	}
-	stop.Note(res.Diagnostics)
-	s.finish(l, chains, res)
 	if len(work) > 0 {
 		moves, flipped := 0, 0
 		for _, w := range work {
@@ -317,7 +409,7 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 		}
 		res.Diagnostics["cluster_size_mean"] = float64(flipped) / float64(max(moves, 1))
 	}
-	return res, nil
+	return nil
 }
 
 // cluster makes the cluster moves between paired chains (after the sweeps,
@@ -326,34 +418,76 @@ func (s *Sampler) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 func (s *Sampler) cluster(l *layout, chains []*chain, work []*clusterWork) {
 	for p, w := range work {
 		a, b := chains[2*p], chains[2*p+1]
-		for k := range len(s.betas) - 1 {
+		for k := range len(s.betas) - 1 { // the positive temperatures
 			s.move(l, a.reps[k], b.reps[k], a.rng, w)
 		}
 	}
 }
 
-// start builds every chain from its own feasible configuration.
-func (s *Sampler) start(l *layout) ([]*chain, error) {
+// domains returns the domains arc consistency leaves (nil when the model
+// has no zero potential), or an error when the model has no feasible
+// configuration.
+func (s *Sampler) domains(l *layout) (feasible.Domains, error) {
 	if math.IsInf(l.constant, -1) { // a zero-arity factor of zero potential
-		return nil, fmt.Errorf("%s: the model has no configuration of non-zero probability (Z = 0)", s.name)
+		return nil, fmt.Errorf("%s: %w", s.name, errNoFeasible)
 	}
-	var dom feasible.Domains
-	if feasible.HasZeros(l.m) {
-		dom = feasible.Full(l.cards)
-		if !feasible.Propagate(l.g, l.m, dom) {
-			return nil, fmt.Errorf("%s: the model has no configuration of non-zero probability (Z = 0)", s.name)
-		}
+	if !feasible.HasZeros(l.m) {
+		return nil, nil
+	}
+	dom := feasible.Full(l.cards)
+	if !feasible.Propagate(l.g, l.m, dom) {
+		return nil, fmt.Errorf("%s: %w", s.name, errNoFeasible)
+	}
+	return dom, nil
+}
+
+// reference sets the call's ladder and returns ln Z_0 of the β = 0 rung,
+// counted (reference.go), or NaN when it is not (gibbs, or too wide to
+// count: then the relaxation rungs, if any, give ln Z). It notes in diag
+// what it did.
+func (s *Sampler) reference(l *layout, dom feasible.Domains, diag map[string]float64) (float64, error) {
+	if len(s.betas) == 1 {
+		s.lad = []rung{{beta: 1, lambda: math.Inf(1)}}
+		return math.NaN(), nil
+	}
+	ref, err := l.refLogZ(dom)
+	wide := errors.Is(err, errRefTooWide)
+	if err != nil && !wide {
+		return 0, fmt.Errorf("%s: reference normaliser: %w", s.name, err)
+	}
+	relax := l.nHard > 0 && (s.relax == RelaxOn || s.relax == RelaxAuto && (wide || l.deterministic()))
+	s.lad = s.ladder(l, relax)
+	if wide {
+		ref = math.NaN()
+		diag["log_z_ref_too_wide"] = 1
+	}
+	if relax {
+		diag["relax_rungs"] = float64(len(s.lad) - len(s.betas))
+		diag["penalty_max"] = s.lad[len(s.betas)].lambda
+	}
+	return ref, nil
+}
+
+// start builds every chain from its own feasible configuration within
+// dom. The search for a feasible configuration stops, with an error, when
+// ctx is done or the time budget of stop has run out.
+func (s *Sampler) start(ctx context.Context, l *layout, dom feasible.Domains, stop *infer.Stop) ([]*chain, error) {
+	over := func() bool {
+		return ctx.Err() != nil || (s.opts.MaxSeconds > 0 && stop.Elapsed() >= s.opts.MaxSeconds)
 	}
 	chains := make([]*chain, s.opts.Chains)
 	for c := range chains {
 		rng := mrf.NewRand(mrf.DeriveSeed(s.opts.Seed, c))
-		x, err := l.start(rng, dom)
+		x, err := l.start(rng, dom, over)
+		if cerr := ctx.Err(); cerr != nil {
+			err = fmt.Errorf("stopped while searching for a feasible start: %w", cerr)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: chain %d: %w", s.name, c, err)
 		}
-		ch := &chain{rng: rng, b: newBatches(l.width, len(s.betas)-1),
-			attempts: make([]int, len(s.betas)-1), accepts: make([]int, len(s.betas)-1)}
-		for range s.betas {
+		ch := &chain{rng: rng, b: newBatches(l.width, len(s.lad)-1),
+			attempts: make([]int, len(s.lad)-1), accepts: make([]int, len(s.lad)-1)}
+		for range s.lad {
 			ch.reps = append(ch.reps, l.newReplica(append([]int(nil), x...)))
 		}
 		chains[c] = ch
@@ -364,9 +498,14 @@ func (s *Sampler) start(l *layout) ([]*chain, error) {
 // step runs one sweep of every replica of c, the swaps, and records the
 // sample.
 func (s *Sampler) step(l *layout, c *chain, buf []float64) {
-	betas := s.betas
+	lad := s.lad
 	for k, r := range c.reps {
-		l.sweep(r, betas[k], c.rng, buf)
+		if lad[k].relaxed() {
+			l.sweepRelaxed(r, lad[k].lambda, c.rng, buf)
+		} else {
+			l.sweep(r, lad[k].beta, c.rng, buf)
+			r.v = 0
+		}
 	}
 	if c.steps++; l.is != nil && c.steps%resyncSweeps == 0 {
 		for _, r := range c.reps {
@@ -374,20 +513,22 @@ func (s *Sampler) step(l *layout, c *chain, buf []float64) {
 		}
 	}
 	row := c.b.begin()
-	if len(betas) > 1 {
-		for _, r := range c.reps {
-			r.e = l.energy(r)
+	if len(lad) > 1 {
+		for k, r := range c.reps {
+			if !lad[k].relaxed() {
+				r.e = l.energy(r) // relaxation rungs are at β = 0
+			}
 		}
 		for range s.swaps {
-			for k := 0; k+1 < len(betas); k++ {
-				la := (betas[k] - betas[k+1]) * (c.reps[k+1].e - c.reps[k].e)
+			for k := 0; k+1 < len(lad); k++ {
+				la := swapLog(lad, k, c.reps[k], c.reps[k+1])
 				c.attempts[k]++
 				if la >= 0 || c.rng.Float64() < math.Exp(la) {
 					c.reps[k], c.reps[k+1] = c.reps[k+1], c.reps[k]
 					c.accepts[k]++
 				}
 			}
-			c.reps[len(betas)-1].hot = true
+			c.reps[len(lad)-1].hot = true
 			if r := c.reps[0]; r.hot {
 				r.hot = false
 				c.b.trips[row]++
@@ -398,8 +539,8 @@ func (s *Sampler) step(l *layout, c *chain, buf []float64) {
 	c.b.energy[2*row] += e
 	c.b.energy[2*row+1] += e * e
 	lw := c.b.logw[row*c.b.rungs : (row+1)*c.b.rungs]
-	for k := 1; k < len(betas); k++ {
-		lw[k-1] = logAddExp(lw[k-1], (betas[k-1]-betas[k])*c.reps[k].e)
+	for k := 1; k < len(lad); k++ {
+		lw[k-1] = logAddExp(lw[k-1], stoneLog(lad, k, c.reps[k]))
 	}
 }
 
@@ -435,7 +576,7 @@ func (s *Sampler) record(l *layout, r *replica, row []int32) float64 {
 
 // finish turns the kept batches into marginals, standard errors, ln Z and
 // the diagnostics.
-func (s *Sampler) finish(l *layout, chains []*chain, res *infer.Result) {
+func (s *Sampler) finish(l *layout, chains []*chain, ref float64, res *infer.Result) {
 	nChains := len(chains)
 	if s.move != nil {
 		chains = pairUp(chains)
@@ -475,12 +616,32 @@ func (s *Sampler) finish(l *layout, chains []*chain, res *infer.Result) {
 	res.Converged = st.rhatMax <= s.opts.MaxRhat
 	res.LogZ, res.FreeEnergy = math.NaN(), math.NaN()
 	if len(s.betas) > 1 {
-		s.swapStats(chains, diag)
+		least := s.swapStats(chains, diag)
 		diag["round_trips"] = st.trips
-		lz, se := s.logZ(l, chains, d, full, n)
+		fewest := tripsMin(chains, d)
+		diag["round_trips_min"] = fewest
+		lz, se := s.logZ(l, chains, ref, d, full, n)
 		res.LogZ, res.FreeEnergy = lz, -lz
-		diag["log_z_se"] = se
+		diag["log_z_se"], s.logZSE = se, se
+		// The ladder must mix, and ln Z be finite (it is not without a
+		// reference normaliser).
+		res.Converged = res.Converged && fewest >= float64(s.minTrips) && least >= s.minSwap &&
+			!math.IsNaN(lz) && !math.IsInf(lz, 0)
 	}
+}
+
+// tripsMin returns the fewest round trips of a chain in its kept batches
+// (from batch d on).
+func tripsMin(chains []*chain, d int) float64 {
+	fewest := math.Inf(1)
+	for _, c := range chains {
+		r := 0.0
+		for k := d; k < c.b.n; k++ {
+			r += c.b.trips[k]
+		}
+		fewest = min(fewest, r)
+	}
+	return fewest
 }
 
 func scale(c []float64, n float64) []float64 {
@@ -723,10 +884,11 @@ func variance(x []float64) float64 {
 	return s / float64(len(x)-1)
 }
 
-// swapStats adds the swap acceptance rates of every neighbouring pair.
-func (s *Sampler) swapStats(chains []*chain, diag map[string]float64) {
+// swapStats adds the swap acceptance rates of every neighbouring pair and
+// returns the least.
+func (s *Sampler) swapStats(chains []*chain, diag map[string]float64) float64 {
 	mean, least := 0.0, math.Inf(1)
-	for k := 0; k+1 < len(s.betas); k++ {
+	for k := 0; k+1 < len(s.lad); k++ {
 		tried, took := 0, 0
 		for _, c := range chains {
 			tried += c.attempts[k]
@@ -737,33 +899,29 @@ func (s *Sampler) swapStats(chains []*chain, diag map[string]float64) {
 		mean += r
 		least = min(least, r)
 	}
-	diag["swap_rate_mean"] = mean / float64(len(s.betas)-1)
+	diag["swap_rate_mean"] = mean / float64(len(s.lad)-1)
 	diag["swap_rate_min"] = least
+	return least
 }
 
-// logZ returns the stepping-stone estimate of ln Z and its standard error.
-func (s *Sampler) logZ(l *layout, chains []*chain, d, full int, n float64) (float64, float64) {
-	lz := l.constant
-	for i, c := range l.cards {
-		u := l.unary[l.uOff[i]:l.uOff[i+1]]
-		if l.soft == nil {
-			lz += infer.LogSumExp(u)
-			continue
-		}
-		// temper "all": β = 0 is uniform over the states the unary
-		// factors allow.
-		allowed := 0
-		for _, v := range u[:c] {
-			if !math.IsInf(v, -1) {
-				allowed++
-			}
-		}
-		lz += math.Log(float64(allowed))
+// logZ returns the stepping-stone estimate of ln Z and its standard error:
+// from the β = 0 rung's counted ln Z_0 (refLogZ) down the temperature
+// stones, or, when it was not counted, from the last relaxation rung's
+// (freeLogZ) down every stone; NaN without either.
+func (s *Sampler) logZ(l *layout, chains []*chain, ref float64, d, full int, n float64) (float64, float64) {
+	stones := len(s.betas) - 1
+	if math.IsNaN(ref) && len(s.lad) > len(s.betas) {
+		ref, stones = l.freeLogZ(), len(s.lad)-1
 	}
+	lz := l.constant + ref
 	size := float64(chains[0].b.size)
-	variance2 := 0.0
-	rel := make([]float64, 0, len(chains)*max(full, 0))
-	for k := range len(s.betas) - 1 {
+	// y[c][b]: the stones' relative deviations, summed, in full batch b of
+	// chain c (delta method: ln Z's error is about their sum).
+	y := make([][]float64, len(chains))
+	for c := range y {
+		y[c] = make([]float64, max(full, 0))
+	}
+	for k := range stones {
 		sum := math.Inf(-1)
 		for _, c := range chains {
 			for r := d; r < c.b.n; r++ {
@@ -772,17 +930,52 @@ func (s *Sampler) logZ(l *layout, chains []*chain, d, full int, n float64) (floa
 		}
 		lr := sum - math.Log(n)
 		lz += lr
-		rel = rel[:0]
-		for _, c := range chains {
+		for ci, c := range chains {
 			for r := d; r < d+full; r++ {
-				rel = append(rel, math.Exp(c.b.logw[r*c.b.rungs+k]-math.Log(size)-lr))
+				y[ci][r-d] += math.Exp(c.b.logw[r*c.b.rungs+k]-math.Log(size)-lr) - 1
 			}
 		}
-		if len(rel) < 2 || math.IsInf(lr, -1) {
-			variance2 = math.NaN()
-			continue
-		}
-		variance2 += size * variance(rel) / n
 	}
-	return lz, math.Sqrt(variance2)
+	if math.IsNaN(lz) || math.IsInf(lz, 0) {
+		return lz, math.NaN()
+	}
+	return lz, seriesSE(y, size, n)
+}
+
+// seriesSE is the standard error of the mean of a quantity recorded per
+// full kept batch of size sweeps (y[c][b], chain c, batch b; n samples in
+// the mean): the largest of batch means at every level of grouping (as
+// batchMeans, inflated by tRatio) and the spread of the chains' means; NaN
+// with fewer than two batches in all.
+func seriesSE(y [][]float64, size, n float64) float64 {
+	full := len(y[0])
+	if full*len(y) < 2 {
+		return math.NaN()
+	}
+	best := 0.0
+	for g := 1; g == 1 || full/g >= 2; g *= 2 {
+		var means []float64
+		for _, c := range y {
+			for k := 0; k+g <= full; k += g {
+				means = append(means, meanOf64(c[k:k+g]))
+			}
+		}
+		best = max(best, tRatio(len(means)-1)*math.Sqrt(size*float64(g)*variance(means)/n))
+	}
+	if len(y) >= 2 {
+		m := make([]float64, len(y))
+		for c := range y {
+			m[c] = meanOf64(y[c])
+		}
+		best = max(best, math.Sqrt(variance(m)/float64(len(y))))
+	}
+	return best
+}
+
+func meanOf64(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }

@@ -244,6 +244,14 @@ func TestBadOptions(t *testing.T) {
 		{"cluster odd chains", p(func(o *PTOptions) { o.Cluster, o.Chains = ClusterHoudayer, 3 }).Check(), "even"},
 		{"temper unknown", p(func(o *PTOptions) { o.Temper = "unary" }).Check(), "temper"},
 		{"temper empty", p(func(o *PTOptions) { o.Temper = "" }).Check(), "temper"},
+		{"negative round trips", p(func(o *PTOptions) { o.MinRoundTrips = -1 }).Check(), "min_round_trips"},
+		{"swap rate 1", p(func(o *PTOptions) { o.MinSwapRate = 1 }).Check(), "min_swap_rate"},
+		{"swap rate NaN", p(func(o *PTOptions) { o.MinSwapRate = math.NaN() }).Check(), "min_swap_rate"},
+		{"negative swap rate", p(func(o *PTOptions) { o.MinSwapRate = -0.1 }).Check(), "min_swap_rate"},
+		{"relax unknown", p(func(o *PTOptions) { o.Relax = "yes" }).Check(), "relax"},
+		{"relax rungs 0", p(func(o *PTOptions) { o.RelaxRungs = 0 }).Check(), "relax_rungs"},
+		{"negative penalty", p(func(o *PTOptions) { o.PenaltyMax = -1 }).Check(), "penalty_max"},
+		{"infinite penalty", p(func(o *PTOptions) { o.PenaltyMax = math.Inf(1) }).Check(), "penalty_max"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, tc.err, tc.want)
@@ -357,5 +365,34 @@ func TestSECoverage(t *testing.T) {
 		if f := float64(covered) / float64(len(m.Cards)); f < 0.9 {
 			t.Errorf("seed %d: standard errors cover %.2f of the variables, want >= 0.9", seed, f)
 		}
+	}
+}
+
+// A ladder that does not mix is not converged, however well its β = 1
+// replicas agree: on a strongly coupled ferromagnetic chain with a strong
+// field (one mode, which Gibbs at β = 1 samples well) and the ladder {1, 0},
+// no swap is ever accepted and no replica makes a round trip; the default
+// ladder mixes and is converged.
+func TestLadderMustMix(t *testing.T) {
+	const n = 30
+	m := &mrf.Model{Cards: make([]int, n)}
+	for i := range n {
+		m.Cards[i] = 2
+		m.Factors = append(m.Factors, mrf.Factor{Vars: []int{i}, LogTable: []float64{0, 2}})
+		if i > 0 {
+			m.Factors = append(m.Factors, mrf.Factor{Vars: []int{i - 1, i}, LogTable: []float64{3, 0, 0, 3}})
+		}
+	}
+	o := ptOpts()
+	o.Betas, o.Sweeps = "1", 3000
+	_, res := inferPT(t, o, m)
+	d := res.Diagnostics
+	if res.Converged || d["round_trips"] != 0 || d["swap_rate_min"] > 0.001 || !(d["rhat_max"] <= o.MaxRhat) {
+		t.Errorf("ladder {1, 0}: converged %v, diagnostics %v", res.Converged, d)
+	}
+	o.Betas, o.Temps = "", 10
+	_, res = inferPT(t, o, m)
+	if d := res.Diagnostics; !res.Converged || d["round_trips_min"] < float64(o.MinRoundTrips) {
+		t.Errorf("default ladder: converged %v, diagnostics %v", res.Converged, d)
 	}
 }

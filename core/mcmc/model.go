@@ -1,6 +1,7 @@
 package mcmc
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -45,6 +46,12 @@ type layout struct {
 	// fixed, when not nil, marks the variables sweeps leave as they are
 	// (Chains.Fix).
 	fixed []bool
+	// hardFactor[a] is whether factor a has two or more variables and a
+	// zero potential (nHard of them); hardVar[i] whether i is in one: its
+	// conditional reads them even at β = 0, where only their zeros count.
+	hardFactor []bool
+	hardVar    []bool
+	nHard      int
 	// is is the binary pairwise fast path (fields.go), nil if the model is
 	// not binary pairwise.
 	is *ising
@@ -132,6 +139,7 @@ func newLayout(m *mrf.Model, g *infer.FactorGraph) *layout {
 		}
 	}
 	l.incStart[n] = len(l.incFactor)
+	l.markHard()
 	l.is = newIsing(l)
 	return l
 }
@@ -146,6 +154,7 @@ type replica struct {
 	idx []int
 	h   []float64
 	e   float64
+	v   int // hard factors at a zero (relaxation rungs; 0 elsewhere)
 	// hot is set while the replica is on its way down from β = 0 (pt's
 	// round trips).
 	hot bool
@@ -183,8 +192,9 @@ func (l *layout) energy(r *replica) float64 {
 }
 
 // sweep updates every variable of r once, in order, from its conditional
-// under p_β(x) ∝ exp(unary(x) + β·pairs(x)); at β = 0 the pair factors are
-// left out, zeros included (their -Inf would make 0·-Inf). buf holds at
+// under p_β (tempered): the finite entries tempered, every zero potential
+// held at every β, so that at β = 0 the conditional still reads the pair
+// factors of a variable that has zeros among them (hardVar). buf holds at
 // least the largest cardinality. It allocates nothing.
 func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) {
 	if l.is != nil {
@@ -199,7 +209,7 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 		xi := x[i]
 		lo, hi := l.incStart[i], l.incStart[i+1]
 		cond := hi // the incidences the conditional reads
-		if beta == 0 {
+		if beta == 0 && !l.hardVar[i] {
 			cond = lo
 		}
 		u := l.unary[l.uOff[i]:l.uOff[i+1]]
@@ -212,11 +222,14 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 				p0 += t[base]
 				p1 += t[base+st]
 			}
-			l0, l1 := u[0], u[1]
-			if l.soft != nil {
-				l0, l1 = l.tempered(u[0], beta, p0), l.tempered(u[1], beta, p1)
-			} else if beta != 0 {
-				l0, l1 = l0+beta*p0, l1+beta*p1
+			var l0, l1 float64
+			switch { // as tempered, inline on the hot path
+			case beta == 0:
+				l0, l1 = temperedZero(u[0], p0, l.soft != nil), temperedZero(u[1], p1, l.soft != nil)
+			case l.soft != nil:
+				l0, l1 = beta*(u[0]+p0), beta*(u[1]+p1)
+			default:
+				l0, l1 = u[0]+beta*p0, u[1]+beta*p1
 			}
 			// P(x_i = 1) = 1/(1+e^(l0-l1)); an excluded state gets exactly 0.
 			if rng.Float64()*(1+math.Exp(l0-l1)) < 1 {
@@ -234,17 +247,21 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 	}
 }
 
-// tempered is the conditional log weight of a state of unary entry u and
-// pair entries p under temper "all": -Inf if u is, else β·(u + p) (0 at
-// β = 0, where the pair entries are left out).
-func (l *layout) tempered(u, beta, p float64) float64 {
+// The conditional log weight of a state of unary entry u and pair entries
+// summing to p ("tempered") is -Inf if either is (a zero potential holds
+// at every temperature), else β·(u + p) under temper "all" and u + β·p
+// under "pairs"; for β > 0 the arithmetic keeps -Inf by itself, and at
+// β = 0 (temperedZero) the finite entries are left out, never the zeros.
+
+// temperedZero is tempered at β = 0.
+func temperedZero(u, p float64, all bool) float64 {
 	switch {
-	case math.IsInf(u, -1):
-		return u
-	case beta == 0:
+	case math.IsInf(u, -1) || math.IsInf(p, -1):
+		return math.Inf(-1)
+	case all:
 		return 0
 	}
-	return beta * (u + p)
+	return u
 }
 
 // draw samples variable i's state from its conditional (any cardinality).
@@ -260,11 +277,11 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 	}
 	mx := math.Inf(-1)
 	for s := range lp {
-		switch {
-		case l.soft != nil:
-			lp[s] = l.tempered(u[s], beta, lp[s])
+		switch { // as tempered
 		case beta == 0:
-			lp[s] = u[s]
+			lp[s] = temperedZero(u[s], lp[s], l.soft != nil)
+		case l.soft != nil:
+			lp[s] = beta * (u[s] + lp[s])
 		default:
 			lp[s] = u[s] + beta*lp[s]
 		}
@@ -294,7 +311,7 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 // variable uniform among its states if the model has no zero potential,
 // else the result of the feasible search with random state preferences, so
 // that chains start apart.
-func (l *layout) start(rng *rand.Rand, dom feasible.Domains) ([]int, error) {
+func (l *layout) start(rng *rand.Rand, dom feasible.Domains, stop func() bool) ([]int, error) {
 	x := make([]int, len(l.cards))
 	if dom == nil {
 		for i, c := range l.cards {
@@ -306,7 +323,10 @@ func (l *layout) start(rng *rand.Rand, dom feasible.Domains) ([]int, error) {
 	for k := range pref {
 		pref[k] = rng.Float64()
 	}
-	x = feasible.Search(l.g, l.m, dom, func(i, s int) float64 { return pref[l.uOff[i]+s] })
+	x, stopped := feasible.SearchUntil(l.g, l.m, dom, func(i, s int) float64 { return pref[l.uOff[i]+s] }, stop)
+	if stopped {
+		return nil, errors.New("the time budget ran out before the search found a configuration of non-zero probability")
+	}
 	if x == nil {
 		return nil, fmt.Errorf("found no configuration of non-zero probability within %d search steps", feasible.MaxSearchNodes)
 	}

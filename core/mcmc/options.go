@@ -116,8 +116,38 @@ type PTOptions struct {
 	// "all" (the unary factors' finite entries too; their zeros, such as
 	// evidence, hold at every temperature). Default "all" (see the
 	// package comment for why).
-	Temper string `json:"temper" help:"What the ladder tempers: pairs (factors of two or more variables; unary factors hold at every temperature) or all (unary factors' finite entries too; their zeros, e.g. evidence, hold at every temperature)."`
+	Temper string `json:"temper" help:"What the ladder tempers: pairs (the finite entries of factors of two or more variables; unary factors hold at every temperature) or all (every finite entry). Zero potentials (evidence, deterministic entries) hold at every temperature."`
+	// MinRoundTrips is the least number of round trips (a replica's
+	// travel from the hottest rung, β = 0 or the last relaxation rung, to
+	// β = 1, counted on arrival) every
+	// chain must make in its kept sweeps for the answer to be converged
+	// (>= 0). Default 10.
+	MinRoundTrips int `json:"min_round_trips" help:"Converged only when every chain's replicas made at least min_round_trips round trips (hottest rung to beta = 1) in the kept sweeps (>= 0)."`
+	// MinSwapRate is the least swap acceptance rate between every pair of
+	// neighbouring inverse temperatures for the answer to be converged, in
+	// [0, 1). Default 0.05.
+	MinSwapRate float64 `json:"min_swap_rate" help:"Converged only when the swap acceptance rate between every pair of neighbouring temperatures is at least min_swap_rate (0 <= min_swap_rate < 1)."`
+	// Relax says when relaxation rungs follow the temperature ladder
+	// (ladder.go): "auto" (where a factor of two or more variables fixes
+	// one of them given the others wherever it is not zero, or the
+	// feasible configurations are too many to count), "on" (wherever such
+	// factors have zeros) or "off". Default "auto".
+	Relax string `json:"relax" help:"Relaxation rungs below beta = 0, where the zeros of factors of two or more variables become a penalty falling to 0 (so chains can cross infeasible configurations): auto (where such a factor is deterministic, or the feasible configurations cannot be counted), on (wherever such factors have zeros) or off."`
+	// RelaxRungs is the number of positive penalties of the relaxation
+	// rungs (>= 1; a rung of penalty 0 is added below them). Default 10.
+	RelaxRungs int `json:"relax_rungs" help:"Number of positive penalties of the relaxation rungs, falling quadratically from penalty_max (>= 1; a rung of penalty 0 is added below them)."`
+	// PenaltyMax is the top penalty (> 0), or 0 for ln(H·ρ) + 2 (H the
+	// hard factors, ρ the largest ratio of zero to non-zero entries of
+	// one). Default 0.
+	PenaltyMax float64 `json:"penalty_max" help:"Top penalty of the relaxation rungs per factor at a zero (> 0), or 0: ln(H*rho) + 2, H the factors of two or more variables with zeros and rho the largest ratio of zero to non-zero entries in one."`
 }
+
+// When pt adds relaxation rungs (PTOptions.Relax).
+const (
+	RelaxAuto = "auto"
+	RelaxOn   = "on"
+	RelaxOff  = "off"
+)
 
 // What the ladder tempers (PTOptions.Temper).
 const (
@@ -138,7 +168,8 @@ const (
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
 	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
-		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll}
+		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll, MinRoundTrips: 10, MinSwapRate: 0.05,
+		Relax: RelaxAuto, RelaxRungs: 10}
 }
 
 func (o PTOptions) common() Options {
@@ -161,6 +192,21 @@ func (o PTOptions) Check() error {
 		}
 	default:
 		return fmt.Errorf("pt: cluster %q, want %q or %q", o.Cluster, ClusterNone, ClusterHoudayer)
+	}
+	if o.MinRoundTrips < 0 {
+		return fmt.Errorf("pt: min_round_trips %d, want >= 0", o.MinRoundTrips)
+	}
+	if !(o.MinSwapRate >= 0 && o.MinSwapRate < 1) {
+		return fmt.Errorf("pt: min_swap_rate %v, want 0 <= min_swap_rate < 1", o.MinSwapRate)
+	}
+	if o.Relax != RelaxAuto && o.Relax != RelaxOn && o.Relax != RelaxOff {
+		return fmt.Errorf("pt: relax %q, want %q, %q or %q", o.Relax, RelaxAuto, RelaxOn, RelaxOff)
+	}
+	if o.RelaxRungs < 1 || o.RelaxRungs > maxTemps {
+		return fmt.Errorf("pt: relax_rungs %d, want 1 <= relax_rungs <= %d", o.RelaxRungs, maxTemps)
+	}
+	if !(o.PenaltyMax >= 0) || math.IsInf(o.PenaltyMax, 1) {
+		return fmt.Errorf("pt: penalty_max %v, want a finite number >= 0 (0: automatic)", o.PenaltyMax)
 	}
 	if o.Temper != TemperPairs && o.Temper != TemperAll {
 		return fmt.Errorf("pt: temper %q, want %q or %q", o.Temper, TemperPairs, TemperAll)

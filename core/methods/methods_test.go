@@ -243,3 +243,20 @@ func TestRENNMPLearningConsistentOnDenseGraphs(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionErrorsNameTheMethodOnce: a bad option value is reported as
+// "bp: max_iter 0, ...", not "bp: bp: max_iter 0, ...".
+func TestOptionErrorsNameTheMethodOnce(t *testing.T) {
+	for _, tt := range []struct {
+		method, set, want string
+	}{
+		{"bp", "max_iter=0", "bp: max_iter 0, want >= 1"},
+		{"exact", "max_table=0", "exact: max_table 0, want >= 1"},
+		{"gbp", "tol=0", "gbp: tol 0, want a positive number"},
+	} {
+		_, err := Resolve([]string{tt.method}, []string{tt.set}, false)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s %s: error %v, want %q", tt.method, tt.set, err, tt.want)
+		}
+	}
+}

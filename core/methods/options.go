@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/renn-go/renn/core/infer"
 )
 
 // Options are one method's options: its typed options struct, changed one
@@ -27,10 +29,7 @@ func (o *Options) MarshalJSON() ([]byte, error) { return json.Marshal(o.v) }
 
 // Check reports whether the options are valid for the method.
 func (o *Options) Check() error {
-	if err := o.entry.check(o.v); err != nil {
-		return fmt.Errorf("%s: %w", o.entry.Name, err)
-	}
-	return nil
+	return infer.Named(o.entry.Name, o.entry.check(o.v))
 }
 
 // Has reports whether the method has an option called name.

@@ -7,11 +7,13 @@
 // written all the same, with the failures listed in the provenance
 // ("failed"). The stage fails only if every run failed, or with
 // Params.Strict if any did; then nothing is written. A cancelled context
-// stops everything.
+// stops everything; the runs finished before are kept in out/partial/
+// (stageio.KeepPartial).
 package baselines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -56,7 +58,7 @@ type Failure struct {
 }
 
 func (f Failure) String() string {
-	return fmt.Sprintf("model %d (%s) %s: %s", f.ModelID, f.Model, f.Method, f.Error)
+	return fmt.Sprintf("model %d (%s) %v", f.ModelID, f.Model, infer.Named(f.Method, errors.New(f.Error)))
 }
 
 // Options resolves the methods' options: their defaults with p.Set applied,
@@ -121,7 +123,8 @@ func regionMethod(names []string) string {
 
 // Run runs every method on every model and writes marginals.parquet,
 // estimates.parquet and stderrs.parquet (the standard errors of the Monte
-// Carlo methods' variable marginals; no rows without such a method) into out, with every run that finished, and their UAI
+// Carlo methods' variable marginals, and of pt's ln Z; no rows without such
+// a method) into out, with every run that finished, and their UAI
 // result files into p.UAIOut when set. Failed runs are logged as they
 // happen and summarised on w, then the answers that failed the shared check
 // or did not converge, and how their UAI files say so
@@ -150,16 +153,27 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	}
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
-	var stderrs []formats.StderrRow
+	var seRows []formats.StderrRow
 	var failed []Failure
+	// interrupted keeps the runs finished before an interruption.
+	interrupted := func() error {
+		f := stageio.Finished{Stage: "run-baselines", Params: p, Inputs: inputs, Done: len(est), Of: len(models) * len(p.Methods),
+			Unit: "runs", Marg: marg, Est: est, More: func(prov formats.Provenance) []stageio.Output {
+				return []stageio.Output{{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, seRows, prov) }}}
+			}}
+		return f.Keep(ctx.Err(), out)
+	}
 	for _, e := range models {
 		for _, name := range p.Methods {
+			if ctx.Err() != nil {
+				return interrupted()
+			}
 			label := p.label(name)
 			start := time.Now()
 			res, g, se, err := runOne(ctx, name, opts[name], e, graphs)
 			if err != nil {
-				if ctx.Err() != nil { // cancelled: stop everything
-					return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, name, err)
+				if ctx.Err() != nil { // cancelled: stop everything, keep what finished
+					return interrupted()
 				}
 				slog.Error("failed", "model", e.ID, "name", e.Info.Name, "method", label, "error", err)
 				failed = append(failed, Failure{ModelID: e.ID, Model: e.Info.Name, Method: label, Error: err.Error()})
@@ -168,8 +182,11 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 			secs := time.Since(start).Seconds()
 			marg = append(marg, stageio.MarginalRows(e.ID, label, e.Model, res.Marginals)...)
 			est = append(est, stageio.EstimateRow(e.ID, label, res, secs, opts[name], scheme(g)))
-			for i, v := range se {
-				stderrs = append(stderrs, formats.StderrRow{ModelID: e.ID, Method: label, Index: int32(i), Stderr: v})
+			for i, v := range se.vars {
+				seRows = append(seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrVar, Index: int32(i), Stderr: v})
+			}
+			if se.logZ != nil {
+				seRows = append(seRows, formats.StderrRow{ModelID: e.ID, Method: label, Kind: formats.StderrLogZ, Stderr: []float64{*se.logZ}})
 			}
 			slog.Info("inferred", "model", e.ID, "method", label, "iterations", res.Iterations, "converged", res.Converged,
 				"log_z", res.LogZ, "seconds", fmt.Sprintf("%.3f", secs))
@@ -193,17 +210,17 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	err = commit(out, append([]stageio.Output{
+	if err := commit(out, append([]stageio.Output{
 		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
 		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
 		// Always written, empty without a Monte Carlo method, so that no
 		// earlier run's file is carried over beside the new marginals.
-		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, stderrs, prov) }},
-	}, uai...)...)
-	if err == nil {
-		stageio.WriteUAISummary(w, p.UAIOut, answers)
+		{Name: formats.StderrsFile, Write: func(path string) error { return formats.WriteStderrs(path, seRows, prov) }},
+	}, uai...)...); err != nil {
+		return err
 	}
-	return err
+	stageio.WriteUAISummary(w, p.UAIOut, answers)
+	return stageio.RemovePartial(out)
 }
 
 // commit is stageio.Commit; a variable so tests can make an output fail.
@@ -217,38 +234,63 @@ var newMethod = func(entry *methods.Entry, opts *methods.Options, g *region.Grap
 // runOne runs method name on model e, a fresh method per model: warm starts
 // belong to learning, not to a comparison, where they would make results
 // depend on order. It returns the result, the region graph it ran on, and
-// the standard errors of the variable marginals if the method gives them
-// (infer.StandardErrors).
-func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, [][]float64, error) {
+// the Monte Carlo standard errors if the method gives them.
+func runOne(ctx context.Context, name string, opts *methods.Options, e stageio.Model, graphs map[int32]*region.Graph) (*infer.Result, *region.Graph, stderrs, error) {
 	entry, err := methods.Lookup(name)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, stderrs{}, err
 	}
 	g, err := regionGraph(entry, e, graphs)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, stderrs{}, err
 	}
 	m, err := newMethod(entry, opts, g)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, stderrs{}, err
 	}
 	res, err := m.Infer(ctx, e.Model)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, stderrs{}, err
 	}
 	return res, g, standardErrors(m), nil
 }
 
+// stderrs are the standard errors of a method's last answer: of its
+// variable marginals (infer.StandardErrors; nil if it gives none) and of
+// its ln Z (infer.LogZStandardError; nil if it gives none or makes no claim
+// on ln Z).
+type stderrs struct {
+	vars [][]float64
+	logZ *float64
+}
+
 // standardErrors returns the standard errors of m's last answer, looking
-// inside the registry's wrapper, or nil if m gives none.
-func standardErrors(m infer.Method) [][]float64 {
+// inside the registry's wrapper.
+func standardErrors(m infer.Method) stderrs {
+	var se stderrs
+	if v, ok := unwrapAs[infer.StandardErrors](m); ok {
+		se.vars = v.StandardErrors()
+	}
+	if v, ok := unwrapAs[infer.LogZStandardError](m); ok {
+		if c, ok := unwrapAs[infer.LogZClaim](m); !ok || c.ClaimsLogZ() {
+			lz := v.LogZStandardError()
+			se.logZ = &lz
+		}
+	}
+	return se
+}
+
+// unwrapAs returns m, or the first method it wraps (the registry's
+// wrapper), that implements T.
+func unwrapAs[T any](m infer.Method) (T, bool) {
 	for {
-		if se, ok := m.(infer.StandardErrors); ok {
-			return se.StandardErrors()
+		if v, ok := m.(T); ok {
+			return v, true
 		}
 		u, ok := m.(interface{ Unwrap() infer.Method })
 		if !ok {
-			return nil
+			var zero T
+			return zero, false
 		}
 		m = u.Unwrap()
 	}

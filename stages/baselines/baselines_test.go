@@ -29,7 +29,7 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	models, regions := isingWithRegions(t, dir, "faces")
 	truth := filepath.Join(dir, "exact")
-	if err := exactinfer.Run(exactinfer.Params{Models: models, Options: exact.DefaultOptions()}, truth, &bytes.Buffer{}); err != nil {
+	if err := exactinfer.Run(context.Background(), exactinfer.Params{Models: models, Options: exact.DefaultOptions()}, truth, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "baselines")
@@ -288,5 +288,26 @@ func joinModels(t *testing.T, out string, dirs ...string) {
 	}
 	if err := formats.WriteModels(filepath.Join(out, formats.ModelsFile), rows, prov); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInterruptBeforeAnyRun: cancelled before its first run, the stage
+// writes nothing and says so.
+func TestInterruptBeforeAnyRun(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 7}, models); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(dir, "out")
+	err := Run(ctx, Params{Models: models, Methods: []string{"mf", "bp"}}, out, io.Discard)
+	var ie *stageio.Interrupted
+	if !errors.As(err, &ie) || !errors.Is(err, context.Canceled) || ie.Interruption() != "no runs finished (of 4), no outputs written" {
+		t.Fatalf("error %v, want an interruption keeping nothing", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"sort"
 	"strings"
 
@@ -82,7 +81,6 @@ func Run(p Params, out string, w io.Writer) error {
 		fmt.Fprintf(w, "model %d (%s): scheme %s, %s, largest region %d variables, valid %s\n",
 			e.ID, e.Info.Name, g.Detail, describe(g), largest(g), valid)
 		picked[fmt.Sprint(e.ID)] = g.Detail
-		slog.Info("regions", "model", e.ID, "name", e.Info.Name, "scheme", g.Detail)
 		rows = append(rows, stageio.RegionRows(e.ID, g)...)
 	}
 	prov, err := stageio.Provenance("build-regions", provenance{Params: p, Bounds: b, Picked: picked}, 0, inputs)

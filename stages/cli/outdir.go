@@ -3,8 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -49,16 +52,7 @@ func checkOutputs(flags []*kong.Flag) error {
 		if !f.Target.IsValid() || f.Name == "help" || f.Enum != "" {
 			continue
 		}
-		var vals []string
-		switch v := f.Target; {
-		case v.Kind() == reflect.String:
-			vals = []string{v.String()}
-		case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
-			for i := 0; i < v.Len(); i++ {
-				vals = append(vals, v.Index(i).String())
-			}
-		}
-		for _, s := range vals {
+		for _, s := range stringValues(f.Target) {
 			if s == "" {
 				continue
 			}
@@ -84,4 +78,86 @@ func checkOutputs(flags []*kong.Flag) error {
 		}
 	}
 	return nil
+}
+
+// stringValues returns the values of a string or []string flag.
+func stringValues(v reflect.Value) []string {
+	switch {
+	case v.Kind() == reflect.String:
+		return []string{v.String()}
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		vals := make([]string, v.Len())
+		for i := range vals {
+			vals[i] = v.Index(i).String()
+		}
+		return vals
+	}
+	return nil
+}
+
+// checkFolders refuses a flag tagged folder:"PRODUCER: FILE FILE..." whose
+// value is not a folder holding those files, saying what the flag wants
+// and what it was given instead: a file, another stage's folder, nothing.
+func checkFolders(flags []*kong.Flag) error {
+	for _, f := range flags {
+		spec := f.Tag.Get("folder")
+		if spec == "" || !f.Target.IsValid() {
+			continue
+		}
+		producer, files, _ := strings.Cut(spec, ":")
+		for _, path := range stringValues(f.Target) {
+			if path == "" {
+				continue
+			}
+			if err := checkFolder(path, strings.Fields(files)); err != nil {
+				return fmt.Errorf("--%s wants a folder written by %s (%s); %w", f.Name, strings.TrimSpace(producer), strings.Join(strings.Fields(files), " and "), err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkFolder says how path is not a folder holding files.
+func checkFolder(path string, files []string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist", path)
+	case err != nil:
+		return err
+	case !st.IsDir() && slices.Contains(files, filepath.Base(path)):
+		return fmt.Errorf("%s is a file: give its folder, %s", path, filepath.Dir(path))
+	case !st.IsDir():
+		return fmt.Errorf("%s is a file", path)
+	}
+	var lacks []string
+	for _, name := range files {
+		if _, err := os.Stat(filepath.Join(path, name)); err != nil {
+			lacks = append(lacks, name)
+		}
+	}
+	if len(lacks) == 0 {
+		return nil
+	}
+	if len(lacks) < len(files) {
+		return fmt.Errorf("%s lacks %s", path, strings.Join(lacks, " and "))
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	const show = 4
+	switch {
+	case len(names) == 0:
+		return fmt.Errorf("%s is empty", path)
+	case len(names) > show:
+		names = append(names[:show], fmt.Sprintf("and %d more", len(names)-show))
+	}
+	return fmt.Errorf("%s holds %s instead", path, strings.Join(names, ", "))
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -46,8 +47,9 @@ func (p Params) Check() error {
 // estimates.parquet into out (and the UAI result files into p.UAIOut when
 // set, refusing before any model is solved to replace those of another run:
 // a *stageio.UAIConflictError), and prints a short table to w, then how
-// many answers passed the shared check and converged.
-func Run(p Params, out string, w io.Writer) error {
+// many answers passed the shared check and converged. Cancelled, it keeps
+// the models solved before in out/partial/ (stageio.KeepPartial).
+func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	entry, err := methods.Lookup("exact")
 	if err != nil {
 		return err
@@ -71,16 +73,22 @@ func Run(p Params, out string, w io.Writer) error {
 	fmt.Fprintln(tw, "model\tname\tln Z\tseconds\tlargest table\t")
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
-	for _, e := range models {
+	for k, e := range models {
+		if ctx.Err() != nil {
+			tw.Flush()
+			f := stageio.Finished{Stage: "exact-infer", Params: p, Seed: p.Options.Seed, Inputs: inputs,
+				Done: k, Of: len(models), Unit: "models", Marg: marg, Est: est}
+			return f.Keep(ctx.Err(), out)
+		}
 		start := time.Now()
-		res, err := method.Infer(context.Background(), e.Model)
+		res, err := method.Infer(ctx, e.Model)
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
 		}
 		secs := time.Since(start).Seconds()
 		marg = append(marg, stageio.MarginalRows(e.ID, entry.Name, e.Model, res.Marginals)...)
 		est = append(est, stageio.EstimateRow(e.ID, entry.Name, res, secs, opts, ""))
-		fmt.Fprintf(tw, "%d\t%s\t%.6f\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, res.LogZ, secs, math.Log2(res.Diagnostics["largest_table"]))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, lnZ(res.LogZ), secs, math.Log2(res.Diagnostics["largest_table"]))
 		slog.Debug("solved", "model", e.ID, "seconds", secs)
 	}
 	prov, err := stageio.Provenance("exact-infer", p, p.Options.Seed, inputs)
@@ -97,9 +105,23 @@ func Run(p Params, out string, w io.Writer) error {
 	}, uai...)...); err != nil {
 		return err
 	}
+	if err := stageio.RemovePartial(out); err != nil {
+		return err
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	stageio.WriteUAISummary(w, p.UAIOut, answers)
 	return nil
+}
+
+// lnZ writes ln Z to six decimals, and a value that rounds to zero as 0:
+// a normalised model (a Bayes net without evidence) has ln Z = 0 up to
+// rounding, which %.6f prints as -0.000000.
+func lnZ(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 6, 64)
+	if s == "-0.000000" || s == "0.000000" {
+		return "0"
+	}
+	return s
 }

@@ -2,16 +2,20 @@ package exactinfer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"github.com/renn-go/renn/core/exact"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/core/infer/infertest"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/samplemodel"
 	"github.com/renn-go/renn/stages/stageio"
@@ -25,7 +29,7 @@ func TestRunMatchesBruteForce(t *testing.T) {
 	}
 	out := filepath.Join(dir, "exact")
 	var buf bytes.Buffer
-	if err := Run(Params{Models: models, Options: exact.DefaultOptions()}, out, &buf); err != nil {
+	if err := Run(context.Background(), Params{Models: models, Options: exact.DefaultOptions()}, out, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "ln Z") {
@@ -137,7 +141,7 @@ func TestBadInputs(t *testing.T) {
 			if tt.maxTable > 0 {
 				opts.MaxTable = tt.maxTable
 			}
-			err := Run(Params{Models: dir, Options: opts}, out, &bytes.Buffer{})
+			err := Run(context.Background(), Params{Models: dir, Options: opts}, out, &bytes.Buffer{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -203,7 +207,7 @@ func TestUAIOut(t *testing.T) {
 			if err := samplemodel.UAI(p, models); err != nil {
 				t.Fatal(err)
 			}
-			if err := Run(Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uaiOut}, out, &bytes.Buffer{}); err != nil {
+			if err := Run(context.Background(), Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uaiOut}, out, &bytes.Buffer{}); err != nil {
 				t.Fatal(err)
 			}
 			ms, _, err := stageio.LoadModels(models)
@@ -306,7 +310,7 @@ func TestUAIOutIsing(t *testing.T) {
 	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 7}, models); err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uaiOut}, filepath.Join(dir, "exact"), &bytes.Buffer{}); err != nil {
+	if err := Run(context.Background(), Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uaiOut}, filepath.Join(dir, "exact"), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"grid3-gamma1-0", "grid3-gamma1-1"} {
@@ -331,7 +335,7 @@ func TestUAIOutLayoutAndRuns(t *testing.T) {
 	}
 	p := Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uaiOut}
 	var w bytes.Buffer
-	if err := Run(p, filepath.Join(dir, "exact"), &w); err != nil {
+	if err := Run(context.Background(), p, filepath.Join(dir, "exact"), &w); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(uaiOut, "exact", "grid3-gamma1-0.uai.PR"))
@@ -341,7 +345,7 @@ func TestUAIOutLayoutAndRuns(t *testing.T) {
 	if !strings.Contains(w.String(), "1 answers: 1 converged, 0 not converged but passing the shared check, 0 failed the shared check") {
 		t.Errorf("summary %q", w.String())
 	}
-	err = Run(p, filepath.Join(dir, "again"), &bytes.Buffer{})
+	err = Run(context.Background(), p, filepath.Join(dir, "again"), &bytes.Buffer{})
 	var conflict *stageio.UAIConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("second run: error %v, want a conflict", err)
@@ -350,11 +354,60 @@ func TestUAIOutLayoutAndRuns(t *testing.T) {
 		t.Error("the refused run wrote its output directory")
 	}
 	p.Overwrite = true
-	if err := Run(p, filepath.Join(dir, "again"), &bytes.Buffer{}); err != nil {
+	if err := Run(context.Background(), p, filepath.Join(dir, "again"), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	p.UAIOut = ""
 	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "--overwrite") {
 		t.Errorf("--overwrite without --uai-out: %v", err)
+	}
+}
+
+// TestLnZZeroPrinted: a normalised model (a Bayes net without evidence)
+// has ln Z = 0 up to rounding (here -1.1e-16); the table prints 0, not
+// -0.000000.
+func TestLnZZeroPrinted(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	m := &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{
+		{Vars: []int{0}, LogTable: []float64{math.Log(0.3), math.Log(0.7)}},
+		{Vars: []int{0, 1}, LogTable: []float64{math.Log(0.3), math.Log(0.7), math.Log(0.7), math.Log(0.3)}},
+	}}
+	infos, rows := stageio.Rows([]stageio.Model{{ID: 0, Info: mrf.Info{Name: "bn", Graph: "uai"}, Model: m}})
+	prov := formats.Provenance{Stage: "test", Params: "{}"}
+	if err := stageio.Commit(models,
+		stageio.Output{Name: formats.ModelsFile, Write: func(p string) error { return formats.WriteModels(p, rows, prov) }},
+		stageio.Output{Name: formats.ModelInfoFile, Write: func(p string) error { return formats.WriteModelInfo(p, infos, prov) }},
+	); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Run(context.Background(), Params{Models: models, Options: exact.DefaultOptions()}, filepath.Join(dir, "exact"), &buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if len(lines) < 2 || strings.Fields(lines[1])[2] != "0" || strings.Contains(buf.String(), "-0.0") {
+		t.Errorf("ln Z of a normalised model printed as:\n%s", buf.String())
+	}
+}
+
+// TestInterruptBeforeAnyModel: a cancelled run keeps nothing when no model
+// was solved, and says so.
+func TestInterruptBeforeAnyModel(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 1, Count: 2, Seed: 7}, models); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(dir, "exact")
+	err := Run(ctx, Params{Models: models, Options: exact.DefaultOptions()}, out, io.Discard)
+	var ie *stageio.Interrupted
+	if !errors.As(err, &ie) || !errors.Is(err, context.Canceled) || ie.Interruption() != "no models finished (of 2), no outputs written" {
+		t.Fatalf("error %v, want an interruption keeping nothing", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s written (stat: %v)", out, err)
 	}
 }

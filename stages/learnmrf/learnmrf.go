@@ -233,7 +233,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	for _, e := range models {
 		m, rows, opts, param, err := learnOne(ctx, p, mopts, e, sets[e.ID], w)
 		if err != nil {
-			return fmt.Errorf("model %d (%s): %s: %w", e.ID, e.Info.Name, p.Method, err)
+			return fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, infer.Named(p.Method, err))
 		}
 		learned = append(learned, m)
 		curves = append(curves, rows...)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -39,15 +40,19 @@ func ModuleRoot(dir string) (string, error) {
 // with -buildvcs=false and -trimpath so that they depend on the source code
 // and the Go version only: with VCS stamping every commit (even one touching
 // only README) would change every binary, and so rerun every stage; without
-// -trimpath a clone in another directory would. A cold build takes minutes:
-// every 20 seconds, and at the end, it writes how many packages it compiled.
+// -trimpath a clone in another directory would. A cold build compiles
+// hundreds of packages over minutes: Build says first how many are out of
+// date, then every 20 seconds, and at the end, how many it compiled.
 func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-buildvcs=false", "-trimpath", "-o", binDir+string(filepath.Separator), "./cmd/...")
+	flags := []string{"-buildvcs=false", "-trimpath"}
+	fmt.Fprintln(w, "building: listing the packages the binaries need (a first build downloads their modules)")
+	prog := &buildProgress{w: w, start: time.Now(), total: outOfDate(ctx, modRoot, flags, w)}
+	prog.begin()
+	cmd := exec.CommandContext(ctx, "go", append(append([]string{"build", "-v"}, flags...), "-o", binDir+string(filepath.Separator), "./cmd/...")...)
 	cmd.Dir = modRoot
-	prog := &buildProgress{w: w, start: time.Now()}
 	cmd.Stdout = prog
 	cmd.Stderr = prog
 	stop := prog.every(buildProgressEvery)
@@ -61,4 +66,21 @@ func Build(ctx context.Context, modRoot, binDir string, w io.Writer) error {
 		return fmt.Errorf("build binaries (go build ./cmd/... in %s): %w", modRoot, err)
 	}
 	return nil
+}
+
+// outOfDate returns how many packages a build of ./cmd/... with flags
+// would compile, as go list judges them stale (but for commands stale only
+// because they are not installed: their compiled package is cached); 0 if
+// it cannot tell. The go command's messages (go: downloading ...) go to w.
+func outOfDate(ctx context.Context, modRoot string, flags []string, w io.Writer) int {
+	const format = `{{if and .Stale (ne .StaleReason "not installed but available in build cache")}}{{.ImportPath}}{{end}}`
+	args := append(append([]string{"list"}, flags...), "-deps", "-f", format, "./cmd/...")
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = modRoot
+	cmd.Stderr = w
+	out, err := cmd.Output()
+	if err != nil {
+		return 0
+	}
+	return len(strings.Fields(string(out)))
 }

@@ -27,8 +27,18 @@ type buildProgress struct {
 	w     io.Writer
 	start time.Time
 	buf   lineBuffer
+	total int // packages expected (outOfDate); 0 if not known
 	n     int
 	last  string
+}
+
+// begin says what the build is about to do.
+func (b *buildProgress) begin() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.total > 0 {
+		fmt.Fprintf(b.w, "building: about %d packages to compile (go build -v ./cmd/...; a line every %s)\n", b.total, buildProgressEvery)
+	}
 }
 
 func (b *buildProgress) Write(p []byte) (int, error) {
@@ -55,11 +65,15 @@ func (b *buildProgress) report() {
 	if b.n == 0 {
 		return
 	}
+	of := ""
+	if b.total >= b.n {
+		of = fmt.Sprintf(" of about %d", b.total)
+	}
 	pkgs := "packages"
-	if b.n == 1 {
+	if b.n == 1 && of == "" {
 		pkgs = "package"
 	}
-	fmt.Fprintf(b.w, "building: %d %s compiled in %s, the last %s\n", b.n, pkgs, time.Since(b.start).Round(time.Second), b.last)
+	fmt.Fprintf(b.w, "building: %d%s %s compiled in %s, the last %s\n", b.n, of, pkgs, time.Since(b.start).Round(time.Second), b.last)
 }
 
 // close passes on an unfinished last line and reports the total.

@@ -33,6 +33,24 @@ func TestBuildProgress(t *testing.T) {
 		t.Errorf("build output:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
+	// With the count go list expects, the build says it first and counts
+	// against it; a count it exceeds is left out.
+	out.Reset()
+	b = &buildProgress{w: &out, start: time.Now(), total: 2}
+	b.begin()
+	b.Write([]byte("runtime\n"))
+	b.report()
+	b.Write([]byte("fmt\nos\n"))
+	b.close()
+	want = []string{
+		"building: about 2 packages to compile (go build -v ./cmd/...; a line every 20s)",
+		"building: 1 of about 2 packages compiled in 0s, the last runtime",
+		"building: 3 packages compiled in 0s, the last os",
+	}
+	if got := strings.TrimSuffix(out.String(), "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("build output with a total:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+
 	// A build that compiled nothing (all cached) says nothing.
 	out.Reset()
 	b = &buildProgress{w: &out, start: time.Now()}

@@ -3,40 +3,35 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
-// IgnoredColumns are the Parquet columns whose values CompareOutputs does
-// not compare: seconds is timing, which no two runs share, and params is a
-// JSON description of a run's options and diagnostics, which a refactor may
-// legitimately reshape without changing a number of the results.
-var IgnoredColumns = []string{"seconds", "params"}
+// CompareTool is the binary, built with the stage binaries, that compares
+// two Parquet files for CompareOutputs. It lives outside the runner so that
+// the runner, and go run ./cmd/pipeline, compile without Arrow.
+const CompareTool = "compare-outputs"
 
 // Difference is the first difference CompareOutputs found between the
-// cached outputs of an instance and those of a new run.
+// cached outputs of an instance and those of a new run. Its JSON form
+// (but File) is what compare-outputs --json writes for two files.
 type Difference struct {
-	File string // the file's name in the output directory
+	File string `json:"file,omitempty"` // the file's name in the output directory
 	// Column is the Parquet column whose values differ; "" when the
 	// difference is elsewhere (Note says where).
-	Column  string
-	Row     int    // the first differing row of Column, from 0
-	Element int    // for a list column, the first differing element of the row; -1 otherwise
-	Cached  string // the value in the cached file
-	New     string // the value in the new file
-	Note    string // what differs, when it is not a column's value
+	Column  string `json:"column,omitempty"`
+	Row     int    `json:"row"`     // the first differing row of Column, from 0
+	Element int    `json:"element"` // for a list column, the first differing element of the row; -1 otherwise
+	Cached  string `json:"cached,omitempty"`
+	New     string `json:"new,omitempty"`
+	Note    string `json:"note,omitempty"` // what differs, when it is not a column's value
 }
 
 func (d *Difference) String() string {
@@ -50,15 +45,42 @@ func (d *Difference) String() string {
 	return fmt.Sprintf("%s: column %s, %s: cached %s, new %s", d.File, d.Column, at, d.Cached, d.New)
 }
 
+// ParquetComparer compares two Parquet files, cached and fresh, and
+// returns their first difference (File unset), or nil if they hold the
+// same results.
+type ParquetComparer func(ctx context.Context, cached, fresh string) (*Difference, error)
+
+// CompareWith returns the ParquetComparer that runs the compare-outputs
+// binary of binDir (see package stages/compare for what it compares).
+func CompareWith(binDir string) ParquetComparer {
+	tool := filepath.Join(binDir, CompareTool)
+	return func(ctx context.Context, cached, fresh string) (*Difference, error) {
+		if _, err := os.Stat(tool); err != nil {
+			return nil, fmt.Errorf("compare %s: %w (pipeline run builds %s with the stage binaries; or go build -trimpath -buildvcs=false -o bin/ ./cmd/...)",
+				filepath.Base(cached), err, CompareTool)
+		}
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, tool, "--json", cached, fresh)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("compare %s: %s: %w: %s", filepath.Base(cached), tool, err, strings.TrimSpace(stderr.String()))
+		}
+		var d *Difference
+		if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
+			return nil, fmt.Errorf("compare %s: %s wrote %q: %w", filepath.Base(cached), tool, stdout.String(), err)
+		}
+		return d, nil
+	}
+}
+
 // CompareOutputs compares the output files of two directories, cached and
 // fresh, and returns their first difference, or nil if they hold the same
 // results. Outputs are the regular files whose names do not begin with "."
-// (as for stamps). Parquet files (*.parquet) must have the same column
-// names and types and the same rows, compared exactly (floats by bit
-// pattern, any NaN equal to any NaN), but for the values of IgnoredColumns;
-// their key/value metadata is not compared, since it records provenance
-// such as the binary's version. Other files must be byte-equal.
-func CompareOutputs(cached, fresh string) (*Difference, error) {
+// (as for stamps). Files must be byte-equal, but for Parquet files
+// (*.parquet), which parquet compares when their bytes differ: Parquet
+// files record when and by what they were written, and their timing
+// columns differ from run to run.
+func CompareOutputs(ctx context.Context, cached, fresh string, parquet ParquetComparer) (*Difference, error) {
 	a, err := outputNames(cached)
 	if err != nil {
 		return nil, err
@@ -78,22 +100,27 @@ func CompareOutputs(cached, fresh string) (*Difference, error) {
 		}
 	}
 	for _, n := range a {
-		pa, pb := filepath.Join(cached, n), filepath.Join(fresh, n)
-		var d *Difference
-		if strings.HasSuffix(n, ".parquet") {
-			d, err = compareParquet(pa, pb)
-		} else {
-			d, err = compareBytes(pa, pb)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if d != nil {
-			d.File = n
-			return d, nil
+		d, err := CompareFiles(ctx, filepath.Join(cached, n), filepath.Join(fresh, n), parquet)
+		if d != nil || err != nil {
+			return d, err
 		}
 	}
 	return nil, nil
+}
+
+// CompareFiles compares two files as CompareOutputs compares two outputs
+// of the same name: byte for byte, and if their bytes differ and cached is
+// a Parquet file (*.parquet), with parquet. The difference names the file
+// by cached's base name.
+func CompareFiles(ctx context.Context, cached, fresh string, parquet ParquetComparer) (*Difference, error) {
+	d, err := compareBytes(cached, fresh)
+	if err == nil && d != nil && strings.HasSuffix(cached, ".parquet") {
+		d, err = parquet(ctx, cached, fresh)
+	}
+	if d != nil {
+		d.File = filepath.Base(cached)
+	}
+	return d, err
 }
 
 // outputNames lists the output files of dir, sorted.
@@ -130,179 +157,4 @@ func compareBytes(a, b string) (*Difference, error) {
 	}
 	line := bytes.Count(ba[:i], []byte("\n")) + 1
 	return &Difference{Note: fmt.Sprintf("bytes differ from offset %d (line %d; cached %d bytes, new %d)", i, line, len(ba), len(bb))}, nil
-}
-
-// readParquet reads a whole Parquet file into an Arrow table.
-func readParquet(path string) (arrow.Table, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("compare outputs: %w", err)
-	}
-	defer f.Close()
-	t, err := pqarrow.ReadTable(context.Background(), f, nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, fmt.Errorf("compare outputs: read %s: %w", path, err)
-	}
-	return t, nil
-}
-
-// compareParquet compares the schemas (names and types, not metadata) and
-// the values of two Parquet files.
-func compareParquet(a, b string) (*Difference, error) {
-	ta, err := readParquet(a)
-	if err != nil {
-		return nil, err
-	}
-	defer ta.Release()
-	tb, err := readParquet(b)
-	if err != nil {
-		return nil, err
-	}
-	defer tb.Release()
-	na, nb := fieldNames(ta.Schema()), fieldNames(tb.Schema())
-	if !slices.Equal(na, nb) {
-		return &Difference{Note: fmt.Sprintf("columns: cached %v, new %v", na, nb)}, nil
-	}
-	for i, f := range ta.Schema().Fields() {
-		if g := tb.Schema().Field(i); !arrow.TypeEqual(f.Type, g.Type) {
-			return &Difference{Note: fmt.Sprintf("column %s: type: cached %s, new %s", f.Name, f.Type, g.Type)}, nil
-		}
-	}
-	if ta.NumRows() != tb.NumRows() {
-		return &Difference{Note: fmt.Sprintf("rows: cached %d, new %d", ta.NumRows(), tb.NumRows())}, nil
-	}
-	for i, name := range na {
-		if slices.Contains(IgnoredColumns, name) {
-			continue
-		}
-		d, err := compareColumn(ta.Column(i).Data(), tb.Column(i).Data())
-		if err != nil {
-			return nil, fmt.Errorf("compare outputs: %s: column %s: %w", a, name, err)
-		}
-		if d != nil {
-			d.Column = name
-			return d, nil
-		}
-	}
-	return nil, nil
-}
-
-func fieldNames(s *arrow.Schema) []string {
-	names := make([]string, s.NumFields())
-	for i, f := range s.Fields() {
-		names[i] = f.Name
-	}
-	return names
-}
-
-// compareColumn compares two columns of the same type and length, which
-// the two files may have cut into chunks (row groups) differently.
-func compareColumn(a, b *arrow.Chunked) (*Difference, error) {
-	ca, err := concat(a)
-	if err != nil || ca == nil {
-		return nil, err
-	}
-	defer ca.Release()
-	cb, err := concat(b)
-	if err != nil || cb == nil {
-		return nil, err
-	}
-	defer cb.Release()
-	for i := 0; i < ca.Len(); i++ {
-		if !sameValue(ca, cb, i, i) {
-			d := &Difference{Row: i, Element: -1}
-			d.Element, d.Cached, d.New = showDifference(ca, cb, i, i)
-			return d, nil
-		}
-	}
-	return nil, nil
-}
-
-// concat joins the chunks of c into one array; nil if c has none.
-func concat(c *arrow.Chunked) (arrow.Array, error) {
-	switch chunks := c.Chunks(); len(chunks) {
-	case 0:
-		return nil, nil
-	case 1:
-		chunks[0].Retain()
-		return chunks[0], nil
-	default:
-		return array.Concatenate(chunks, memory.DefaultAllocator)
-	}
-}
-
-// sameValue reports whether a[i] equals b[j]: floats by bit pattern, any
-// NaN equal to any NaN (so -0 and 0 differ: a refactor that keeps every
-// number keeps its sign); lists element by element; other types as Arrow
-// compares them. a and b have the same type.
-func sameValue(a, b arrow.Array, i, j int) bool {
-	if an, bn := a.IsNull(i), b.IsNull(j); an || bn {
-		return an == bn
-	}
-	switch a := a.(type) {
-	case *array.Float64:
-		x, y := a.Value(i), b.(*array.Float64).Value(j)
-		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
-	case *array.Float32:
-		x, y := a.Value(i), b.(*array.Float32).Value(j)
-		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
-	case array.ListLike:
-		bl := b.(array.ListLike)
-		as, ae := a.ValueOffsets(i)
-		bs, be := bl.ValueOffsets(j)
-		if ae-as != be-bs {
-			return false
-		}
-		for k := int64(0); k < ae-as; k++ {
-			if !sameValue(a.ListValues(), bl.ListValues(), int(as+k), int(bs+k)) {
-				return false
-			}
-		}
-		return true
-	}
-	return array.SliceEqual(a, int64(i), int64(i+1), b, int64(j), int64(j+1))
-}
-
-// showDifference writes the differing values a[i] and b[j]; for lists of
-// equal length, the first differing element and its index (else -1).
-func showDifference(a, b arrow.Array, i, j int) (elem int, cached, fresh string) {
-	al, ok := a.(array.ListLike)
-	if !ok || a.IsNull(i) || b.IsNull(j) {
-		return -1, showValue(a, i), showValue(b, j)
-	}
-	bl := b.(array.ListLike)
-	as, ae := al.ValueOffsets(i)
-	bs, be := bl.ValueOffsets(j)
-	if ae-as != be-bs {
-		return -1, fmt.Sprintf("%d elements", ae-as), fmt.Sprintf("%d elements", be-bs)
-	}
-	for k := int64(0); k < ae-as; k++ {
-		va, vb := al.ListValues(), bl.ListValues()
-		if !sameValue(va, vb, int(as+k), int(bs+k)) {
-			return int(k), showValue(va, int(as+k)), showValue(vb, int(bs+k))
-		}
-	}
-	return -1, showValue(a, i), showValue(b, j)
-}
-
-// showValue writes a[i], floats with every digit, cut to 80 characters.
-func showValue(a arrow.Array, i int) string {
-	if a.IsNull(i) {
-		return "null"
-	}
-	var s string
-	switch a := a.(type) {
-	case *array.Float64:
-		s = strconv.FormatFloat(a.Value(i), 'g', -1, 64)
-	case *array.Float32:
-		s = strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)
-	case *array.String:
-		s = strconv.Quote(a.Value(i))
-	default:
-		s = a.ValueStr(i)
-	}
-	if r := []rune(s); len(r) > 80 {
-		s = string(r[:79]) + "…"
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestCompareOutputs(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(fresh, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			d, err := CompareOutputs(cached, fresh)
+			d, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(trimmed(t)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,5 +62,15 @@ func TestCompareOutputs(t *testing.T) {
 				t.Errorf("difference %v, want %q", d, tt.want)
 			}
 		})
+	}
+}
+
+// TestCompareWithoutTool: Parquet files that differ in their bytes need
+// compare-outputs; without it the error says where it comes from.
+func TestCompareWithoutTool(t *testing.T) {
+	cached, fresh := fakeOutputs(t, ""), fakeOutputs(t, "")
+	_, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "compare table.parquet") || !strings.Contains(err.Error(), "pipeline run builds compare-outputs") {
+		t.Errorf("error %v, want one naming the file and saying how compare-outputs is built", err)
 	}
 }

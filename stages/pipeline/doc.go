@@ -100,11 +100,11 @@
 // Verify.Sample instances whose cached runs were the shortest, and for
 // each Verify.Cover shard key the shortest of every value of the key, as
 // one binary serves several code paths. CompareOutputs compares each
-// sample's outputs with the cached ones: the same files, Parquet tables
-// equal value for value (floats to the bit) but for the columns
-// IgnoredColumns (timing, and a JSON record of options a refactor may
-// reshape) and the key/value metadata (provenance), other files byte for
-// byte. If every sample of a stage matches, every eligible instance of it
+// sample's outputs with the cached ones: the same files, byte for byte,
+// but for Parquet files, which the compare-outputs binary (built with the
+// stage binaries; see stages/compare) finds equal value for value (floats
+// to the bit) but for timing and a JSON record of options a refactor may
+// reshape, and whatever their key/value metadata (provenance). If every sample of a stage matches, every eligible instance of it
 // is re-stamped for the new binary, keeping the stamp's run times and
 // recording the Adoption; otherwise the stage stays stale and the first
 // Difference says where the numbers changed. Each stage is judged on the

@@ -146,11 +146,16 @@ func (rep *Report) writeFailure(w io.Writer, res *Result) {
 	}
 }
 
-// writePlaces says where the results are, a line per stage.
+// writePlaces says where the results are, a line per stage: INCOMPLETE
+// when an instance has no complete output (it failed, or was interrupted or
+// blocked and has no stamp of an earlier run); "not rechecked" when an
+// interruption stopped the run before it judged instances whose earlier
+// outputs are complete (stamped).
 func (rep *Report) writePlaces(w io.Writer) {
 	type place struct {
-		n        int
-		complete bool
+		n          int
+		incomplete bool
+		unchecked  bool
 	}
 	places := map[*Stage]*place{}
 	var order []*Stage
@@ -159,13 +164,19 @@ func (rep *Report) writePlaces(w io.Writer) {
 		s := res.Instance.Stage
 		pl := places[s]
 		if pl == nil {
-			pl = &place{complete: true}
+			pl = &place{}
 			places[s] = pl
 			order = append(order, s)
 			width = max(width, len(s.Name))
 		}
 		pl.n++
-		pl.complete = pl.complete && (res.Outcome == Ran || res.Outcome == Skipped)
+		switch {
+		case res.Outcome == Ran, res.Outcome == Skipped:
+		case res.Outcome != Failed && stamped(res.Instance):
+			pl.unchecked = true
+		default:
+			pl.incomplete = true
+		}
 	}
 	if len(order) == 0 {
 		return
@@ -178,9 +189,19 @@ func (rep *Report) writePlaces(w io.Writer) {
 		if len(s.Shard) > 0 || pl.n > 1 {
 			line += fmt.Sprintf(" (%d shards)", pl.n)
 		}
-		if !pl.complete {
+		switch {
+		case pl.incomplete:
 			line += " INCOMPLETE"
+		case pl.unchecked:
+			line += " complete from an earlier run, not rechecked"
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// stamped reports whether the output of inst holds a stamp: a complete
+// output of an earlier run.
+func stamped(inst *Instance) bool {
+	_, err := ReadStamp(inst.OutDir)
+	return err == nil
 }

@@ -567,6 +567,15 @@ func TestInterruptLeavesNoStamp(t *testing.T) {
 	if _, err := ReadStamp(p.path("data/c")); err != nil {
 		t.Errorf("c never started, its old stamp should stay: %v", err)
 	}
+	// The summary calls b, which lost its output, incomplete; not a, up to
+	// date, nor c, whose earlier output is complete.
+	var sum bytes.Buffer
+	rep.WriteSummary(&sum)
+	for _, want := range []string{"  a  data/a/\n", "  b  data/b/ INCOMPLETE\n", "  c  data/c/ complete from an earlier run, not rechecked\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
 }
 
 func TestUnknownBinary(t *testing.T) {

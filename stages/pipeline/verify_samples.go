@@ -117,7 +117,7 @@ func (r *Runner) runSample(ctx context.Context, p *Plan, inst *Instance, s *Samp
 	err := ex.Run(ctx, newJob(p, inst, BinaryPath(r.BinDir, inst.Stage)))
 	res.Elapsed = time.Since(started)
 	if err == nil {
-		s.Diff, err = CompareOutputs(s.Instance.OutDir, inst.OutDir)
+		s.Diff, err = CompareOutputs(ctx, s.Instance.OutDir, inst.OutDir, CompareWith(r.BinDir))
 	}
 	switch {
 	case ctx.Err() != nil:

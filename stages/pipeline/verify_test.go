@@ -21,18 +21,19 @@ var (
 )
 
 // trimmed returns a directory holding fakeparquet built as Build builds,
-// with -trimpath: verify adopts only for such binaries.
+// with -trimpath: verify adopts only for such binaries; and the
+// compare-outputs binary verify runs.
 func trimmed(t *testing.T) string {
 	t.Helper()
 	trimmedOnce.Do(func() {
 		trimmedBin = filepath.Join(fakeBin, "trimpath")
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", trimmedBin+string(filepath.Separator), "./testdata/fakeparquet")
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", trimmedBin+string(filepath.Separator), "./testdata/fakeparquet", "../../cmd/"+CompareTool)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			trimmedErr = errors.New(err.Error() + "\n" + string(out))
 		}
 	})
 	if trimmedErr != nil {
-		t.Fatalf("build fakeparquet with -trimpath: %v", trimmedErr)
+		t.Fatalf("build fakeparquet and %s with -trimpath: %v", CompareTool, trimmedErr)
 	}
 	return trimmedBin
 }
@@ -43,7 +44,9 @@ func verifyProject(t *testing.T, config string) *project {
 	t.Helper()
 	p := newProject(t, config)
 	p.bin = filepath.Join(p.dir, "bin")
-	copyFile(t, filepath.Join(trimmed(t), "fakeparquet"), filepath.Join(p.bin, "fakeparquet"))
+	for _, name := range []string{"fakeparquet", CompareTool} {
+		copyFile(t, filepath.Join(trimmed(t), name), filepath.Join(p.bin, name))
+	}
 	return p
 }
 

@@ -10,6 +10,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -36,7 +38,17 @@ var amortizedMethods = []string{"renn-family-fwd", "renn-family", "renn-mp", "gb
 type AmortizedParams struct {
 	Config  string // the pipeline config (pipeline.amortize.toml)
 	Command string // printed under the section
+	// Committed, when no score stage of Config has outputs, takes the
+	// section from ResultsFile in Config's data directory: the section as
+	// report --amortized wrote it when the stages ran (their test outputs
+	// are not committed, the family networks and that file are). Not for
+	// report --amortized itself, which writes that file.
+	Committed bool
 }
+
+// ResultsFile is the file, in the amortized config's data directory, that
+// holds the section as report --amortized printed it.
+const ResultsFile = "RESULTS.md"
 
 // amortizedNotes are printed under a family's heading, by family name.
 var amortizedNotes = map[string]string{
@@ -83,12 +95,39 @@ func AmortizedSection(p AmortizedParams) (string, error) {
 		}
 		fams = append(fams, amortizedFamily{name: familyOf(plan, s), sum: sum})
 	}
+	if p.Committed && !slices.ContainsFunc(fams, func(f amortizedFamily) bool { return f.sum.present }) {
+		path := filepath.Join(cfg.DataDir, ResultsFile)
+		if rel, err := filepath.Rel(cfg.Dir, path); err == nil {
+			path = rel // as REPORT.md, beside the config, names it
+		}
+		return committedSection(path, filepath.Join(cfg.Dir, path), p.Config)
+	}
 	sets, err := readGBPSets(plan)
 	if err != nil {
 		return "", err
 	}
 	return amortizedMarkdown(fams, sets, p.Command), nil
 }
+
+// committedSection returns the section from file, the committed file that
+// report --amortized wrote (named name in the text), saying where it comes
+// from.
+func committedSection(name, file, config string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("amortized section: none of the score stages of %s has outputs, and the committed results: %w", config, err)
+	}
+	head, rest, ok := strings.Cut(string(b), "\n")
+	if !ok || head != amortizedHeading {
+		return "", fmt.Errorf("%s: want the section made by report --amortized, beginning %q", file, amortizedHeading)
+	}
+	note := fmt.Sprintf("\nThe tables below are %s, written by `report --amortized %s` when its stages ran: the family networks (the network.parquet of its train-renn --amortize stages) and that file are committed, the test models and their outputs are not, so this report takes the section from the file. `go run ./cmd/pipeline run --config %s -j 1` makes them again.\n",
+		name, config, config)
+	return head + "\n" + note + rest, nil
+}
+
+// amortizedHeading is the section's heading.
+const amortizedHeading = "## Beyond the paper: amortized inference"
 
 // familyOf names the family of a score stage by the weights its predictions
 // read (the input stage given as --weights), else by the stage itself.
@@ -113,7 +152,7 @@ func familyOf(plan *pipeline.Plan, stage string) string {
 func amortizedMarkdown(fams []amortizedFamily, sets []gbpSet, command string) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	w("## Beyond the paper: amortized inference\n\n")
+	w("%s\n\n", amortizedHeading)
 	w("One family network per family, trained on 200 10x10 grids (train-renn --amortize), answers unseen models: ")
 	w("its forward pass alone (renn-family-fwd) or followed by per-model refinement (renn-family), against per-model ")
 	w("RENN with the message net (renn-mp), GBP and loopy BP (and, in BPNN's setting, the same on overlapping 3x3 windows: the family network grid-bpnn-blocks3 forward and refined, renn-family-fwd-blocks3 and renn-family-blocks3, and GBP, gbp-blocks3), all scored against exact inference. ")

@@ -145,3 +145,30 @@ func TestRunAmortized(t *testing.T) {
 		t.Errorf("err = %v, want one naming the missing amortized_ stages", err)
 	}
 }
+
+// TestAmortizedSectionCommitted: with no test outputs, REPORT.md takes the
+// section from the committed RESULTS.md and says so; report --amortized,
+// which writes that file, still says "Not run yet".
+func TestAmortizedSectionCommitted(t *testing.T) {
+	results, err := os.ReadFile("../../data/networks/" + ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml", Committed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tables, _ := strings.Cut(string(results), "\n")
+	for _, want := range []string{amortizedHeading + "\n\nThe tables below are data/networks/RESULTS.md, written by `report --amortized ../../pipeline.amortize.toml`", tables} {
+		if !strings.Contains(got, want) {
+			t.Errorf("section lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Not run yet") {
+		t.Errorf("section says Not run yet:\n%s", got)
+	}
+	plain, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml"})
+	if err != nil || !strings.Contains(plain, "Not run yet") {
+		t.Errorf("report --amortized without outputs: %v\n%s", err, plain)
+	}
+}

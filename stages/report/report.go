@@ -137,7 +137,7 @@ func Run(p Params) error {
 	var amortized string
 	if p.Amortized != "" {
 		if amortized, err = AmortizedSection(AmortizedParams{Config: p.Amortized,
-			Command: "go run ./cmd/report --amortized " + p.Amortized}); err != nil {
+			Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true}); err != nil {
 			return err
 		}
 	}

@@ -36,6 +36,11 @@ type Params struct {
 	Table  string   `json:"table"`           // "text", "md" or "latex"
 	Plots  bool     `json:"plots,omitempty"` // also write the PNGs of SizePlots; needs the size group column
 
+	// By is "setting" (the default: one row per setting of the group
+	// columns, and per model for imported models) or "model": also a table
+	// with one row per model, whatever its kind, below the settings'.
+	By string `json:"by,omitempty"`
+
 	// Partial scores predictions that cover only some (model, method)
 	// runs of the --models directories: the missing runs are warned about
 	// and listed in the summary's provenance ("missing") and the table's
@@ -57,13 +62,23 @@ const (
 
 // Metrics lists every score in the order of the printed table.
 var Metrics = []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-	metrics.FactorMeanAbs, metrics.FactorMaxAbs, metrics.Hellinger, metrics.PRErr, SECoverage, Seconds, Converged, CheckFailed, Iterations,
+	metrics.FactorMeanAbs, metrics.FactorMaxAbs, metrics.Hellinger, metrics.PRErr, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
 	BoundHeld, SandwichWidth}
 
 // GroupColumns are the columns a summary can be grouped by: the graph of
 // model_info, the number of variables, and the field strength gamma (blank
 // for imported models: see gammaValue).
 var GroupColumns = []string{"graph", "size", "gamma"}
+
+// ModelColumn is the group column naming each model: added to the group
+// columns when imported (UAI) models are scored, whose rows are each
+// model's own (a folder of UAI files is scored file by file), and for every
+// model in the table of --by model. Generated models leave it blank in the
+// summary: their rows pool the models of a setting.
+const ModelColumn = "model"
+
+// bys are the values of Params.By.
+var bys = []string{"setting", "model"}
 
 // Tables are the formats of the printed summary.
 var Tables = []string{"text", "md", "latex"}
@@ -88,6 +103,9 @@ func (p Params) Check() error {
 		if slices.Contains(p.Group[:i], g) {
 			return fmt.Errorf("group column %q given twice", g)
 		}
+	}
+	if p.By != "" && !slices.Contains(bys, p.By) {
+		return fmt.Errorf("unknown --by %q (want one of %s)", p.By, strings.Join(bys, ", "))
 	}
 	if !slices.Contains(Tables, p.Table) {
 		return fmt.Errorf("unknown table format %q (want one of %s)", p.Table, strings.Join(Tables, ", "))
@@ -128,7 +146,8 @@ func Run(p Params, out string, w io.Writer) error {
 		}
 		inputs = append(inputs, paths...)
 	}
-	scored, err := scoreAll(shards, truth, pred, p.Group)
+	cols := groupColumns(p.Group, shards)
+	scored, err := scoreAll(shards, truth, pred, cols)
 	if err != nil {
 		return err
 	}
@@ -158,7 +177,7 @@ func Run(p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tab := buildTable(p.Group, sum, scored)
+	tab := buildTable(cols, sum, scored)
 	if len(miss) > 0 {
 		tab.notes = append(tab.notes, fmt.Sprintf("note: partial: %d (model, method) runs have no predictions and are not scored (listed under \"missing\" in the provenance of %s).",
 			len(miss), formats.SummaryFile))
@@ -166,11 +185,11 @@ func Run(p Params, out string, w io.Writer) error {
 	outs := []stageio.Output{
 		{Name: formats.ScoresFile, Write: func(path string) error { return formats.WriteScores(path, scoreRows, prov) }},
 		{Name: formats.SummaryFile, Write: func(path string) error {
-			return formats.WriteSummary(path, p.Group, summaryRows(sum), prov)
+			return formats.WriteSummary(path, cols, summaryRows(sum), prov)
 		}},
 	}
 	if p.Plots {
-		figs, err := sizeFigures(p.Group, summaryRows(sum))
+		figs, err := sizeFigures(cols, summaryRows(sum))
 		if err != nil {
 			return err
 		}
@@ -180,15 +199,19 @@ func Run(p Params, out string, w io.Writer) error {
 			}
 		}
 	}
+	tabs := []table{tab}
+	if p.By == "model" {
+		tabs = append(tabs, perModelTable(p.Group, scored))
+	}
 	var printed string
 	switch p.Table {
 	case "text":
-		printed = tab.text()
+		printed = render(tabs, table.text, "per model:\n")
 	case "md":
-		printed = tab.markdown()
+		printed = render(tabs, table.markdown, "Per model:\n\n")
 		outs = append(outs, stageio.Output{Name: MarkdownFile, Write: func(path string) error { return writeAtomic(path, printed) }})
 	case "latex":
-		printed = tab.latex()
+		printed = render(tabs, table.latex, "% per model\n")
 		outs = append(outs, stageio.Output{Name: LatexFile, Write: func(path string) error { return writeAtomic(path, printed) }})
 	}
 	if err := stageio.Commit(out, outs...); err != nil {
@@ -279,6 +302,7 @@ type run struct {
 	estFile  string
 	dir      string      // directory the run was first seen in
 	se       [][]float64 // standard errors of the variable marginals (stderrs.parquet), if any
+	logZSE   *float64    // standard error of ln Z (stderrs.parquet), if any
 }
 
 type runKey struct {
@@ -503,7 +527,7 @@ func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]s
 			return nil, err
 		}
 		s.values = append(s.values, boundHeld(r, t)...)
-		s.group = groupOf(r.model, groupCols)
+		s.group = groupOf(r.model, groupCols, false)
 		out = append(out, s)
 	}
 	addSandwich(out)
@@ -541,6 +565,9 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	if c, ok := coverage(r, t); ok {
 		s.values = append(s.values, value{SECoverage, c})
 	}
+	if c, ok := logZCoverage(r, t); ok {
+		s.values = append(s.values, value{LogZSECoverage, c})
+	}
 	conv := 0.0
 	if r.est.Converged {
 		conv = 1
@@ -557,16 +584,24 @@ func scoreRun(r, t *run) (scoredRun, error) {
 // group is the setting a model belongs to: its values of the group columns.
 type group struct {
 	vals  []string
+	name  string // of the model, for the model column
 	graph string
 	size  int
 	gamma float64
 	cols  []string
 }
 
-func groupOf(m *stageio.Model, cols []string) group {
+// groupOf is the setting of model m by cols. Its model column (see
+// ModelColumn) names imported models only, unless every model is named.
+func groupOf(m *stageio.Model, cols []string, everyModel bool) group {
 	g := group{graph: m.Info.Graph, size: m.Model.NumVars(), gamma: m.Info.Gamma, cols: cols}
+	if everyModel || m.Info.Graph == importedGraph {
+		g.name = m.Info.Name
+	}
 	for _, c := range cols {
 		switch c {
+		case ModelColumn:
+			g.vals = append(g.vals, g.name)
 		case "graph":
 			g.vals = append(g.vals, g.graph)
 		case "size":
@@ -609,9 +644,30 @@ func (g group) less(h group) bool {
 			if g.gamma != h.gamma {
 				return g.gamma < h.gamma
 			}
+		case ModelColumn:
+			if g.name != h.name {
+				return g.name < h.name
+			}
 		}
 	}
 	return false
+}
+
+// groupColumns are the group columns of the summary: cols, and the model
+// column when imported models are among the shards' (so that a folder of
+// UAI files gives a row per file, named), unless cols pools every model.
+func groupColumns(cols []string, shards []*shard) []string {
+	if len(cols) == 0 || slices.Contains(cols, ModelColumn) {
+		return cols
+	}
+	for _, s := range shards {
+		for _, m := range s.models {
+			if m.Info.Graph == importedGraph {
+				return append(slices.Clone(cols), ModelColumn)
+			}
+		}
+	}
+	return cols
 }
 
 // methodLess orders methods as the registry does (the paper's tables, then

@@ -21,6 +21,13 @@ import (
 // errors have it.
 const SECoverage = "se_coverage"
 
+// LogZSECoverage is the score of a Monte Carlo ln Z's standard error (pt's,
+// the "log_z" rows of stderrs.parquet): 1 when |ln Z_est - ln Z_exact| is at
+// most twice it, else 0 (a NaN standard error or ln Z covers nothing), so
+// its mean is the fraction of models covered. Only runs with such a row
+// have it.
+const LogZSECoverage = "logz_se_coverage"
+
 // readStderrs adds the standard errors of dir's stderrs.parquet, if it has
 // one (directories of methods without them, and of older runs, have none),
 // to the runs of the methods keep accepts. It returns the path it read, or
@@ -51,6 +58,16 @@ func (c *collection) readStderrs(dir string, shardOf map[string]*shard, keep fun
 			return nil, err
 		}
 		m := r.model.Model
+		switch row.Kind {
+		case formats.StderrVar:
+		case formats.StderrLogZ:
+			if err := r.setLogZSE(row.Stderr, fmt.Sprintf("%s: model %d (%s) method %q ln Z", path, row.ModelID, r.model.Info.Name, row.Method)); err != nil {
+				return nil, err
+			}
+			continue
+		default:
+			return nil, fmt.Errorf("%s: model %d method %q: row of kind %q, want %q or %q", path, row.ModelID, row.Method, row.Kind, formats.StderrVar, formats.StderrLogZ)
+		}
 		where := fmt.Sprintf("%s: model %d (%s) method %q variable %d", path, row.ModelID, r.model.Info.Name, row.Method, row.Index)
 		if row.Index < 0 || int(row.Index) >= len(m.Cards) {
 			return nil, fmt.Errorf("%s: variable out of range [0,%d)", where, len(m.Cards))
@@ -72,6 +89,32 @@ func (c *collection) readStderrs(dir string, shardOf map[string]*shard, keep fun
 		r.se[row.Index] = row.Stderr
 	}
 	return []string{path}, nil
+}
+
+// setLogZSE sets r's ln Z standard error from a "log_z" row's values.
+func (r *run) setLogZSE(v []float64, where string) error {
+	switch {
+	case len(v) != 1:
+		return fmt.Errorf("%s: %d standard errors, want 1", where, len(v))
+	case v[0] < 0 || math.IsInf(v[0], 0):
+		return fmt.Errorf("%s: standard error %v", where, v[0])
+	case r.logZSE != nil:
+		return fmt.Errorf("%s: given twice", where)
+	}
+	r.logZSE = &v[0]
+	return nil
+}
+
+// logZCoverage returns the LogZSECoverage of pred's ln Z standard error
+// against the exact ln Z, and false if pred has none.
+func logZCoverage(pred, truth *run) (float64, bool) {
+	if pred.logZSE == nil {
+		return 0, false
+	}
+	if math.Abs(pred.est.LogZ-truth.est.LogZ) <= 2**pred.logZSE {
+		return 1, true
+	}
+	return 0, true
 }
 
 // coverage returns the SECoverage of pred's standard errors against the

@@ -27,7 +27,7 @@ func TestSamplerScores(t *testing.T) {
 	writeRun(t, pred, provFrom(t, models), marg, est)
 	var se []formats.StderrRow
 	for i, s := range []float64{0.006, 0.006, 0.004, 0.004} {
-		se = append(se, formats.StderrRow{ModelID: 0, Method: "gibbs", Index: int32(i), Stderr: []float64{s, s}})
+		se = append(se, formats.StderrRow{ModelID: 0, Method: "gibbs", Kind: formats.StderrVar, Index: int32(i), Stderr: []float64{s, s}})
 	}
 	if err := formats.WriteStderrs(filepath.Join(pred, formats.StderrsFile), se, provFrom(t, models)); err != nil {
 		t.Fatal(err)
@@ -65,5 +65,63 @@ func TestSamplerScores(t *testing.T) {
 	}
 	if err := Run(p, filepath.Join(root, "score2"), &out); err == nil || !strings.Contains(err.Error(), "ln Z is NaN") {
 		t.Errorf("bp's NaN ln Z: %v", err)
+	}
+}
+
+// pt's ln Z standard error (the "log_z" row of stderrs.parquet) gives
+// logz_se_coverage: 1 when it covers half the ln Z error, 0 when not; a
+// row of another kind, or of two values, is refused.
+func TestLogZSECoverage(t *testing.T) {
+	root := t.TempDir()
+	ms := gridModels(t, 0.1, 1)
+	models, truth, pred := filepath.Join(root, "models"), filepath.Join(root, "exact"), filepath.Join(root, "pred")
+	writeModels(t, models, ms)
+	writeTruth(t, truth, models, ms)
+	exact, _, err := formats.ReadEstimates(filepath.Join(truth, formats.EstimatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marg := perturbed(ms[0], "pt", 0.01, 0)
+	est := []formats.EstimateRow{{ModelID: 0, Method: "pt", LogZ: exact[0].LogZ + 0.1, Params: `{"diagnostics":{}}`}}
+	writeRun(t, pred, provFrom(t, models), marg, est)
+	for k, tc := range []struct {
+		row  formats.StderrRow
+		want float64
+		err  string
+	}{
+		{formats.StderrRow{Kind: formats.StderrLogZ, Stderr: []float64{0.06}}, 1, ""},
+		{formats.StderrRow{Kind: formats.StderrLogZ, Stderr: []float64{0.04}}, 0, ""},
+		{formats.StderrRow{Kind: formats.StderrLogZ, Stderr: []float64{math.NaN()}}, 0, ""},
+		{formats.StderrRow{Kind: formats.StderrLogZ, Stderr: []float64{0.1, 0.1}}, 0, "want 1"},
+		{formats.StderrRow{Kind: "logz", Stderr: []float64{0.1}}, 0, "kind"},
+	} {
+		tc.row.Method = "pt"
+		if err := formats.WriteStderrs(filepath.Join(pred, formats.StderrsFile), []formats.StderrRow{tc.row}, provFrom(t, models)); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(root, "score", string(rune('a'+k)))
+		err := Run(Params{Models: []string{models}, Truth: []string{truth}, Pred: []string{pred}, Table: "text"}, out, &bytes.Buffer{})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("row %v: error %v, want one with %q", tc.row, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores, _, err := formats.ReadScores(filepath.Join(out, formats.ScoresFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := math.NaN(), false
+		for _, r := range scores {
+			if r.Metric == LogZSECoverage {
+				got, ok = r.Value, true
+			}
+		}
+		if !ok || got != tc.want {
+			t.Errorf("row %v: logz_se_coverage %v (%v), want %v", tc.row, got, ok, tc.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -44,7 +45,7 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 	for _, c := range sum.cells {
 		cells[key{c.group.key(), c.method, c.metric}] = c
 	}
-	undefined, partial := 0, false
+	undefined, partial, single := 0, false, false
 	note := checkNote(sum.methods, scored)
 	for _, metric := range Metrics {
 		if metric == CheckFailed && note == "" {
@@ -66,6 +67,7 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 					undefined++
 				}
 				row.cells = append(row.cells, tableCell{ok: true, mean: c.Mean, std: c.Std, n: c.N, format: precision(metric)})
+				single = single || c.N == 1
 			}
 			if !present {
 				continue
@@ -82,7 +84,11 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 		}
 	}
 
-	t.notes = append(t.notes, "cells: mean ± population std over the models of each setting.")
+	cellsNote := "cells: mean ± population std over the models of each setting."
+	if single {
+		cellsNote = "cells: mean ± population std over the models of each setting; a single model's value alone."
+	}
+	t.notes = append(t.notes, cellsNote)
 	if partial {
 		t.notes = append(t.notes, "(n=K): the method was scored on K models of the setting, fewer than the models column.")
 	}
@@ -116,9 +122,35 @@ func buildTable(groupCols []string, sum summary, scored []scoredRun) table {
 	return t
 }
 
+// perModelTable is the table of --by model: a row per model, the model
+// column naming every model, no notes (the settings' table has them).
+func perModelTable(groupCols []string, scored []scoredRun) table {
+	cols := append(slices.DeleteFunc(slices.Clone(groupCols), func(c string) bool { return c == ModelColumn }), ModelColumn)
+	per := slices.Clone(scored)
+	for i := range per {
+		per[i].group = groupOf(per[i].model, cols, true)
+	}
+	t := buildTable(cols, summarise(per), per)
+	t.notes = nil
+	return t
+}
+
+// render renders the tables one after the other, each after the first
+// under heading.
+func render(tabs []table, format func(table) string, heading string) string {
+	var b strings.Builder
+	for k, t := range tabs {
+		if k > 0 {
+			b.WriteString("\n" + heading)
+		}
+		b.WriteString(format(t))
+	}
+	return b.String()
+}
+
 // dropBlank removes the group columns that are blank on every row: gamma
-// when every model is imported. It reports whether a column it kept has a
-// blank (gamma of imported models among generated ones).
+// when every model is imported. It reports whether gamma is kept with a
+// blank (imported models among generated ones).
 func (t *table) dropBlank() (someBlank bool) {
 	used, blank := make([]bool, len(t.groupCols)), make([]bool, len(t.groupCols))
 	for _, block := range t.blocks {
@@ -133,7 +165,7 @@ func (t *table) dropBlank() (someBlank bool) {
 	for k, c := range t.groupCols {
 		if used[k] {
 			cols = append(cols, c)
-			someBlank = someBlank || blank[k]
+			someBlank = someBlank || blank[k] && c == "gamma"
 		}
 	}
 	if len(cols) == len(t.groupCols) || len(t.blocks) == 0 {
@@ -177,9 +209,12 @@ func (c tableCell) render(pm, none string) string {
 		return none
 	}
 	var s string
-	if math.IsNaN(c.mean) {
+	switch {
+	case math.IsNaN(c.mean):
 		s = "NaN"
-	} else {
+	case c.n == 1: // one model: its value, with no spread to show
+		s = fmt.Sprintf(c.format, c.mean)
+	default:
 		s = fmt.Sprintf(c.format, c.mean) + pm + fmt.Sprintf(c.format, c.std)
 	}
 	if c.showN {
@@ -313,7 +348,7 @@ var (
 		metrics.FactorMeanAbs: `mean $|\Delta p(x_a)|$`, metrics.FactorMaxAbs: `max $|\Delta p(x_a)|$`,
 		metrics.Hellinger: "Hellinger", metrics.PRErr: `$\log_{10} Z$ error`,
 		Seconds: "Seconds", Converged: "Converged", CheckFailed: "Check failed", Iterations: "Iterations"}
-	latexColumns = map[string]string{"metric": "Metric", "graph": "Graph", "size": "$n$", "gamma": `$\gamma$`, "models": "Models"}
+	latexColumns = map[string]string{"metric": "Metric", "graph": "Graph", "size": "$n$", "gamma": `$\gamma$`, "model": "Model", "models": "Models"}
 )
 
 func lookup(names map[string]string) func(string) string {

@@ -2,6 +2,7 @@ package score
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -18,7 +19,7 @@ func fakeRun(id int32, method string, size int, gamma float64, values ...value) 
 	}
 	m := &stageio.Model{ID: id, Info: mrf.Info{Graph: "grid", Gamma: gamma}, Model: &mrf.Model{Cards: cards}}
 	return scoredRun{run: &run{shard: &shard{sha: "s"}, model: m, method: method}, binary: true,
-		group: groupOf(m, GroupColumns), values: values}
+		group: groupOf(m, GroupColumns, false), values: values}
 }
 
 func TestTableOrderAndNaN(t *testing.T) {
@@ -84,7 +85,7 @@ func TestTableImportedNoGamma(t *testing.T) {
 	imported := func(id int32, method string, size int) scoredRun {
 		r := fakeRun(id, method, size, 0, value{"l1", 0.5})
 		r.model.Info.Graph = "uai"
-		r.group = groupOf(r.model, GroupColumns)
+		r.group = groupOf(r.model, GroupColumns, false)
 		return r
 	}
 	onlyUAI := []scoredRun{imported(0, "bp", 5), imported(1, "bp", 7)}
@@ -111,7 +112,7 @@ func TestTableImportedNoGamma(t *testing.T) {
 			rows = append(rows, strings.Join(strings.Fields(l), " "))
 		}
 	}
-	want := []string{"l1 grid 5 0.5 1 0.2500 ± 0.0000", "uai 5 1 0.5000 ± 0.0000", "uai 7 1 0.5000 ± 0.0000"}
+	want := []string{"l1 grid 5 0.5 1 0.2500", "uai 5 1 0.5000", "uai 7 1 0.5000"}
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows\n%s\nwant\n%s\n(table:\n%s)", strings.Join(rows, "\n"), strings.Join(want, "\n"), text)
 	}
@@ -120,5 +121,55 @@ func TestTableImportedNoGamma(t *testing.T) {
 	}
 	if got := panelTitle(GroupColumns, []string{"uai", "5", ""}); got != "uai, size = 5" {
 		t.Errorf("panel title %q", got)
+	}
+}
+
+// namedRun is a scored run of a model with a name, grouped by cols.
+func namedRun(id int32, name, graph string, size int, l1 float64, cols []string) scoredRun {
+	r := fakeRun(id, "bp", size, 0.5, value{"l1", l1})
+	r.model.Info.Name, r.model.Info.Graph = name, graph
+	r.group = groupOf(r.model, cols, false)
+	return r
+}
+
+// TestImportedModelsNamed: imported (UAI) models of one size are rows of
+// their own, named, with their values (no "± 0.0000"); generated models
+// are pooled by setting, with the model column blank.
+func TestImportedModelsNamed(t *testing.T) {
+	cols := append(slices.Clone(GroupColumns), ModelColumn)
+	scored := []scoredRun{namedRun(0, "g0", "grid", 4, 0.25, cols), namedRun(1, "g1", "grid", 4, 0.75, cols),
+		namedRun(0, "b.uai", "uai", 36, 0.125, cols), namedRun(1, "a.uai", "uai", 36, 0.5, cols)}
+	text := buildTable(cols, summarise(scored), scored).text()
+	var rows []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "l1") || strings.HasPrefix(l, "  ") {
+			rows = append(rows, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	want := []string{"l1 grid 4 0.5 2 0.5000 ± 0.2500", "uai 36 a.uai 1 0.5000", "uai 36 b.uai 1 0.1250"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows\n%s\nwant\n%s\n(table:\n%s)", strings.Join(rows, "\n"), strings.Join(want, "\n"), text)
+	}
+}
+
+// TestPerModelTable: --by model adds a row per model of any kind below the
+// settings' means.
+func TestPerModelTable(t *testing.T) {
+	scored := []scoredRun{namedRun(0, "g0", "grid", 4, 0.25, GroupColumns), namedRun(1, "g1", "grid", 4, 0.75, GroupColumns)}
+	tabs := []table{buildTable(GroupColumns, summarise(scored), scored), perModelTable(GroupColumns, scored)}
+	text := render(tabs, table.text, "per model:\n")
+	var rows []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "l1") || strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "per model") || strings.HasPrefix(l, "metric") {
+			rows = append(rows, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	want := []string{"metric graph size gamma models bp", "l1 grid 4 0.5 2 0.5000 ± 0.2500",
+		"per model:", "metric graph size gamma model models bp", "l1 grid 4 0.5 g0 1 0.2500", "grid 4 0.5 g1 1 0.7500"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows\n%s\nwant\n%s\n(table:\n%s)", strings.Join(rows, "\n"), strings.Join(want, "\n"), text)
+	}
+	if strings.Count(text, "cells: mean") != 1 {
+		t.Errorf("notes not printed once:\n%s", text)
 	}
 }

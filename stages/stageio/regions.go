@@ -22,7 +22,7 @@ func RegionRows(id int32, g *region.Graph) []formats.RegionRow {
 // every model in models, checking each against its model.
 func LoadRegions(dir string, models []Model) (map[int32]*region.Graph, string, error) {
 	path := filepath.Join(dir, formats.RegionsFile)
-	rows, _, err := formats.ReadRegions(path)
+	rows, prov, err := formats.ReadRegions(path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -42,7 +42,7 @@ func LoadRegions(dir string, models []Model) (map[int32]*region.Graph, string, e
 	for _, e := range models {
 		g := graphs[e.ID]
 		if g == nil {
-			return nil, "", fmt.Errorf("%s: no regions for model %d (%s)", path, e.ID, e.Info.Name)
+			return nil, "", otherModels(path, prov, e, fmt.Errorf("it has no regions for model %d (%s)", e.ID, e.Info.Name))
 		}
 		for k := range g.Regions {
 			for _, p := range g.Regions[k].Parents {
@@ -53,10 +53,26 @@ func LoadRegions(dir string, models []Model) (map[int32]*region.Graph, string, e
 			}
 		}
 		if err := g.Validate(e.Model); err != nil {
-			return nil, "", fmt.Errorf("%s: model %d (%s): %w", path, e.ID, e.Info.Name, err)
+			return nil, "", otherModels(path, prov, e, fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, err))
 		}
 	}
 	return graphs, path, nil
+}
+
+// otherModels says that the region graphs of path do not fit model e: they
+// were built for other models (as a region graph depends on the model's
+// variables and factor scopes), naming the models.parquet they were built
+// from, and how the regions of these models are made. why is the first
+// misfit.
+func otherModels(path string, prov formats.Provenance, e Model, why error) error {
+	from := ""
+	for in := range prov.Inputs {
+		if filepath.Base(in) == formats.ModelsFile {
+			from = " (from " + in + ")"
+		}
+	}
+	return fmt.Errorf("%s was built for other models%s, not those of --models: %w; build the regions of these models with build-regions --models on their folder",
+		path, from, why)
 }
 
 func int32s(a []int) []int32 {

@@ -223,7 +223,16 @@ func Run(ctx context.Context, p Params, out string) error {
 	}
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
-	for _, e := range models {
+	// interrupted keeps the models finished before an interruption.
+	interrupted := func(done int) error {
+		f := stageio.Finished{Stage: "train-renn", Params: p, Seed: p.Options.Seed, Inputs: inputs,
+			Done: done, Of: len(models), Unit: "models", Marg: marg, Est: est}
+		return f.Keep(ctx.Err(), out)
+	}
+	for k, e := range models {
+		if ctx.Err() != nil {
+			return interrupted(k)
+		}
 		g := graphs[e.ID]
 		if g == nil {
 			if g, err = region.Build(e.Model, e.Info.Graph, scheme); err != nil {
@@ -267,8 +276,11 @@ func Run(ctx context.Context, p Params, out string) error {
 		}
 		start = time.Now()
 		res, err := r.Infer(ctx, e.Model)
+		if err != nil && ctx.Err() != nil {
+			return interrupted(k)
+		}
 		if err != nil {
-			return fmt.Errorf("%s: model %d (%s): %s: %w", p.Models, e.ID, e.Info.Name, opts.Name, err)
+			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, infer.Named(opts.Name, err))
 		}
 		secs := time.Since(start).Seconds()
 		marg = append(marg, stageio.MarginalRows(e.ID, opts.Name, e.Model, res.Marginals)...)
@@ -298,7 +310,7 @@ func Run(ctx context.Context, p Params, out string) error {
 		return err
 	}
 	logUAI(answers)
-	return nil
+	return stageio.RemovePartial(out)
 }
 
 // uai is where the UAI result files of a run into out go.

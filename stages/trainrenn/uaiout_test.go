@@ -79,7 +79,7 @@ func TestRunUAIOutBesideExact(t *testing.T) {
 	models, _ := fixture(t)
 	dir := t.TempDir()
 	uai := filepath.Join(dir, "uai")
-	if err := exactinfer.Run(exactinfer.Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uai}, filepath.Join(dir, "exact"), &bytes.Buffer{}); err != nil {
+	if err := exactinfer.Run(context.Background(), exactinfer.Params{Models: models, Options: exact.DefaultOptions(), UAIOut: uai}, filepath.Join(dir, "exact"), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	exactFiles := files(t, filepath.Join(uai, "exact"))

@@ -32,9 +32,9 @@ func Main(m *testing.M, name string, main func()) {
 	os.Exit(m.Run())
 }
 
-// Run runs the command (the test binary, through Main) with args and returns
-// its exit code and standard error.
-func Run(t testing.TB, args ...string) (code int, stderr string) {
+// Command returns the command (the test binary, through Main) with args,
+// not started: for a test that signals it while it runs.
+func Command(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	enc, err := json.Marshal(args)
 	if err != nil {
@@ -42,9 +42,17 @@ func Run(t testing.TB, args ...string) (code int, stderr string) {
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), envArgs+"="+string(enc))
+	return cmd
+}
+
+// Run runs the command (the test binary, through Main) with args and returns
+// its exit code and standard error.
+func Run(t testing.TB, args ...string) (code int, stderr string) {
+	t.Helper()
+	cmd := Command(t, args...)
 	var buf strings.Builder
 	cmd.Stderr = &buf
-	err = cmd.Run()
+	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

@@ -1,0 +1,49 @@
+package compare
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/renn-go/renn/formats"
+)
+
+// estimates writes an estimates.parquet whose model 1 has log Z z, run
+// time secs and params p, and returns its path.
+func estimates(t *testing.T, z, secs float64, p string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), formats.EstimatesFile)
+	rows := []formats.EstimateRow{{ModelID: 0, Method: "bp", LogZ: 1}, {ModelID: 1, Method: "bp", LogZ: z, Seconds: secs, Params: p}}
+	if err := formats.WriteEstimates(path, rows, formats.Provenance{Stage: "test", Version: p, Params: "{}"}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParquet(t *testing.T) {
+	a := estimates(t, 2, 1, "{}")
+	for _, tt := range []struct {
+		name string
+		b    string
+		want string // "" for no difference
+	}{
+		{"timing, params and metadata differ", estimates(t, 2, 9, `{"x":1}`), ""},
+		{"a value in its last bit", estimates(t, math.Nextafter(2, 3), 1, "{}"), "column log_z, row 1: cached 2, new 2.0000000000000004"},
+		{"negative zero", estimates(t, math.Copysign(0, -1), 1, "{}"), "column log_z, row 1: cached 2, new -0"},
+		{"NaN", estimates(t, math.NaN(), 1, "{}"), "column log_z, row 1: cached 2, new NaN"},
+	} {
+		d, err := Parquet(a, tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tt.want == "" && d != nil:
+			t.Errorf("%s: difference %q, want none", tt.name, d)
+		case tt.want != "" && (d == nil || d.String() != tt.want):
+			t.Errorf("%s: difference %v, want %q", tt.name, d, tt.want)
+		}
+	}
+	if d, err := Parquet(estimates(t, math.NaN(), 1, "{}"), estimates(t, math.NaN(), 2, "{}")); d != nil || err != nil {
+		t.Errorf("NaN against NaN: %v, %v; want equal", d, err)
+	}
+}
