@@ -42,33 +42,12 @@ type candidate struct {
 // shared check.
 func (c *candidate) converged() bool { return c.res != nil && c.res.Converged && c.check == "" }
 
-// usable reports whether c's marginals are an answer at all: every
-// variable and factor marginal of the model's shape, finite and normalised
-// (the shared check's first tests; consistency may fail, as it does for a
-// run stopped before convergence).
+// usable reports whether c's marginals are an answer at all
+// (infer.VerifyWellFormed): of the model's shape, finite, normalised, and
+// with no mass on an excluded state. Consistency may fail, as it does for a
+// run stopped before convergence.
 func (c *candidate) usable(m *mrf.Model) bool {
-	if c.res == nil || c.res.Marginals.Check(m) != nil {
-		return false
-	}
-	for _, tables := range [][][]float64{c.res.Marginals.Vars, c.res.Marginals.Factors} {
-		for _, p := range tables {
-			if !distribution(p) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func distribution(p []float64) bool {
-	s := 0.0
-	for _, v := range p {
-		if !(v >= 0) || math.IsInf(v, 1) {
-			return false
-		}
-		s += v
-	}
-	return math.Abs(s-1) <= infer.NormTol
+	return c.res != nil && infer.VerifyWellFormed(m, c.res) == ""
 }
 
 // Thresholds of the choice (see the package comment).
@@ -132,7 +111,7 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 	default:
 		ch.pick = fallback(m, cands, p)
 		if ch.pick < 0 {
-			return ch, failure(cands)
+			return ch, failure(m, cands)
 		}
 		ch.reason = fmt.Sprintf("nothing converged and parallel tempering %s: %s is the best left (region graphs largest first, then parallel tempering, loopy BP, mean field, TRW)",
 			mcState(cands, p), cands[ch.pick].name)
@@ -269,17 +248,17 @@ func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
 }
 
 // failure is the error of a call where no run gave an answer.
-func failure(cands []candidate) error {
+func failure(m *mrf.Model, cands []candidate) error {
 	var why []string
 	for i := range cands {
 		c := &cands[i]
 		switch {
 		case c.err != nil:
 			why = append(why, fmt.Sprintf("%s: %v", c.name, c.err))
-		case c.check != "":
-			why = append(why, fmt.Sprintf("%s: %s", c.name, c.check))
+		case c.res == nil:
+			why = append(why, fmt.Sprintf("%s: no answer", c.name))
 		default:
-			why = append(why, fmt.Sprintf("%s: malformed marginals", c.name))
+			why = append(why, fmt.Sprintf("%s: %s", c.name, infer.VerifyWellFormed(m, c.res)))
 		}
 	}
 	if len(why) == 0 {

@@ -48,13 +48,13 @@ func (s step) skipped(why string) candidate {
 
 // Shares of the variational methods' time left given to each run: mean
 // field and loopy BP converge or give up fast, TRW's bound is wanted early,
-// GBP on a graph that is not the last gets half of what is left, on the
+// GBP on a graph that is not the last gets 60% of what is left, on the
 // last 70%, and double-loop GBP the rest.
 const (
 	mfShare      = 0.02
 	bpShare      = 0.05
 	trwShare     = 0.05
-	gbpShare     = 0.5
+	gbpShare     = 0.6
 	lastGBPShare = 0.7
 )
 
@@ -69,7 +69,9 @@ func (a *Auto) variational(ctx context.Context, m *mrf.Model, ck clock) []candid
 		out = append(out, c)
 		return c
 	}
-	add(step{name: "mf", method: "mf", kind: kindMF}, mfShare)
+	// Mean field always runs, for at least minSlice: however short the
+	// budget, the call then has an answer (and a lower bound).
+	out = append(out, a.run(ctx, m, step{name: "mf", method: "mf", kind: kindMF}, math.Max(mfShare*ck.left(), minSlice)))
 	add(step{name: "bp", method: "bp", kind: kindRegion}, bpShare)
 	add(step{name: "trw", method: "trw", kind: kindTRW}, trwShare)
 	gs, _ := regionGraphs(m)
@@ -91,17 +93,24 @@ func (a *Auto) variational(ctx context.Context, m *mrf.Model, ck clock) []candid
 }
 
 // runStep runs step s on m with time limit limit (seconds): the method
-// with its defaults, seeded by auto's seed, stopped by limit, and its answer
-// put through the shared check (parallel tempering's marginals only: its
-// ln Z is weighed apart).
+// with its defaults, seeded by auto's seed, stopped by limit.
 func (a *Auto) runStep(ctx context.Context, m *mrf.Model, s step, limit float64) candidate {
+	meth, err := a.build(s, limit)
+	if err != nil {
+		c := s.candidate(limit)
+		c.err = err
+		return c
+	}
+	return runMethod(ctx, m, s, limit, meth)
+}
+
+// runMethod runs meth as step s and puts its answer through the shared
+// check (parallel tempering's marginals only: its ln Z is weighed apart): an
+// answer that fails it is not converged, whatever the method said.
+func runMethod(ctx context.Context, m *mrf.Model, s step, limit float64, meth infer.Method) candidate {
 	c := s.candidate(limit)
 	start := infer.Now(ctx)
-	meth, err := a.build(s, limit)
-	var res *infer.Result
-	if err == nil {
-		res, err = meth.Infer(ctx, m)
-	}
+	res, err := meth.Infer(ctx, m)
 	c.seconds = infer.Now(ctx).Sub(start).Seconds()
 	if err != nil {
 		c.err = err
@@ -218,6 +227,7 @@ func (a *Auto) answer(m *mrf.Model, cands []candidate, ch choice, rec *Record) *
 		}
 	}
 	res.Certificate, res.Record = ch.cert, rec
+	a.se = nil
 	if c.kind == kindMC {
 		a.se = c.se
 	}
