@@ -254,7 +254,9 @@ func failure(m *mrf.Model, cands []candidate) error {
 		c := &cands[i]
 		switch {
 		case c.err != nil:
-			why = append(why, fmt.Sprintf("%s: %v", c.name, c.err))
+			// Methods name themselves in their errors ("pt: ...").
+			msg := strings.TrimPrefix(c.err.Error(), c.name+": ")
+			why = append(why, fmt.Sprintf("%s: %s", c.name, msg))
 		case c.res == nil:
 			why = append(why, fmt.Sprintf("%s: no answer", c.name))
 		default:
