@@ -23,10 +23,11 @@ type root struct {
 	Out           string `required:"" type:"path" help:"Output directory: marginals.parquet and estimates.parquet."`
 	UAIOut        string `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files: DIR/exact/<name>.uai.MAR (variable marginals; observed variables as point masses) and DIR/exact/<name>.uai.PR (log10 Z), <name> being the model's name without .uai. Each file begins with a comment line saying whether the answer converged, did not (c renn status: NOT CONVERGED: how it stopped; the answer passed the shared check) or failed the shared check (c renn status: FAILED CHECK: the reason; the numbers are then what the method returned, no valid answer), then one naming the run (its --out). A file of another run (another --out) is not replaced without --overwrite (exit 2); a rerun into the same --out replaces its own files and removes those it no longer writes. Written with the Parquet files, all or none."`
 	Overwrite     bool   `help:"With --uai-out: replace UAI result files written by another run (another --out) or not by these tools, instead of refusing to run (exit 2)."`
+	SkipTooWide   bool   `name:"skip-too-wide" help:"Skip a model whose plan does not fit --max-table or --max-memory, instead of failing: it gets no exact answer, and is listed at the end and in the outputs' provenance (skipped). Without it such a model fails the run."`
 }
 
 func (r *root) params() exactinfer.Params {
-	return exactinfer.Params{Models: r.Models, Options: r.Options, UAIOut: r.UAIOut, Overwrite: r.Overwrite}
+	return exactinfer.Params{Models: r.Models, Options: r.Options, UAIOut: r.UAIOut, Overwrite: r.Overwrite, SkipTooWide: r.SkipTooWide}
 }
 
 // Validate makes option values below one and --overwrite without --uai-out

@@ -5,6 +5,7 @@ package exactinfer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,26 @@ type Params struct {
 	UAIOut string `json:"uai_out,omitempty"`
 	// Overwrite lets the UAI result files replace those of another run.
 	Overwrite bool `json:"overwrite,omitempty"`
+	// SkipTooWide skips a model whose plan does not fit the options'
+	// bounds (TooWide), recording it, instead of failing the stage: a
+	// folder of models gets the exact answers that fit.
+	SkipTooWide bool `json:"skip_too_wide,omitempty"`
+}
+
+// Skipped is a model exact-infer left out under SkipTooWide, and why.
+type Skipped struct {
+	ModelID int32  `json:"model_id"`
+	Model   string `json:"model"`
+	Error   string `json:"error"`
+}
+
+// TooWide reports whether err says that a model's plan does not fit the
+// bounds of exact.Options (a table over max_table, a peak over
+// max_memory): a refusal before any allocation, not a failure.
+func TooWide(err error) bool {
+	var table *exact.TableTooLargeError
+	var memory *exact.MemoryTooLargeError
+	return errors.As(err, &table) || errors.As(err, &memory)
 }
 
 // uai is where the UAI result files of a run into out go.
@@ -43,7 +64,9 @@ func (p Params) Check() error {
 	return p.uai("").Check()
 }
 
-// Run solves every model of p.Models exactly, writes marginals.parquet and
+// Run solves every model of p.Models exactly (but those too wide, with
+// p.SkipTooWide: listed in the provenance as "skipped" and at the end of the
+// table), writes marginals.parquet and
 // estimates.parquet into out (and the UAI result files into p.UAIOut when
 // set, refusing before any model is solved to replace those of another run:
 // a *stageio.UAIConflictError), and prints a short table to w, then how
@@ -73,6 +96,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	fmt.Fprintln(tw, "model\tname\tln Z\tseconds\tlargest table\t")
 	var marg []formats.MarginalRow
 	var est []formats.EstimateRow
+	var skipped []Skipped
 	for k, e := range models {
 		if ctx.Err() != nil {
 			tw.Flush()
@@ -82,6 +106,12 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 		}
 		start := time.Now()
 		res, err := method.Infer(ctx, e.Model)
+		if err != nil && p.SkipTooWide && TooWide(err) {
+			skipped = append(skipped, Skipped{ModelID: e.ID, Model: e.Info.Name, Error: err.Error()})
+			fmt.Fprintf(tw, "%d\t%s\tskipped\t\t\t\n", e.ID, e.Info.Name)
+			slog.Warn("skipped", "model", e.ID, "name", e.Info.Name, "error", err)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
 		}
@@ -91,7 +121,12 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, lnZ(res.LogZ), secs, math.Log2(res.Diagnostics["largest_table"]))
 		slog.Debug("solved", "model", e.ID, "seconds", secs)
 	}
-	prov, err := stageio.Provenance("exact-infer", p, p.Options.Seed, inputs)
+	// The parameters, and the models skipped as too wide.
+	record := struct {
+		Params
+		Skipped []Skipped `json:"skipped,omitempty"`
+	}{p, skipped}
+	prov, err := stageio.Provenance("exact-infer", record, p.Options.Seed, inputs)
 	if err != nil {
 		return err
 	}
@@ -110,6 +145,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, sk := range skipped {
+		fmt.Fprintf(w, "skipped model %d (%s): %s\n", sk.ModelID, sk.Model, sk.Error)
 	}
 	stageio.WriteUAISummary(w, p.UAIOut, answers)
 	return nil

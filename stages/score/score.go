@@ -147,18 +147,18 @@ func Run(p Params, out string, w io.Writer) error {
 		inputs = append(inputs, paths...)
 	}
 	cols := groupColumns(p.Group, shards)
-	scored, err := scoreAll(shards, truth, pred, cols)
+	scored, noTruth, err := scoreAll(shards, truth, pred, cols, p.Partial)
 	if err != nil {
 		return err
 	}
-	if len(scored) == 0 {
+	if len(scored) == 0 && len(noTruth) == 0 {
 		return fmt.Errorf("no predictions in %s", strings.Join(p.Pred, ", "))
 	}
 	miss := missing(shards, pred)
 	if len(miss) > 0 && !p.Partial {
 		return missingError(miss, p.Pred)
 	}
-	for _, m := range miss {
+	for _, m := range append(slices.Clone(miss), noTruth...) {
 		slog.Warn("score: not scored", "run", m)
 	}
 	var scoreRows []formats.ScoreRow
@@ -172,7 +172,8 @@ func Run(p Params, out string, w io.Writer) error {
 	record := struct {
 		Params
 		Missing []string `json:"missing,omitempty"`
-	}{p, miss}
+		NoTruth []string `json:"no_exact,omitempty"`
+	}{p, miss, noTruth}
 	prov, err := stageio.Provenance("score", record, 0, inputs)
 	if err != nil {
 		return err
@@ -181,6 +182,10 @@ func Run(p Params, out string, w io.Writer) error {
 	if len(miss) > 0 {
 		tab.notes = append(tab.notes, fmt.Sprintf("note: partial: %d (model, method) runs have no predictions and are not scored (listed under \"missing\" in the provenance of %s).",
 			len(miss), formats.SummaryFile))
+	}
+	if len(noTruth) > 0 {
+		tab.notes = append(tab.notes, fmt.Sprintf("note: partial: %d (model, method) runs are of models without an exact answer (exact-infer --skip-too-wide) and are not scored (listed under \"no_exact\" in the provenance of %s).",
+			len(noTruth), formats.SummaryFile))
 	}
 	outs := []stageio.Output{
 		{Name: formats.ScoresFile, Write: func(path string) error { return formats.WriteScores(path, scoreRows, prov) }},
@@ -486,8 +491,9 @@ type scoredRun struct {
 }
 
 // scoreAll scores every pred run against its truth, in the order of the
-// --models directories, model ids and methods.
-func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]scoredRun, error) {
+// --models directories, model ids and methods. A run whose model has no
+// exact answer is an error, or with partial listed in noTruth and left out.
+func scoreAll(shards []*shard, truth, pred *collection, groupCols []string, partial bool) (out []scoredRun, noTruth []string, err error) {
 	keys := make([]runKey, 0, len(pred.runs))
 	for k := range pred.runs {
 		keys = append(keys, k)
@@ -502,36 +508,40 @@ func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]s
 		}
 		return methodLess(ra.method, rb.method)
 	})
-	out := make([]scoredRun, 0, len(keys))
+	out = make([]scoredRun, 0, len(keys))
 	for _, k := range keys {
 		r := pred.runs[k]
 		if err := r.complete(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t := truth.runs[runKey{k.sha, k.id, "exact"}]
+		if t == nil && partial {
+			noTruth = append(noTruth, fmt.Sprintf("model %d (%s, models %s) method %q: no exact answer", r.model.ID, r.model.Info.Name, r.shard.dir, r.method))
+			continue
+		}
 		if t == nil {
-			return nil, fmt.Errorf("%s: model %d (%s, models %s) method %q: no exact marginals and estimates for this model in the --truth directories",
+			return nil, nil, fmt.Errorf("%s: model %d (%s, models %s) method %q: no exact marginals and estimates for this model in the --truth directories (--partial scores the others)",
 				r.margFile, r.model.ID, r.model.Info.Name, r.shard.dir, r.method)
 		}
 		if err := t.complete(); err != nil {
-			return nil, fmt.Errorf("truth: %w", err)
+			return nil, nil, fmt.Errorf("truth: %w", err)
 		}
 		if err := checkTruth(t); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := checkPred(r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s, err := scoreRun(r, t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s.values = append(s.values, boundHeld(r, t)...)
 		s.group = groupOf(r.model, groupCols, false)
 		out = append(out, s)
 	}
 	addSandwich(out)
-	return out, nil
+	return out, noTruth, nil
 }
 
 // scoreRun computes every score of r against the exact run t.
