@@ -34,7 +34,11 @@ func TestExitCodes(t *testing.T) {
 		{"amortized: no amortized stages", "--amortized " + cfg, 1, "no score stage named amortized_"},
 		{"amortized and scale", "--amortized " + cfg + " --scale " + cfg, 2, "give one"},
 		{"with-amortized: missing config", "--config " + cfg + " --out " + out + " --with-amortized " + filepath.Join(dir, "nope.toml"), 2, "--with-amortized"},
-		{"with-amortized and amortized", "--amortized " + cfg + " --with-amortized " + cfg, 2, "not with --scale or --amortized"},
+		{"with-amortized and amortized", "--amortized " + cfg + " --with-amortized " + cfg, 2, "not with --scale, --amortized or --anymodel"},
+		{"anymodel: missing config", "--anymodel " + filepath.Join(dir, "nope.toml"), 2, "--anymodel"},
+		{"anymodel: nothing run", "--anymodel " + cfg, 0, ""},
+		{"anymodel and amortized", "--anymodel " + cfg + " --amortized " + cfg, 2, "give one"},
+		{"with-anymodel and anymodel", "--anymodel " + cfg + " --with-anymodel " + cfg, 2, "not with --scale, --amortized or --anymodel"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

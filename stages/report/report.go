@@ -46,6 +46,16 @@ type Params struct {
 	// (pipeline.amortize.toml): the report then has the section "Beyond
 	// the paper: amortized inference" from its amortized_* score stages.
 	Amortized string
+	// AnyModel, when set, is the pipeline config of auto against the
+	// single methods (pipeline.anymodel.toml): the report then has the
+	// section "Any model, within a budget" from its score_budget* stages.
+	AnyModel string
+}
+
+// extraSections are the sections the report includes from other configs,
+// in Markdown; empty when not asked for.
+type extraSections struct {
+	amortized, anyModel string
 }
 
 // Figure files written into the assets directory.
@@ -134,10 +144,16 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	var amortized string
+	var extra extraSections
 	if p.Amortized != "" {
-		if amortized, err = AmortizedSection(AmortizedParams{Config: p.Amortized,
+		if extra.amortized, err = AmortizedSection(AmortizedParams{Config: p.Amortized,
 			Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true}); err != nil {
+			return err
+		}
+	}
+	if p.AnyModel != "" {
+		if extra.anyModel, err = AnyModelSection(AnyModelParams{Config: p.AnyModel,
+			Command: "go run ./cmd/report --anymodel " + p.AnyModel}); err != nil {
 			return err
 		}
 	}
@@ -184,7 +200,7 @@ func Run(p Params) error {
 		written = append(written, f)
 	}
 
-	doc := document(p, paper, rs, sums, hard, uai, amortized, hidden, rt, statusErr, ThisMachine(), written)
+	doc := document(p, paper, rs, sums, hard, uai, extra, hidden, rt, statusErr, ThisMachine(), written)
 	return writeFile(p.Out, doc)
 }
 
@@ -307,7 +323,7 @@ func meanCurve(curves [][]float64) []float64 {
 func anchor(t *Table) string { return fmt.Sprintf("table-%d", t.Number) }
 
 // document assembles REPORT.md.
-func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, amortized string, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
+func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, hard *hardData, uai *uaiData, extra extraSections, hidden *hiddenData, rt RunTime, statusErr error, m Machine, figs []figureFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	cmd := p.Command
@@ -335,8 +351,11 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 	}
 	w("- [Beyond the paper: hard models](#%s)\n", HardAnchor)
 	w("- [Beyond the paper: UAI models](#%s)\n", UAIAnchor)
-	if amortized != "" {
+	if extra.amortized != "" {
 		w("- [Beyond the paper: amortized inference](#%s)\n", AmortizedAnchor)
+	}
+	if extra.anyModel != "" {
+		w("- [Any model, within a budget](#%s)\n", AnyModelAnchor)
 	}
 	w("- [Beyond the paper: hidden variables](#%s)\n", HiddenAnchor)
 	if len(figs) > 0 {
@@ -403,8 +422,11 @@ func document(p Params, paper *Paper, rs results, sums map[string]*summaryData, 
 
 	w("%s", hard.markdown())
 	w("%s", uai.markdown())
-	if amortized != "" {
-		w("<a id=\"%s\"></a>\n\n%s", AmortizedAnchor, amortized)
+	if extra.amortized != "" {
+		w("<a id=\"%s\"></a>\n\n%s", AmortizedAnchor, extra.amortized)
+	}
+	if extra.anyModel != "" {
+		w("<a id=\"%s\"></a>\n\n%s\n", AnyModelAnchor, extra.anyModel)
 	}
 	w("%s", hidden.markdown())
 
