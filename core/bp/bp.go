@@ -113,6 +113,7 @@ func (b *BP) Reset() { b.g = nil }
 // Infer runs BP on m, warm-starting from the messages of the previous call
 // when m has the same structure.
 func (b *BP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	ctx = infer.BeginCall(ctx) // the time budget covers the set-up
 	if m == nil {
 		return nil, errors.New("bp: nil model")
 	}

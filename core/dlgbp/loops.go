@@ -1,16 +1,50 @@
 package dlgbp
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/region"
 )
 
+// run is the outer loop: outer steps until one changes no belief entry by
+// Tol or more (Converged) or the budget ends the run. It sets res.Iterations
+// (the outer steps completed) and res.Converged, notes a time stop in
+// res.Diagnostics and returns the last complete step's largest change
+// (+Inf if none).
+func (d *DLGBP) run(stop *infer.Stop, res *infer.Result) (float64, error) {
+	delta := math.Inf(1)
+	for {
+		more, err := stop.Next()
+		if err != nil {
+			return delta, fmt.Errorf("dlgbp: stopped after %d sweeps: %w", res.Iterations, err)
+		}
+		if !more {
+			break
+		}
+		step, done := d.outer(stop)
+		if !done {
+			break // the time budget ran out inside the step, which is undone
+		}
+		delta = step
+		res.Iterations++
+		if delta < d.opts.Tol {
+			res.Converged = true
+			break
+		}
+	}
+	stop.Note(res.Diagnostics)
+	return delta, nil
+}
+
 // outer runs one outer step: the bound is taken at lin and minimised by the
 // inner loop, belief ← T(lin), and the next linearisation point is chosen by
 // the SQUAREM cycle (see squarem). It returns the largest belief change of
-// the step, |T(lin) - lin|, which is 0 exactly at a stationary point of F.
+// the step, |T(lin) - lin|, which is 0 exactly at a stationary point of F,
+// and true; or, when the time budget ends the inner loop, false, with the
+// step undone: beliefs part-way through an inner loop are neither the
+// minimiser of the bound nor consistent.
 //
 // The inner loop's tolerance follows the last step, or after a stall the
 // smallest (see innerRel and tolDelta). A step that may end the run (some
@@ -19,14 +53,25 @@ import (
 // InnerIter sweeps) the step reports Tol, so that the outer loop goes on,
 // every step continuing the inner minimisation from where the last stopped:
 // a run converges only on a bound minimised to InnerTol.
-func (d *DLGBP) outer() float64 {
+func (d *DLGBP) outer(stop *infer.Stop) (float64, bool) {
 	tol := max(d.opts.InnerTol, innerRel*d.tolDelta())
 	if d.minDelta < d.opts.Tol {
 		tol = d.opts.InnerTol
 	}
+	timed := d.opts.MaxSeconds > 0
+	if timed {
+		copy(d.undoBelief, d.belief)
+		copy(d.undoTheta, d.theta)
+	}
+	degenerate := d.degenerateBeliefs
 	d.relinearise()
 	sw0 := d.innerSweeps
-	d.inner(tol)
+	if !d.inner(tol, stop) {
+		copy(d.belief, d.undoBelief)
+		copy(d.theta, d.undoTheta)
+		d.degenerateBeliefs = degenerate
+		return 0, false
+	}
 	delta := 0.0
 	for x, p := range d.belief {
 		delta = max(delta, math.Abs(p-d.lin[x]))
@@ -40,9 +85,9 @@ func (d *DLGBP) outer() float64 {
 		d.stepHook(delta, tol, d.innerSweeps-sw0)
 	}
 	if delta < d.opts.Tol && !(d.lastInnerViol < d.opts.InnerTol) {
-		return d.opts.Tol
+		return d.opts.Tol, true
 	}
-	return delta
+	return delta, true
 }
 
 // stallWindow is how many outer steps may pass without a new smallest
@@ -216,10 +261,14 @@ func (d *DLGBP) relinearise() {
 	}
 }
 
-// inner runs block sweeps until every parent marginal is within InnerTol of
-// its child, or InnerIter sweeps.
-func (d *DLGBP) inner(tol float64) {
+// inner runs block sweeps until every parent marginal is within tol of its
+// child, or InnerIter sweeps; it reports false, at once, when the time
+// budget is spent before a sweep.
+func (d *DLGBP) inner(tol float64, stop *infer.Stop) bool {
 	for range d.opts.InnerIter {
+		if stop.Expired() {
+			return false
+		}
 		viol := 0.0
 		for k := range d.blocks {
 			viol = max(viol, d.update(&d.blocks[k]))
@@ -227,11 +276,12 @@ func (d *DLGBP) inner(tol float64) {
 		d.innerSweeps++
 		d.lastInnerViol = viol
 		if viol < tol {
-			return
+			return true
 		}
 	}
 	d.innerUnconverged++
 	d.capped = true
+	return true
 }
 
 // update maximises the dual over the multipliers of every edge into the

@@ -221,6 +221,7 @@ func (gb *GBP) RegionBeliefs() ([][]float64, []region.Edge) {
 // Infer runs GBP on m, warm-starting from the messages of the previous call
 // when m has the same structure. It fails if m does not fit the region graph.
 func (gb *GBP) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	ctx = infer.BeginCall(ctx) // the time budget covers binding the model
 	if err := gb.prepare(m); err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ func (gb *GBP) EdgeMessages() []EdgeMessage {
 // unless msgs holds, for every edge of the region graph, exactly one
 // message of the right length with no NaN or +Inf entry and a finite one.
 func (gb *GBP) InferFrom(ctx context.Context, m *mrf.Model, msgs []EdgeMessage) (*infer.Result, error) {
+	ctx = infer.BeginCall(ctx) // the time budget covers binding the model
 	if err := gb.prepare(m); err != nil {
 		return nil, err
 	}

@@ -13,27 +13,68 @@ import (
 // not converged; it returns its last iterate, never an error.
 type Budget struct {
 	MaxIter int
-	// MaxSeconds is the time budget of one Infer call; 0 means no limit.
-	// The first sweep always runs, so a run has an iterate to return.
+	// MaxSeconds is the time budget of one Infer call, all of its work
+	// included (see BeginCall); 0 means no limit. The first sweep of a call
+	// always runs, so a run has an iterate to return: a call overruns its
+	// budget by at most one sweep, or one inner iteration where inner
+	// loops ask Expired.
 	MaxSeconds float64
 }
 
 // Stop is one call's budget, from Budget.Start. Its loop asks Next before
-// every sweep.
+// every sweep; inner loops and set-up between sweeps ask Expired.
 type Stop struct {
 	budget   Budget
 	ctx      context.Context
 	now      func() time.Time
 	start    time.Time
-	started  int  // sweeps Next has allowed
-	timedOut bool // the time budget ended the run
+	call     *call // the call the budget belongs to (BeginCall), or nil
+	started  int   // sweeps Next has allowed
+	timedOut bool  // the time budget ended the run
 }
 
-// Start begins a call's budget now, on ctx's clock (see WithClock). The
+// call is what BeginCall records of a call: when it began, and whether any
+// loop of it has run a sweep, so that the one sweep a budget always allows
+// is one per call, not one per phase (a warm start, then the method's own
+// loop).
+type call struct {
+	start time.Time
+	swept bool
+}
+
+type callKey struct{}
+
+// BeginCall marks ctx as the context of one call that began now (on ctx's
+// clock), unless ctx already carries the mark of an enclosing call, which
+// then stands. Every time budget started under the mark (Budget.Start)
+// counts from the call's beginning, so that the work before a method's
+// loop (binding the model, building a network, a warm start by another
+// method it runs) is inside the budget. Methods call it first thing in
+// Infer; the methods they run inside a call inherit the mark.
+func BeginCall(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(callKey{}).(*call); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, callKey{}, &call{start: Now(ctx)})
+}
+
+// CallStart returns when the call marked on ctx began (BeginCall), or now
+// if ctx carries no mark.
+func CallStart(ctx context.Context) time.Time {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c.start
+	}
+	return Now(ctx)
+}
+
+// Start begins a call's budget: at the beginning of the call marked on ctx
+// (BeginCall), else now, on ctx's clock (see WithClock). Without a mark the
 // clock is read only when MaxSeconds is set.
 func (b Budget) Start(ctx context.Context) *Stop {
 	s := &Stop{budget: b, ctx: ctx, now: clockOf(ctx)}
-	if b.MaxSeconds > 0 {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		s.call, s.start = c, c.start
+	} else if b.MaxSeconds > 0 {
 		s.start = s.now()
 	}
 	return s
@@ -42,15 +83,21 @@ func (b Budget) Start(ctx context.Context) *Stop {
 // StartAt begins a call's budget as if it had started at began (from Now),
 // for a method whose loop starts after other work of the same call.
 func (b Budget) StartAt(ctx context.Context, began time.Time) *Stop {
-	return &Stop{budget: b, ctx: ctx, now: clockOf(ctx), start: began}
+	s := &Stop{budget: b, ctx: ctx, now: clockOf(ctx), start: began}
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		s.call = c
+	}
+	return s
 }
 
 // Now returns the time on ctx's clock (see WithClock).
 func Now(ctx context.Context) time.Time { return clockOf(ctx)() }
 
 // Next reports whether another sweep may run. It returns false once MaxIter
-// sweeps have run, or, after the first, once MaxSeconds have passed (then
-// TimedOut is true); otherwise it returns ctx.Err() if ctx is done.
+// sweeps have run, or once MaxSeconds have passed (then TimedOut is true),
+// except for the first sweep of the call, which always runs so that the
+// call has an iterate to return; otherwise it returns ctx.Err() if ctx is
+// done.
 func (s *Stop) Next() (bool, error) {
 	if s.started >= s.budget.MaxIter {
 		return false, nil
@@ -58,12 +105,25 @@ func (s *Stop) Next() (bool, error) {
 	if err := s.ctx.Err(); err != nil {
 		return false, err
 	}
-	if s.budget.MaxSeconds > 0 && s.started > 0 && s.Elapsed() >= s.budget.MaxSeconds {
-		s.timedOut = true
+	first := s.started == 0 && (s.call == nil || !s.call.swept)
+	if !first && s.Expired() {
 		return false, nil
 	}
 	s.started++
+	if s.call != nil {
+		s.call.swept = true
+	}
 	return true, nil
+}
+
+// Expired reports whether MaxSeconds have passed (then TimedOut is true),
+// for the work between the checks of Next: inner loops, and set-up that
+// can be cut short. It counts no sweep and allows no first one.
+func (s *Stop) Expired() bool {
+	if !s.timedOut && s.budget.MaxSeconds > 0 && s.Elapsed() >= s.budget.MaxSeconds {
+		s.timedOut = true
+	}
+	return s.timedOut
 }
 
 // Elapsed returns the seconds since Start on the call's clock, or 0 when no

@@ -132,3 +132,96 @@ func TestCheckMaxSeconds(t *testing.T) {
 		}
 	}
 }
+
+// A budget started under BeginCall counts from the call's beginning, the
+// work before the loop included; an enclosing call's mark stands.
+func TestBeginCall(t *testing.T) {
+	clock := &ticker{step: time.Second}
+	ctx := infer.WithClock(context.Background(), clock.now)
+	ctx = infer.BeginCall(ctx) // 1 s
+	if infer.BeginCall(ctx) != ctx || clock.reads != 1 {
+		t.Fatalf("a nested BeginCall replaced the mark (%d clock reads)", clock.reads)
+	}
+	if got := infer.CallStart(ctx); !got.Equal(time.Time{}.Add(time.Second)) || clock.reads != 1 {
+		t.Fatalf("call start %v (%d clock reads)", got, clock.reads)
+	}
+	clock.now() // 2 s: set-up
+	clock.now() // 3 s
+	stop := infer.Budget{MaxIter: 100, MaxSeconds: 3.5}.Start(ctx)
+	n := countSweeps(t, stop)
+	// The first sweep runs; the check before the second reads 4 s (3 s
+	// elapsed), before the third 5 s (4 s elapsed).
+	if n != 2 || !stop.TimedOut() {
+		t.Errorf("%d sweeps, timed out %v", n, stop.TimedOut())
+	}
+}
+
+// The one sweep a budget always allows is one per call: a second loop of
+// the same call (a method's own loop after a warm start by another) runs
+// none once the budget is spent, and one without a time budget is not
+// held back.
+func TestOneFreeSweepPerCall(t *testing.T) {
+	clock := &ticker{step: time.Second}
+	ctx := infer.BeginCall(infer.WithClock(context.Background(), clock.now)) // 1 s
+	clock.t = clock.t.Add(10 * time.Second)
+	warm := infer.Budget{MaxIter: 100, MaxSeconds: 5}.Start(ctx)
+	if n := countSweeps(t, warm); n != 1 || !warm.TimedOut() {
+		t.Errorf("warm start: %d sweeps, timed out %v", n, warm.TimedOut())
+	}
+	own := infer.Budget{MaxIter: 100, MaxSeconds: 5}.Start(ctx)
+	if n := countSweeps(t, own); n != 0 || !own.TimedOut() {
+		t.Errorf("second loop: %d sweeps, timed out %v", n, own.TimedOut())
+	}
+	free := infer.Budget{MaxIter: 3}.Start(ctx)
+	if n := countSweeps(t, free); n != 3 || free.TimedOut() {
+		t.Errorf("no time budget: %d sweeps, timed out %v", n, free.TimedOut())
+	}
+	// Without a mark every budget has its first sweep.
+	plain := infer.WithClock(context.Background(), clock.now)
+	for range 2 {
+		if n := countSweeps(t, infer.Budget{MaxIter: 100, MaxSeconds: 1e-9}.Start(plain)); n != 1 {
+			t.Errorf("unmarked: %d sweeps", n)
+		}
+	}
+}
+
+// Expired reads the time budget without counting a sweep or allowing a
+// first one, and stays expired.
+func TestExpired(t *testing.T) {
+	clock := &ticker{step: time.Second}
+	ctx := infer.WithClock(context.Background(), clock.now)
+	stop := infer.Budget{MaxIter: 100, MaxSeconds: 2.5}.Start(ctx) // 1 s
+	for k, want := range []bool{false, false, true} {              // 2, 3, 4 s
+		if got := stop.Expired(); got != want {
+			t.Errorf("check %d: expired %v, want %v", k, got, want)
+		}
+	}
+	reads := clock.reads
+	if !stop.Expired() || !stop.TimedOut() || clock.reads != reads {
+		t.Errorf("expired %v, timed out %v, %d more clock reads", stop.Expired(), stop.TimedOut(), clock.reads-reads)
+	}
+	if more, _ := stop.Next(); !more {
+		t.Error("the first sweep of an unmarked call did not run")
+	}
+	if more, _ := stop.Next(); more {
+		t.Error("a second sweep ran after the budget expired")
+	}
+	if (infer.Budget{MaxIter: 1}).Start(ctx).Expired() {
+		t.Error("a run without a time budget expired")
+	}
+}
+
+func countSweeps(t *testing.T, stop *infer.Stop) int {
+	t.Helper()
+	n := 0
+	for {
+		more, err := stop.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			return n
+		}
+		n++
+	}
+}

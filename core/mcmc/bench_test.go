@@ -102,5 +102,6 @@ func startChains(s *Sampler, l *layout) ([]*chain, error) {
 	if _, err := s.reference(l, dom, map[string]float64{}); err != nil {
 		return nil, err
 	}
-	return s.start(context.Background(), l, dom, infer.Budget{MaxIter: 1}.Start(context.Background()))
+	chains, _, err := s.start(context.Background(), l, dom, infer.Budget{MaxIter: 1}.Start(context.Background()))
+	return chains, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
 )
 
@@ -90,5 +91,63 @@ func TestBudgetCoversSetUp(t *testing.T) {
 	_, err = s.Infer(infer.WithClock(context.Background(), clock.now), pigeons(7))
 	if err == nil || !strings.Contains(err.Error(), "time budget") || clock.reads > 10 {
 		t.Errorf("error %v after %d readings of the clock, want the time budget's after about 5", err, clock.reads)
+	}
+}
+
+// Starting the chains is inside the time budget: once it is spent, chains
+// whose start would need a search share the first chain's configuration
+// (feasible, so the answer still respects the zeros), and the call runs
+// its one sweep. The budget here is the clock readings of a one-chain call,
+// so the first chain's search ends within it and the second's does not.
+// With time left every chain searches its own start.
+func TestStartsWithinBudget(t *testing.T) {
+	m := infertest.SoftCSP(12, 16, 1)
+	for _, tc := range []struct {
+		name   string
+		chains int
+		new    func(chains, sweeps int, budget float64) (infer.Method, error)
+	}{
+		{"gibbs", 4, func(chains, sweeps int, budget float64) (infer.Method, error) {
+			o := DefaultOptions()
+			o.Chains, o.Sweeps, o.MaxSeconds = chains, sweeps, budget
+			return New(o)
+		}},
+		{"pcd", 20, func(chains, sweeps int, budget float64) (infer.Method, error) {
+			o := PCDDefaultOptions()
+			o.Chains, o.Sweeps, o.MaxSeconds = chains, sweeps, budget
+			return NewPCD(o)
+		}},
+	} {
+		one, err := tc.new(1, 1, 1e9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := &tickClock{}
+		if _, err := one.Infer(infer.WithClock(context.Background(), clock.now), m); err != nil {
+			t.Fatal(err)
+		}
+		budget := float64(clock.reads)
+		for _, ctx := range []context.Context{infer.WithClock(context.Background(), (&tickClock{}).now), context.Background()} {
+			meth, err := tc.new(tc.chains, 1000, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := meth.Infer(ctx, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why := infer.VerifyMarginals(m, res, nil); why != "" {
+				t.Errorf("%s: %s", tc.name, why)
+			}
+			if ctx == context.Background() {
+				if _, ok := res.Diagnostics["shared_starts"]; ok {
+					t.Errorf("%s: shared starts with time left: %v", tc.name, res.Diagnostics)
+				}
+				continue
+			}
+			if res.Diagnostics["shared_starts"] != float64(tc.chains-1) || res.Iterations > 1 || res.Diagnostics["time_limit"] != 1 {
+				t.Errorf("%s: %d sweeps, diagnostics %v", tc.name, res.Iterations, res.Diagnostics)
+			}
+		}
 	}
 }

@@ -41,15 +41,24 @@ type Chains struct {
 // configuration of non-zero probability (uniform when m has no zero
 // potential, else core/feasible's search with random preferences).
 func NewChains(m *mrf.Model, k int, seed int64) (*Chains, error) {
+	c, _, err := newChains(m, k, seed, func() bool { return false })
+	return c, err
+}
+
+// newChains is NewChains, except that once expired reports the time budget
+// spent, a chain whose start would need a search starts at an earlier
+// chain's configuration (see Sampler.startWithin). It also returns how many
+// chains share a start.
+func newChains(m *mrf.Model, k int, seed int64, expired func() bool) (*Chains, int, error) {
 	if m == nil {
-		return nil, errors.New("chains: nil model")
+		return nil, 0, errors.New("chains: nil model")
 	}
 	if k < 1 {
-		return nil, fmt.Errorf("chains: %d chains, want >= 1", k)
+		return nil, 0, fmt.Errorf("chains: %d chains, want >= 1", k)
 	}
 	g, err := infer.NewFactorGraph(m)
 	if err != nil {
-		return nil, fmt.Errorf("chains: %w", err)
+		return nil, 0, fmt.Errorf("chains: %w", err)
 	}
 	l := newLayout(m, g)
 	// Persistent chains take the general sweep: it keeps every factor's
@@ -58,26 +67,33 @@ func NewChains(m *mrf.Model, k int, seed int64) (*Chains, error) {
 	// path's fields are built from the tables).
 	l.is = nil
 	if math.IsInf(l.constant, -1) {
-		return nil, errors.New("chains: the model has no configuration of non-zero probability (Z = 0)")
+		return nil, 0, errors.New("chains: the model has no configuration of non-zero probability (Z = 0)")
 	}
 	var dom feasible.Domains
 	if feasible.HasZeros(m) {
 		dom = feasible.Full(l.cards)
 		if !feasible.Propagate(g, m, dom) {
-			return nil, errors.New("chains: the model has no configuration of non-zero probability (Z = 0)")
+			return nil, 0, errors.New("chains: the model has no configuration of non-zero probability (Z = 0)")
 		}
 	}
 	c := &Chains{l: l, buf: make([]float64, g.MaxCard), counts: make([]float64, l.width)}
+	var found [][]int // the configurations the searches found
 	for k := range k {
 		rng := mrf.NewRand(mrf.DeriveSeed(seed, k))
-		x, err := l.start(rng, dom, nil)
-		if err != nil {
-			return nil, fmt.Errorf("chains: chain %d: %w", k, err)
+		x := sharedStart(found, k, dom, expired)
+		if x == nil {
+			if x, err = l.start(rng, dom, nil); err != nil {
+				return nil, 0, fmt.Errorf("chains: chain %d: %w", k, err)
+			}
+			found = append(found, x)
 		}
 		c.rngs = append(c.rngs, rng)
-		c.reps = append(c.reps, l.newReplica(x))
+		c.reps = append(c.reps, l.newReplica(append([]int(nil), x...)))
 	}
-	return c, nil
+	if dom == nil {
+		return c, 0, nil
+	}
+	return c, len(c.reps) - len(found), nil
 }
 
 // Len returns the number of chains.

@@ -23,7 +23,9 @@ type PCDOptions struct {
 	// parameter update in learning), >= 1; the configuration after each
 	// is counted. Default 1 (Tieleman's PCD).
 	Sweeps int `json:"sweeps" help:"Gibbs sweeps of every chain per call (per parameter update in learning), >= 1; each sweep's configurations are counted. Whichever of sweeps and max_seconds ends first ends the call."`
-	// MaxSeconds is the time budget of a call; 0 means no limit. The first
+	// MaxSeconds is the time budget of a call, starting the chains
+	// included (a chain started after it is spent starts at an earlier
+	// chain's configuration: "shared_starts"); 0 means no limit. The first
 	// sweep always runs.
 	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; the first sweep always runs). Whichever of sweeps and max_seconds ends first ends the call."`
 }
@@ -98,17 +100,19 @@ func (p *PCD) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if m == nil {
 		return nil, errors.New("pcd: nil model")
 	}
+	// The time budget covers starting the chains.
+	stop := infer.Budget{MaxIter: p.opts.Sweeps, MaxSeconds: p.opts.MaxSeconds}.Start(infer.BeginCall(ctx))
+	shared := 0
 	if p.chains == nil || !p.chains.SameStructure(m) {
-		c, err := NewChains(m, p.opts.Chains, p.opts.Seed)
+		c, n, err := newChains(m, p.opts.Chains, p.opts.Seed, stop.Expired)
 		if err != nil {
 			return nil, fmt.Errorf("pcd: %w", err)
 		}
-		p.chains = c
+		p.chains, shared = c, n
 	} else if err := p.chains.SetModel(m); err != nil {
 		return nil, fmt.Errorf("pcd: %w", err)
 	}
 	p.chains.ClearStats()
-	stop := infer.Budget{MaxIter: p.opts.Sweeps, MaxSeconds: p.opts.MaxSeconds}.Start(ctx)
 	sweeps := 0
 	for {
 		more, err := stop.Next()
@@ -130,6 +134,9 @@ func (p *PCD) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	res := &infer.Result{Marginals: mg, LogZ: math.NaN(), FreeEnergy: math.NaN(), Iterations: sweeps,
 		Diagnostics: map[string]float64{"chains": float64(p.chains.Len()), "sweeps": float64(sweeps),
 			"total_sweeps": float64(p.chains.SweepsRun())}}
+	if shared > 0 {
+		res.Diagnostics["shared_starts"] = float64(shared)
+	}
 	stop.Note(res.Diagnostics)
 	return res, nil
 }

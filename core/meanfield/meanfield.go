@@ -39,7 +39,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
@@ -84,7 +83,6 @@ type MF struct {
 
 	allowed   feasible.Domains // states not ruled out by m's zero potentials; nil if none are
 	restarted bool             // the call runs from a feasible point mass (see restart)
-	began     time.Time        // when the call began, for its time budget (shared by a restart)
 }
 
 // Check reports whether o is valid; the error names the option.
@@ -115,6 +113,7 @@ func (mf *MF) Reset() { mf.g = nil }
 // Infer runs mean field on m, warm-starting from the q of the previous call
 // when m has the same structure.
 func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	ctx = infer.BeginCall(ctx) // the time budget covers the set-up and a restart
 	if m == nil {
 		return nil, errors.New("mf: nil model")
 	}
@@ -135,12 +134,10 @@ func (mf *MF) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if feasible.HasZeros(m) {
 		res.Diagnostics["feasible_start"] = b2f(mf.feasibleStart(m))
 	}
-	// A restart shares the time budget of the call that made it.
+	// A restart is part of the call that made it (it inherits ctx's mark),
+	// so it shares its time budget.
 	budget := infer.Budget{MaxIter: mf.opts.MaxIter, MaxSeconds: mf.opts.MaxSeconds}
-	if !mf.restarted && budget.MaxSeconds > 0 {
-		mf.began = infer.Now(ctx)
-	}
-	delta, err := budget.StartAt(ctx, mf.began).Iterate("mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
+	delta, err := budget.Iterate(ctx, "mf", mf.opts.Tol, res, func() float64 { return mf.sweep(m, r) })
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
@@ -148,18 +147,12 @@ func NewFamilyInference(g *region.Graph, opts Options, f *Family, by string, swe
 // default tolerance, as cold GBP does, up to the sweep cap and the time
 // left of the call. The result is GBP's (beliefs, marginals, region free
 // energy), Converged by GBP's own rule.
-func (r *RENN) refineGBP(ctx context.Context, m *mrf.Model, began time.Time) (*infer.Result, error) {
+func (r *RENN) refineGBP(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	mp := r.famGBP
 	msgs := mp.EdgeMessages()
 	r.correctMessages(msgs, r.famOut)
 	if err := mp.SetMaxIter(r.refineCap); err != nil {
 		return nil, err
-	}
-	if s := r.opts.MaxSeconds; s > 0 {
-		left := s - infer.Now(ctx).Sub(began).Seconds()
-		if err := mp.SetMaxSeconds(max(left, 1e-9)); err != nil {
-			return nil, err
-		}
 	}
 	res, err := mp.InferFrom(ctx, m, msgs)
 	if err != nil {

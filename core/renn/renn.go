@@ -564,7 +564,10 @@ func (r *RENN) maxViolation() float64 {
 // multipliers and the learning rate carry over (a warm start, capped by
 // WarmSteps); otherwise a fresh network is built.
 func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
-	began := infer.Now(ctx) // the time budget covers the whole call
+	// The time budget covers the whole call, the message passing run inside
+	// it included (it inherits ctx's mark).
+	ctx = infer.BeginCall(ctx)
+	began := infer.CallStart(ctx)
 	if !r.rb.SameStructure(m) {
 		if err := r.setup(m); err != nil {
 			return nil, err
@@ -588,7 +591,7 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 			return r.forwardResult(m, E), nil
 		}
 		if restarted && r.refineBy == RefineGBP {
-			res, err := r.refineGBP(ctx, m, began)
+			res, err := r.refineGBP(ctx, m)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", o.Name, err)
 			}

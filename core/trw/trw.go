@@ -203,6 +203,7 @@ func (t *TRW) Rho() []float64 {
 // Infer runs TRW on m, warm-starting from the messages of the previous call
 // when m has the same structure.
 func (t *TRW) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
+	ctx = infer.BeginCall(ctx) // the time budget covers the set-up
 	if m == nil {
 		return nil, errors.New("trw: nil model")
 	}

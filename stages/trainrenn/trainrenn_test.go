@@ -217,7 +217,8 @@ func opts(name string, set func(o *renn.Options)) renn.Options {
 }
 
 // --max-seconds applies per model: each run stops at its own budget and is
-// written, not converged, with the time_limit diagnostic.
+// written, not converged, with the time_limit diagnostic. renn-mp's message
+// passing is inside the budget, and here takes all of it: no step is left.
 func TestRunTimeBudget(t *testing.T) {
 	models, regions := fixture(t)
 	clock := time.Unix(0, 0)
@@ -250,7 +251,11 @@ func TestRunTimeBudget(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.Params), &params); err != nil {
 				t.Fatal(err)
 			}
-			if r.Converged || r.Iterations < 1 || r.Iterations > 3 || params.Diagnostics["time_limit"] != 1 || params.Options["max_seconds"] != 2.5 {
+			least := int32(1)
+			if method == "renn-mp" {
+				least = 0
+			}
+			if r.Converged || r.Iterations < least || r.Iterations > 3 || params.Diagnostics["time_limit"] != 1 || params.Options["max_seconds"] != 2.5 {
 				t.Errorf("%s model %d: converged %v after %d steps, params %s", method, r.ModelID, r.Converged, r.Iterations, r.Params)
 			}
 		}
