@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,4 +158,39 @@ func TestParallelWallTime(t *testing.T) {
 	if pt < 0.8*budget {
 		t.Errorf("parallel tempering ran %.2f s of a %.2g s budget", pt, budget)
 	}
+}
+
+// Each method auto runs has a budget of its own, counted from its own
+// start, even when auto runs inside an enclosing call (infer.BeginCall):
+// here the enclosing call began 100 s before auto, and GBP still converges.
+func TestOwnBudgetInsideACall(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(0, 0)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(100 * time.Microsecond) // time passes as the clock is read
+		return now
+	}
+	ctx := infer.BeginCall(infer.WithClock(context.Background(), clock))
+	mu.Lock()
+	now = now.Add(100 * time.Second)
+	mu.Unlock()
+	o := DefaultOptions()
+	o.MaxSeconds, o.Exact, o.Parallel = 2, false, false
+	a, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Infer(ctx, families(t)[0].m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := res.Record.(*Record)
+	for _, r := range rec.Runs {
+		if strings.HasPrefix(r.Method, "gbp@") && r.Converged {
+			return
+		}
+	}
+	t.Errorf("no GBP run converged inside an enclosing call: %+v", rec.Runs)
 }

@@ -110,7 +110,9 @@ func (a *Auto) runStep(ctx context.Context, m *mrf.Model, s step, limit float64)
 func runMethod(ctx context.Context, m *mrf.Model, s step, limit float64, meth infer.Method) candidate {
 	c := s.candidate(limit)
 	start := infer.Now(ctx)
-	res, err := meth.Infer(ctx, m)
+	// The method's budget counts from its own start, not from auto's (or
+	// an enclosing call's).
+	res, err := meth.Infer(infer.BeginOwnCall(ctx), m)
 	c.seconds = infer.Now(ctx).Sub(start).Seconds()
 	if err != nil {
 		c.err = err
