@@ -50,9 +50,9 @@ func TestAuto(t *testing.T) {
 	dir := t.TempDir()
 	models := filepath.Join(dir, "models")
 	writeModels(t, models, mrf.RandomIsing(9, edges, 1, 1), contradiction)
-	out := filepath.Join(dir, "out")
+	out, uai := filepath.Join(dir, "out"), filepath.Join(dir, "uai")
 	var w strings.Builder
-	p := Params{Models: models, Methods: []string{"auto"}, Set: []string{"auto.max_seconds=0.5"}}
+	p := Params{Models: models, Methods: []string{"auto"}, Set: []string{"auto.max_seconds=0.5"}, UAIOut: uai}
 	if err := Run(context.Background(), p, out, &w); err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +68,10 @@ func TestAuto(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(est[0].Params), &params); err != nil || params.Record.Chosen != "exact" || params.Record.Reason == "" {
 		t.Errorf("params %s (%v): want a record choosing exact", est[0].Params, err)
+	}
+	b, err := os.ReadFile(filepath.Join(uai, "auto", "ma.uai.MAR"))
+	if err != nil || !strings.Contains(string(b), "c renn certificate: exact\n") {
+		t.Errorf("MAR file (%v):\n%s\nwant the certificate line", err, b)
 	}
 	if s := w.String(); !strings.Contains(s, "1 of 2 runs failed") || !strings.Contains(s, "every method failed") {
 		t.Errorf("summary %q", s)
