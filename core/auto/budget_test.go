@@ -114,7 +114,7 @@ func TestBudgetHolds(t *testing.T) {
 		cert     string
 	}{
 		{"exact fits", 20, 5, map[string]script{"exact": {need: 5, p: 0.3}}, "exact", infer.CertExact},
-		{"exact too slow, gbp converges", 20, 19, map[string]script{"gbp": {need: 1, p: 0.31}, "pt": {need: never, p: 0.3}, "mf": {need: 0.01, p: 0.2}}, "gbp@cycles", infer.CertConverged},
+		{"exact too slow, gbp converges", 20, 19, map[string]script{"gbp": {need: 1, p: 0.305}, "pt": {need: never, p: 0.3}, "mf": {need: 0.01, p: 0.2}}, "gbp@cycles", infer.CertConverged},
 		{"exact fails, pt mixes", 20, 2, map[string]script{"exact": {need: 2, failed: true}, "mf": {need: 0.01, p: 0.2}, "pt": {need: 1, p: 0.3}, "gbp": {need: never, p: 0.45}}, "pt", infer.CertMonteCarlo},
 		{"no plan, nothing converges: bounds", 300, never, map[string]script{"pt": {need: never, p: 0.3}}, "pt", infer.CertBounds},
 		{"no plan, nothing converges, trw fails: none", 300, never, map[string]script{"pt": {need: never, p: 0.3}, "trw": {failed: true}}, "pt", infer.CertNone},

@@ -56,13 +56,21 @@ const (
 	// R-hat over every variable) is credible even when its ladder did not
 	// mix by its own test.
 	credibleRhat = 1.1
-	// excessRatio: parallel tempering overrules a converged variational
-	// answer when their squared differences exceed this many times its
-	// squared standard errors (summed over the unobserved variables'
-	// states): the variational answer's estimated squared error, the
-	// difference less the Monte Carlo noise, is then above the noise
-	// itself, parallel tempering's own.
-	excessRatio = 2
+	// excessLow and excessHigh: parallel tempering overrules a converged
+	// variational answer when their squared differences exceed excessHigh
+	// times its squared standard errors (summed over the unobserved
+	// variables' states), and keeps it below excessLow. In between the
+	// standard errors cannot tell (they run up to several times too large
+	// on lattices, close on noisy-OR networks), and the variational answer
+	// is kept only when corroborated: a second converged region run, on
+	// another region graph, within corroboration of it.
+	excessLow  = 1.0
+	excessHigh = 3.0
+	// corroboration is the mean Hellinger distance within which two
+	// converged region runs agree: on noisy-OR networks GBP and loopy BP
+	// agree to 1e-8 and are both exact to 1e-8; where loops matter they
+	// differ by 1e-3 and more.
+	corroboration = 1e-4
 )
 
 // choice is the outcome of choose.
@@ -93,15 +101,7 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 	switch {
 	case v >= 0 && credible:
 		ch.excess = excess(m, cands[v].res.Marginals, cands[p].res.Marginals, cands[p].se)
-		if ch.excess > excessRatio {
-			ch.pick = p
-			ch.reason = fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, above %d: the variational answer's bias shows beyond the Monte Carlo noise",
-				cands[p].name, cands[v].name, ch.excess, excessRatio)
-		} else {
-			ch.pick = v
-			ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged, and %s differs from it by %.3g times its squared standard errors, at most %d",
-				cands[v].name, cands[p].name, ch.excess, excessRatio)
-		}
+		ch.pick, ch.reason = overrule(m, cands, v, p, ch.excess)
 	case v >= 0:
 		ch.pick = v
 		ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged; parallel tempering %s", cands[v].name, mcState(cands, p))
@@ -113,11 +113,43 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 		if ch.pick < 0 {
 			return ch, failure(m, cands)
 		}
-		ch.reason = fmt.Sprintf("nothing converged and parallel tempering %s: %s is the best left (region graphs largest first, then parallel tempering, loopy BP, mean field, TRW)",
+		ch.reason = fmt.Sprintf("nothing converged and parallel tempering %s: %s is the best left (consistent region runs by graph, parallel tempering, the other region runs, mean field, TRW)",
 			mcState(cands, p), cands[ch.pick].name)
 	}
 	ch.cert = certificate(&cands[ch.pick], ch.bounds)
 	return ch, nil
+}
+
+// overrule decides between V, the best converged region run (index v), and
+// credible parallel tempering P (index p) by their excess (see excessLow).
+func overrule(m *mrf.Model, cands []candidate, v, p int, ex float64) (int, string) {
+	cv, cp := cands[v].name, cands[p].name
+	switch {
+	case ex > excessHigh:
+		return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, above %g: the variational answer's bias shows beyond the Monte Carlo noise", cp, cv, ex, excessHigh)
+	case !(ex > excessLow):
+		return v, fmt.Sprintf("%s converged on the largest region graph that converged, and %s differs from it by %.3g times its squared standard errors, at most %g", cv, cp, ex, excessLow)
+	}
+	if w := corroborate(m, cands, v); w >= 0 {
+		return v, fmt.Sprintf("%s converged on the largest region graph that converged; %s differs from it by %.3g times its squared standard errors, which cannot tell, and %s agrees with it within mean Hellinger %g",
+			cv, cp, ex, cands[w].name, corroboration)
+	}
+	return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, between %g and %g, and no other region run corroborates %s", cp, cv, ex, excessLow, excessHigh, cv)
+}
+
+// corroborate returns a converged region run on another region graph than
+// run v whose answer is within corroboration of v's, or -1.
+func corroborate(m *mrf.Model, cands []candidate, v int) int {
+	for i := range cands {
+		c := &cands[i]
+		if i == v || c.kind != kindRegion || c.rank == cands[v].rank || !c.converged() {
+			continue
+		}
+		if h, _, err := metrics.MeanHellinger(m, cands[v].res.Marginals, c.res.Marginals); err == nil && h <= corroboration {
+			return i
+		}
+	}
+	return -1
 }
 
 // certificate is what backs candidate c: converged for a variational
@@ -152,15 +184,19 @@ func bestRegion(cands []candidate, ok func(*candidate) bool) int {
 }
 
 // fallback returns the best usable answer when nothing converged and
-// parallel tempering is not credible (p its index, or -1): region runs by
-// rank, then parallel tempering, then mean field, then TRW; -1 if none is
-// usable.
+// parallel tempering is not credible (p its index, or -1): region runs that
+// passed the shared check (consistent, stopped before their convergence
+// test) by rank, then parallel tempering, then the other usable region runs
+// by rank, then mean field, then TRW; -1 if none is usable.
 func fallback(m *mrf.Model, cands []candidate, p int) int {
-	if r := bestRegion(cands, func(c *candidate) bool { return c.usable(m) }); r >= 0 {
+	if r := bestRegion(cands, func(c *candidate) bool { return c.res != nil && c.check == "" }); r >= 0 {
 		return r
 	}
 	if p >= 0 {
 		return p
+	}
+	if r := bestRegion(cands, func(c *candidate) bool { return c.usable(m) }); r >= 0 {
+		return r
 	}
 	for _, k := range []kind{kindMF, kindTRW} {
 		if i := find(cands, func(c *candidate) bool { return c.kind == k && c.usable(m) }); i >= 0 {

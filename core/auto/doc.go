@@ -56,13 +56,20 @@
 //     (metrics.Observed): the excess Σ (V - P)² / Σ se², se P's standard
 //     errors, is about 1 when V is exact and the standard errors honest,
 //     and Σ (V - P)² - Σ se² estimates V's squared error where Σ se²
-//     estimates P's. P is chosen when the excess is above 2 (V's bias shows
-//     beyond P's noise), V otherwise (P cannot tell them apart, and V is
-//     deterministic and converged).
+//     estimates P's. Above 3, V's bias shows beyond P's noise: P. At most
+//     1: V (P cannot tell them apart, and V is deterministic and
+//     converged). In between the standard errors cannot tell (measured up
+//     to several times too large on tori and pedigrees, about right on
+//     noisy-OR networks), and V is kept only when a converged region run
+//     on another graph agrees with it within mean Hellinger 1e-4 (loop
+//     corrections vanish, as on noisy-OR networks with evidence, where GBP
+//     and loopy BP are exact to 1e-8); otherwise P.
 //  4. V alone, if P is not credible.
 //  5. P alone, if credible and no region run converged.
-//  6. Otherwise the usable region run of the largest graph, then P, then
-//     mean field, then TRW.
+//  6. Otherwise, by order: a region run that passed the shared check
+//     without converging (consistent, stopped by its time limit) of the
+//     largest graph, parallel tempering, the other usable region runs by
+//     graph, mean field, TRW.
 //
 // No usable answer at all is an error naming every run's failure.
 //
