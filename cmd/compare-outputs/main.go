@@ -14,7 +14,7 @@ import (
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/compare"
-	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/verify"
 )
 
 type root struct {
@@ -43,7 +43,7 @@ func (r *root) Run(ctx context.Context, stdio cli.IO) error {
 }
 
 // compare compares two directories, or two files.
-func (r *root) compare(ctx context.Context) (*pipeline.Difference, error) {
+func (r *root) compare(ctx context.Context) (*verify.Difference, error) {
 	a, err := os.Stat(r.Cached)
 	if err != nil {
 		return nil, err
@@ -54,18 +54,18 @@ func (r *root) compare(ctx context.Context) (*pipeline.Difference, error) {
 	}
 	switch {
 	case a.IsDir() && b.IsDir():
-		return pipeline.CompareOutputs(ctx, r.Cached, r.New, parquet)
+		return verify.CompareOutputs(ctx, r.Cached, r.New, parquet)
 	case a.IsDir() || b.IsDir():
 		return nil, fmt.Errorf("%s and %s: give two directories or two files", r.Cached, r.New)
 	}
-	return pipeline.CompareFiles(ctx, r.Cached, r.New, parquet)
+	return verify.CompareFiles(ctx, r.Cached, r.New, parquet)
 }
 
-// parquet is compare.Parquet as a pipeline.ParquetComparer.
-func parquet(_ context.Context, cached, fresh string) (*pipeline.Difference, error) {
+// parquet is compare.Parquet as a verify.ParquetComparer.
+func parquet(_ context.Context, cached, fresh string) (*verify.Difference, error) {
 	d, err := compare.Parquet(cached, fresh)
 	if d == nil || err != nil {
 		return nil, err
 	}
-	return &pipeline.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
+	return &verify.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
 }

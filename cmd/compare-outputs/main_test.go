@@ -11,7 +11,7 @@ import (
 
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/cli"
-	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/verify"
 )
 
 // outputs writes a stage's output directory: estimates.parquet with the
@@ -69,18 +69,18 @@ func TestCompareOutputs(t *testing.T) {
 }
 
 // TestJSONIsPipelineDifference: the JSON of two files is what the pipeline
-// reads back (pipeline.CompareWith).
+// reads back (verify.CompareWith).
 func TestJSONIsPipelineDifference(t *testing.T) {
 	a, b := outputs(t, 2.25, 1, ""), outputs(t, -2.25, 1, "")
 	code, stdout, stderr := invoke("--json", filepath.Join(a, formats.EstimatesFile), filepath.Join(b, formats.EstimatesFile))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var d *pipeline.Difference
+	var d *verify.Difference
 	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 		t.Fatal(err)
 	}
-	want := pipeline.Difference{File: formats.EstimatesFile, Column: "log_z", Row: 1, Element: -1, Cached: "2.25", New: "-2.25"}
+	want := verify.Difference{File: formats.EstimatesFile, Column: "log_z", Row: 1, Element: -1, Cached: "2.25", New: "-2.25"}
 	if d == nil || *d != want {
 		t.Errorf("JSON %s decodes to %+v, want %+v", stdout, d, want)
 	}

@@ -2,7 +2,7 @@
 
 package main
 
-// The fault-injection suite (issue 21): the real binaries on a small
+// The fault-injection suite: the real binaries on a small
 // project with every stage kind, killed with SIGKILL at seeded points (a
 // random delay, or just after a traced event: the first commit directory,
 // the first temporary file, a commit installed, the n-th stamp), run out
@@ -37,6 +37,9 @@ import (
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/compare"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
+	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/verify"
 )
 
 // faultConfig is the small project: every stage kind but report (which
@@ -101,15 +104,15 @@ func newFaultKit(t *testing.T) *faultKit {
 	if _, err := os.Stat("/proc/self/exe"); err != nil {
 		t.Skip("fault injection needs Linux (/proc)")
 	}
-	root, err := pipeline.ModuleRoot(".")
+	root, err := build.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	k := &faultKit{t: t, bin: filepath.Join(dir, "bin"), ref: filepath.Join(dir, "ref"), alone: map[string]time.Duration{}}
-	build := exec.Command("go", "build", "-o", k.bin+string(filepath.Separator), "./cmd/...")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
+	compile := exec.Command("go", "build", "-o", k.bin+string(filepath.Separator), "./cmd/...")
+	compile.Dir = root
+	if out, err := compile.CombinedOutput(); err != nil {
 		t.Fatalf("build binaries: %v\n%s", err, out)
 	}
 	k.seed = 1
@@ -130,11 +133,7 @@ func newFaultKit(t *testing.T) *faultKit {
 		t.Fatalf("clean run: exit %d\n%s", code, out)
 	}
 	k.clean = time.Since(start)
-	cfg, err := pipeline.LoadConfig(filepath.Join(k.ref, "pipeline.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k.plan, err = pipeline.NewPlan(cfg); err != nil {
+	if k.plan, err = pipeline.Load(filepath.Join(k.ref, "pipeline.toml")); err != nil {
 		t.Fatal(err)
 	}
 	for _, inst := range k.plan.Instances {
@@ -435,7 +434,7 @@ func strays(data string) []string {
 		case parentLogs:
 			found = append(found, rel)
 		case n == ".logs" && d.IsDir(), n == pipeline.StampName && d.Type().IsRegular():
-		case rel == pipeline.LockName:
+		case rel == runner.LockName:
 		case strings.HasPrefix(n, ".") || strings.Contains(n, ".tmp"):
 			found = append(found, rel)
 			if d.IsDir() {
@@ -452,7 +451,7 @@ func strays(data string) []string {
 // are compared without the timing metric "seconds" (a row value there,
 // not a column).
 func sameOutputs(ref, got string) error {
-	d, err := pipeline.CompareOutputs(context.Background(), ref, got, compareParquet)
+	d, err := verify.CompareOutputs(context.Background(), ref, got, compareParquet)
 	if err != nil {
 		return err
 	}
@@ -470,13 +469,13 @@ func sameOutputs(ref, got string) error {
 	return nil
 }
 
-// compareParquet is compare.Parquet as a pipeline.ParquetComparer.
-func compareParquet(_ context.Context, cached, fresh string) (*pipeline.Difference, error) {
+// compareParquet is compare.Parquet as a verify.ParquetComparer.
+func compareParquet(_ context.Context, cached, fresh string) (*verify.Difference, error) {
 	d, err := compare.Parquet(cached, fresh)
 	if d == nil || err != nil {
 		return nil, err
 	}
-	return &pipeline.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
+	return &verify.Difference{Column: d.Column, Row: d.Row, Element: d.Element, Cached: d.Cached, New: d.New, Note: d.Note}, nil
 }
 
 func sameScores(ref, got string) error {
@@ -909,7 +908,7 @@ func (k *faultKit) diskFull() {
 // everything done, if it came second after all).
 func (k *faultKit) concurrent() {
 	dir := k.project(false)
-	lock := filepath.Join(dir, "data", pipeline.LockName)
+	lock := filepath.Join(dir, "data", runner.LockName)
 	first := exec.Command(filepath.Join(k.bin, "pipeline"), "run", "--config", filepath.Join(dir, "pipeline.toml"), "--bin", k.bin)
 	var firstOut bytes.Buffer
 	first.Stdout, first.Stderr = &firstOut, &firstOut
@@ -937,7 +936,7 @@ func (k *faultKit) concurrent() {
 	k.checkComplete(dir, "the first of two runs")
 
 	dir = k.project(false)
-	lock = filepath.Join(dir, "data", pipeline.LockName)
+	lock = filepath.Join(dir, "data", runner.LockName)
 	var runs [2]*exec.Cmd
 	var outs [2]bytes.Buffer
 	for i := range runs {

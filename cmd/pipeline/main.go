@@ -9,14 +9,14 @@
 // verify adopts cached outputs after a code change that changes no
 // result: it reruns a sample of each stage whose instances are stale only
 // because their binary changed, compares the outputs with the cached ones,
-// and re-stamps the whole stage when they match (see
-// pipeline.Runner.Verify). Exit code 1 if a stage changed its results.
+// and re-stamps the whole stage when they match (see package
+// stages/pipeline/verify). Exit code 1 if a stage changed its results.
 //
 // With --executor slurm every out-of-date stage instance becomes an sbatch
 // job (a job array per fanned-out stage) depending on the jobs that make
 // its inputs; each job runs the hidden subcommand "pipeline job", which
 // runs the instance and stamps it on the node. See package
-// stages/pipeline.
+// stages/pipeline/slurm.
 //
 // run and verify hold a lock on the data directory (an flock on
 // <data>/.pipeline.lock): a second run or verify of the same project fails
@@ -39,10 +39,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
+	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/proc"
+	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/slurm"
 )
 
 type configFlag struct {
@@ -126,7 +132,7 @@ func (interrupted) Interruption() string {
 
 // exitError gives err its exit code for cli: 2 for a usage or config error.
 func exitError(err error) error {
-	var ce *pipeline.ConfigError
+	var ce *config.Error
 	var ue usageError
 	switch {
 	case err == nil:
@@ -140,19 +146,15 @@ func exitError(err error) error {
 }
 
 func load(path string) (*pipeline.Plan, string, error) {
-	cfg, err := pipeline.LoadConfig(path)
+	plan, err := pipeline.Load(path)
 	if err != nil {
-		var ce *pipeline.ConfigError
-		if errors.As(err, &ce) {
-			return nil, "", err
+		var ce *config.Error
+		if !errors.As(err, &ce) {
+			err = usageError{err} // the file cannot be read
 		}
-		return nil, "", usageError{err}
-	}
-	plan, err := pipeline.NewPlan(cfg)
-	if err != nil {
 		return nil, "", err
 	}
-	root, err := pipeline.ModuleRoot(cfg.Dir)
+	root, err := build.ModuleRoot(plan.Config.Dir)
 	if err != nil {
 		root = ""
 	}
@@ -171,8 +173,8 @@ func defaultBin(flag, root string) (string, error) {
 
 // loadWithBin loads the config and says where its stage binaries are: in
 // the --bin flag if set, else in bin/ of the module root.
-func loadWithBin(config, bin string) (plan *pipeline.Plan, root, binDir string, err error) {
-	plan, root, err = load(config)
+func loadWithBin(path, bin string) (plan *pipeline.Plan, root, binDir string, err error) {
+	plan, root, err = load(path)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -183,30 +185,59 @@ func loadWithBin(config, bin string) (plan *pipeline.Plan, root, binDir string, 
 	return plan, root, binDir, nil
 }
 
-// setLogger logs runner's progress to stderr, through a Bar if bar is set
+// setLogger logs rn's progress to stderr, through a Bar if bar is set
 // and stderr is a terminal, and returns where the log goes.
-func setLogger(runner *pipeline.Runner, stderr io.Writer, bar bool) io.Writer {
+func setLogger(rn *runner.Runner, stderr io.Writer, bar bool) io.Writer {
 	logOut := stderr
-	if f, ok := stderr.(*os.File); ok && bar && pipeline.IsTerminal(f) {
-		runner.Bar = pipeline.NewBar(f, 0)
-		logOut = runner.Bar
+	if f, ok := stderr.(*os.File); ok && bar && runner.IsTerminal(f) {
+		rn.Bar = runner.NewBar(f, 0)
+		logOut = rn.Bar
 	}
-	runner.Logger = slog.New(slog.NewTextHandler(logOut, nil))
+	rn.Logger = slog.New(slog.NewTextHandler(logOut, nil))
 	return logOut
 }
 
 // buildBinaries builds the stage binaries of plan from the module at root
 // into binDir, after checking that each is a command of the module.
-func buildBinaries(ctx context.Context, runner *pipeline.Runner, plan *pipeline.Plan, root, binDir string, logOut io.Writer) error {
+func buildBinaries(ctx context.Context, rn *runner.Runner, plan *pipeline.Plan, root, binDir string, logOut io.Writer) error {
 	if err := plan.CheckBinaries(binDir, root); err != nil {
 		return err
 	}
-	runner.Logger.Info("building binaries", "into", binDir)
-	return pipeline.Build(ctx, root, binDir, logOut)
+	rn.Logger.Info("building binaries", "into", binDir)
+	return build.Build(ctx, root, binDir, logOut)
 }
 
 func (r *runCmd) Run(ctx context.Context, stdio cli.IO) error {
 	return exitError(r.run(ctx, stdio.Out, stdio.Err))
+}
+
+// newRunner is the runner of the run: on Slurm with --executor slurm, with
+// the [slurm] settings sc under the command line's; else local, refusing
+// instances that Slurm jobs of an earlier run may still write.
+func (r *runCmd) newRunner(sc config.Slurm, binDir string) (*runner.Runner, error) {
+	rn := &runner.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
+	if r.Executor != "slurm" {
+		if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
+			return nil, usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
+		}
+		rn.Guard = slurm.CheckJobs
+		return rn, nil
+	}
+	cl := &slurm.Cluster{
+		Partition: sc.Partition,
+		Account:   sc.Account,
+		Options:   append(slices.Clone(sc.Options), r.SlurmOpt...),
+		NoWait:    r.NoWait,
+		Poll:      r.Poll,
+	}
+	if r.Partition != "" {
+		cl.Partition = r.Partition
+	}
+	if r.Account != "" {
+		cl.Account = r.Account
+	}
+	rn.Batch = cl
+	return rn, nil
 }
 
 func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -215,24 +246,9 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	buildable := r.Bin == "" && !r.NoBuild
-	runner := &pipeline.Runner{BinDir: binDir, Jobs: r.Jobs, Only: r.Only, Force: r.Force}
-	if r.Executor == "slurm" {
-		sc := plan.Config.Slurm
-		runner.Slurm = &pipeline.Slurm{
-			Partition: sc.Partition,
-			Account:   sc.Account,
-			Options:   append(append([]string(nil), sc.Options...), r.SlurmOpt...),
-			NoWait:    r.NoWait,
-			Poll:      r.Poll,
-		}
-		if r.Partition != "" {
-			runner.Slurm.Partition = r.Partition
-		}
-		if r.Account != "" {
-			runner.Slurm.Account = r.Account
-		}
-	} else if r.Partition != "" || r.Account != "" || len(r.SlurmOpt) > 0 || r.NoWait {
-		return usageError{errors.New("--partition, --account, --slurm-opt and --no-wait need --executor slurm")}
+	rn, err := r.newRunner(plan.Config.Slurm, binDir)
+	if err != nil {
+		return err
 	}
 	if r.DryRun {
 		modRoot := ""
@@ -242,23 +258,23 @@ func (r *runCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err := plan.CheckBinaries(binDir, modRoot); err != nil {
 			return err
 		}
-		return runner.DryRun(plan, stdout)
+		return rn.DryRun(plan, stdout)
 	}
-	lock, err := pipeline.LockData(plan.Config)
+	lock, err := runner.LockData(plan.Config)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	logOut := setLogger(runner, stderr, true)
+	logOut := setLogger(rn, stderr, true)
 	if buildable {
-		if err := buildBinaries(ctx, runner, plan, root, binDir, logOut); err != nil {
+		if err := buildBinaries(ctx, rn, plan, root, binDir, logOut); err != nil {
 			return err
 		}
 	}
-	rep, err := runner.Run(ctx, plan)
+	rep, err := rn.Run(ctx, plan)
 	if rep != nil {
 		rep.WriteSummary(stdout)
-		if len(rep.IDs(pipeline.Submitted)) > 0 {
+		if len(rep.IDs(runner.Submitted)) > 0 {
 			fmt.Fprintf(stdout, "jobs submitted; follow them with: pipeline status --config %s\n", r.Config)
 		}
 	}
@@ -278,7 +294,7 @@ func (s *statusCmd) run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := pipeline.AttachJobs(ctx, sts); err != nil {
+	if err := slurm.AttachJobs(ctx, sts); err != nil {
 		return err
 	}
 	return pipeline.WriteStatus(stdout, sts)
@@ -292,18 +308,18 @@ func (j *jobCmd) Run(ctx context.Context, stdio cli.IO) error {
 	if err != nil {
 		return exitError(err)
 	}
-	runner := &pipeline.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stdio.Err, nil))}
-	res, err := runner.RunBatchJob(ctx, plan, pipeline.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
+	rn := &runner.Runner{BinDir: j.Bin, Logger: slog.New(slog.NewTextHandler(stdio.Err, nil))}
+	res, err := slurm.RunBatchJob(ctx, rn, plan, slurm.BatchJob{ID: j.ID, Expect: j.Expect, Force: j.Force})
 	if err != nil {
 		return exitError(err)
 	}
 	switch res.Outcome {
-	case pipeline.Ran, pipeline.Skipped:
+	case runner.Ran, runner.Skipped:
 		return nil
-	case pipeline.Cancelled:
+	case runner.Cancelled:
 		return &cli.ExitError{Code: cli.Interrupted, Err: errors.New("job cancelled; the instance is left unstamped")}
 	}
-	var ee *pipeline.ExitError
+	var ee *proc.ExitError
 	if errors.As(res.Err, &ee) {
 		for _, l := range ee.Tail {
 			fmt.Fprintln(stdio.Err, "  |", l)

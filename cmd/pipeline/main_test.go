@@ -7,11 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/config"
+	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/slurm"
 )
 
 // fakeSource is the stand-in stage binary of the pipeline package's tests.
@@ -50,7 +55,7 @@ func invoke(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-const config = `
+const testConfig = `
 [stage.a]
 run = ["fakestage", "gen"]
 flags = { value = "a" }
@@ -63,7 +68,7 @@ inputs = { in = "a" }
 `
 
 func TestRunBuildsAndRuns(t *testing.T) {
-	dir := module(t, config)
+	dir := module(t, testConfig)
 	cfg := filepath.Join(dir, "pipeline.toml")
 
 	code, out, errs := invoke(t, "run", "--config", cfg, "--jobs", "2")
@@ -108,8 +113,8 @@ func TestExitCodes(t *testing.T) {
 		}
 		return path
 	}
-	good := write("good.toml", config)
-	failing := write("failing.toml", strings.Replace(config, `value = "b"`, `value = "b", fail = true`, 1))
+	good := write("good.toml", testConfig)
+	failing := write("failing.toml", strings.Replace(testConfig, `value = "b"`, `value = "b", fail = true`, 1))
 	unknown := write("unknown.toml", "[stage.a]\nrun = [\"fakestage\"]\nflgs = { x = 1 }\n")
 
 	tests := []struct {
@@ -152,18 +157,18 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestSecondRunFailsOnLock(t *testing.T) {
-	dir := module(t, config)
+	dir := module(t, testConfig)
 	cfg := filepath.Join(dir, "pipeline.toml")
-	c, err := pipeline.LoadConfig(cfg)
+	plan, err := pipeline.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := pipeline.LockData(c) // stands for a run in progress
+	lock, err := runner.LockData(plan.Config) // stands for a run in progress
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
-	lockFile := filepath.Join(dir, "data", pipeline.LockName)
+	lockFile := filepath.Join(dir, "data", runner.LockName)
 	for _, cmd := range []string{"run", "verify"} {
 		code, _, errs := invoke(t, cmd, "--config", cfg, "--no-build", "--bin", filepath.Join(dir, "bin"))
 		if code != 1 || !strings.Contains(errs, lockFile) || !strings.Contains(errs, fmt.Sprintf("pid %d", os.Getpid())) {
@@ -197,5 +202,34 @@ func TestLightDependencies(t *testing.T) {
 		if !ok {
 			t.Errorf("cmd/pipeline depends on %s", pkg)
 		}
+	}
+}
+
+// TestNewRunner: a local run is guarded against Slurm jobs of an earlier
+// run; a run on Slurm takes the [slurm] settings under the command line's,
+// leaving the config's options as they were.
+func TestNewRunner(t *testing.T) {
+	r := &runCmd{Executor: "local", Jobs: 3}
+	rn, err := r.newRunner(config.Slurm{}, "bin")
+	if err != nil || rn.Guard == nil || rn.Batch != nil || rn.Jobs != 3 {
+		t.Errorf("local: %+v, %v; want a guarded local runner with 3 jobs", rn, err)
+	}
+	r = &runCmd{Executor: "slurm", Account: "mine", SlurmOpt: []string{"--qos=high"}, Poll: time.Second}
+	sc := config.Slurm{Partition: "short", Account: "theirs", Options: make([]string, 1, 4)}
+	sc.Options[0] = "--qos=low"
+	rn, err = r.newRunner(sc, "bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, ok := rn.Batch.(*slurm.Cluster)
+	if !ok || cl.Partition != "short" || cl.Account != "mine" || !slices.Equal(cl.Options, []string{"--qos=low", "--qos=high"}) || cl.Poll != time.Second {
+		t.Errorf("slurm: %+v", rn.Batch)
+	}
+	if all := sc.Options[:2]; all[1] != "" {
+		t.Errorf("the config's options were appended to: %q", all)
+	}
+	r = &runCmd{Executor: "local", NoWait: true}
+	if _, err := r.newRunner(config.Slurm{}, "bin"); err == nil {
+		t.Error("--no-wait without --executor slurm: no error")
 	}
 }

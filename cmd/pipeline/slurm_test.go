@@ -24,6 +24,7 @@ import (
 
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
 )
 
 func needSlurm(t *testing.T) {
@@ -40,38 +41,8 @@ func needSlurm(t *testing.T) {
 // pipeline.toml) locally and through Slurm and compares every output table.
 func TestSlurmDefaultExperiment(t *testing.T) {
 	needSlurm(t)
-	root, err := pipeline.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join(root, "pipeline.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	bin := os.Getenv("RENN_SLURM_BIN") // prebuilt binaries, pipeline among them
-	if bin == "" {
-		bin = filepath.Join(dir, "bin")
-		var msgs strings.Builder
-		if err := pipeline.Build(context.Background(), root, bin, &msgs); err != nil {
-			t.Fatalf("%v\n%s", err, msgs.String())
-		}
-	}
-	configs := map[string]string{}
-	for _, ex := range []string{"local", "slurm"} {
-		configs[ex] = filepath.Join(dir, ex, "pipeline.toml")
-		if err := os.MkdirAll(filepath.Dir(configs[ex]), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(configs[ex], src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := pipeline.LoadConfig(configs["local"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(cfg)
+	dir, bin, configs := twoCopies(t)
+	plan, err := pipeline.Load(configs["local"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,28 +65,7 @@ func TestSlurmDefaultExperiment(t *testing.T) {
 		t.Errorf("slurm run logged no submissions:\n%s", errs)
 	}
 
-	compared := 0
-	for _, inst := range plan.Instances {
-		rel, err := filepath.Rel(cfg.DataDir, inst.OutDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		local := outputs(t, filepath.Join(dir, "local", "data", rel))
-		slurm := outputs(t, filepath.Join(dir, "slurm", "data", rel))
-		if !slices.Equal(local, slurm) || len(local) == 0 {
-			t.Errorf("%s: local run wrote %v, slurm run %v", inst.ID, local, slurm)
-			continue
-		}
-		for _, name := range local {
-			a := filepath.Join(dir, "local", "data", rel, name)
-			b := filepath.Join(dir, "slurm", "data", rel, name)
-			if err := sameContent(a, b); err != nil {
-				t.Errorf("%s: %v", inst.ID, err)
-				continue
-			}
-			compared++
-		}
-	}
+	compared := compareRuns(t, plan, filepath.Join(dir, "local", "data"), filepath.Join(dir, "slurm", "data"))
 	t.Logf("%d output files of %d instances equal, timings aside", compared, n)
 
 	// A job Slurm has forgotten (MinJobAge, 300 s by default, when the run
@@ -131,16 +81,154 @@ func TestSlurmDefaultExperiment(t *testing.T) {
 	}
 }
 
+// twoCopies copies the module's pipeline.toml into dir/local and
+// dir/slurm, and returns dir, the binaries (built into dir/bin unless
+// RENN_SLURM_BIN names prebuilt ones, pipeline among them) and the two
+// configs by executor.
+func twoCopies(t *testing.T) (dir, bin string, configs map[string]string) {
+	t.Helper()
+	root, err := build.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "pipeline.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	bin = os.Getenv("RENN_SLURM_BIN") // prebuilt binaries, pipeline among them
+	if bin == "" {
+		bin = filepath.Join(dir, "bin")
+		var msgs strings.Builder
+		if err := build.Build(context.Background(), root, bin, &msgs); err != nil {
+			t.Fatalf("%v\n%s", err, msgs.String())
+		}
+	}
+	configs = map[string]string{}
+	for _, ex := range []string{"local", "slurm"} {
+		configs[ex] = filepath.Join(dir, ex, "pipeline.toml")
+		if err := os.MkdirAll(filepath.Dir(configs[ex]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(configs[ex], src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, bin, configs
+}
+
+// compareRuns compares the outputs of every instance of plan in two data
+// directories, timings aside, and returns how many files it compared.
+func compareRuns(t *testing.T, plan *pipeline.Plan, local, slurm string) int {
+	t.Helper()
+	compared := 0
+	for _, inst := range plan.Instances {
+		rel, err := filepath.Rel(plan.Config.DataDir, inst.OutDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo := outputs(t, filepath.Join(local, rel))
+		so := outputs(t, filepath.Join(slurm, rel))
+		if !slices.Equal(lo, so) || len(lo) == 0 {
+			t.Errorf("%s: local run wrote %v, slurm run %v", inst.ID, lo, so)
+			continue
+		}
+		for _, name := range lo {
+			a := filepath.Join(local, rel, name)
+			b := filepath.Join(slurm, rel, name)
+			if err := sameContent(a, b); err != nil {
+				t.Errorf("%s: %v", inst.ID, err)
+				continue
+			}
+			compared++
+		}
+	}
+	return compared
+}
+
 // TestSlurmKilledJob cancels a running job and checks that it is left
 // unstamped, that its dependants do not run, and that the next run reruns
 // just the cancelled instance and its dependants.
 func TestSlurmKilledJob(t *testing.T) {
 	needSlurm(t)
-	root, err := pipeline.ModuleRoot(".")
+	dir, cfg, bin := killedJobProject(t)
+	runs := filepath.Join(dir, "runs")
+	ran := func() []string { return ranIn(t, runs) }
+
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		code, out, errs := invoke(t, "run", "--config", cfg, "--bin", bin, "--executor", "slurm", "--poll", "200ms")
+		done <- result{code, out, errs}
+	}()
+	job := waitForB(t, dir, ran)
+	t.Logf("b started as job %s after %s; cancelling it", job, time.Since(start).Round(time.Millisecond))
+	if out, err := exec.Command("scancel", job).CombinedOutput(); err != nil {
+		t.Fatalf("scancel %s: %v\n%s", job, err, out)
+	}
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the run did not end within 2 minutes of scancel")
+	}
+	t.Logf("first run ended %s after start", time.Since(start).Round(time.Millisecond))
+	checkKilledRun(t, dir, job, res.code, res.out, res.err)
+	code, out, _ := invoke(t, "status", "--config", cfg, "--bin", bin)
+	if code != 0 || !strings.Contains(out, "[slurm "+job+": CANCELLED") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+	t.Logf("pipeline status after scancel:\n%s", out)
+	ran()
+
+	if err := os.Remove(filepath.Join(dir, "hold")); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	code, out, errs := invoke(t, "run", "--config", cfg, "--bin", bin, "--executor", "slurm", "--poll", "200ms")
+	if code != 0 || !strings.Contains(out, "4 instances: 2 ran, 2 up to date") {
+		t.Errorf("second run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if got := ran(); !slices.Equal(got, []string{"b", "c"}) {
+		t.Errorf("second run ran %v, want [b c]", got)
+	}
+	t.Logf("second run: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// checkKilledRun checks the run whose job of b was cancelled: b failed, c
+// was blocked, and only a and d are stamped.
+func checkKilledRun(t *testing.T, dir, job string, code int, out, errs string) {
+	t.Helper()
+	for _, want := range []string{"4 instances: 2 ran, 1 failed, 1 blocked", "FAILED b: Slurm job " + job + " CANCELLED", "blocked c: upstream b failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("first run lacks %q: exit %d\n%s\n%s", want, code, out, errs)
+		}
+	}
+	if code != 1 {
+		t.Errorf("first run: exit %d, want 1", code)
+	}
+	for id, stamped := range map[string]bool{"a": true, "b": false, "c": false, "d": true} {
+		_, err := pipeline.ReadStamp(filepath.Join(dir, "data", id))
+		if (err == nil) != stamped {
+			t.Errorf("%s: stamp read error %v, want stamped %v", id, err, stamped)
+		}
+	}
+}
+
+// killedJobProject makes the project of TestSlurmKilledJob: a -> b -> c
+// and a -> d, where b waits while the file hold exists, every stage
+// recording its run in runs/, and its binaries built into bin/.
+func killedJobProject(t *testing.T) (dir, cfg, bin string) {
+	t.Helper()
+	root, err := build.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := module(t, "")
+	dir = module(t, "")
 	hold := filepath.Join(dir, "hold")
 	runs := filepath.Join(dir, "runs")
 	for _, d := range []string{runs, filepath.Join(dir, "bin")} {
@@ -172,11 +260,11 @@ flags = { value = "d", log = %[1]q }
 untracked = ["log"]
 inputs = { in = "a" }
 `, runs, hold)
-	cfg := filepath.Join(dir, "pipeline.toml")
+	cfg = filepath.Join(dir, "pipeline.toml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "bin")
+	bin = filepath.Join(dir, "bin")
 	for _, b := range []struct{ dir, pkg string }{{dir, "./cmd/fakestage"}, {root, "./cmd/pipeline"}} {
 		cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator), b.pkg)
 		cmd.Dir = b.dir
@@ -184,35 +272,34 @@ inputs = { in = "a" }
 			t.Fatalf("build %s: %v\n%s", b.pkg, err, out)
 		}
 	}
-	ran := func() []string {
-		entries, err := os.ReadDir(runs)
+	return dir, cfg, bin
+}
+
+// ranIn returns the instances the fake stage recorded in runs since the
+// last call, sorted, and clears the record.
+func ranIn(t *testing.T, runs string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(runs, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
-		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join(runs, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, strings.TrimPrefix(string(b), "data"+string(filepath.Separator)))
-			os.Remove(filepath.Join(runs, e.Name()))
-		}
-		slices.Sort(ids)
-		return ids
+		ids = append(ids, strings.TrimPrefix(string(b), "data"+string(filepath.Separator)))
+		os.Remove(filepath.Join(runs, e.Name()))
 	}
+	slices.Sort(ids)
+	return ids
+}
 
-	type result struct {
-		code     int
-		out, err string
-	}
-	done := make(chan result, 1)
-	start := time.Now()
-	go func() {
-		code, out, errs := invoke(t, "run", "--config", cfg, "--bin", bin, "--executor", "slurm", "--poll", "200ms")
-		done <- result{code, out, errs}
-	}()
-	// b has started once its record in runs/ appears.
+// waitForB waits until stage b has started (its record in runs/ appears:
+// ran returns it) and returns its Slurm job.
+func waitForB(t *testing.T, dir string, ran func() []string) string {
+	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for !slices.Contains(ran(), "b") {
 		if time.Now().After(deadline) {
@@ -228,50 +315,7 @@ inputs = { in = "a" }
 	if err != nil || rec.Job == "" {
 		t.Fatalf("b's job record: %v %q", err, b)
 	}
-	t.Logf("b started as job %s after %s; cancelling it", rec.Job, time.Since(start).Round(time.Millisecond))
-	if out, err := exec.Command("scancel", rec.Job).CombinedOutput(); err != nil {
-		t.Fatalf("scancel %s: %v\n%s", rec.Job, err, out)
-	}
-	var res result
-	select {
-	case res = <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the run did not end within 2 minutes of scancel")
-	}
-	t.Logf("first run ended %s after start", time.Since(start).Round(time.Millisecond))
-	for _, want := range []string{"4 instances: 2 ran, 1 failed, 1 blocked", "FAILED b: Slurm job " + rec.Job + " CANCELLED", "blocked c: upstream b failed"} {
-		if !strings.Contains(res.out, want) {
-			t.Errorf("first run lacks %q: exit %d\n%s\n%s", want, res.code, res.out, res.err)
-		}
-	}
-	if res.code != 1 {
-		t.Errorf("first run: exit %d, want 1", res.code)
-	}
-	for id, stamped := range map[string]bool{"a": true, "b": false, "c": false, "d": true} {
-		_, err := pipeline.ReadStamp(filepath.Join(dir, "data", id))
-		if (err == nil) != stamped {
-			t.Errorf("%s: stamp read error %v, want stamped %v", id, err, stamped)
-		}
-	}
-	code, out, _ := invoke(t, "status", "--config", cfg, "--bin", bin)
-	if code != 0 || !strings.Contains(out, "[slurm "+rec.Job+": CANCELLED") {
-		t.Errorf("status: exit %d\n%s", code, out)
-	}
-	t.Logf("pipeline status after scancel:\n%s", out)
-	ran()
-
-	if err := os.Remove(hold); err != nil {
-		t.Fatal(err)
-	}
-	start = time.Now()
-	code, out, errs := invoke(t, "run", "--config", cfg, "--bin", bin, "--executor", "slurm", "--poll", "200ms")
-	if code != 0 || !strings.Contains(out, "4 instances: 2 ran, 2 up to date") {
-		t.Errorf("second run: exit %d\n%s\n%s", code, out, errs)
-	}
-	if got := ran(); !slices.Equal(got, []string{"b", "c"}) {
-		t.Errorf("second run ran %v, want [b c]", got)
-	}
-	t.Logf("second run: %s", time.Since(start).Round(time.Millisecond))
+	return rec.Job
 }
 
 // outputs lists the output files of an instance directory.

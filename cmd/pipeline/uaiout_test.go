@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/build"
 )
 
 // uaiConfig has two stages writing UAI result files into one --uai-out,
@@ -35,14 +35,14 @@ inputs = { models = "models" }
 // directory); the rerun succeeds and the next run finds everything up to
 // date, with both stages' files in place.
 func TestUAIOutReruns(t *testing.T) {
-	root, err := pipeline.ModuleRoot(".")
+	root, err := build.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "bin")
-	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/sample-model", "./cmd/exact-infer", "./cmd/train-renn")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
+	compile := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/sample-model", "./cmd/exact-infer", "./cmd/train-renn")
+	compile.Dir = root
+	if out, err := compile.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()

@@ -7,7 +7,8 @@ import (
 	"io"
 
 	"github.com/renn-go/renn/stages/cli"
-	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/runner"
+	"github.com/renn-go/renn/stages/pipeline/verify"
 )
 
 type verifyCmd struct {
@@ -41,31 +42,31 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runner := &pipeline.Runner{BinDir: binDir, Jobs: v.Jobs, Only: v.Only}
-	opts := pipeline.Verify{Sample: v.Sample, Cover: v.Cover}
-	if err := runner.CheckVerify(plan, opts); err != nil {
-		if errors.Is(err, pipeline.ErrUnknownShardKey) {
+	rn := &runner.Runner{BinDir: binDir, Jobs: v.Jobs, Only: v.Only}
+	opts := verify.Options{Sample: v.Sample, Cover: v.Cover}
+	if err := verify.Check(rn, plan, opts); err != nil {
+		if errors.Is(err, verify.ErrUnknownShardKey) {
 			return usageError{err}
 		}
 		return err
 	}
 	// Even a dry run builds the binaries, which a run may be using.
-	lock, err := pipeline.LockData(plan.Config)
+	lock, err := runner.LockData(plan.Config)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	logOut := setLogger(runner, stderr, !v.DryRun)
+	logOut := setLogger(rn, stderr, !v.DryRun)
 	// Unlike run --dry-run, a dry run builds: which instances are stale
 	// only because of their binary depends on the new binaries.
 	if v.Bin == "" && !v.NoBuild {
-		if err := buildBinaries(ctx, runner, plan, root, binDir, logOut); err != nil {
+		if err := buildBinaries(ctx, rn, plan, root, binDir, logOut); err != nil {
 			return err
 		}
 	} else if err := plan.CheckBinaries(binDir, ""); err != nil {
 		return err
 	}
-	vp, err := runner.PlanVerify(plan, opts)
+	vp, err := verify.NewPlan(rn, plan, opts)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "dry run: nothing ran")
 		return nil
 	}
-	err = runner.Verify(ctx, vp)
+	err = verify.Run(ctx, rn, vp)
 	vp.WriteSummary(stdout)
 	return err
 }

@@ -25,7 +25,7 @@ func edit(t *testing.T, dir string, change func(src string) string) {
 }
 
 func TestVerifyCommand(t *testing.T) {
-	dir := module(t, config)
+	dir := module(t, testConfig)
 	cfg := filepath.Join(dir, "pipeline.toml")
 	if code, out, errs := invoke(t, "run", "--config", cfg); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
@@ -84,7 +84,7 @@ func TestVerifyCommand(t *testing.T) {
 }
 
 func TestStatusNamesHandBuiltBinaries(t *testing.T) {
-	dir := module(t, config)
+	dir := module(t, testConfig)
 	cfg := filepath.Join(dir, "pipeline.toml")
 	if code, out, errs := invoke(t, "run", "--config", cfg); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)

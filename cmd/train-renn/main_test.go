@@ -27,7 +27,7 @@ func TestFlagsReachTheMethod(t *testing.T) {
 	values := map[string]string{
 		"net": "direct", "dim": "34", "heads": "2", "scale": "true", "block_depth": "2", "lambda": "0",
 		"constraint": "penalty", "multiplier_every": "21", "lr": "0.006", "max_steps": "7", "window": "3",
-		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2", "rounds": "0", "dense_lambda": "4",
+		"tol": "2e-06", "cons_tol": "0.002", "warm_steps": "1", "seed": "2", "rounds": "0", "dense_lambda": "4", "lambda_growth": "2",
 		"max_seconds": "30",
 	}
 	e, _ := methods.Lookup("renn")

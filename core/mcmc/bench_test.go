@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
@@ -104,4 +105,49 @@ func startChains(s *Sampler, l *layout) ([]*chain, error) {
 	}
 	chains, _, err := s.start(context.Background(), l, dom, infer.Budget{MaxIter: 1}.Start(context.Background()))
 	return chains, err
+}
+
+// The block draws of one sweep of a genetic-linkage pedigree of 16
+// individuals (272 variables; the loci's pieces drawn jointly), against
+// BenchmarkLinkageSweep, the single-site sweep of the same model.
+func BenchmarkLinkageBlocks(b *testing.B) {
+	l, r := benchLinkage(b)
+	rng := mrf.NewRand(1)
+	w := newBlockWork(l.blocks, l.g.MaxCard)
+	for b.Loop() {
+		l.sweepBlocks(r, 0.5, rng, w)
+	}
+}
+
+func BenchmarkLinkageSweep(b *testing.B) {
+	l, r := benchLinkage(b)
+	l.skip = nil
+	rng := mrf.NewRand(1)
+	buf := make([]float64, l.g.MaxCard)
+	for b.Loop() {
+		l.sweep(r, 0.5, rng, buf)
+	}
+}
+
+// benchLinkage is the linkage model of 16 individuals (seed
+// mrf.DeriveSeed(1, 0)) with its blocks, and a feasible replica.
+func benchLinkage(b *testing.B) (*layout, *replica) {
+	m, err := mrf.FactorFamily{Family: mrf.FamilyLinkage, Size: 16}.Generate(mrf.DeriveSeed(1, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := infer.NewFactorGraph(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := newLayout(m, g)
+	dom := feasible.Full(l.cards)
+	if !feasible.Propagate(g, m, dom) || l.setBlocks(dom, BlocksAuto) == 0 {
+		b.Fatal("no blocks")
+	}
+	x, err := l.start(mrf.NewRand(1), dom, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l, l.newReplica(x)
 }

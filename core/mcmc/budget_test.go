@@ -64,10 +64,12 @@ func pigeons(k int) *mrf.Model {
 // counts against it (each of its choices reads the fake clock once, as
 // every sweep after the first does), the sweeps stop when it has run out,
 // and a search that outlasts it ends the call with an error saying so.
+// Blocks off: drawn as a block, the cycle needs no search, and the sweeps
+// take the whole budget.
 func TestBudgetCoversSetUp(t *testing.T) {
 	const n, budget = 20, 60
 	o := PTDefaultOptions()
-	o.Sweeps, o.MaxSeconds, o.Temps = 0, budget, 4
+	o.Sweeps, o.MaxSeconds, o.Temps, o.Blocks = 0, budget, 4, BlocksOff
 	s, err := NewPT(o)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +84,21 @@ func TestBudgetCoversSetUp(t *testing.T) {
 		t.Errorf("%d sweeps after %d readings in the set-up, budget %d s (diagnostics %v)", res.Iterations, search, budget, res.Diagnostics)
 	}
 
-	o.MaxSeconds = 5
+	o.Blocks = BlocksAuto
+	if s, err = NewPT(o); err != nil {
+		t.Fatal(err)
+	}
+	clock = &tickClock{}
+	if res, err = s.Infer(infer.WithClock(context.Background(), clock.now), colouring(n)); err != nil {
+		t.Fatal(err)
+	}
+	// Every chain after the first reads the clock once to ask whether it
+	// may search for a start of its own; the rest of the budget is sweeps.
+	if res.Diagnostics["block_vars"] != n || res.Iterations != budget-(o.Chains-1) || clock.reads != budget+1 {
+		t.Errorf("blocks auto: %d sweeps after %d readings, budget %d s (diagnostics %v)", res.Iterations, clock.reads, budget, res.Diagnostics)
+	}
+
+	o.MaxSeconds, o.Blocks = 5, BlocksOff
 	s, err = NewPT(o)
 	if err != nil {
 		t.Fatal(err)

@@ -191,7 +191,7 @@ func (c *Chains) score(m *mrf.Model, unary []float64, constant float64, r *repli
 // (set them with SetState). nil or empty frees every variable.
 func (c *Chains) Fix(vars []int) error {
 	if len(vars) == 0 {
-		c.l.fixed = nil
+		c.l.skip = nil
 		return nil
 	}
 	fixed := make([]bool, len(c.l.cards))
@@ -201,7 +201,7 @@ func (c *Chains) Fix(vars []int) error {
 		}
 		fixed[v] = true
 	}
-	c.l.fixed = fixed
+	c.l.skip = fixed
 	return nil
 }
 

@@ -156,7 +156,8 @@ func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNa
 
 // Where zero potentials cut the support into pieces single-site moves cannot
 // cross, the chains stay in their pieces: split-R̂ says so and the answer is
-// not converged.
+// not converged. Drawn as a block (blocks.go), the tied variables change
+// together, and the answer is the exact one.
 func TestReducible(t *testing.T) {
 	// x0 = x1 = x2 with a field: the two constant configurations are the
 	// whole support.
@@ -164,7 +165,9 @@ func TestReducible(t *testing.T) {
 	m := &mrf.Model{Cards: []int{2, 2, 2}, Factors: []mrf.Factor{
 		{Vars: []int{0, 1}, LogTable: eq}, {Vars: []int{1, 2}, LogTable: eq}, {Vars: []int{0}, LogTable: []float64{0, 0.5}},
 	}}
-	s, err := New(gibbsOpts())
+	o := gibbsOpts()
+	o.Blocks = BlocksOff
+	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +176,21 @@ func TestReducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.5) {
-		t.Errorf("converged %v, diagnostics %v", res.Converged, res.Diagnostics)
+		t.Errorf("blocks off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)
 	}
 	if why := infer.VerifyMarginals(m, res, nil); why != "" {
 		t.Errorf("shared check: %s", why)
+	}
+	o.Blocks = BlocksAuto
+	if s, err = New(o); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = s.Infer(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	p1 := math.Exp(0.5) / (1 + math.Exp(0.5))
+	if d := math.Abs(res.Marginals.Vars[2][1] - p1); !res.Converged || d > 5*s.StandardErrors()[2][1] || res.Diagnostics["block_vars"] != 3 {
+		t.Errorf("blocks auto: P(x2 = 1) %.4f, exact %.4f, converged %v, diagnostics %v", res.Marginals.Vars[2][1], p1, res.Converged, res.Diagnostics)
 	}
 }
 
@@ -217,6 +231,8 @@ func TestBadOptions(t *testing.T) {
 		{"burn-in 1", g(func(o *Options) { o.BurnIn = 1 }).Check(), "burn_in"},
 		{"negative burn-in", g(func(o *Options) { o.BurnIn = -0.1 }).Check(), "burn_in"},
 		{"max_rhat 1", g(func(o *Options) { o.MaxRhat = 1 }).Check(), "max_rhat"},
+		{"blocks unknown", g(func(o *Options) { o.Blocks = "all" }).Check(), "blocks"},
+		{"pt blocks empty", p(func(o *PTOptions) { o.Blocks = "" }).Check(), "blocks"},
 		{"pt zero chains", p(func(o *PTOptions) { o.Chains = 0 }).Check(), "chains"},
 		{"pt negative chains", p(func(o *PTOptions) { o.Chains = -2 }).Check(), "chains"},
 		{"pt negative sweeps", p(func(o *PTOptions) { o.Sweeps = -1 }).Check(), "sweeps"},

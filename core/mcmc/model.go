@@ -43,9 +43,16 @@ type layout struct {
 	// entry t at facOff[a]+t; width in all.
 	varOff, facOff []int
 	width          int
-	// fixed, when not nil, marks the variables sweeps leave as they are
-	// (Chains.Fix).
-	fixed []bool
+	// skip, when not nil, marks the variables single-site sweeps at a
+	// temperature leave as they are: those Chains.Fix holds, or those of
+	// blocks (relaxation rungs update every variable).
+	skip []bool
+	// blocks are the variables drawn jointly (blocks.go), after the
+	// single-site updates of a sweep; every variable of one is fixed.
+	blocks []*block
+	// blockOf is every variable's block, -1 for none (nil without
+	// blocks).
+	blockOf []int
 	// hardFactor[a] is whether factor a has two or more variables and a
 	// zero potential (nHard of them); hardVar[i] whether i is in one: its
 	// conditional reads them even at β = 0, where only their zeros count.
@@ -203,7 +210,7 @@ func (l *layout) sweep(r *replica, beta float64, rng *rand.Rand, buf []float64) 
 	}
 	idx, x, t := r.idx, r.x, l.flat
 	for i, c := range l.cards {
-		if l.fixed != nil && l.fixed[i] {
+		if l.skip != nil && l.skip[i] {
 			continue
 		}
 		xi := x[i]
@@ -310,7 +317,11 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 // start returns a configuration of non-zero probability for chain rng: each
 // variable uniform among its states if the model has no zero potential,
 // else the result of the feasible search with random state preferences, so
-// that chains start apart.
+// that chains start apart. The blocks' variables are drawn first (blocks.go:
+// each block exactly, at β = 0, so they satisfy their constraints), and the
+// search fixes them: it then has only the variables outside blocks to
+// place (on genetic-linkage pedigrees of 432 variables the search over
+// every variable can exhaust its choices).
 func (l *layout) start(rng *rand.Rand, dom feasible.Domains, stop func() bool) ([]int, error) {
 	x := make([]int, len(l.cards))
 	if dom == nil {
@@ -323,7 +334,14 @@ func (l *layout) start(rng *rand.Rand, dom feasible.Domains, stop func() bool) (
 	for k := range pref {
 		pref[k] = rng.Float64()
 	}
-	x, stopped := feasible.SearchUntil(l.g, l.m, dom, func(i, s int) float64 { return pref[l.uOff[i]+s] }, stop)
+	d := dom
+	if len(l.blocks) > 0 {
+		var ok bool
+		if d, ok = l.blockStart(rng, dom); !ok {
+			return nil, errNoFeasible
+		}
+	}
+	x, stopped := feasible.SearchUntil(l.g, l.m, d, func(i, s int) float64 { return pref[l.uOff[i]+s] }, stop)
 	if stopped {
 		return nil, errors.New("the time budget ran out before the search found a configuration of non-zero probability")
 	}
@@ -331,4 +349,32 @@ func (l *layout) start(rng *rand.Rand, dom feasible.Domains, stop func() bool) (
 		return nil, fmt.Errorf("found no configuration of non-zero probability within %d search steps", feasible.MaxSearchNodes)
 	}
 	return x, nil
+}
+
+// blockStart draws every block's variables at β = 0 from a configuration
+// within dom and returns dom with them fixed at the draw and propagated,
+// false when that leaves a variable no state (a block without a feasible
+// configuration: the model has none).
+func (l *layout) blockStart(rng *rand.Rand, dom feasible.Domains) (feasible.Domains, bool) {
+	x := make([]int, len(l.cards))
+	for i, d := range dom {
+		var allowed []int
+		for s, ok := range d {
+			if ok {
+				allowed = append(allowed, s)
+			}
+		}
+		x[i] = allowed[rng.IntN(len(allowed))]
+	}
+	r := l.newReplica(x)
+	l.sweepBlocks(r, 0, rng, newBlockWork(l.blocks, l.g.MaxCard))
+	d := dom.Clone()
+	for _, b := range l.blocks {
+		for _, v := range b.vars {
+			for s := range d[v] {
+				d[v][s] = s == x[v]
+			}
+		}
+	}
+	return d, feasible.Propagate(l.g, l.m, d)
 }

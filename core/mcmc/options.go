@@ -34,11 +34,18 @@ type Options struct {
 	// MaxRhat is the largest split-R̂ (over every variable state, across
 	// the chains' halves) a converged answer may have. Default 1.01.
 	MaxRhat float64 `json:"max_rhat" help:"Converged only when split-R-hat across the chains' halves is at most max_rhat on every variable (> 1)."`
+	// Blocks says which variables a sweep draws jointly (blocks.go): the
+	// pieces of the model's zero-potential constraints, under "auto" those
+	// with a deterministic constraint or whose joint draw costs at most
+	// blockRatio single-site sweeps of them, under "on" every one, under
+	// "off" none (within maxBlockTable, maxBlockCost and maxBlocksCost).
+	// Default "auto".
+	Blocks string `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination: auto (a piece where such a factor fixes one variable given the others, or whose draw costs at most 16 single-site sweeps of it), on (every piece) or off (single-site updates only); a piece needing a table above 2^16 entries is never drawn jointly."`
 }
 
 // DefaultOptions returns Gibbs's documented defaults.
 func DefaultOptions() Options {
-	return Options{Seed: 1, Chains: 4, Sweeps: 20000, MaxSeconds: 60, BurnIn: 0.2, MaxRhat: 1.01}
+	return Options{Seed: 1, Chains: 4, Sweeps: 20000, MaxSeconds: 60, BurnIn: 0.2, MaxRhat: 1.01, Blocks: BlocksAuto}
 }
 
 // LearningOptions returns Gibbs's defaults inside learning, where it runs
@@ -62,6 +69,8 @@ func (o Options) check(method string) error {
 		return fmt.Errorf("%s: burn_in %v, want a fraction 0 <= burn_in < 1", method, o.BurnIn)
 	case !(o.MaxRhat > 1) || math.IsInf(o.MaxRhat, 1):
 		return fmt.Errorf("%s: max_rhat %v, want a finite number > 1", method, o.MaxRhat)
+	case o.Blocks != BlocksAuto && o.Blocks != BlocksOn && o.Blocks != BlocksOff:
+		return fmt.Errorf("%s: blocks %q, want %q, %q or %q", method, o.Blocks, BlocksAuto, BlocksOn, BlocksOff)
 	}
 	if err := infer.CheckMaxSeconds(method, o.MaxSeconds); err != nil {
 		return err
@@ -89,6 +98,7 @@ type PTOptions struct {
 	MaxSeconds float64 `json:"max_seconds" help:"Time budget of a call in seconds (0: no limit; then sweeps must be set). Whichever of sweeps and max_seconds ends first ends the run."`
 	BurnIn     float64 `json:"burn_in" help:"Fraction in [0, 1) of each chain's sweeps discarded as burn-in, rounded up to whole batches (decided when the run ends)."`
 	MaxRhat    float64 `json:"max_rhat" help:"Converged only when split-R-hat of the beta = 1 replicas across the chains' halves is at most max_rhat on every variable (> 1)."`
+	Blocks     string  `json:"blocks" help:"Draw the variables that zeros of factors of two or more variables join (each connected piece of them) jointly by variable elimination, at every temperature: auto (a piece where such a factor fixes one variable given the others, or whose draw costs at most 16 single-site sweeps of it), on (every piece) or off (single-site updates only); a piece needing a table above 2^16 entries is never drawn jointly."`
 	// Temps is the number of inverse temperatures of the geometric ladder
 	// (>= 2), β_k = BetaMin^(k/(Temps-1)). Default 20.
 	Temps int `json:"temps" help:"Number of inverse temperatures of the geometric ladder from 1 down to beta_min (>= 2; beta = 0 is added below it). Ignored when betas is set."`
@@ -129,10 +139,10 @@ type PTOptions struct {
 	MinSwapRate float64 `json:"min_swap_rate" help:"Converged only when the swap acceptance rate between every pair of neighbouring temperatures is at least min_swap_rate (0 <= min_swap_rate < 1)."`
 	// Relax says when relaxation rungs follow the temperature ladder
 	// (ladder.go): "auto" (where a factor of two or more variables fixes
-	// one of them given the others wherever it is not zero, or the
-	// feasible configurations are too many to count), "on" (wherever such
-	// factors have zeros) or "off". Default "auto".
-	Relax string `json:"relax" help:"Relaxation rungs below beta = 0, where the zeros of factors of two or more variables become a penalty falling to 0 (so chains can cross infeasible configurations): auto (where such a factor is deterministic, or the feasible configurations cannot be counted), on (wherever such factors have zeros) or off."`
+	// one of them given the others wherever it is not zero, outside the
+	// blocks, or the feasible configurations are too many to count), "on"
+	// (wherever such factors have zeros) or "off". Default "auto".
+	Relax string `json:"relax" help:"Relaxation rungs below beta = 0, where the zeros of factors of two or more variables become a penalty falling to 0 (so chains can cross infeasible configurations): auto (where such a factor is deterministic outside the blocks, or the feasible configurations cannot be counted), on (wherever such factors have zeros) or off."`
 	// RelaxRungs is the number of positive penalties of the relaxation
 	// rungs (>= 1; a rung of penalty 0 is added below them). Default 10.
 	RelaxRungs int `json:"relax_rungs" help:"Number of positive penalties of the relaxation rungs, falling quadratically from penalty_max (>= 1; a rung of penalty 0 is added below them)."`
@@ -167,13 +177,13 @@ const (
 // 20000 sweeps or 60 s.
 func PTDefaultOptions() PTOptions {
 	d := DefaultOptions()
-	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat,
+	return PTOptions{Seed: d.Seed, Chains: 2, Sweeps: 20000, MaxSeconds: d.MaxSeconds, BurnIn: d.BurnIn, MaxRhat: d.MaxRhat, Blocks: d.Blocks,
 		Temps: 20, BetaMin: 0.02, Swaps: 1, Cluster: ClusterNone, Temper: TemperAll, MinRoundTrips: 10, MinSwapRate: 0.05,
 		Relax: RelaxAuto, RelaxRungs: 10}
 }
 
 func (o PTOptions) common() Options {
-	return Options{Seed: o.Seed, Chains: o.Chains, Sweeps: o.Sweeps, MaxSeconds: o.MaxSeconds, BurnIn: o.BurnIn, MaxRhat: o.MaxRhat}
+	return Options{Seed: o.Seed, Chains: o.Chains, Sweeps: o.Sweeps, MaxSeconds: o.MaxSeconds, BurnIn: o.BurnIn, MaxRhat: o.MaxRhat, Blocks: o.Blocks}
 }
 
 // Check reports whether o is valid; the error names the option.

@@ -48,6 +48,38 @@ func (l *layout) refLogZ(dom feasible.Domains) (float64, error) {
 		dom = feasible.Full(l.cards)
 	}
 	w0 := l.refWeights()
+	pcs, open := l.pieces(dom)
+	lz := 0.0
+	for i := range l.cards {
+		if !open[i] {
+			lz += w0At(w0, l.uOff[i], dom[i]) // fixed: its one state
+		}
+	}
+	for _, p := range pcs {
+		if len(p.vars) == 1 {
+			lz += w0At(w0, l.uOff[p.vars[0]], dom[p.vars[0]])
+			continue
+		}
+		z, err := l.countPiece(p.vars, p.cons, dom, w0)
+		if err != nil {
+			return math.NaN(), err
+		}
+		lz += z
+	}
+	return lz, nil
+}
+
+// piece is a set of open variables that the constraints left on them join
+// (a single variable when none does), with those constraints.
+type piece struct {
+	vars []int
+	cons []constraint
+}
+
+// pieces returns the pieces of the open variables (those dom leaves more
+// than one state), in the order of their first variables, and which
+// variables are open.
+func (l *layout) pieces(dom feasible.Domains) ([]piece, []bool) {
 	cons, open := l.constraints(dom)
 	parent := make([]int, len(l.cards))
 	for i := range parent {
@@ -58,38 +90,26 @@ func (l *layout) refLogZ(dom feasible.Domains) (float64, error) {
 			union(parent, c.vars[0], v)
 		}
 	}
-	pieces := map[int][]int{} // root -> its variables, in order
-	var order []int
-	lz := 0.0
+	at := map[int]int{} // root -> its piece
+	var pcs []piece
 	for i := range l.cards {
 		if !open[i] {
-			lz += w0At(w0, l.uOff[i], dom[i]) // fixed: its one state
 			continue
 		}
 		r := find(parent, i)
-		if _, ok := pieces[r]; !ok {
-			order = append(order, r)
+		k, ok := at[r]
+		if !ok {
+			k = len(pcs)
+			at[r] = k
+			pcs = append(pcs, piece{})
 		}
-		pieces[r] = append(pieces[r], i)
+		pcs[k].vars = append(pcs[k].vars, i)
 	}
-	byPiece := map[int][]constraint{}
 	for _, c := range cons {
-		r := find(parent, c.vars[0])
-		byPiece[r] = append(byPiece[r], c)
+		k := at[find(parent, c.vars[0])]
+		pcs[k].cons = append(pcs[k].cons, c)
 	}
-	for _, r := range order {
-		vars := pieces[r]
-		if len(vars) == 1 {
-			lz += w0At(w0, l.uOff[vars[0]], dom[vars[0]])
-			continue
-		}
-		z, err := l.countPiece(vars, byPiece[r], dom, w0)
-		if err != nil {
-			return math.NaN(), err
-		}
-		lz += z
-	}
-	return lz, nil
+	return pcs, open
 }
 
 // refWeights returns ln w_0 of every variable state, laid out like
@@ -117,8 +137,45 @@ func w0At(w0 []float64, off int, d []bool) float64 {
 // domains: its open variables and, for every combination of their allowed
 // states (row-major, the last fastest), whether it has a zero there.
 type constraint struct {
-	vars []int
-	zero []bool
+	vars  []int
+	cards []int // the states each of vars has left
+	zero  []bool
+}
+
+// fixesOne reports whether c allows at most one state of one of its
+// variables for every combination of the others' states (a deterministic
+// constraint, such as a child's allele given its parent's and the
+// selector).
+func (c *constraint) fixesOne() bool {
+	stride := len(c.zero)
+	for _, card := range c.cards {
+		stride /= card
+		ax := infer.Axis{Stride: stride, Card: card}
+		if card > 1 && fixesZeros(c.zero, ax) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixesZeros reports whether a table of zeros allows at most one state of
+// axis ax for every configuration of its other variables.
+func fixesZeros(zero []bool, ax infer.Axis) bool {
+	for base := range zero {
+		if ax.State(base) != 0 {
+			continue // visit each configuration of the others once, at state 0
+		}
+		allowed := 0
+		for s := range ax.Card {
+			if !zero[base+s*ax.Stride] {
+				allowed++
+			}
+		}
+		if allowed > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // constraints returns the factors that still constrain the open variables
@@ -172,6 +229,10 @@ func restrict(g *infer.FactorGraph, a int, f *mrf.Factor, dom feasible.Domains, 
 				states[k] = append(states[k], s)
 			}
 		}
+	}
+	c.cards = make([]int, len(states))
+	for k, st := range states {
+		c.cards[k] = len(st)
 	}
 	c.zero = make([]bool, size)
 	has := false

@@ -143,8 +143,9 @@ func TestRefTooWide(t *testing.T) {
 // feasible configuration feasible (x0 = x1 = x2 = x3: the feasible set is
 // two configurations apart), every temperature rung is stuck where it
 // started: the chains disagree and pt is not converged. The relaxation
-// rungs (relax auto: the equality factors are deterministic) let replicas
-// cross, and the answer is the exact one.
+// rungs (relax auto: the equality factors are deterministic, and with
+// blocks off no block draws their variables together) let replicas cross,
+// and the answer is the exact one.
 func TestRelaxCrossesPieces(t *testing.T) {
 	eq := []float64{0, math.Inf(-1), math.Inf(-1), 0}
 	m := &mrf.Model{Cards: []int{2, 2, 2, 2}, Factors: []mrf.Factor{
@@ -154,7 +155,7 @@ func TestRelaxCrossesPieces(t *testing.T) {
 	p1 := math.Exp(0.5) / (math.Exp(0.5) + math.Exp(0.2)) // P(all ones)
 	exact := math.Log(math.Exp(0.5) + math.Exp(0.2))
 	o := ptOpts()
-	o.Sweeps, o.Chains, o.Relax = 2000, 4, RelaxOff
+	o.Sweeps, o.Chains, o.Relax, o.Blocks = 2000, 4, RelaxOff, BlocksOff
 	_, res := inferPT(t, o, m)
 	if res.Converged || !(res.Diagnostics["rhat_max"] > 1.1) {
 		t.Errorf("relax off: converged %v, diagnostics %v", res.Converged, res.Diagnostics)

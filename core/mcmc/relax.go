@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/renn-go/renn/core/feasible"
 	"github.com/renn-go/renn/core/infer"
 )
 
@@ -57,42 +58,27 @@ func (l *layout) penaltyMax(given float64) float64 {
 	return max(2, math.Log(float64(max(l.nHard, 1))*rho)+2)
 }
 
-// deterministic reports whether some hard factor fixes one of its
-// variables (of two or more states) given the others wherever it is not
-// zero: the structure on which single-site moves on the feasible set stall
-// (a child's allele given its parent's and the selector).
-func (l *layout) deterministic() bool {
-	for a, hard := range l.hardFactor {
-		if !hard {
+// deterministic reports whether some constraint left on the domains dom
+// (reference.go) fixes one of its variables given the others, outside the
+// blocks (blocks.go): the structure on which single-site moves on the
+// feasible set stall (a child's allele given its parent's and the
+// selector). Inside a block its variables change together.
+func (l *layout) deterministic(dom feasible.Domains) bool {
+	if dom == nil {
+		return false
+	}
+	pcs, _ := l.pieces(dom)
+	for _, p := range pcs {
+		if l.blockOf != nil && l.blockOf[p.vars[0]] >= 0 {
 			continue
 		}
-		for p := range l.g.Scopes[a] {
-			if l.g.Axes[a][p].Card > 1 && fixesAxis(l.m.Factors[a].LogTable, l.g.Axes[a][p]) {
+		for _, c := range p.cons {
+			if c.fixesOne() {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// fixesAxis reports whether table t allows at most one state of axis ax
-// for every configuration of its other variables.
-func fixesAxis(t []float64, ax infer.Axis) bool {
-	for base := range t {
-		if ax.State(base) != 0 {
-			continue // visit each configuration of the others once, at state 0
-		}
-		allowed := 0
-		for s := range ax.Card {
-			if !math.IsInf(t[base+s*ax.Stride], -1) {
-				allowed++
-			}
-		}
-		if allowed > 1 {
-			return false
-		}
-	}
-	return true
 }
 
 // freeLogZ is ln of the normaliser of the rung λ = 0: Π_i Σ over the
@@ -132,9 +118,6 @@ func (l *layout) sweepRelaxed(r *replica, lambda float64, rng *rand.Rand, buf []
 	idx, x, t := r.idx, r.x, l.flat
 	w0 := l.refWeights()
 	for i, c := range l.cards {
-		if l.fixed != nil && l.fixed[i] {
-			continue
-		}
 		xi := x[i]
 		lo, hi := l.incStart[i], l.incStart[i+1]
 		lp := buf[:c]

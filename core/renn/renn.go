@@ -25,8 +25,12 @@
 // When the sweeps converge, the message net's first forward pass gives their
 // beliefs, and before training the Lagrange multipliers are set by least
 // squares (CGLS) so that a consistent stationary point of the region free
-// energy is a stationary point of the loss: training keeps it unless the
-// loss can descend from there (a saddle of F). When they do not converge
+// energy is a stationary point of the loss. Such a run returns message
+// passing's own answer unless it finds consistent beliefs of lower region
+// free energy (see "Runs from a fixed point"). On a warm call (learning, or
+// a model of the last one's structure) message passing runs from the last
+// call's messages and from uniform ones, and the converged fixed point of
+// lower region free energy is the start (see sweep). When they do not converge
 // (strongly coupled models), their last iterate is no fixed point and was
 // measured a poor start (on 10x10 tori with couplings U(−10,10), mean error
 // 0.25 against 0.17 from uniform beliefs); the net then starts from uniform
@@ -59,7 +63,34 @@
 // eight roots: complete and complete bipartite graphs) and auglag with
 // Lambda elsewhere: on complete graphs the consistent minima of the region
 // free energy are poor marginals, deeper than the fixed point GBP finds (see
-// Defaults).
+// Defaults). A run that starts from message passing's converged fixed point
+// uses auglag under "auto" on every graph: the plain penalty's minimiser is
+// inconsistent, so it could never replace that start.
+//
+// # Runs from a fixed point
+//
+// A run of the message net that starts from message passing's converged
+// fixed point returns the best consistent answer it met (best.go): message
+// passing's own beliefs, free energy and marginals, unless an iterate passes
+// the consistency check with a region free energy lower even after the
+// price of its remaining inconsistency. And it keeps that start a local
+// minimum of the loss: below some λ the fixed point is a saddle of F + <μ,d>
+// + λ||d||² (the region free energy's negative counting numbers curve it
+// down off the consistent set, the more so near small beliefs), and Adam,
+// whose steps have about the learning rate's size whatever the gradient's,
+// leaves it at once. So when the run's largest mismatch exceeds ConsTol it
+// goes back to its best iterate and multiplies λ by LambdaGrowth
+// (raiseLambda). A run that neither settles nor finds a better answer stops
+// readPatience windows after its last raise of λ.
+// Before, on noisy-OR networks with evidence, soft CSPs and Potts models
+// where GBP converged, the run left GBP's fixed point for worse answers,
+// unconverged (data/uai/noisy-or60-0: mean |ΔP| 0.059 against GBP's
+// 0.00023; generated CSPs 2.8-6.5x GBP's, a 60-variable 11-state Potts
+// model 1.6x): under the plain penalty that constraint auto picked on their
+// dense region graphs it descended to inconsistent beliefs, and under
+// auglag with λ 5 it oscillated around beliefs of lower F and worse
+// marginals. λ was raised up to 80 on those models and to 5120 on
+// pedigrees (arity-4 factors with zeros).
 //
 // # Optimisation and convergence
 //
@@ -109,6 +140,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/renn-go/renn/core/gbp"
 	"github.com/renn-go/renn/core/infer"
@@ -144,10 +176,14 @@ type Options struct {
 	Lambda float64 `json:"lambda" help:"Weight lambda >= 0 of the consistency penalty (the paper: 3, 5, 10 on grids; 1, 3, 5 on complete graphs); 0 trains on the region free energy alone (needs --constraint penalty)."`
 	// Constraint is "auglag" (penalty plus Lagrange multipliers, see the
 	// package comment) or "penalty" (the paper's plain penalty).
-	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent (multipliers not updated); auto: penalty with weight dense-lambda on dense region graphs (a variable in more than 8 root regions: complete and complete bipartite graphs), auglag with weight lambda elsewhere."`
+	Constraint string `json:"constraint" help:"auglag: penalty plus Lagrange multipliers, so the beliefs end consistent (a stationary point of the region free energy, like GBP's); penalty: the paper's plain penalty, whose minimiser stays O(1/lambda) inconsistent (multipliers not updated); auto: penalty with weight dense-lambda on dense region graphs (a variable in more than 8 root regions: complete and complete bipartite graphs), auglag with weight lambda elsewhere and in every run of the message net that starts from message passing's converged fixed point."`
 	// DenseLambda is the penalty weight Constraint "auto" uses on dense
 	// region graphs.
 	DenseLambda float64 `json:"dense_lambda" help:"Weight of the plain penalty that constraint auto uses on dense region graphs (measured best: 3 on K16, gamma 1)."`
+	// LambdaGrowth is the factor by which a run from message passing's
+	// fixed point multiplies λ each time its beliefs leave the consistent
+	// set (see raiseLambda); 1 keeps λ fixed.
+	LambdaGrowth float64 `json:"lambda_growth" help:"Factor by which a run that starts from message passing's converged fixed point (net message) multiplies lambda, going back to its best iterate, each time a child belief leaves a parent's marginal by more than cons-tol (up to lambda 1e4): below some lambda that fixed point is a saddle of the loss and Adam leaves it; 1: lambda stays fixed."`
 	// MultiplierEvery is the number of steps between multiplier updates
 	// (auglag).
 	MultiplierEvery int `json:"multiplier_every" help:"Steps between updates of the Lagrange multipliers (auglag)."`
@@ -180,7 +216,7 @@ type Options struct {
 // DefaultOptions returns the defaults (see the package comment for how they
 // were chosen).
 func DefaultOptions() Options {
-	return Options{Name: "renn", Net: "attention", Dim: 32, Heads: 1, BlockDepth: 1, Lambda: 5, Constraint: "auglag", DenseLambda: 3,
+	return Options{Name: "renn", Net: "attention", Dim: 32, Heads: 1, BlockDepth: 1, Lambda: 5, Constraint: "auglag", DenseLambda: 3, LambdaGrowth: 4,
 		MultiplierEvery: 20, LR: 3e-3, MaxSteps: 5000, Window: 50, Tol: 1e-6, ConsTol: 1e-3, Seed: 1, Rounds: 1000}
 }
 
@@ -214,6 +250,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("lambda: %v, want a number >= 0", o.Lambda)
 	case o.Lambda == 0 && o.Constraint != "penalty":
 		return fmt.Errorf("lambda: 0 with constraint %s, whose multipliers move by 2*lambda*mismatch and would never move; use constraint penalty to train without the consistency term", o.Constraint)
+	case !(o.LambdaGrowth >= 1) || math.IsInf(o.LambdaGrowth, 1):
+		return fmt.Errorf("lambda-growth: %v, want a finite number >= 1 (1: lambda stays fixed)", o.LambdaGrowth)
 	case !(o.LR > 0) || math.IsInf(o.LR, 1):
 		return fmt.Errorf("lr: %v, want a positive number", o.LR)
 	case !(o.Tol > 0) || math.IsInf(o.Tol, 1):
@@ -253,25 +291,28 @@ type RENN struct {
 	g    *region.Graph
 	opts Options
 
-	rb     *region.Binding // g bound to the structure of the model the network was built for
-	net    nn.Net
-	adam   *nn.Adam
-	roots  []int
-	edges  []region.Edge
-	byKid  [][]int // edges into each region
-	order  []int   // non-root regions by level
-	b, gr  [][]float64
-	dlogit [][]float64
-	mask   [][]int     // per root: states with zero potential (E = +Inf), held at belief 0
-	rootE  [][]float64 // per root, its energy table (a view of the call's energies; message net)
-	mp     *gbp.GBP    // the message passing the message net reads the model with
-	auglag bool        // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
-	strict bool        // converged needs consistent beliefs under every constraint (the message net)
-	lambda float64     // the consistency weight in effect
-	mu     [][]float64 // Lagrange multipliers, one per edge and child state
-	d      [][]float64 // per edge: child belief minus the parent's marginal
-	warm   bool        // the network holds the result of a previous call
-	last   float64     // mean loss of the previous call's last window
+	rb      *region.Binding // g bound to the structure of the model the network was built for
+	net     nn.Net
+	adam    *nn.Adam
+	roots   []int
+	edges   []region.Edge
+	byKid   [][]int // edges into each region
+	order   []int   // non-root regions by level
+	b, gr   [][]float64
+	dlogit  [][]float64
+	mask    [][]int           // per root: states with zero potential (E = +Inf), held at belief 0
+	rootE   [][]float64       // per root, its energy table (a view of the call's energies; message net)
+	mp      *gbp.GBP          // the message passing the message net reads the model with
+	cold    *gbp.GBP          // the same from uniform messages, on warm calls
+	uniform []gbp.EdgeMessage // uniform messages on every edge, for cold
+	fixed   [][]float64       // region beliefs of its converged fixed point, when the call started there
+	auglag  bool              // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
+	strict  bool              // converged needs consistent beliefs under every constraint (the message net)
+	lambda  float64           // the consistency weight in effect
+	mu      [][]float64       // Lagrange multipliers, one per edge and child state
+	d       [][]float64       // per edge: child belief minus the parent's marginal
+	warm    bool              // the network holds the result of a previous call
+	last    float64           // mean loss of the previous call's last window
 
 	family      *Family     // when set, the message net reads the model through this family network
 	forwardOnly bool        // with family: return the family network's answer, no refinement steps
@@ -286,13 +327,14 @@ type RENN struct {
 
 // window is what the loop knows at the end of a window.
 type window struct {
-	step      int
-	mean      float64 // mean of F + λ·penalty over the window
-	change    float64 // relative change of mean from the window before
-	viol      float64 // largest |child belief - parent's marginal|
-	ups       int     // steps whose loss rose
-	lr        float64 // learning rate for the next window
-	converged bool
+	step        int
+	mean        float64 // mean of F + λ·penalty over the window
+	change      float64 // relative change of mean from the window before
+	viol        float64 // largest |child belief - parent's marginal|
+	ups         int     // steps whose loss rose
+	lr          float64 // learning rate for the next window
+	converged   bool
+	F, pen, lin float64 // the loss terms at the window's last step
 }
 
 var (
@@ -318,7 +360,7 @@ func (r *RENN) Name() string { return r.opts.Name }
 func (r *RENN) Options() Options { return r.opts }
 
 // Reset drops the network so the next call starts afresh.
-func (r *RENN) Reset() { r.rb, r.warm, r.mp = nil, false, nil }
+func (r *RENN) Reset() { r.rb, r.warm, r.mp, r.cold, r.uniform = nil, false, nil, nil, nil }
 
 // Beliefs returns the current region beliefs (valid after Infer).
 func (r *RENN) Beliefs() [][]float64 { return r.b }
@@ -338,9 +380,9 @@ func (r *RENN) setup(m *mrf.Model) error {
 	if err != nil {
 		return err
 	}
-	r.rb, r.warm, r.mp = nil, false, nil // the state is rebuilt below: if that fails, nothing is left to warm-start from
+	r.rb, r.warm, r.mp, r.cold, r.uniform = nil, false, nil, nil, nil // the state is rebuilt below: if that fails, nothing is left to warm-start from
 	r.roots = r.g.Roots()
-	r.auglag, r.lambda = r.constraint()
+	r.auglag, r.lambda = r.constraint(false)
 	// converged is a promise of consistent beliefs. The paper's networks
 	// keep their older meaning under the plain penalty (settled loss only)
 	// here, so the pinned outputs keep their bits; the shared check the
@@ -562,7 +604,8 @@ func (r *RENN) maxViolation() float64 {
 // Infer minimises the RENN loss on m and returns the beliefs' read-out. When
 // m has the structure of the previous call's model, the network, the
 // multipliers and the learning rate carry over (a warm start, capped by
-// WarmSteps); otherwise a fresh network is built.
+// WarmSteps); otherwise a fresh network is built. The message net returns
+// its best consistent iterate (see best.go), not necessarily its last.
 func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	// The time budget covers the whole call, the message passing run inside
 	// it included (it inherits ctx's mark).
@@ -577,146 +620,269 @@ func (r *RENN) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &r.opts
 	if err := r.setMask(E); err != nil {
 		return nil, err
 	}
-	readFixedPoint, restarted := false, false
-	fallback := -1 // sweeps of a warm-started GBP that did not converge
-	if mn, ok := r.net.(*nn.MessageNet); ok && r.family != nil {
-		if restarted, err = r.familyStart(ctx, mn, m, E); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.Name, err)
+	st, res, err := r.begin(ctx, m, E, began)
+	if res != nil || err != nil {
+		return res, err
+	}
+	run, err := r.optimise(ctx, m, E, began, st)
+	if err != nil {
+		return nil, err
+	}
+	return r.result(m, E, st, run), nil
+}
+
+// start is how a call's run begins.
+type start struct {
+	readFixedPoint bool // from message passing's converged fixed point
+	restarted      bool // from the family network's answer
+	fallback       int  // sweeps of a warm-started GBP that did not converge (-1: none)
+}
+
+// begin gives the message net its inputs and starting point. It returns a
+// result instead when the call ends there (the family network's forward
+// pass, or GBP's refinement of it when that converged).
+func (r *RENN) begin(ctx context.Context, m *mrf.Model, E [][]float64, began time.Time) (start, *infer.Result, error) {
+	st := start{fallback: -1}
+	mn, ok := r.net.(*nn.MessageNet)
+	switch {
+	case ok && r.family != nil:
+		var err error
+		if st.restarted, err = r.familyStart(ctx, mn, m, E); err != nil {
+			return st, nil, fmt.Errorf("%s: %w", r.opts.Name, err)
 		}
 		if r.forwardOnly {
-			return r.forwardResult(m, E), nil
+			return st, r.forwardResult(m, E), nil
 		}
-		if restarted && r.refineBy == RefineGBP {
+		if st.restarted && r.refineBy == RefineGBP {
 			res, err := r.refineGBP(ctx, m)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", o.Name, err)
+				return st, nil, fmt.Errorf("%s: %w", r.opts.Name, err)
 			}
 			if res.Converged {
-				return res, nil
+				return st, res, nil
 			}
 			// Not converged: the gradient refinement from the family
 			// network's answer, which needs the multipliers.
-			fallback = res.Iterations
+			st.fallback = res.Iterations
 			r.solveMultipliers(m, E)
 		}
-	} else if ok {
-		if readFixedPoint, err = r.readModel(ctx, mn, m, E); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.Name, err)
+	case ok:
+		var err error
+		if st.readFixedPoint, err = r.readModel(ctx, mn, m, E); err != nil {
+			return st, nil, fmt.Errorf("%s: %w", r.opts.Name, err)
 		}
 	}
-	limit, prev := o.MaxSteps, math.Inf(1)
-	if r.warm {
-		if o.WarmSteps > 0 {
-			limit = o.WarmSteps
-		}
-		prev = r.last
-	} else {
-		r.adam.LR = o.LR
+	r.auglag, r.lambda = r.constraint(st.readFixedPoint) // and λ as given, if the last run raised it
+	return st, nil, nil
+}
+
+// run is what the optimisation loop leaves.
+type run struct {
+	steps     int
+	converged bool // settled (and, auglag or the message net, consistent)
+	best      best // the best consistent iterate (runs from a fixed point)
+	raised    int  // times λ was raised (runs from a fixed point)
+	stop      *infer.Stop
+}
+
+// optimise runs Adam on the loss until it settles, the step cap or the time
+// budget.
+func (r *RENN) optimise(ctx context.Context, m *mrf.Model, E [][]float64, began time.Time, st start) (*run, error) {
+	o := &r.opts
+	limit, w := r.startLoop(st)
+	out := &run{stop: infer.Budget{MaxIter: limit, MaxSeconds: o.MaxSeconds}.StartAt(ctx, began)}
+	if st.readFixedPoint {
+		r.considerFixedPoint(&out.best, m, E)
 	}
-	if restarted {
-		prev = math.Inf(1) // a new start from the family network's answer
-		limit = o.MaxSteps
-	}
-	if readFixedPoint {
-		prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
-		// Adam moves every weight by about the learning rate whatever the
-		// gradient, so at a stationary point the full rate is pure noise;
-		// the rate grows back by the usual rule while the loss falls.
-		r.adam.LR = o.LR * readLRScale
-	}
-	auglag := r.auglag
-	var (
-		steps, ups        int
-		sum               float64 // F + λ·penalty over the window
-		prevL             = math.Inf(1)
-		fresh             = true // the loss changed by a multiplier update, not a step
-		flat, converged   bool
-		settled           bool // the loss settled (and, auglag, the beliefs are consistent)
-		F, pen, lin, viol float64
-		lastMean          = math.Inf(1)
-	)
-	stop := infer.Budget{MaxIter: limit, MaxSeconds: o.MaxSeconds}.StartAt(ctx, began)
 	for {
-		more, err := stop.Next()
+		more, err := out.stop.Next()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Name, err)
 		}
 		if !more {
 			break
 		}
-		F, pen, lin = r.step(m, E, true)
+		F, pen, lin := r.gradient(m, E)
+		if st.readFixedPoint {
+			if r.maxViolation() > o.ConsTol && r.raiseLambda(&out.best) {
+				// Left the consistent set: back to the best iterate, with a
+				// stiffer penalty (see raiseLambda).
+				out.raised++
+				out.steps++
+				w.restart()
+				w.stale, w.seen = 0, out.best.updates
+				continue
+			}
+			r.consider(&out.best, F, out.steps)
+		}
+		r.adam.Step()
 		L := F + r.lambda*pen + lin
 		if math.IsNaN(L) {
 			r.Reset() // the network is spoilt: the next call starts afresh
-			return nil, fmt.Errorf("%s: loss is NaN at step %d", o.Name, steps)
+			return nil, fmt.Errorf("%s: loss is NaN at step %d", o.Name, out.steps)
 		}
-		if L > prevL && !fresh {
-			ups++
+		if L > w.prevL && !w.fresh {
+			w.ups++
 		}
-		prevL, fresh = L, false
-		steps++
-		sum += F + r.lambda*pen
-		if auglag && steps%o.MultiplierEvery == 0 {
+		w.prevL, w.fresh = L, false
+		out.steps++
+		w.steps++
+		w.sum += F + r.lambda*pen
+		if r.auglag && out.steps%o.MultiplierEvery == 0 {
 			r.stepMultipliers()
-			fresh = true
+			w.fresh = true
 		}
-		if steps%o.Window != 0 {
-			continue
-		}
-		// r.d holds the mismatches of the last step, before its update.
-		mean := sum / float64(o.Window)
-		lastMean = mean
-		change := math.Abs(prev-mean) / max(1, math.Abs(mean))
-		viol = r.maxViolation()
-		wasFlat := flat
-		flat = change <= o.Tol
-		settled = flat && wasFlat && (viol <= o.ConsTol || !auglag)
-		converged = settled && (viol <= o.ConsTol || !r.strict)
-		switch {
-		case settled:
-		case ups > o.Window/4:
-			r.adam.LR /= 2
-		case ups == 0:
-			r.adam.LR = min(1.5*r.adam.LR, o.LR)
-		}
-		if r.trace != nil {
-			r.trace(window{step: steps, mean: mean, change: change, viol: viol, ups: ups, lr: r.adam.LR, converged: converged})
-		}
-		if o.Progress != nil {
-			o.Progress(steps, mean)
-		}
-		if settled {
+		if w.steps == o.Window && (r.endWindow(&w, out, F, pen, lin) || st.readFixedPoint && w.exhausted(&out.best)) {
 			break
 		}
-		prev, sum, ups = mean, 0, 0
 	}
-	r.warm, r.last = true, lastMean
-	F, pen, lin = r.step(m, E, false)
-	viol = r.maxViolation()
+	r.warm, r.last = true, w.lastMean
+	return out, nil
+}
+
+// windowState is what the loop tracks over a window of steps.
+type windowState struct {
+	steps    int     // steps in the current window
+	ups      int     // steps whose loss rose
+	sum      float64 // F + λ·penalty over the window
+	prev     float64 // the previous window's mean
+	prevL    float64 // the loss of the last step
+	lastMean float64 // the last window's mean
+	fresh    bool    // the loss changed by a multiplier update, not a step
+	flat     bool    // the last window's mean changed by at most Tol
+	stale    int     // windows since the best iterate last changed (runs from a fixed point)
+	seen     int     // the best iterate's updates at the last window's end
+}
+
+// readPatience is the number of windows a run from a fixed point goes on
+// without finding a better answer (after the last raise of λ). Where GBP
+// converged, runs that never settled wandered near the fixed point for up
+// to 20 000 steps (a noisy-OR network of 24 variables) without beating it.
+const readPatience = 10
+
+// exhausted reports, at the end of a window, whether the best answer has
+// not changed for readPatience windows.
+func (w *windowState) exhausted(b *best) bool {
+	if b.updates != w.seen {
+		w.stale, w.seen = 0, b.updates
+		return false
+	}
+	w.stale++
+	return w.stale >= readPatience
+}
+
+// restart begins a new window with no window before it.
+func (w *windowState) restart() {
+	w.steps, w.ups, w.sum, w.prev, w.prevL, w.fresh, w.flat = 0, 0, 0, math.Inf(1), math.Inf(1), true, false
+}
+
+// startLoop returns the step cap of a call and its first window, and sets
+// the learning rate it starts with.
+func (r *RENN) startLoop(st start) (limit int, w windowState) {
+	o := &r.opts
+	w.restart()
+	w.lastMean = math.Inf(1)
+	limit = o.MaxSteps
+	if r.warm {
+		if o.WarmSteps > 0 {
+			limit = o.WarmSteps
+		}
+		w.prev = r.last
+	} else {
+		r.adam.LR = o.LR
+	}
+	if st.restarted {
+		w.prev = math.Inf(1) // a new start from the family network's answer
+		limit = o.MaxSteps
+	}
+	if st.readFixedPoint {
+		w.prev = math.Inf(1) // a new start: the previous call's loss says nothing of it
+		// Adam moves every weight by about the learning rate whatever the
+		// gradient, so at a stationary point the full rate is pure noise;
+		// the rate grows back by the usual rule while the loss falls.
+		r.adam.LR = o.LR * readLRScale
+	}
+	return limit, w
+}
+
+// endWindow runs the convergence test and the learning-rate rule at the end
+// of a window (F, pen, lin: the loss terms of its last step, whose
+// mismatches r.d holds) and starts the next window. It reports whether the
+// run has settled.
+func (r *RENN) endWindow(w *windowState, out *run, F, pen, lin float64) bool {
+	o := &r.opts
+	mean := w.sum / float64(o.Window)
+	w.lastMean = mean
+	change := math.Abs(w.prev-mean) / max(1, math.Abs(mean))
+	viol := r.maxViolation()
+	wasFlat := w.flat
+	w.flat = change <= o.Tol
+	settled := w.flat && wasFlat && (viol <= o.ConsTol || !r.auglag)
+	out.converged = settled && (viol <= o.ConsTol || !r.strict)
+	switch {
+	case settled:
+	case w.ups > o.Window/4:
+		r.adam.LR /= 2
+	case w.ups == 0:
+		r.adam.LR = min(1.5*r.adam.LR, o.LR)
+	}
+	if r.trace != nil {
+		r.trace(window{step: out.steps, mean: mean, change: change, viol: viol, ups: w.ups, lr: r.adam.LR, converged: out.converged, F: F, pen: pen, lin: lin})
+	}
+	if o.Progress != nil {
+		o.Progress(out.steps, mean)
+	}
+	w.prev, w.sum, w.steps, w.ups = mean, 0, 0, 0
+	return settled
+}
+
+// result evaluates the run's answer: its last iterate, or for the message
+// net its best consistent iterate (see best.go).
+func (r *RENN) result(m *mrf.Model, E [][]float64, st start, run *run) *infer.Result {
+	F, pen, lin := r.step(m, E, false)
+	converged := run.converged
+	from := run.steps
+	if st.readFixedPoint {
+		r.consider(&run.best, F, run.steps)
+		if b := &run.best; b.ok && (b.step != run.steps || b.fixedPoint) {
+			F, pen, lin = r.answer(b, m, E)
+			from = b.step
+			// Converged: message passing's fixed point, or an iterate of the
+			// two flat windows in which the run settled.
+			converged = b.fixedPoint || run.converged && b.step >= run.steps-2*r.opts.Window
+		}
+	}
+	viol := r.maxViolation()
 	res := &infer.Result{
 		Marginals:  mrf.Marginals{Vars: r.rb.VarMarginals(r.b), Factors: r.rb.FactorMarginals(r.b)},
 		FreeEnergy: F,
 		LogZ:       -F,
-		Iterations: steps,
+		Iterations: run.steps,
 		Converged:  converged,
 		Diagnostics: map[string]float64{"penalty": pen, "multiplier_term": lin, "loss": F + r.lambda*pen + lin,
-			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(steps), "auglag": b2f(r.auglag)},
+			"max_violation": viol, "lambda": r.lambda, "final_lr": r.adam.LR, "steps": float64(run.steps), "auglag": b2f(r.auglag)},
 	}
-	stop.Note(res.Diagnostics)
-	if fallback >= 0 {
-		res.Diagnostics["refine_gbp_sweeps"] = float64(fallback)
+	run.stop.Note(res.Diagnostics)
+	if st.readFixedPoint {
+		// The step of the iterate returned (0: the start), and how often λ
+		// was raised.
+		res.Diagnostics["returned_step"] = float64(from)
+		res.Diagnostics["returned_fixed_point"] = b2f(run.best.fixedPoint)
+		res.Diagnostics["lambda_raised"] = float64(run.raised)
+	}
+	if st.fallback >= 0 {
+		res.Diagnostics["refine_gbp_sweeps"] = float64(st.fallback)
 		res.Diagnostics["refine_gbp"] = 0
 	}
 	if _, ok := r.net.(*nn.MessageNet); ok && r.family == nil {
 		// Whether the run started from message passing's fixed point, or
 		// (sweeps not converged) from uniform beliefs or the last call's net.
-		res.Diagnostics["read_fixed_point"] = b2f(readFixedPoint)
+		res.Diagnostics["read_fixed_point"] = b2f(st.readFixedPoint)
 	}
-	return res, nil
+	return res
 }
 
 // messageNet builds the network that reads the model on rb: one link from
@@ -760,12 +926,12 @@ const denseRoots = 8
 // variable is in more than denseRoots roots (the star of a complete graph,
 // the cycles of a complete bipartite one: there the penalty's inconsistent
 // minimiser gave better marginals than the consistent ones, see the package
-// comment), auglag with Lambda elsewhere.
-func (r *RENN) constraint() (auglag bool, lambda float64) {
-	switch r.opts.Constraint {
-	case "auglag":
+// comment), auglag with Lambda elsewhere or in a run from a fixed point.
+func (r *RENN) constraint(fromFixedPoint bool) (auglag bool, lambda float64) {
+	switch {
+	case r.opts.Constraint == "auglag", r.opts.Constraint == "auto" && fromFixedPoint:
 		return true, r.opts.Lambda
-	case "penalty":
+	case r.opts.Constraint == "penalty":
 		return false, r.opts.Lambda
 	}
 	count := make(map[int]int)

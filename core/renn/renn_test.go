@@ -387,6 +387,9 @@ func TestBadOptions(t *testing.T) {
 		{func(o *Options) { o.Lambda = -1 }, "lambda"},
 		{func(o *Options) { o.Lambda = math.NaN() }, "lambda"},
 		{func(o *Options) { o.Lambda = 0 }, "lambda"}, // with auglag
+		{func(o *Options) { o.LambdaGrowth = 0.5 }, "lambda-growth"},
+		{func(o *Options) { o.LambdaGrowth = math.NaN() }, "lambda-growth"},
+		{func(o *Options) { o.LambdaGrowth = math.Inf(1) }, "lambda-growth"},
 		{func(o *Options) { o.LR = -1 }, "lr"},
 		{func(o *Options) { o.LR = 0 }, "lr"},
 		{func(o *Options) { o.LR = math.Inf(1) }, "lr"},
@@ -420,7 +423,7 @@ func TestBadOptions(t *testing.T) {
 	if err := (Options{}).Check(); err == nil {
 		t.Error("zero options accepted")
 	}
-	for _, o := range []Options{DefaultOptions(), LearningOptions(), opt(func(o *Options) { o.Lambda = 0; o.Constraint = "penalty" }), opt(func(o *Options) { o.WarmSteps = 0; o.Seed = 0 })} {
+	for _, o := range []Options{DefaultOptions(), LearningOptions(), opt(func(o *Options) { o.Lambda = 0; o.Constraint = "penalty" }), opt(func(o *Options) { o.WarmSteps = 0; o.Seed = 0 }), opt(func(o *Options) { o.LambdaGrowth = 1 })} {
 		if err := o.Check(); err != nil {
 			t.Errorf("Check(%+v): %v", o, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 func ExampleNewPlan() {
@@ -23,7 +24,7 @@ inputs = { models = "models" }
 run = ["score"]
 inputs = { truth = ["exact"] }
 `
-	cfg, err := pipeline.ParseConfig("pipeline.toml", "/project", []byte(src))
+	cfg, err := config.Parse("pipeline.toml", "/project", []byte(src))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,14 +7,15 @@ import (
 	"strings"
 )
 
-// fingerprint is what decides whether an instance must rerun.
-type fingerprint struct {
-	binary    string // path
-	binarySum string
-	args      []string // without --out
-	inputs    []StampInput
-	paths     []StampPath // files and directories named by flags
-	sum       string
+// Fingerprint is what decides whether an instance must rerun: what its
+// stamp records of its binary, arguments and inputs, as they are now.
+type Fingerprint struct {
+	Binary    string // path
+	BinarySum string
+	Args      []string // without --out
+	Inputs    []StampInput
+	Paths     []StampPath // files and directories named by flags
+	Sum       string      // the digest of all the above
 }
 
 // argsKey drops the output directory from args: where the output goes is
@@ -29,42 +30,44 @@ func argsKey(args []string) []string {
 	return out
 }
 
-func (h *hasher) fingerprint(p *Plan, inst *Instance, binary string) (*fingerprint, error) {
+// Fingerprint returns the fingerprint of inst run with binary, on the files
+// as they are now.
+func (h *Judge) Fingerprint(p *Plan, inst *Instance, binary string) (*Fingerprint, error) {
 	bs, err := h.file(binary, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: binary: %w", inst.ID, err)
 	}
-	fp := &fingerprint{binary: binary, binarySum: bs.SHA256, args: argsKey(inst.Args)}
+	fp := &Fingerprint{Binary: binary, BinarySum: bs.SHA256, Args: argsKey(inst.Args)}
 	for _, in := range inst.Inputs {
-		files, err := h.dir(in.From.OutDir)
+		files, err := h.Outputs(in.From.OutDir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: input --%s: %w", inst.ID, in.Flag, err)
 		}
-		fp.inputs = append(fp.inputs, StampInput{Flag: in.Flag, Dir: p.Config.rel(in.From.OutDir), Files: files})
+		fp.Inputs = append(fp.Inputs, StampInput{Flag: in.Flag, Dir: p.Config.Rel(in.From.OutDir), Files: files})
 	}
-	if fp.paths, err = h.flagPaths(p.Config, inst); err != nil {
+	if fp.Paths, err = h.flagPaths(p.Config, inst); err != nil {
 		return nil, err
 	}
-	fp.sum = fp.digest()
+	fp.Sum = fp.digest()
 	return fp, nil
 }
 
 // digest is the sum of everything in fp that decides a rerun.
-func (fp *fingerprint) digest() string {
+func (fp *Fingerprint) digest() string {
 	d := sha256.New()
-	fmt.Fprintf(d, "pipeline fingerprint v%d\nbinary %s\n", stampVersion, fp.binarySum)
-	for _, a := range fp.args {
+	fmt.Fprintf(d, "pipeline fingerprint v%d\nbinary %s\n", stampVersion, fp.BinarySum)
+	for _, a := range fp.Args {
 		fmt.Fprintf(d, "arg %d %s\n", len(a), a)
 	}
-	for _, in := range fp.inputs {
+	for _, in := range fp.Inputs {
 		fmt.Fprintf(d, "input %s %d %s\n", in.Flag, len(in.Dir), in.Dir)
 		for _, f := range in.Files {
 			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)
 		}
 	}
-	// Added after stamp format 1: absent, it leaves the sums of stamps
-	// without flag paths as they were.
-	for _, sp := range fp.paths {
+	// Last, and only if there are any: a stamp without flag paths keeps
+	// the sum of format 1.
+	for _, sp := range fp.Paths {
 		fmt.Fprintf(d, "path %s %t %d %s\n", sp.Flag, sp.Dir, len(sp.Path), sp.Path)
 		for _, f := range sp.Files {
 			fmt.Fprintf(d, "file %d %s %s\n", len(f.Name), f.Name, f.SHA256)

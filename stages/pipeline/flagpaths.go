@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // StampPath is a file or directory named by a flag value (not an input
@@ -24,10 +26,9 @@ type StampPath struct {
 // flagPaths fingerprints every flag value of inst that names an existing
 // file or directory, relative to the config's directory; a comma-joined
 // list value is tried whole, then element by element. Values that name
-// nothing (graph names, method lists, numbers) add nothing, so the
-// fingerprint of a stage without such flags is what it was before paths
-// were fingerprinted.
-func (h *hasher) flagPaths(c *Config, inst *Instance) ([]StampPath, error) {
+// nothing (graph names, method lists, numbers) add nothing, so a stage
+// whose flags name no files has the fingerprint of a stamp without paths.
+func (h *Judge) flagPaths(c *config.Config, inst *Instance) ([]StampPath, error) {
 	inputs := make(map[string]bool) // flags fingerprinted otherwise, or not at all
 	for _, in := range inst.Stage.Inputs {
 		inputs[in.Flag] = true
@@ -42,11 +43,11 @@ func (h *hasher) flagPaths(c *Config, inst *Instance) ([]StampPath, error) {
 			continue
 		}
 		cands := []string{value}
-		if !exists(c.abs(value)) && strings.Contains(value, ",") {
+		if !exists(c.Abs(value)) && strings.Contains(value, ",") {
 			cands = strings.Split(value, ",")
 		}
 		for _, v := range cands {
-			if v == "" || !exists(c.abs(v)) {
+			if v == "" || !exists(c.Abs(v)) {
 				continue
 			}
 			sp, err := h.flagPath(c, name, v)
@@ -57,15 +58,6 @@ func (h *hasher) flagPaths(c *Config, inst *Instance) ([]StampPath, error) {
 		}
 	}
 	return out, nil
-}
-
-// abs resolves a path from the config the way a stage, which runs in the
-// config's directory, does.
-func (c *Config) abs(path string) string {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path)
-	}
-	return filepath.Join(c.Dir, path)
 }
 
 func exists(path string) bool {
@@ -80,8 +72,8 @@ func within(path, dir string) bool {
 }
 
 // flagPath sums the file or directory value names.
-func (h *hasher) flagPath(c *Config, flag, value string) (StampPath, error) {
-	path := c.abs(value)
+func (h *Judge) flagPath(c *config.Config, flag, value string) (StampPath, error) {
+	path := c.Abs(value)
 	sp := StampPath{Flag: flag, Path: value}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -94,7 +86,7 @@ func (h *hasher) flagPath(c *Config, flag, value string) (StampPath, error) {
 	}
 	if within(c.Dir, path) || within(c.DataDir, path) {
 		return sp, fmt.Errorf("%s is a directory holding the project or its data directory %s; "+
-			"the pipeline cannot fingerprint it (name a directory of inputs instead)", value, c.rel(c.DataDir))
+			"the pipeline cannot fingerprint it (name a directory of inputs instead)", value, c.Rel(c.DataDir))
 	}
 	sp.Dir = true
 	sp.Files, err = h.tree(path)
@@ -105,7 +97,7 @@ func (h *hasher) flagPath(c *Config, flag, value string) (StampPath, error) {
 // begin with "." (version control, temporary files of a writer) as dir
 // does. Symbolic links to files count as the files; links to directories
 // are not followed.
-func (h *hasher) tree(root string) ([]FileSum, error) {
+func (h *Judge) tree(root string) ([]FileSum, error) {
 	var sums []FileSum
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -13,19 +13,26 @@ import (
 	"sync"
 )
 
-// hasher computes sha256 sums of files, remembering them by path, size and
-// modification time so one run hashes each file at most once.
-type hasher struct {
+// A Judge decides whether instances are up to date (Assess), and stamps
+// them when they ran (Complete). It computes sha256 sums of files,
+// remembering them by path, size and modification time so that one run,
+// which judges every instance with one Judge, hashes each file at most
+// once. It is safe for concurrent use.
+type Judge struct {
 	mu    sync.Mutex
 	cache map[string]FileSum
+	flaws map[buildKey]string // see BuildFlaws
 }
 
-func newHasher() *hasher { return &hasher{cache: make(map[string]FileSum)} }
+// NewJudge returns a Judge that remembers nothing yet.
+func NewJudge() *Judge {
+	return &Judge{cache: make(map[string]FileSum), flaws: make(map[buildKey]string)}
+}
 
 // file returns the sum of path. If trusted holds a sum with the same size
 // and modification time (from the stamp of the producing stage), it is used
 // without reading the file.
-func (h *hasher) file(path string, trusted []FileSum) (FileSum, error) {
+func (h *Judge) file(path string, trusted []FileSum) (FileSum, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return FileSum{}, err
@@ -61,7 +68,7 @@ func (h *hasher) file(path string, trusted []FileSum) (FileSum, error) {
 // forget drops the remembered sums of the files in dir, which a stage has
 // just rewritten: on a file system with coarse modification times a
 // rewritten file could otherwise match its old size and time.
-func (h *hasher) forget(dir string) {
+func (h *Judge) forget(dir string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for path := range h.cache {
@@ -71,10 +78,10 @@ func (h *hasher) forget(dir string) {
 	}
 }
 
-// dir sums the files of an output directory: its regular files, not its
+// Outputs sums the files of an output directory: its regular files, not its
 // subdirectories, and not files whose names begin with "." (the stamp, the
 // logs, temporary files of a stage still writing).
-func (h *hasher) dir(dir string) ([]FileSum, error) {
+func (h *Judge) Outputs(dir string) ([]FileSum, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -6,24 +6,26 @@ import (
 	"maps"
 	"path/filepath"
 	"strings"
+
+	"github.com/renn-go/renn/stages/pipeline/config"
 )
 
 // Plan is a config expanded into stage instances: one per stage, or one per
 // shard of a stage that fans out, in dependency order.
 type Plan struct {
-	Config    *Config
+	Config    *config.Config
 	Instances []*Instance // dependency order: every instance after its Deps
 }
 
 // Instance is one run of a stage binary with fixed arguments.
 type Instance struct {
-	ID     string      // stage name, then /key=value,... for a shard
-	Stage  *Stage      //
-	Shard  []Param     // values naming this shard: inherited from upstream, then its own
-	Args   []string    // arguments after the binary; the last is --out=DIR
-	OutDir string      // absolute output directory
-	Inputs []InputDir  // in the order they appear in Args
-	Deps   []*Instance // distinct upstream instances, in plan order
+	ID     string         // stage name, then /key=value,... for a shard
+	Stage  *config.Stage  //
+	Shard  []config.Param // values naming this shard: inherited from upstream, then its own
+	Args   []string       // arguments after the binary; the last is --out=DIR
+	OutDir string         // absolute output directory
+	Inputs []InputDir     // in the order they appear in Args
+	Deps   []*Instance    // distinct upstream instances, in plan order
 }
 
 // InputDir is one output directory passed to a flag.
@@ -44,8 +46,8 @@ var ErrUnknownStage = errors.New("no such stage")
 // upstream shard; with several such inputs, shards are matched on the
 // parameters they share. A list input instead receives every matching
 // upstream instance, so a stage can gather all shards.
-func NewPlan(c *Config) (*Plan, error) {
-	order, err := c.order()
+func NewPlan(c *config.Config) (*Plan, error) {
+	order, err := c.Order()
 	if err != nil {
 		return nil, err
 	}
@@ -62,15 +64,25 @@ func NewPlan(c *Config) (*Plan, error) {
 	return p, nil
 }
 
+// Load reads the config file at path (see package config) and expands it
+// into instances.
+func Load(path string) (*Plan, error) {
+	c, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewPlan(c)
+}
+
 // combo is one instance of a stage under construction.
 type combo struct {
-	shard []Param              // inherited, then own
-	own   []Param              // this stage's own shard values
+	shard []config.Param       // inherited, then own
+	own   []config.Param       // this stage's own shard values
 	picks map[string]*Instance // single-valued input flag -> upstream instance
 }
 
 // expand makes the instances of stage s, given those of the stages before it.
-func (p *Plan) expand(s *Stage, byStage map[string][]*Instance) ([]*Instance, error) {
+func (p *Plan) expand(s *config.Stage, byStage map[string][]*Instance) ([]*Instance, error) {
 	combos, err := p.inputCombos(s, byStage)
 	if err != nil {
 		return nil, err
@@ -92,7 +104,7 @@ func (p *Plan) expand(s *Stage, byStage map[string][]*Instance) ([]*Instance, er
 
 // inputCombos pairs the shards of the single-valued inputs of s: one combo
 // per upstream shard, matched on the parameters they share.
-func (p *Plan) inputCombos(s *Stage, byStage map[string][]*Instance) ([]combo, error) {
+func (p *Plan) inputCombos(s *config.Stage, byStage map[string][]*Instance) ([]combo, error) {
 	combos := []combo{{picks: map[string]*Instance{}}}
 	for _, in := range s.Inputs {
 		if in.List {
@@ -111,7 +123,7 @@ func (p *Plan) inputCombos(s *Stage, byStage map[string][]*Instance) ([]combo, e
 			}
 		}
 		if len(next) == 0 {
-			return nil, p.Config.errorf([]string{"stage", s.Name, "inputs", in.Flag},
+			return nil, p.Config.Errorf([]string{"stage", s.Name, "inputs", in.Flag},
 				"no shard of stage %q matches the shards of the other inputs", in.From[0])
 		}
 		combos = next
@@ -120,11 +132,11 @@ func (p *Plan) inputCombos(s *Stage, byStage map[string][]*Instance) ([]combo, e
 }
 
 // shardCombos fans each combo out over the shard lists of s.
-func (p *Plan) shardCombos(s *Stage, combos []combo) ([]combo, error) {
+func (p *Plan) shardCombos(s *config.Stage, combos []combo) ([]combo, error) {
 	for _, axis := range s.Shard {
 		for _, sp := range combos[0].shard {
 			if sp.Name == axis.Name {
-				return nil, p.Config.errorf([]string{"stage", s.Name, "shard", axis.Name},
+				return nil, p.Config.Errorf([]string{"stage", s.Name, "shard", axis.Name},
 					"%s is already a shard parameter of an upstream stage", axis.Name)
 			}
 		}
@@ -145,7 +157,7 @@ func (p *Plan) shardCombos(s *Stage, combos []combo) ([]combo, error) {
 
 // newInstance makes the instance of s for one combo: its ID, output
 // directory, arguments and upstream instances.
-func (p *Plan) newInstance(s *Stage, cb combo, byStage map[string][]*Instance) (*Instance, error) {
+func (p *Plan) newInstance(s *config.Stage, cb combo, byStage map[string][]*Instance) (*Instance, error) {
 	c := p.Config
 	inst := &Instance{Stage: s, Shard: cb.shard, ID: s.Name}
 	inst.OutDir = filepath.Join(c.DataDir, s.Name)
@@ -168,10 +180,10 @@ func (p *Plan) newInstance(s *Stage, cb combo, byStage map[string][]*Instance) (
 		}
 		for _, u := range from {
 			inst.Inputs = append(inst.Inputs, InputDir{Flag: in.Flag, From: u})
-			inst.Args = append(inst.Args, "--"+in.Flag+"="+c.rel(u.OutDir))
+			inst.Args = append(inst.Args, "--"+in.Flag+"="+c.Rel(u.OutDir))
 		}
 	}
-	inst.Args = append(inst.Args, "--out="+c.rel(inst.OutDir))
+	inst.Args = append(inst.Args, "--out="+c.Rel(inst.OutDir))
 	seen := make(map[*Instance]bool)
 	for _, in := range inst.Inputs {
 		if !seen[in.From] {
@@ -184,7 +196,7 @@ func (p *Plan) newInstance(s *Stage, cb combo, byStage map[string][]*Instance) (
 
 // inputsOf returns the upstream instances input in of s gets in combo cb:
 // the one picked for a single-valued input, every matching shard for a list.
-func (p *Plan) inputsOf(s *Stage, in Input, cb combo, byStage map[string][]*Instance) ([]*Instance, error) {
+func (p *Plan) inputsOf(s *config.Stage, in config.Input, cb combo, byStage map[string][]*Instance) ([]*Instance, error) {
 	if !in.List {
 		return []*Instance{cb.picks[in.Flag]}, nil
 	}
@@ -197,17 +209,17 @@ func (p *Plan) inputsOf(s *Stage, in Input, cb combo, byStage map[string][]*Inst
 		}
 	}
 	if len(from) == 0 {
-		return nil, p.Config.errorf([]string{"stage", s.Name, "inputs", in.Flag},
+		return nil, p.Config.Errorf([]string{"stage", s.Name, "inputs", in.Flag},
 			"no instance of %s matches shard %s", strings.Join(in.From, ", "), shardName(cb.shard))
 	}
 	return from, nil
 }
 
-func cloneParams(ps []Param) []Param { return append([]Param(nil), ps...) }
+func cloneParams(ps []config.Param) []config.Param { return append([]config.Param(nil), ps...) }
 
 // mergeShard joins two shard assignments; ok is false if they disagree on a
 // parameter they share.
-func mergeShard(a, b []Param) (merged []Param, ok bool) {
+func mergeShard(a, b []config.Param) (merged []config.Param, ok bool) {
 	merged = cloneParams(a)
 next:
 	for _, pb := range b {
@@ -225,23 +237,12 @@ next:
 }
 
 // shardName names a shard directory: key=value pairs joined by commas.
-func shardName(shard []Param) string {
+func shardName(shard []config.Param) string {
 	parts := make([]string, len(shard))
 	for i, p := range shard {
 		parts[i] = p.Name + "=" + p.Value
 	}
 	return strings.Join(parts, ",")
-}
-
-// rel writes path relative to the config directory when it lies inside it,
-// so command lines (and the fingerprints made of them) do not depend on
-// where the project is checked out.
-func (c *Config) rel(path string) string {
-	r, err := filepath.Rel(c.Dir, path)
-	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return path
-	}
-	return r
 }
 
 // Lookup returns the instance with the given ID, or nil.
@@ -274,14 +275,14 @@ func (p *Plan) Select(names []string) (map[*Instance]bool, error) {
 		}
 		if !found {
 			return nil, fmt.Errorf("%w %q in %s (stages: %s)", ErrUnknownStage, name,
-				p.Config.File, strings.Join(p.Config.stageNames(), ", "))
+				p.Config.File, strings.Join(p.Config.StageNames(), ", "))
 		}
 	}
 	return sel, nil
 }
 
 // withAncestors adds every upstream instance of sel to it.
-func (p *Plan) withAncestors(sel map[*Instance]bool) map[*Instance]bool {
+func (p *Plan) WithAncestors(sel map[*Instance]bool) map[*Instance]bool {
 	out := make(map[*Instance]bool, len(sel))
 	for inst := range sel {
 		out[inst] = true

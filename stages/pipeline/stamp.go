@@ -16,8 +16,8 @@ import (
 // directory complete. It is written only after the stage exited 0.
 const StampName = ".pipeline-stamp.json"
 
-// stampVersion changes whenever the fingerprint recipe changes, so old
-// stamps read as stale rather than silently matching.
+// stampVersion changes whenever the fingerprint recipe changes, so stamps
+// of another recipe read as stale rather than silently matching.
 const stampVersion = 1
 
 // Stamp records a completed run of an instance.
@@ -30,8 +30,8 @@ type Stamp struct {
 	Args         []string     `json:"args"`
 	Inputs       []StampInput `json:"inputs"`
 	// Paths are the files and directories named by flag values, absent in
-	// stamps of stages without them (and in those written before they were
-	// recorded).
+	// stamps of stages without them. A stamp without the field vouches for
+	// no file: a flag that names one makes the instance stale.
 	Paths    []StampPath `json:"paths,omitempty"`
 	Outputs  []FileSum   `json:"outputs"`
 	Started  time.Time   `json:"started"`
@@ -40,14 +40,22 @@ type Stamp struct {
 	// CPUSeconds (user + system) and MaxRSSKiB (peak resident set size)
 	// are what the stage's process used, as the operating system reported
 	// when it exited. They are 0 where the executor could not measure them
-	// and in stamps written before they were recorded; neither enters the
-	// fingerprint or the staleness of an instance.
+	// (and in stamps without the fields); neither enters the fingerprint or
+	// the staleness of an instance.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	MaxRSSKiB  int64   `json:"max_rss_kib,omitempty"`
 	// Adopted lists the times the stamp was carried over to a new binary
-	// by Runner.Verify instead of being rewritten by a run; Started,
+	// by verify instead of being rewritten by a run; Started,
 	// Finished and Seconds stay those of the run that made the outputs.
 	Adopted []Adoption `json:"adopted,omitempty"`
+}
+
+// Adoption records in a stamp that verify carried it over to a new
+// binary (see package verify): a sample of the stage rerun with that binary gave the same results.
+type Adoption struct {
+	At             time.Time `json:"at"`
+	PreviousBinary string    `json:"previous_binary_sha256"` // the binary's sum the stamp held before
+	Sampled        []string  `json:"sampled"`                // the instances of the stage rerun and compared
 }
 
 // StampInput lists the files of one input directory as they were when the
@@ -82,7 +90,7 @@ func ReadStamp(dir string) (*Stamp, error) {
 
 // writeStamp writes s into dir atomically: a reader sees the old stamp, no
 // stamp or the whole new one.
-func writeStamp(dir string, s *Stamp) error {
+func WriteStamp(dir string, s *Stamp) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
@@ -111,7 +119,7 @@ func writeStamp(dir string, s *Stamp) error {
 // removeStamp unmarks dir as complete before a stage reruns in it, so a run
 // that fails or is killed never leaves a stamp over partial output. It
 // also removes the temporary stamps of runs killed while writing one.
-func removeStamp(dir string) error {
+func RemoveStamp(dir string) error {
 	err := os.Remove(filepath.Join(dir, StampName))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove stamp: %w", err)
@@ -125,30 +133,30 @@ func removeStamp(dir string) error {
 
 // staleness compares a stamp with the current fingerprint and output files.
 // It returns "" if the instance is up to date, else why it is not.
-func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) (string, error) {
+func (h *Judge) staleness(p *Plan, inst *Instance, st *Stamp, fp *Fingerprint) (string, error) {
 	var reasons []string
 	if st.Version != stampVersion {
 		return fmt.Sprintf("stamp format %d, want %d", st.Version, stampVersion), nil
 	}
-	if st.BinarySHA256 != fp.binarySum {
-		reasons = append(reasons, binaryChange(p, fp.binary))
+	if st.BinarySHA256 != fp.BinarySum {
+		reasons = append(reasons, h.binaryChange(p, fp.Binary))
 	}
-	if r := argsChange(argsKey(st.Args), fp.args); r != "" {
+	if r := argsChange(argsKey(st.Args), fp.Args); r != "" {
 		reasons = append(reasons, r)
 	}
-	if r := inputsChange(st.Inputs, fp.inputs); r != "" {
+	if r := inputsChange(st.Inputs, fp.Inputs); r != "" {
 		reasons = append(reasons, r)
 	}
-	if r := pathsChange(st.Paths, fp.paths); r != "" {
+	if r := pathsChange(st.Paths, fp.Paths); r != "" {
 		reasons = append(reasons, r)
 	}
-	outs, err := h.dir(inst.OutDir)
+	outs, err := h.Outputs(inst.OutDir)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", inst.ID, err)
 	}
 	for _, want := range st.Outputs {
 		i := slices.IndexFunc(outs, func(f FileSum) bool { return f.Name == want.Name })
-		path := p.Config.rel(filepath.Join(inst.OutDir, want.Name))
+		path := p.Config.Rel(filepath.Join(inst.OutDir, want.Name))
 		if i < 0 {
 			reasons = append(reasons, "output deleted: "+path)
 			break
@@ -158,7 +166,7 @@ func (h *hasher) staleness(p *Plan, inst *Instance, st *Stamp, fp *fingerprint) 
 			break
 		}
 	}
-	if len(reasons) == 0 && st.Fingerprint != fp.sum {
+	if len(reasons) == 0 && st.Fingerprint != fp.Sum {
 		reasons = append(reasons, "fingerprint changed")
 	}
 	return strings.Join(reasons, "; "), nil
@@ -220,4 +228,55 @@ func inputsChange(old, cur []StampInput) string {
 		}
 	}
 	return ""
+}
+
+// Complete marks the output directory of inst complete after its binary,
+// judged by fp, exited 0: it writes the stamp, with the times and usage of
+// run (Started, Finished, Seconds, CPUSeconds, MaxRSSKiB) and the rest as
+// inst, fp and the outputs are now.
+func (h *Judge) Complete(p *Plan, inst *Instance, fp *Fingerprint, run Stamp) error {
+	h.forget(inst.OutDir)
+	outs, err := h.Outputs(inst.OutDir)
+	if err == nil {
+		fp, err = afterRun(p, inst, fp)
+	}
+	if err == nil {
+		st := run
+		st.Version, st.ID, st.Fingerprint = stampVersion, inst.ID, fp.Sum
+		st.Binary, st.BinarySHA256 = p.Config.Rel(fp.Binary), fp.BinarySum
+		st.Args, st.Inputs, st.Paths, st.Outputs = inst.Args, fp.Inputs, fp.Paths, outs
+		err = WriteStamp(inst.OutDir, &st)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", inst.ID, err)
+	}
+	return nil
+}
+
+// afterRun returns fp with the files and directories named by flags as
+// they are now that the stage has run: a directory the stage writes into
+// (--uai-out) is then recorded with what it wrote, so the instance is up
+// to date afterwards; files it only reads are as they were.
+func afterRun(p *Plan, inst *Instance, fp *Fingerprint) (*Fingerprint, error) {
+	paths, err := NewJudge().flagPaths(p.Config, inst) // a fresh Judge: the stage may have rewritten them
+	if err != nil {
+		return nil, err
+	}
+	after := *fp
+	after.Paths = paths
+	after.Sum = after.digest()
+	return &after, nil
+}
+
+// BinaryOnly reports whether st, current in every respect but the binary's
+// sum, would hold: the instance's flags, inputs and outputs are those it
+// recorded, and only the binary changed.
+func (h *Judge) BinaryOnly(p *Plan, inst *Instance, st *Stamp, fp *Fingerprint) (bool, error) {
+	if st.Version != stampVersion || st.BinarySHA256 == fp.BinarySum {
+		return false, nil
+	}
+	c := *st
+	c.BinarySHA256, c.Fingerprint = fp.BinarySum, fp.Sum
+	reason, err := h.staleness(p, inst, &c, fp)
+	return reason == "", err
 }

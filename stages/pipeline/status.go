@@ -33,12 +33,20 @@ type Status struct {
 	Instance *Instance
 	State    State
 	Reason   string
-	Job      *JobInfo // its last Slurm job, if it was submitted to Slurm (see AttachJobs)
+	Job      Job // its last batch job, if it was handed to a batch scheduler (see slurm.AttachJobs)
 }
 
-// assess judges one instance on the files as they are now. fp is nil when
-// the binary cannot be read.
-func (h *hasher) assess(p *Plan, inst *Instance, binDir string) (Status, *fingerprint, error) {
+// A Job is the job of a batch scheduler that last ran an instance, or is
+// to run it, as WriteStatus shows it.
+type Job interface {
+	String() string      // one line: the job, its state and what it recorded
+	LastLines() []string // the last lines of a failed job's stderr; nil if none
+}
+
+// Assess judges inst, run with its binary in binDir, on the files as they
+// are now, and returns its fingerprint too; that is nil when the binary
+// cannot be read.
+func (h *Judge) Assess(p *Plan, inst *Instance, binDir string) (Status, *Fingerprint, error) {
 	st := Status{Instance: inst}
 	stamp, err := ReadStamp(inst.OutDir)
 	switch {
@@ -50,13 +58,13 @@ func (h *hasher) assess(p *Plan, inst *Instance, binDir string) (Status, *finger
 		st.State, st.Reason = Missing, err.Error()
 	}
 	bin := BinaryPath(binDir, inst.Stage)
-	fp, err := h.fingerprint(p, inst, bin)
+	fp, err := h.Fingerprint(p, inst, bin)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return st, nil, err
 		}
 		if stamp != nil {
-			st.State, st.Reason = Stale, "binary not found: "+p.Config.rel(bin)
+			st.State, st.Reason = Stale, "binary not found: "+p.Config.Rel(bin)
 		}
 		return st, nil, nil
 	}
@@ -78,11 +86,11 @@ func (h *hasher) assess(p *Plan, inst *Instance, binDir string) (Status, *finger
 // it reruns if the upstream's rerun changes its outputs. Status reads files
 // but changes nothing (it does not build binaries either).
 func (p *Plan) Status(binDir string) ([]Status, error) {
-	h := newHasher()
+	h := NewJudge()
 	out := make([]Status, len(p.Instances))
 	byInst := make(map[*Instance]State, len(p.Instances))
 	for i, inst := range p.Instances {
-		st, _, err := h.assess(p, inst, binDir)
+		st, _, err := h.Assess(p, inst, binDir)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +109,8 @@ func (p *Plan) Status(binDir string) ([]Status, error) {
 }
 
 // WriteStatus prints one line per instance: its ID, state and reason, and
-// its last Slurm job if known, followed by the tail of a failed job's stderr.
+// its last batch job if known, followed by the tail of a failed job's
+// stderr.
 func WriteStatus(w io.Writer, sts []Status) error {
 	idWidth, stateWidth := 0, 0
 	for _, st := range sts {
@@ -123,7 +132,7 @@ func WriteStatus(w io.Writer, sts []Status) error {
 			return err
 		}
 		if st.Job != nil {
-			for _, l := range st.Job.Tail {
+			for _, l := range st.Job.LastLines() {
 				if _, err := fmt.Fprintf(w, "    | %s\n", l); err != nil {
 					return err
 				}

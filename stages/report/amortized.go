@@ -69,11 +69,7 @@ type amortizedFamily struct {
 // AmortizedSection returns the section in Markdown, from the amortized_*
 // score stages of p.Config that have run.
 func AmortizedSection(p AmortizedParams) (string, error) {
-	cfg, err := pipeline.LoadConfig(p.Config)
-	if err != nil {
-		return "", err
-	}
-	plan, err := pipeline.NewPlan(cfg)
+	plan, err := pipeline.Load(p.Config)
 	if err != nil {
 		return "", err
 	}
@@ -96,11 +92,11 @@ func AmortizedSection(p AmortizedParams) (string, error) {
 		fams = append(fams, amortizedFamily{name: familyOf(plan, s), sum: sum})
 	}
 	if p.Committed && !slices.ContainsFunc(fams, func(f amortizedFamily) bool { return f.sum.present }) {
-		path := filepath.Join(cfg.DataDir, ResultsFile)
-		if rel, err := filepath.Rel(cfg.Dir, path); err == nil {
+		path := filepath.Join(plan.Config.DataDir, ResultsFile)
+		if rel, err := filepath.Rel(plan.Config.Dir, path); err == nil {
 			path = rel // as REPORT.md, beside the config, names it
 		}
-		return committedSection(path, filepath.Join(cfg.Dir, path), p.Config)
+		return committedSection(path, filepath.Join(plan.Config.Dir, path), p.Config)
 	}
 	sets, err := readGBPSets(plan)
 	if err != nil {

@@ -171,11 +171,7 @@ func writeHardFixture(t *testing.T, root, extra, models string) string {
 
 func loadPlan(t *testing.T, cfg string) *pipeline.Plan {
 	t.Helper()
-	c, err := pipeline.LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(c)
+	plan, err := pipeline.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,11 +70,7 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := pipeline.LoadConfig(p.Config)
-	if err != nil {
-		return err
-	}
-	plan, err := pipeline.NewPlan(cfg)
+	plan, err := pipeline.Load(p.Config)
 	if err != nil {
 		return err
 	}

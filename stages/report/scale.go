@@ -488,11 +488,7 @@ func fmtConverged(c *scaleCell) string {
 // ScaleTable reads the outputs of the pipeline p.Config and returns the
 // cost-against-size tables in Markdown.
 func ScaleTable(p ScaleParams) (string, error) {
-	cfg, err := pipeline.LoadConfig(p.Config)
-	if err != nil {
-		return "", err
-	}
-	plan, err := pipeline.NewPlan(cfg)
+	plan, err := pipeline.Load(p.Config)
 	if err != nil {
 		return "", err
 	}

@@ -21,8 +21,10 @@ const (
 	oldPrefix    = ".old-"
 )
 
-// exchangeDirs is exchange; tests replace it to take the two-rename path.
-var exchangeDirs = exchange
+// exchangeFunc swaps two directories in one atomic rename, or returns
+// errNoExchange where the system cannot. Commit uses exchange; tests pass
+// others to take the two-rename path or to make an install fail.
+type exchangeFunc func(a, b string) error
 
 // Commit writes every output into dir (or its own Dir) so that the
 // directory holds the previous complete output set or the new one, never a
@@ -50,7 +52,10 @@ var exchangeDirs = exchange
 // or dir is the working directory or holds it, each file is still written
 // atomically and a failed commit removes what it wrote (the set is then
 // not atomic under a kill).
-func Commit(dir string, outs ...Output) error {
+func Commit(dir string, outs ...Output) error { return commit(dir, outs, exchange) }
+
+// commit is Commit, exchanging directories with swapDirs.
+func commit(dir string, outs []Output, swapDirs exchangeFunc) error {
 	var dirs []string
 	byDir := make(map[string][]Output)
 	for _, o := range outs {
@@ -86,11 +91,11 @@ func Commit(dir string, outs ...Output) error {
 	}
 	staged = installOrder(staged, sameDir(dir))
 	for i, s := range staged {
-		if err := install(s); err != nil {
+		if err := install(s, swapDirs); err != nil {
 			// Put back the directories already installed, newest first, so
 			// that a failed commit leaves every directory as it was.
 			for j := i - 1; j >= 0; j-- {
-				uninstall(staged[j])
+				uninstall(staged[j], swapDirs)
 			}
 			for _, s := range staged {
 				os.RemoveAll(s.tmp)
@@ -319,7 +324,7 @@ func moveBack(from, to string, names []string) {
 // install makes s.tmp the directory at s.path: exchanged with the current
 // one, which then sits at s.tmp, or renamed into place if there is none.
 // On an error everything is as it was.
-func install(s *stagedDir) error {
+func install(s *stagedDir, swapDirs exchangeFunc) error {
 	own := make(map[string]bool)
 	if entries, err := os.ReadDir(s.tmp); err == nil {
 		for _, e := range entries {
@@ -333,7 +338,7 @@ func install(s *stagedDir) error {
 	if _, err := os.Lstat(s.path); errors.Is(err, fs.ErrNotExist) {
 		return os.Rename(s.tmp, s.path)
 	}
-	if err := swap(s.tmp, s.path); err != nil {
+	if err := swap(s.tmp, s.path, swapDirs); err != nil {
 		moveBack(s.tmp, s.path, carried)
 		return err
 	}
@@ -341,25 +346,25 @@ func install(s *stagedDir) error {
 	return nil
 }
 
-// uninstall undoes install(s): the previous directory back at s.path with
+// uninstall undoes install(s, swapDirs): the previous directory back at s.path with
 // its carried subdirectories, the new one at s.tmp (or, with no previous
 // directory, the new one moved back to s.tmp).
-func uninstall(s *stagedDir) {
+func uninstall(s *stagedDir, swapDirs exchangeFunc) {
 	if !s.replaced {
 		os.Rename(s.path, s.tmp)
 		return
 	}
-	if swap(s.tmp, s.path) == nil {
+	if swap(s.tmp, s.path, swapDirs) == nil {
 		moveBack(s.tmp, s.path, s.carried)
 	}
 }
 
 // swap exchanges the directories a and b, the second existing: in one
-// atomic rename where the system offers it, else in three (b aside, a to
+// atomic rename where swapDirs can, else in three (b aside, a to
 // b, the previous b to a), between which a kill leaves b's previous
 // directory at ".<b>.old-*".
-func swap(a, b string) error {
-	err := exchangeDirs(a, b)
+func swap(a, b string, swapDirs exchangeFunc) error {
+	err := swapDirs(a, b)
 	if !errors.Is(err, errNoExchange) {
 		return err
 	}

@@ -88,8 +88,9 @@ func previous(t *testing.T) (parent, out string) {
 
 func TestCommitReplacesOutputSet(t *testing.T) {
 	for _, twoRenames := range []bool{false, true} {
+		swapDirs := exchangeFunc(exchange)
 		if twoRenames {
-			exchangeDirs = func(a, b string) error { return errNoExchange }
+			swapDirs = func(a, b string) error { return errNoExchange }
 		}
 		parent, out := previous(t)
 		write(t, filepath.Join(parent, ".out.commit-999", "marginals.parquet"), "killed commit")
@@ -98,7 +99,7 @@ func TestCommitReplacesOutputSet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = Commit(out, text("marginals.parquet", "new marginals"), text("estimates.parquet", "new estimates"))
+		err = commit(out, []Output{text("marginals.parquet", "new marginals"), text("estimates.parquet", "new estimates")}, swapDirs)
 		if err != nil {
 			t.Fatalf("two renames %v: %v", twoRenames, err)
 		}
@@ -117,7 +118,6 @@ func TestCommitReplacesOutputSet(t *testing.T) {
 				t.Errorf("two renames %v: %s holds %q, want %q", twoRenames, name, got, want)
 			}
 		}
-		exchangeDirs = exchange
 	}
 }
 
@@ -282,14 +282,13 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // included, and nothing of the failed commit is left; with the atomic
 // exchange and with two renames.
 func TestCommitInstallFailsRollsBack(t *testing.T) {
-	defer func() { exchangeDirs = exchange }()
 	for _, twoRenames := range []bool{false, true} {
 		parent, out := previous(t)
 		uai := filepath.Join(parent, "uai")
 		write(t, filepath.Join(uai, "bp", "a.uai.MAR"), "old bp")
 		write(t, filepath.Join(uai, "mf", "a.uai.MAR"), "old mf")
 		beforeOut, beforeUAI := snapshot(t, out), snapshot(t, uai)
-		exchangeDirs = func(a, b string) error {
+		swapDirs := func(a, b string) error {
 			if b == out {
 				return errDiskFull
 			}
@@ -298,8 +297,8 @@ func TestCommitInstallFailsRollsBack(t *testing.T) {
 			}
 			return exchange(a, b)
 		}
-		err := Commit(out, text("marginals.parquet", "new"), text("estimates.parquet", "new"),
-			Output{Dir: uai, Name: "bp/a.uai.MAR", Write: text("bp/a.uai.MAR", "new bp").Write})
+		err := commit(out, []Output{text("marginals.parquet", "new"), text("estimates.parquet", "new"),
+			{Dir: uai, Name: "bp/a.uai.MAR", Write: text("bp/a.uai.MAR", "new bp").Write}}, swapDirs)
 		if !errors.Is(err, errDiskFull) {
 			t.Fatalf("two renames %v: error %v, want disk full", twoRenames, err)
 		}
@@ -319,7 +318,6 @@ func TestCommitInstallFailsRollsBack(t *testing.T) {
 // installed first and the outer one's install carries it along; a failure
 // of the outer one puts both back.
 func TestCommitNestedDir(t *testing.T) {
-	defer func() { exchangeDirs = exchange }()
 	outs := func(out string) []Output {
 		return []Output{text("marginals.parquet", "new"),
 			{Dir: filepath.Join(out, "uai"), Name: "a.uai.PR", Write: text("a.uai.PR", "new pr").Write}}
@@ -328,13 +326,13 @@ func TestCommitNestedDir(t *testing.T) {
 	write(t, filepath.Join(out, "uai", "a.uai.PR"), "old pr")
 	write(t, filepath.Join(out, "uai", "b.uai.PR"), "other model")
 	before := snapshot(t, out)
-	exchangeDirs = func(a, b string) error {
+	failOut := func(a, b string) error {
 		if b == out {
 			return errDiskFull
 		}
 		return exchange(a, b)
 	}
-	if err := Commit(out, outs(out)...); !errors.Is(err, errDiskFull) {
+	if err := commit(out, outs(out), failOut); !errors.Is(err, errDiskFull) {
 		t.Fatalf("error %v, want disk full", err)
 	}
 	if got := snapshot(t, out); !maps.Equal(got, before) {
@@ -343,7 +341,6 @@ func TestCommitNestedDir(t *testing.T) {
 	if got := names(t, filepath.Join(out, "uai")); !slices.Equal(got, []string{"a.uai.PR", "b.uai.PR"}) {
 		t.Errorf("out/uai holds %q", got)
 	}
-	exchangeDirs = exchange
 	if err := Commit(out, outs(out)...); err != nil {
 		t.Fatal(err)
 	}
