@@ -77,11 +77,7 @@ type budgetRuns struct {
 // AnyModelSection returns the section in Markdown from the score stages
 // score_budget<seconds> of p.Config that have run.
 func AnyModelSection(p AnyModelParams) (string, error) {
-	cfg, err := pipeline.LoadConfig(p.Config)
-	if err != nil {
-		return "", err
-	}
-	plan, err := pipeline.NewPlan(cfg)
+	plan, err := pipeline.Load(p.Config)
 	if err != nil {
 		return "", err
 	}

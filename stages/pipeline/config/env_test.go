@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestParseConfigEnv(t *testing.T) {
 run = ["sample-model", "uai"]
 flags = { in = "${RENN_TEST_DIR}", out2 = "${RENN_TEST_UNSET:-data/uai}", e = "${RENN_TEST_EMPTY:-d}", keep = "a$b", list = ["${RENN_TEST_DIR}/x", "y"] }
 `
-	c, err := ParseConfig("p.toml", "/p", []byte(src))
+	c, err := Parse("p.toml", "/p", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ flags = { in = "${RENN_TEST_DIR}", out2 = "${RENN_TEST_UNSET:-data/uai}", e = "$
 		t.Errorf("flags %q, want %q", got, want)
 	}
 	for _, bad := range []string{`"${RENN_TEST_UNSET}"`, `"${RENN_TEST_DIR"`, `"${}"`} {
-		_, err := ParseConfig("p.toml", "/p", []byte("[stage.s]\nrun = [\"x\"]\nflags = { in = "+bad+" }\n"))
+		_, err := Parse("p.toml", "/p", []byte("[stage.s]\nrun = [\"x\"]\nflags = { in = "+bad+" }\n"))
 		if err == nil {
 			t.Errorf("%s: no error", bad)
 			continue
