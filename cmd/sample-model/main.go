@@ -87,20 +87,33 @@ func (c *uaiCmd) Validate() error { return c.params().Check() }
 func (c *uaiCmd) Run() error { return samplemodel.UAI(c.params(), c.Out) }
 
 type factorsCmd struct {
-	Family string `required:"" enum:"csp,noisy-or,pedigree,linkage" help:"Family: csp (soft CSP: --size variables of 4 states, 3*size/2 ternary factors with zero and near-zero entries), noisy-or (--size binary findings, size/2 causes, noisy-OR CPTs with leak, half the findings observed), pedigree (--size individuals in generations of 8, genotype and phenotype of 3 states each, arity-4 Mendelian factors with zeros, phenotypes and genotypes partly observed) or linkage (genetic linkage as in the UAI pedigree/linkage sets: --size individuals in generations of 6, 4 loci each with paternal and maternal alleles of up to 5 states, binary selectors linked by recombination, deterministic arity-4 transmission factors, typed markers as 1-state variables, affection statuses partly observed; size 24 gives 432 variables, often too wide for exact inference). Every observation has positive probability."`
-	Size   int    `required:"" help:"The family's size: variables (csp, >= 5), findings (noisy-or, >= 2) or individuals (pedigree, >= 9; linkage, >= 7); at most 100000."`
-	Count  int    `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
-	Seed   int64  `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
-	Hide   string `placeholder:"LIST" help:"Mark variables hidden: a comma-separated list of variable indices, applied to every model."`
-	Out    string `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
+	Family    string   `required:"" enum:"csp,noisy-or,pedigree,linkage,potts" help:"Family: csp (soft CSP: --size variables of 4 states, 3*size/2 ternary factors with zero and near-zero entries), noisy-or (--size binary findings, size/2 causes, noisy-OR CPTs with leak, half the findings observed), pedigree (--size individuals in generations of 8, genotype and phenotype of 3 states each, arity-4 Mendelian factors with zeros, phenotypes and genotypes partly observed), linkage (genetic linkage as in the UAI pedigree/linkage sets: --size individuals in generations of 6, 4 loci each with paternal and maternal alleles of up to 5 states, binary selectors linked by recombination, deterministic arity-4 transmission factors, typed markers as 1-state variables, affection statuses partly observed; size 24 gives 432 variables) or potts (--size variables of --states states on a random graph of treewidth at most --treewidth with --density pairwise factors per variable, and a unary factor each: object-detection-like, core/mrf/potts.go documents the scale). Every observation has positive probability."`
+	Size      int      `required:"" help:"The family's size: variables (csp, >= 5; potts, >= 2), findings (noisy-or, >= 2) or individuals (pedigree, >= 9; linkage, >= 7); at most 100000."`
+	States    *int     `help:"potts: states per variable (default 11)."`
+	Treewidth *int     `help:"potts: the graph is a random subgraph of a k-tree of this k, its treewidth at most k (default 6, or size-1 if smaller)."`
+	Density   *float64 `help:"potts: pairwise factors per variable; the graph keeps round(density*size) of the k-tree's edges, between size-1 and the k-tree's k(k+1)/2+(size-k-1)k (default 2.75, within those bounds)."`
+	Count     int      `default:"1" help:"Number of models; model k uses a seed derived from --seed and k."`
+	Seed      int64    `default:"1" help:"Base seed (math/rand/v2 PCG, the same models on every machine)."`
+	Hide      string   `placeholder:"LIST" help:"Mark variables hidden: a comma-separated list of variable indices, applied to every model."`
+	Out       string   `required:"" type:"path" help:"Output directory: models.parquet and model_info.parquet."`
 }
 
 func (c *factorsCmd) params() samplemodel.FactorParams {
-	return samplemodel.FactorParams{Family: c.Family, Size: c.Size, Count: c.Count, Seed: c.Seed, Hide: c.Hide}
+	p := samplemodel.FactorParams{Family: c.Family, Size: c.Size, Count: c.Count, Seed: c.Seed, Hide: c.Hide}
+	if c.Family == "potts" {
+		p.Potts = samplemodel.PottsParams(c.Size, c.States, c.Treewidth, c.Density)
+	}
+	return p
 }
 
-// Validate makes a size or count out of range a usage error (exit 2).
-func (c *factorsCmd) Validate() error { return c.params().Check() }
+// Validate makes a size or count out of range, and a potts flag with
+// another family, usage errors (exit 2).
+func (c *factorsCmd) Validate() error {
+	if c.Family != "potts" && (c.States != nil || c.Treewidth != nil || c.Density != nil) {
+		return fmt.Errorf("--states, --treewidth and --density are for --family potts, not %s", c.Family)
+	}
+	return c.params().Check()
+}
 
 func (c *factorsCmd) Run() error { return samplemodel.Factors(c.params(), c.Out) }
 

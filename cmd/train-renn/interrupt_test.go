@@ -56,7 +56,7 @@ func TestInterruptKeepsFinishedModels(t *testing.T) {
 	models := quickThenSlow(t, dir)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		out := filepath.Join(dir, "out-"+sig.String())
-		cmd := clitest.Command(t, "--models", models, "--scheme", "faces", "--tol", "1e-300", "--max-steps", "100000000", "--out", out)
+		cmd := clitest.Command(t, "--models", models, "--scheme", "faces", "--rounds", "0", "--tol", "1e-300", "--max-steps", "100000000", "--out", out)
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -32,7 +32,13 @@ func New(opts Options) (*Auto, error) {
 	}
 	a := &Auto{opts: opts}
 	a.run = a.runStep
-	a.estimate = func(m *mrf.Model) (float64, error) { return exactSeconds(m, a.exactOptions()) }
+	a.estimate = func(m *mrf.Model) (float64, error) {
+		// Planning effort grows with the bound on the estimated time: a
+		// model hopelessly over the budget is given up after one round.
+		o := a.exactOptions()
+		o.MaxPlannedSeconds = a.opts.MaxSeconds
+		return exactSeconds(m, o)
+	}
 	return a, nil
 }
 
@@ -110,9 +116,12 @@ func (a *Auto) exactStep(ctx context.Context, m *mrf.Model, ck clock, rec *Recor
 	}
 	est, err := a.estimate(m)
 	d.Left = Float(ck.left())
+	s := step{name: "exact", method: "exact", kind: kindExact}
 	if err != nil {
+		// Listed among the runs, so that a model every method fails on
+		// (Z = 0, say) has exact inference's reason in its error too.
 		d.Why = "no plan: " + err.Error()
-		return candidate{}, false
+		return s.skipped(d.Why), true
 	}
 	d.Estimate = Float(est)
 	if est > exactShare*ck.left() {
@@ -120,7 +129,7 @@ func (a *Auto) exactStep(ctx context.Context, m *mrf.Model, ck clock, rec *Recor
 		return candidate{}, false
 	}
 	d.Ran = true
-	c := a.run(ctx, m, step{name: "exact", method: "exact", kind: kindExact}, ck.left())
+	c := a.run(ctx, m, s, ck.left())
 	switch {
 	case c.err != nil:
 		d.Why = "ran and failed: " + c.err.Error()

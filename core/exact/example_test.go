@@ -25,10 +25,10 @@ func ExampleSolve() {
 	// p(x0 = x1) = 0.9803
 }
 
-func ExampleMakePlan() {
+func ExampleMakeOrder() {
 	edges, _ := mrf.GridEdges(20, false)
 	m := mrf.RandomIsing(400, edges, 1, 1)
-	plan, err := exact.MakePlan(m, exact.DefaultOptions())
+	plan, err := exact.MakeOrder(m, exact.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,7 +36,7 @@ func ExampleMakePlan() {
 	fmt.Printf("%s order, largest table %d entries\n", plan.Heuristic, plan.LargestTable)
 	small := exact.DefaultOptions()
 	small.MaxTable = 1 << 20
-	_, err = exact.MakePlan(m, small)
+	_, err = exact.MakeOrder(m, small)
 	fmt.Println(err)
 	// Output:
 	// bandwidth order, largest table 2097152 entries

@@ -31,7 +31,15 @@ type geom struct {
 	split  int     // dimension whose range is shared between two workers; -1 for none
 	nsum   int     // the first nsum dimensions are those the written operand lacks
 	block  int     // 1 or 2: dimensions handled inside one kernel call
+	// blas lets sumProduct run long inner loops through gonum's assembly
+	// (Dasum, Daxpy, Ddot; their summation order differs from the loops',
+	// so the elimination engine, whose samples must not move, keeps the
+	// loops).
+	blas bool
 }
+
+// minBLAS is the shortest inner loop given to gonum's level-1 routines.
+const minBLAS = 16
 
 // minInner is the shortest fastest dimension kept innermost; below it the
 // largest dimension goes innermost instead (strided but long).
@@ -45,40 +53,25 @@ const minInner = 8
 // in the first sweep over the others and can be zeroed there instead of by
 // a separate pass over the whole table. orderOp gives the memory order.
 func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
-	g := &geom{stride: make([][]int, len(st)), split: -1}
+	return buildGeom(cards, st, disjoint, sumOp, orderOp, false)
+}
+
+// newReducingGeom is newGeom that keeps a summed dimension innermost (as a
+// reduction along it) when the largest read operand is contiguous along it,
+// rather than sweeping the written operand once per state of it.
+func newReducingGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom {
+	g := buildGeom(cards, st, disjoint, sumOp, orderOp, true)
+	g.blas = true
+	return g
+}
+
+func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, reduce bool) *geom {
+	g := &geom{split: -1}
 	total := 1
-	for d, c := range cards {
+	for _, c := range cards {
 		total *= c
-		if c == 1 {
-			continue
-		}
-		if last := len(g.size) - 1; last >= 0 {
-			merge := true
-			for op := range st {
-				if g.stride[op][last] != st[op][d]*c {
-					merge = false
-					break
-				}
-			}
-			if merge {
-				g.size[last] *= c
-				for op := range st {
-					g.stride[op][last] = st[op][d]
-				}
-				continue
-			}
-		}
-		g.size = append(g.size, c)
-		for op := range st {
-			g.stride[op] = append(g.stride[op], st[op][d])
-		}
 	}
-	if len(g.size) == 0 {
-		g.size = []int{1}
-		for op := range st {
-			g.stride[op] = []int{0}
-		}
-	}
+	g.size, g.stride = mergeDims(cards, st)
 	var summed, rest []int
 	for d := range g.size {
 		if sumOp >= 0 && g.stride[sumOp][d] == 0 {
@@ -89,6 +82,31 @@ func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom 
 	}
 	if len(rest) == 0 { // everything is summed: the innermost becomes a reduction
 		rest, summed = summed[len(summed)-1:], summed[:len(summed)-1]
+	} else if d := g.unitDim(sumOp); reduce && d >= 0 && g.stride[sumOp][d] == 0 && g.size[d] >= minInner {
+		// The largest read table is contiguous along a long enough summed
+		// dimension: reduce along it innermost.
+		i := slices.Index(summed, d)
+		summed = slices.Delete(summed, i, i+1)
+		g.nsum = len(summed)
+		// The longest kept dimension gives the rows of a block.
+		r := 0
+		for j, e := range rest {
+			if g.size[e] > g.size[rest[r]] {
+				r = j
+			}
+		}
+		row := rest[r]
+		rest = slices.Delete(rest, r, r+1)
+		perm := append(append(append(slices.Clone(summed), rest...), row), d)
+		g.size = permute(g.size, perm)
+		for op := range g.stride {
+			g.stride[op] = permute(g.stride[op], perm)
+		}
+		g.block = 2
+		if total >= parallelMin {
+			g.chooseSplit(disjoint)
+		}
+		return g
 	}
 	// Memory order of orderOp, slowest first; dimensions it lacks go first.
 	memStride := func(d int) int {
@@ -131,17 +149,84 @@ func newGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int) *geom 
 		g.stride[op] = permute(g.stride[op], perm)
 	}
 	if total >= parallelMin {
-		for d, sz := range g.size {
-			ok := sz >= 2 && (g.split < 0 || sz > g.size[g.split])
-			for _, op := range disjoint {
-				ok = ok && g.stride[op][d] != 0
-			}
-			if ok {
-				g.split = d
-			}
-		}
+		g.chooseSplit(disjoint)
 	}
 	return g
+}
+
+// unitDim returns the dimension along which the largest operand other than
+// written is contiguous, or -1.
+func (g *geom) unitDim(written int) int {
+	best, size := -1, 0
+	for op, st := range g.stride {
+		if op == written {
+			continue
+		}
+		n := 1
+		for d, s := range st {
+			if s != 0 {
+				n = max(n, s*g.size[d])
+			}
+		}
+		if d := slices.Index(st, 1); d >= 0 && n > size {
+			best, size = d, n
+		}
+	}
+	return best
+}
+
+// mergeDims drops dimensions of size 1 and merges consecutive dimensions
+// across which every operand is contiguous (or absent from both), so loops
+// run over fewer, longer dimensions.
+func mergeDims(cards []int, st [][]int) ([]int, [][]int) {
+	var size []int
+	stride := make([][]int, len(st))
+	for d, c := range cards {
+		if c == 1 {
+			continue
+		}
+		if last := len(size) - 1; last >= 0 {
+			merge := true
+			for op := range st {
+				if stride[op][last] != st[op][d]*c {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				size[last] *= c
+				for op := range st {
+					stride[op][last] = st[op][d]
+				}
+				continue
+			}
+		}
+		size = append(size, c)
+		for op := range st {
+			stride[op] = append(stride[op], st[op][d])
+		}
+	}
+	if len(size) == 0 {
+		size = []int{1}
+		for op := range st {
+			stride[op] = []int{0}
+		}
+	}
+	return size, stride
+}
+
+// chooseSplit picks the largest dimension that every operand of disjoint
+// holds as the one shared between two workers.
+func (g *geom) chooseSplit(disjoint []int) {
+	for d, sz := range g.size {
+		ok := sz >= 2 && (g.split < 0 || sz > g.size[g.split])
+		for _, op := range disjoint {
+			ok = ok && g.stride[op][d] != 0
+		}
+		if ok {
+			g.split = d
+		}
+	}
 }
 
 func permute(a, perm []int) []int {
@@ -298,6 +383,11 @@ func sumProduct(g *geom, in [][]float64, out []float64) {
 					a, sa := in[vec[0]], is[vec[0]]
 					oa := off[vec[0]] + i*rs[vec[0]]
 					switch {
+					case g.blas && n >= minBLAS && so == 0:
+						// The tables are non-negative: Dasum is their sum.
+						out[oo] += f * blas64.Dasum(n, a[oa:], sa)
+					case g.blas && n >= minBLAS:
+						blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
 					case so == 0:
 						out[oo] += f * sumStrided(a, oa, sa, n)
 					case so == 1 && sa == 1:
@@ -315,6 +405,8 @@ func sumProduct(g *geom, in [][]float64, out []float64) {
 					b, sb := in[vec[1]], is[vec[1]]
 					oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
 					switch {
+					case g.blas && n >= minBLAS && so == 0:
+						out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
 					case so == 0:
 						var acc0, acc1 float64
 						j := 0
@@ -363,117 +455,6 @@ func sumStrided(a []float64, o, s, n int) float64 {
 		acc0 += a[o+j*s]
 	}
 	return acc0 + acc1
-}
-
-// downward is the backward (Shafer-Shenoy) kernel of a step with children
-// messages m, factor table fac and downward message r over the separator
-// (operands 0..d-1, d and d+1 of g). Over the clique it computes
-//
-//	rho[i][·] = Σ fac · r · Π_{j≠i} m[j]   (the downward message to child i)
-//	belief[·] = Σ fac · r · Π_j m[j]       (the clique belief summed onto fac's scope)
-//
-// rho[i] has m[i]'s layout, belief has fac's. With one child g must have
-// been built with operand 0 as sumOp; with more, rho must come zeroed. The
-// two workers split a dimension every child contains and keep private belief
-// tables that are added at the end.
-func downward(g *geom, m, rho [][]float64, fac, r, belief []float64) {
-	d := len(m)
-	ps := g.parts()
-	beliefs := make([][]float64, len(ps))
-	beliefs[0] = belief
-	clear(belief)
-	for p := 1; p < len(ps); p++ {
-		beliefs[p] = make([]float64, len(belief))
-	}
-	g.run(func(part int, lo, hi []int) {
-		bel := beliefs[part]
-		pre := make([]float64, d+1)
-		rows, n, rs, is := g.blockShape(lo, hi)
-		sF, sR := is[d], is[d+1]
-		g.walk(lo, hi, func(off []int, first bool) {
-			for i := range rows {
-				oF, oR := off[d]+i*rs[d], off[d+1]+i*rs[d+1]
-				if d == 1 && first {
-					o0, s0 := off[0]+i*rs[0], is[0]
-					if s0 == 0 {
-						rho[0][o0] = 0
-					} else {
-						for j := range n {
-							rho[0][o0+j*s0] = 0
-						}
-					}
-				}
-				switch {
-				case d == 0 && sF == 0:
-					bel[oF] += fac[oF] * sumStrided(r, oR, sR, n)
-					continue
-				case d == 1 && sF == 0 && is[0] != 0:
-					f := fac[oF]
-					if f == 0 {
-						continue
-					}
-					mm, rh, o0, s0 := m[0], rho[0], off[0]+i*rs[0], is[0]
-					var acc0, acc1 float64
-					if s0 == 1 && sR == 1 {
-						mm, rh, rr := mm[o0:o0+n], rh[o0:o0+n], r[oR:oR+n]
-						j := 0
-						for ; j+1 < n; j += 2 {
-							t0, t1 := f*rr[j], f*rr[j+1]
-							rh[j] += t0
-							rh[j+1] += t1
-							acc0 += t0 * mm[j]
-							acc1 += t1 * mm[j+1]
-						}
-						if j < n {
-							t := f * rr[j]
-							rh[j] += t
-							acc0 += t * mm[j]
-						}
-					} else {
-						j := 0
-						for ; j+1 < n; j += 2 {
-							t0, t1 := f*r[oR+j*sR], f*r[oR+(j+1)*sR]
-							i0, i1 := o0+j*s0, o0+(j+1)*s0
-							rh[i0] += t0
-							rh[i1] += t1
-							acc0 += t0 * mm[i0]
-							acc1 += t1 * mm[i1]
-						}
-						if j < n {
-							t := f * r[oR+j*sR]
-							rh[o0+j*s0] += t
-							acc0 += t * mm[o0+j*s0]
-						}
-					}
-					bel[oF] += acc0 + acc1
-					continue
-				}
-				for j := range n {
-					t := fac[oF+j*sF] * r[oR+j*sR]
-					if t == 0 {
-						continue
-					}
-					// pre[k] = Π_{l<k} m[l]; the suffix product runs backwards.
-					pre[0] = 1
-					for k := range d {
-						pre[k+1] = pre[k] * m[k][off[k]+i*rs[k]+j*is[k]]
-					}
-					bel[oF+j*sF] += t * pre[d]
-					suf := t
-					for k := d - 1; k >= 0; k-- {
-						o := off[k] + i*rs[k] + j*is[k]
-						rho[k][o] += suf * pre[k]
-						suf *= m[k][o]
-					}
-				}
-			}
-		})
-	})
-	for p := 1; p < len(ps); p++ {
-		for i, x := range beliefs[p] {
-			belief[i] += x
-		}
-	}
 }
 
 // maxOf returns the largest entry of non-negative vals (0 if empty).

@@ -19,15 +19,16 @@ func DefaultMaxMemory() int64 {
 // MemoryTooLargeError reports that the estimated peak memory of a solve is
 // above Options.MaxMemory. It is returned before any table is allocated.
 type MemoryTooLargeError struct {
-	Plan      *Plan
-	Estimate  int64 // bytes of tables alive at once at the peak
-	MaxMemory int64
+	Estimate     int64 // bytes of tables alive at once at the peak
+	MaxMemory    int64
+	LargestTable int64  // entries of the largest table
+	Detail       string // how the plan was made
 }
 
 func (e *MemoryTooLargeError) Error() string {
-	return fmt.Sprintf("exact inference would need about %s of tables alive at once (largest table 2^%.1f entries, order %s), above --max-memory %d (%s); "+
+	return fmt.Sprintf("exact inference would need about %s of tables alive at once (largest table 2^%.1f entries, %s), above --max-memory %d (%s); "+
 		"raise --max-memory if the machine has the memory, or use an approximate method",
-		gib(e.Estimate), math.Log2(float64(e.Plan.LargestTable)), e.Plan.Heuristic, e.MaxMemory, gib(e.MaxMemory))
+		gib(e.Estimate), math.Log2(float64(e.LargestTable)), e.Detail, e.MaxMemory, gib(e.MaxMemory))
 }
 
 func gib(b int64) string {
@@ -43,10 +44,10 @@ func gib(b int64) string {
 // checkMemory estimates the peak memory of running t's engine with the given
 // message budget, plus extra bytes, records it in plan and fails with a
 // *MemoryTooLargeError above opt.MaxMemory.
-func checkMemory(t *tree, plan *Plan, opt Options, downward bool, extra int64) error {
+func checkMemory(t *tree, plan *Order, opt Options, downward bool, extra int64) error {
 	plan.Memory = satAdd(estimateMemory(t, opt.Memory, downward), extra)
 	if plan.Memory > opt.MaxMemory {
-		return &MemoryTooLargeError{Plan: plan, Estimate: plan.Memory, MaxMemory: opt.MaxMemory}
+		return &MemoryTooLargeError{Estimate: plan.Memory, MaxMemory: opt.MaxMemory, LargestTable: plan.LargestTable, Detail: "order " + plan.Heuristic}
 	}
 	return nil
 }

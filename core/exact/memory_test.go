@@ -30,25 +30,39 @@ func TestEstimateMemoryTracksAllocation(t *testing.T) {
 			runtime.GC()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			var plan *Plan
+			var est int64
 			if sample {
 				_, _, err := Sample(c.m, 100, mrf.NewRand(1), opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				t2, p, _ := newTree(c.m, opt)
-				plan = p
-				_ = checkMemory(t2, plan, opt, false, 100*int64(len(c.m.Cards)+1)*8)
+				_ = checkMemory(t2, p, opt, false, 100*int64(len(c.m.Cards)+1)*8)
+				est = p.Memory
 			} else {
-				res, err := Solve(c.m, opt)
+				// Planning makes garbage of its own (trees, orders): count
+				// the model's reduction and the run.
+				nw, err := newNetwork(c.m)
 				if err != nil {
 					t.Fatal(err)
 				}
-				plan = res.Plan
+				mid := runtime.MemStats{}
+				runtime.ReadMemStats(&mid)
+				p, plan, err := makePlan(nw, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runtime.GC()
+				var start runtime.MemStats
+				runtime.ReadMemStats(&start)
+				before.TotalAlloc += start.TotalAlloc - mid.TotalAlloc
+				if _, _, err := run(p, plan, opt); err != nil {
+					t.Fatal(err)
+				}
+				est = plan.PeakMemory
 			}
 			runtime.ReadMemStats(&after)
 			alloc := int64(after.TotalAlloc - before.TotalAlloc)
-			est := plan.Memory
 			t.Logf("%s sample=%v: estimate %d bytes, allocated %d bytes (ratio %.2f)", c.name, sample, est, alloc, float64(alloc)/float64(est))
 			// TotalAlloc counts every allocation, recomputed messages,
 			// planning and garbage included, so it is at least the peak;
@@ -65,26 +79,36 @@ func completeModel(n int, seed int64) *mrf.Model {
 }
 
 // TestMaxMemoryRefusesWideModels checks that a 27x27 grid, whose largest
-// table passes --max-table, is refused by its total before allocating.
+// table passes --max-table, is refused by its total before allocating by
+// Sample, and planned by Solve in slices that fit --max-memory (and then
+// refused for the time it would take).
 func TestMaxMemoryRefusesWideModels(t *testing.T) {
 	m := gridModel(t, 27, 1, 1)
 	opt := DefaultOptions()
-	opt.MaxMemory = 8 << 30 // below the estimate on any machine
+	opt.MaxMemory = 8 << 30 // below the unsliced estimate on any machine
+	opt.MaxPlannedSeconds = 1e9
+	plan, err := Estimate(m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Sliced) == 0 || plan.PeakMemory > opt.MaxMemory {
+		t.Errorf("27x27 grid within 8 GiB: plan sliced over %v with peak %d", plan.Sliced, plan.PeakMemory)
+	}
+	t.Logf("27x27 grid within 8 GiB: %v", plan.Cost)
+	// Bounded below the plan's estimate, Solve refuses before allocating.
+	opt.MaxPlannedSeconds = plan.Seconds / 2
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := Solve(m, opt)
+	_, err = Solve(m, opt)
 	runtime.ReadMemStats(&after)
-	var me *MemoryTooLargeError
-	if !errors.As(err, &me) {
-		t.Fatalf("27x27 grid: got %v, want a MemoryTooLargeError", err)
-	}
-	if !strings.Contains(err.Error(), "--max-memory") || me.Estimate <= opt.MaxMemory {
-		t.Errorf("error %q, estimate %d", err, me.Estimate)
+	var slow *TooSlowError
+	if !errors.As(err, &slow) || !strings.Contains(err.Error(), "--max-planned-seconds") {
+		t.Fatalf("27x27 grid: got %v, want a TooSlowError", err)
 	}
 	if a := after.TotalAlloc - before.TotalAlloc; a > 64<<20 {
 		t.Errorf("refusing allocated %d bytes", a)
 	}
-	t.Logf("%v", err)
+	var me *MemoryTooLargeError
 	if _, _, err := Sample(m, 1, mrf.NewRand(1), opt); !errors.As(err, &me) {
 		t.Errorf("Sample on 27x27 grid: got %v, want a MemoryTooLargeError", err)
 	}

@@ -30,13 +30,19 @@ const DefaultMemory = 1 << 30
 
 // Options controls planning and the memory/time trade-off of exact inference.
 type Options struct {
-	// MaxTable is the largest clique table (entries) allowed, >= 1. Larger
-	// plans fail with a *TableTooLargeError before anything is allocated.
-	MaxTable int64 `json:"max_table" help:"Largest table (entries) exact inference may build; larger models stop with an error before allocating."`
-	// Tries is the number of randomised orders tried per greedy heuristic
-	// (min-fill and min-degree), >= 1. A model whose best
-	// order after one round is over four times MaxTable gets no more tries.
-	Tries int `json:"tries" help:"Randomised elimination orders tried per greedy heuristic."`
+	// MaxTable is the largest table (entries) allowed, >= 1. Solve slices
+	// a model whose plan needs larger tables (each slice fixes a few
+	// variables and keeps every table within MaxTable); Sample and
+	// MakeOrder fail with a *TableTooLargeError before anything is
+	// allocated.
+	MaxTable int64 `json:"max_table" help:"Largest table (entries) exact inference may build. A model whose plan needs larger tables is solved in slices (a few variables fixed in turn, every table of a slice within the bound); exact sampling stops with an error instead, before allocating."`
+	// Tries is the most randomised orders tried per greedy heuristic
+	// (min-fill and min-degree), >= 1. MakeOrder and Sample stop after one
+	// round when the best order is over four times MaxTable; Solve stops
+	// when the orders' time has reached half of its planning budget (a
+	// fraction of the estimated solve time) or the model is hopelessly over
+	// MaxPlannedSeconds.
+	Tries int `json:"tries" help:"The most randomised elimination orders tried per greedy heuristic (fewer for a model quick to solve)."`
 	// Seed drives the random tie-breaking of the greedy heuristics: the same
 	// seed gives the same order and hence bit-identical results.
 	Seed int64 `json:"seed" help:"Seed of the randomised elimination-order search."`
@@ -48,13 +54,27 @@ type Options struct {
 	// tables and messages alive at once, working tables included), >= 1.
 	// Larger solves fail with a *MemoryTooLargeError before anything is
 	// allocated. MaxTable bounds one table; this bounds their sum.
-	MaxMemory int64 `json:"max_memory" help:"Largest estimated peak memory in bytes of one exact solve (all tables alive at once); larger models stop with an error before allocating. Default: half of the machine's memory."`
+	MaxMemory int64 `json:"max_memory" help:"Largest estimated peak memory in bytes of one exact solve, or of one slice of it (all tables alive at once); a solve above it is sliced further, and one that cannot fit even sliced stops with an error before allocating. Default: half of the machine's memory."`
+	// MaxPlannedSeconds bounds the estimated run time of Solve (Plan.Seconds), >
+	// 0: a plan above it, sliced to fit MaxTable and MaxMemory, fails with
+	// a *TooSlowError before anything is allocated.
+	MaxPlannedSeconds float64 `json:"max_planned_seconds" help:"Largest estimated run time in seconds of one exact solve (the plan's estimate, printed before running); a model above it stops with an error before allocating."`
+	// OnPlan, if set, is called by Solve with the plan (and its cost)
+	// before anything is contracted, so a caller can report it. It is not
+	// an option of the command line.
+	OnPlan func(*Plan) `json:"-" kong:"-"`
 }
 
+// DefaultMaxPlannedSeconds is the bound on the estimated run time of a solve by
+// default (DefaultOptions): an hour.
+const DefaultMaxPlannedSeconds = 3600
+
 // DefaultOptions returns the documented defaults: DefaultMaxTable,
-// DefaultTries, seed 1, DefaultMemory and DefaultMaxMemory().
+// DefaultTries, seed 1, DefaultMemory, DefaultMaxMemory() and
+// DefaultMaxPlannedSeconds.
 func DefaultOptions() Options {
-	return Options{MaxTable: DefaultMaxTable, Tries: DefaultTries, Seed: 1, Memory: DefaultMemory, MaxMemory: DefaultMaxMemory()}
+	return Options{MaxTable: DefaultMaxTable, Tries: DefaultTries, Seed: 1, Memory: DefaultMemory,
+		MaxMemory: DefaultMaxMemory(), MaxPlannedSeconds: DefaultMaxPlannedSeconds}
 }
 
 // Check reports whether o is valid; the error names the option.
@@ -73,59 +93,64 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("exact: memory %d, want >= 1", o.Memory)
 	case o.MaxMemory < 1:
 		return o, fmt.Errorf("exact: max_memory %d, want >= 1", o.MaxMemory)
+	case !(o.MaxPlannedSeconds > 0) || math.IsInf(o.MaxPlannedSeconds, 1):
+		return o, fmt.Errorf("exact: max_planned_seconds %v, want a finite number > 0", o.MaxPlannedSeconds)
 	}
 	return o, nil
 }
 
-// Plan is an elimination order and what it costs.
-type Plan struct {
-	Order        []int   // variables in elimination order (every variable once)
+// Order is an elimination order and what it costs. Sample eliminates
+// along it; Solve contracts along a plan (Plan) that starts from such
+// orders.
+type Order struct {
+	Vars         []int   // variables in elimination order (every variable once)
 	LargestTable int64   // entries of the largest clique table (saturates at MaxInt64)
 	TotalCost    float64 // sum over elimination steps of the clique table size
-	Heuristic    string  // which heuristic found Order
-	// Memory is the estimated peak memory in bytes of the solve, set by
-	// Solve and Sample (0 from MakePlan, which builds no tables).
+	Heuristic    string  // which heuristic found Vars
+	// Memory is the estimated peak memory in bytes of sampling along it,
+	// set by Sample (0 from MakeOrder, which builds no tables).
 	Memory int64
 	// LargestClique lists the variables of the largest clique table: the
 	// eliminated variable, then the others in increasing order.
 	LargestClique []int
 }
 
-// TableTooLargeError reports that the best order found needs a clique table
-// above Options.MaxTable.
+// TableTooLargeError reports that the best elimination order found needs a
+// clique table above Options.MaxTable.
 type TableTooLargeError struct {
-	Plan     *Plan
+	Order    *Order
 	Cards    []int // cardinalities of the model's variables
 	MaxTable int64
 }
 
 func (e *TableTooLargeError) Error() string {
 	log2 := 0.0
-	for _, v := range e.Plan.LargestClique {
+	for _, v := range e.Order.LargestClique {
 		log2 += math.Log2(float64(e.Cards[v]))
 	}
 	vars := make([]string, 0, 12)
-	for i, v := range e.Plan.LargestClique {
+	for i, v := range e.Order.LargestClique {
 		if i == 10 {
-			vars = append(vars, fmt.Sprintf("... %d more", len(e.Plan.LargestClique)-10))
+			vars = append(vars, fmt.Sprintf("... %d more", len(e.Order.LargestClique)-10))
 			break
 		}
 		vars = append(vars, fmt.Sprint(v))
 	}
 	return fmt.Sprintf("exact inference needs a table of 2^%.1f entries (%d variables: %s), above --max-table 2^%.1f; "+
 		"the best %s order has total cost 2^%.1f, so this model is too wide for exact inference",
-		log2, len(e.Plan.LargestClique), strings.Join(vars, " "), math.Log2(float64(e.MaxTable)),
-		e.Plan.Heuristic, math.Log2(e.Plan.TotalCost))
+		log2, len(e.Order.LargestClique), strings.Join(vars, " "), math.Log2(float64(e.MaxTable)),
+		e.Order.Heuristic, math.Log2(e.Order.TotalCost))
 }
 
-// MakePlan chooses an elimination order for m: the cheapest (smallest sum of
+// MakeOrder chooses an elimination order for m: the cheapest (smallest sum of
 // clique table sizes, then smallest largest table) of a bandwidth order
 // (Cuthill-McKee from a pseudo-peripheral vertex, and its reverse) and
 // opt.Tries randomised greedy min-fill and min-degree orders, each abandoned
 // as soon as it cannot beat the best so far. Cardinalities count: a variable
 // of cardinality 1 costs nothing. If the best order needs a table above
-// opt.MaxTable, MakePlan returns the plan together with a *TableTooLargeError.
-func MakePlan(m *mrf.Model, opt Options) (*Plan, error) {
+// opt.MaxTable, MakeOrder returns the order together with a
+// *TableTooLargeError.
+func MakeOrder(m *mrf.Model, opt Options) (*Order, error) {
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, err
@@ -134,7 +159,7 @@ func MakePlan(m *mrf.Model, opt Options) (*Plan, error) {
 		return nil, fmt.Errorf("exact: invalid model: %w", err)
 	}
 	g := newGraph(m.Cards, reducedScopes(m))
-	return g.plan(opt)
+	return g.order(opt)
 }
 
 // reducedScopes returns every factor's scope without its cardinality-1
@@ -228,7 +253,7 @@ func prune(cost, largest float64, best *candidate, maxLog2 float64) bool {
 	return largest > best.largest || (largest == best.largest && cost >= best.cost)
 }
 
-func (g *graph) plan(opt Options) (*Plan, error) {
+func (g *graph) order(opt Options) (*Order, error) {
 	// Compare log2 sizes with a little slack: sums of log2(3) are inexact.
 	maxLog2 := math.Log2(float64(opt.MaxTable)) + 1e-9
 	var best *candidate
@@ -254,16 +279,16 @@ func (g *graph) plan(opt Options) (*Plan, error) {
 	}
 	plan := g.finish(best)
 	if plan.LargestTable > opt.MaxTable {
-		return plan, &TableTooLargeError{Plan: plan, Cards: g.cards, MaxTable: opt.MaxTable}
+		return plan, &TableTooLargeError{Order: plan, Cards: g.cards, MaxTable: opt.MaxTable}
 	}
 	return plan, nil
 }
 
-// finish turns the winning candidate into a Plan with exact sizes.
-func (g *graph) finish(c *candidate) *Plan {
-	p := &Plan{Order: make([]int, len(c.order)), TotalCost: c.cost, Heuristic: c.heuristic}
+// finish turns the winning candidate into an Order with exact sizes.
+func (g *graph) finish(c *candidate) *Order {
+	p := &Order{Vars: make([]int, len(c.order)), TotalCost: c.cost, Heuristic: c.heuristic}
 	for i, v := range c.order {
-		p.Order[i] = int(v)
+		p.Vars[i] = int(v)
 	}
 	cliques := g.cliques(c.order)
 	for k, cl := range cliques {

@@ -92,7 +92,7 @@ func checkPermutation(t *testing.T, order []int, n int) {
 func TestPlanGrid20(t *testing.T) {
 	m := gridModel(t, 20, 1, 1)
 	start := time.Now()
-	p, err := MakePlan(m, DefaultOptions())
+	p, err := MakeOrder(m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +101,8 @@ func TestPlanGrid20(t *testing.T) {
 	if p.LargestTable > 1<<22 {
 		t.Errorf("largest table %d > 2^22", p.LargestTable)
 	}
-	checkPermutation(t, p.Order, 400)
-	total, largest := planCost(m, p.Order)
+	checkPermutation(t, p.Vars, 400)
+	total, largest := planCost(m, p.Vars)
 	if total != p.TotalCost || largest != p.LargestTable {
 		t.Errorf("plan says cost %g largest %d, re-derived %g and %d", p.TotalCost, p.LargestTable, total, largest)
 	}
@@ -115,12 +115,12 @@ func TestPlanCostsMatchOrders(t *testing.T) {
 	r := mrf.NewRand(4)
 	for i := range 40 {
 		m := randomModel(r)
-		p, err := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = int64(i); o.Tries = 3 }))
+		p, err := MakeOrder(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = int64(i); o.Tries = 3 }))
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkPermutation(t, p.Order, len(m.Cards))
-		total, largest := planCost(m, p.Order)
+		checkPermutation(t, p.Vars, len(m.Cards))
+		total, largest := planCost(m, p.Vars)
 		if math.Abs(total-p.TotalCost) > 1e-9*total || largest != p.LargestTable {
 			t.Errorf("model %d: plan says cost %g largest %d, re-derived %g and %d", i, p.TotalCost, p.LargestTable, total, largest)
 		}
@@ -137,7 +137,7 @@ func TestPlanTrees(t *testing.T) {
 		es = append(es, mrf.Edge{I: r.IntN(v), J: v})
 	}
 	m := mrf.RandomIsing(n, es, 1, 1)
-	p, err := MakePlan(m, DefaultOptions())
+	p, err := MakeOrder(m, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPlanTrees(t *testing.T) {
 		star.Cards = append(star.Cards, 2)
 		star.Factors = append(star.Factors, mrf.Factor{Vars: []int{v, 0}, LogTable: make([]float64, 10)})
 	}
-	p, err = MakePlan(star, DefaultOptions())
+	p, err = MakeOrder(star, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,12 +162,12 @@ func TestPlanTrees(t *testing.T) {
 
 func TestPlanDeterministic(t *testing.T) {
 	m := randomSparse(200, 260, 3)
-	a, errA := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = 9 }))
-	b, errB := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = 9 }))
+	a, errA := MakeOrder(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = 9 }))
+	b, errB := MakeOrder(m, infertest.With(DefaultOptions(), func(o *Options) { o.Seed = 9 }))
 	if errA != nil || errB != nil {
 		t.Fatal(errA, errB)
 	}
-	if !slices.Equal(a.Order, b.Order) || a.Heuristic != b.Heuristic {
+	if !slices.Equal(a.Vars, b.Vars) || a.Heuristic != b.Heuristic {
 		t.Error("the same seed gave different orders")
 	}
 }
@@ -178,22 +178,22 @@ func TestPlanRandomSparse(t *testing.T) {
 	for _, ne := range []int{1100, 1500} {
 		m := randomSparse(1000, ne, 5)
 		start := time.Now()
-		p, err := MakePlan(m, DefaultOptions())
+		p, err := MakeOrder(m, DefaultOptions())
 		var tl *TableTooLargeError
 		if !errors.As(err, &tl) {
 			t.Fatalf("%d edges: got %v, want a TableTooLargeError", ne, err)
 		}
 		t.Logf("%d edges: %v in %v", ne, err, time.Since(start))
-		checkPermutation(t, p.Order, 1000)
-		if tl.Plan != p || p.LargestTable <= DefaultMaxTable {
-			t.Errorf("%d edges: error plan %p, returned %p, largest %d", ne, tl.Plan, p, p.LargestTable)
+		checkPermutation(t, p.Vars, 1000)
+		if tl.Order != p || p.LargestTable <= DefaultMaxTable {
+			t.Errorf("%d edges: error plan %p, returned %p, largest %d", ne, tl.Order, p, p.LargestTable)
 		}
 	}
 }
 
 func TestPlanTooLarge(t *testing.T) {
 	m := gridModel(t, 20, 1, 1)
-	_, err := MakePlan(m, infertest.With(DefaultOptions(), func(o *Options) { o.MaxTable = 1 << 10 }))
+	_, err := MakeOrder(m, infertest.With(DefaultOptions(), func(o *Options) { o.MaxTable = 1 << 10 }))
 	var tl *TableTooLargeError
 	if !errors.As(err, &tl) {
 		t.Fatalf("got %v, want TableTooLargeError", err)
@@ -203,18 +203,27 @@ func TestPlanTooLarge(t *testing.T) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
 	}
-	// A 40x40 grid needs tables of 2^41 entries: Solve and Sample must say
-	// so without allocating anything of that order.
+	// A 40x40 grid needs tables of 2^41 entries: Sample must say so, and
+	// Solve, which would slice it, that it would take far longer than
+	// --max-planned-seconds, both within a second and without allocating anything
+	// of that order.
 	big := gridModel(t, 40, 1, 1)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	start := time.Now()
 	_, errSolve := Solve(big, DefaultOptions())
+	solveTime := time.Since(start)
 	_, _, errSample := Sample(big, 10, mrf.NewRand(1), DefaultOptions())
 	runtime.ReadMemStats(&after)
-	for _, err := range []error{errSolve, errSample} {
-		if !errors.As(err, &tl) {
-			t.Errorf("40x40 grid: got %v, want TableTooLargeError", err)
-		}
+	if !errors.As(errSample, &tl) {
+		t.Errorf("40x40 grid: Sample gave %v, want TableTooLargeError", errSample)
+	}
+	var slow *TooSlowError
+	if !errors.As(errSolve, &slow) || !strings.Contains(errSolve.Error(), "--max-planned-seconds") {
+		t.Errorf("40x40 grid: Solve gave %v, want a TooSlowError naming --max-planned-seconds", errSolve)
+	}
+	if solveTime > time.Second {
+		t.Errorf("refusing the 40x40 grid took %v", solveTime)
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Errorf("refusing the 40x40 grid allocated %d MiB", grew>>20)

@@ -16,120 +16,313 @@ type Result struct {
 }
 
 // Solve computes log Z, every variable marginal and every factor marginal of
-// m exactly. It fails on an invalid model, on a plan whose largest table is
-// above opt.MaxTable (a *TableTooLargeError) or an estimated peak memory above
-// opt.MaxMemory (a *MemoryTooLargeError), both before any table is allocated,
-// and on a model whose partition function is zero.
+// m exactly. It plans first (Estimate): a plan whose tables exceed
+// opt.MaxTable or whose peak memory exceeds opt.MaxMemory is sliced, and
+// one that cannot fit even sliced (a *MemoryTooLargeError) or would take
+// longer than opt.MaxPlannedSeconds (a *TooSlowError) is refused before any table
+// is allocated. It fails on an invalid model and on a model whose partition
+// function is zero.
 func Solve(m *mrf.Model, opt Options) (*Result, error) {
 	res, _, err := solve(m, opt)
 	return res, err
 }
 
-// solve is Solve that also returns the engine, for tests that inspect the
-// amount of recomputation.
-func solve(m *mrf.Model, opt Options) (*Result, *engine, error) {
+// runStats are what tests inspect of a solve.
+type runStats struct {
+	forwards int // forward contractions, recomputations included
+	slices   int // slices run
+}
+
+func solve(m *mrf.Model, opt Options) (*Result, *runStats, error) {
 	opt, err := opt.resolve()
 	if err != nil {
 		return nil, nil, err
 	}
-	t, plan, err := newTree(m, opt)
+	if err := m.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("exact: invalid model: %w", err)
+	}
+	nw, err := newNetwork(m)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkMemory(t, plan, opt, true, 0); err != nil {
-		return nil, nil, err
-	}
-	e, err := newEngine(t, opt.Memory)
+	p, plan, err := makePlan(nw, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	res := &Result{
-		Marginals: mrf.Marginals{Vars: make([][]float64, len(m.Cards)), Factors: make([][]float64, len(m.Factors))},
-		Plan:      plan,
-		LogZ:      t.constant,
+	if opt.OnPlan != nil {
+		opt.OnPlan(plan)
 	}
-	root := &table{vals: []float64{1}}
-	e.visit = func(k int) error {
-		s := &t.steps[k]
-		in, scale, err := e.inputs(k)
-		if err != nil {
-			return err
-		}
-		r := root
-		if s.parent >= 0 {
-			if r = e.down[k]; r == nil {
-				return fmt.Errorf("exact: internal error: downward message of step %d missing", k)
-			}
-		}
-		rho := make([][]float64, len(s.children))
-		for i, c := range s.children {
-			rho[i] = e.pool.get(t.steps[c].sepSize)
-			if len(s.children) > 1 {
-				clear(rho[i])
-			}
-		}
-		fac := e.fac[k]
-		belief := make([]float64, len(fac.vals))
-		downward(e.geom(k, true), in, rho, fac.vals, r.vals, belief)
-		for i, c := range s.children {
-			e.releaseMsg(c)
-			// Only the shape of a downward message matters: the belief it
-			// leads to is normalised, so its scale is dropped.
-			if math.IsInf(normalise(rho[i], false), -1) {
-				return fmt.Errorf("exact: %w (downward message to variable %d is zero)", ErrZeroPartition, t.steps[c].v)
-			}
-			e.setDown(c, &table{vals: rho[i]})
-		}
-		e.releaseDown(k)
-		sum := 0.0
-		for _, x := range belief {
-			sum += x
-		}
-		if sum == 0 || math.IsNaN(sum) {
-			return fmt.Errorf("exact: %w (belief of variable %d is zero)", ErrZeroPartition, s.v)
-		}
-		if s.parent < 0 {
-			res.LogZ += math.Log(sum) + scale
-		}
-		for i := range belief {
-			belief[i] /= sum
-		}
-		t.marginals(k, belief, res)
-		return nil
-	}
-	if err := e.run(); err != nil {
-		return nil, nil, err
-	}
-	for a, sc := range t.scopes {
-		if len(sc) == 0 {
-			res.Marginals.Factors[a] = []float64{1}
-		}
-	}
-	return res, e, nil
+	return run(p, plan, opt)
 }
 
-// marginals reads the variable marginal of step k's variable and the factor
-// marginals of its factors off the normalised belief over its scope.
-func (t *tree) marginals(k int, belief []float64, res *Result) {
-	s := &t.steps[k]
-	// The variable marginal: belief summed onto v's dimension of scope.
-	vst := make([]int, len(s.scope))
-	vst[slices.Index(s.scope, s.v)] = 1
-	vm := make([]float64, t.cards[s.v])
-	odometer(t.cards, s.scope, vst, func(i, off int) { vm[off] += belief[i] })
-	res.Marginals.Vars[s.v] = vm
-	for _, a := range s.factors {
-		// Strides of the factor's table in its own variable order (the
-		// dropped cardinality-1 variables do not change them), on scope.
-		st := make([]int, len(s.scope))
-		stride := 1
-		for i := len(t.scopes[a]) - 1; i >= 0; i-- {
-			u := t.scopes[a][i]
-			st[slices.Index(s.scope, u)] = stride
-			stride *= t.cards[u]
+// run solves along a plan.
+func run(p *cplan, plan *Plan, opt Options) (*Result, *runStats, error) {
+	nw, m := p.nw, p.nw.model
+	acc := newAccum(nw)
+	stats := &runStats{}
+	pl := &pool{free: map[int][][]float64{}, limit: opt.Memory}
+	assign := make([]int, len(p.sliced))
+	for {
+		if err := p.runSlice(assign, pl, opt.Memory, acc, stats); err != nil {
+			return nil, nil, err
 		}
-		fm := make([]float64, stride)
-		odometer(t.cards, s.scope, st, func(i, off int) { fm[off] += belief[i] })
-		res.Marginals.Factors[a] = fm
+		stats.slices++
+		if !nextState(assign, p.sliced, nw.card) {
+			break
+		}
+	}
+	if acc.sumW == 0 {
+		return nil, nil, fmt.Errorf("exact: %w", ErrZeroPartition)
+	}
+	res := &Result{Plan: plan, LogZ: nw.constant + acc.scale + math.Log(acc.sumW),
+		Marginals: mrf.Marginals{Vars: make([][]float64, len(m.Cards)), Factors: make([][]float64, len(m.Factors))}}
+	for _, v := range nw.loose {
+		res.LogZ += math.Log(float64(nw.card[v]))
+	}
+	acc.marginals(res)
+	return res, stats, nil
+}
+
+// nextState advances assign, the states of vars, to the next joint state
+// (last fastest) and reports false after the last.
+func nextState(assign, vars, card []int) bool {
+	for d := len(assign) - 1; d >= 0; d-- {
+		assign[d]++
+		if assign[d] < card[vars[d]] {
+			return true
+		}
+		assign[d] = 0
+	}
+	return false
+}
+
+// runSlice contracts the slice in which p.sliced take the states assign and
+// adds its leaf marginals, weighted by its Z, into acc. A slice of Z = 0
+// adds nothing.
+func (p *cplan) runSlice(assign []int, pl *pool, budget int64, acc *accum, stats *runStats) error {
+	nw := p.nw
+	e := &tnEngine{p: p, leaf: make([]*table, len(nw.leaves)), val: make([]*table, len(p.steps)),
+		adj: make([]*table, len(p.steps)), budget: budget, pool: pl}
+	subs := make([][]float64, len(nw.leaves)) // leaf tables restricted to the slice
+	subVars := make([][]int, len(nw.leaves))
+	zero := false
+	one := []float64{1}
+	for i := range nw.leaves {
+		subs[i], subVars[i] = p.restrictLeaf(i, assign)
+		n := make([]float64, tableSize(nw.card, p.leafVars[i]))
+		p.leafKernel(i, 0, subVars[i]).run(subs[i], one, n, pl)
+		ls := normalise(n, true)
+		zero = zero || math.IsInf(ls, -1)
+		e.leaf[i] = &table{vals: n, logScale: nw.leaves[i].tab.logScale + ls}
+	}
+	if zero {
+		return nil
+	}
+	onLeaf := func(i int, adj []float64) error {
+		pm := pl.get(len(subs[i]))
+		p.leafKernel(i, 1, subVars[i]).run(subs[i], adj, pm, pl)
+		acc.add(i, p.sliced, assign, pm)
+		pl.put(pm)
+		return nil
+	}
+	e.onLeaf = onLeaf
+	switch len(p.steps) {
+	case 0:
+		logZ := 0.0
+		if len(nw.leaves) == 1 {
+			logZ = e.leaf[0].logScale + math.Log(e.leaf[0].vals[0])
+		}
+		acc.begin(logZ)
+		if len(nw.leaves) == 1 {
+			return onLeaf(0, []float64{1})
+		}
+		return nil
+	}
+	e.onRoot = acc.begin
+	err := sweep(e, p, 0, len(p.steps))
+	stats.forwards += e.forwards
+	if e.zero {
+		return nil // this slice has Z = 0
+	}
+	return err
+}
+
+// restrictLeaf returns leaf i's table with the sliced variables at the
+// states assign, over the leaf's other variables.
+func (p *cplan) restrictLeaf(i int, assign []int) ([]float64, []int) {
+	lf := &p.nw.leaves[i]
+	var vars []int
+	base := 0
+	st := stridesIn(p.nw.card, lf.vars, lf.vars)
+	for d, v := range lf.vars {
+		if j := slices.Index(p.sliced, v); j >= 0 {
+			base += st[d] * assign[j]
+		} else {
+			vars = append(vars, v)
+		}
+	}
+	if len(vars) == len(lf.vars) {
+		return lf.tab.vals, vars
+	}
+	sub := make([]float64, tableSize(p.nw.card, vars))
+	vst := stridesIn(p.nw.card, lf.vars, vars)
+	odometer(p.nw.card, vars, vst, func(k, off int) { sub[k] = lf.tab.vals[base+off] })
+	return sub, vars
+}
+
+// accum adds the slices' leaf marginals, each weighted by its slice's Z
+// relative to a running scale: weights exp(logZ_s - scale) stay in range
+// while the scale is raised whenever a slice's log Z passes it by more
+// than rescaleAt.
+type accum struct {
+	nw    *network
+	marg  [][]float64 // per leaf, over the leaf's variables
+	scale float64
+	sumW  float64 // Σ_s exp(logZ_s - scale)
+	w     float64 // weight of the current slice
+	begun bool
+}
+
+const rescaleAt = 300
+
+func newAccum(nw *network) *accum {
+	a := &accum{nw: nw, marg: make([][]float64, len(nw.leaves))}
+	for i, lf := range nw.leaves {
+		a.marg[i] = make([]float64, len(lf.tab.vals))
+	}
+	return a
+}
+
+// begin starts a slice of log partition function logZ.
+func (a *accum) begin(logZ float64) {
+	if !a.begun || logZ > a.scale+rescaleAt {
+		f := 0.0
+		if a.begun {
+			f = math.Exp(a.scale - logZ)
+		}
+		for _, m := range a.marg {
+			for i := range m {
+				m[i] *= f
+			}
+		}
+		a.sumW *= f
+		a.scale, a.begun = logZ, true
+	}
+	a.w = math.Exp(logZ - a.scale)
+	a.sumW += a.w
+}
+
+// add adds the current slice's marginal pm of leaf i (over the leaf's
+// variables other than the sliced ones, which take the states assign),
+// normalised and weighted.
+func (a *accum) add(i int, sliced, assign []int, pm []float64) {
+	sum := 0.0
+	for _, x := range pm {
+		sum += x
+	}
+	if sum == 0 {
+		return
+	}
+	f := a.w / sum
+	lf := &a.nw.leaves[i]
+	m := a.marg[i]
+	if len(pm) == len(m) {
+		for k, x := range pm {
+			m[k] += f * x
+		}
+		return
+	}
+	card := a.nw.card
+	st := stridesIn(card, lf.vars, lf.vars)
+	base := 0
+	var vars []int
+	for d, v := range lf.vars {
+		if j := slices.Index(sliced, v); j >= 0 {
+			base += st[d] * assign[j]
+		} else {
+			vars = append(vars, v)
+		}
+	}
+	odometer(card, vars, stridesIn(card, lf.vars, vars), func(k, off int) { m[base+off] += f * pm[k] })
+}
+
+// marginals fills res with every variable's and factor's marginal over the
+// model's states.
+func (a *accum) marginals(res *Result) {
+	for _, mg := range a.marg {
+		sum := 0.0
+		for _, x := range mg {
+			sum += x
+		}
+		for k := range mg {
+			mg[k] /= sum
+		}
+	}
+	a.varMarginals(res)
+	a.factorMarginals(res)
+}
+
+// varMarginals sums every variable's marginal out of the smallest leaf
+// that holds it; a variable of one state is a point mass, one in no table
+// uniform over its states.
+func (a *accum) varMarginals(res *Result) {
+	nw := a.nw
+	card := nw.card
+	from := make([]int, len(card)) // smallest leaf holding each variable
+	for v := range from {
+		from[v] = -1
+	}
+	for i, lf := range nw.leaves {
+		for _, v := range lf.vars {
+			if from[v] < 0 || len(nw.leaves[from[v]].tab.vals) > len(lf.tab.vals) {
+				from[v] = i
+			}
+		}
+	}
+	for v, c := range nw.model.Cards {
+		vm := make([]float64, c)
+		switch {
+		case card[v] == 1:
+			vm[nw.dom[v][0]] = 1
+		case from[v] < 0:
+			for _, s := range nw.dom[v] {
+				vm[s] = 1 / float64(card[v])
+			}
+		default:
+			i := from[v]
+			r := make([]float64, card[v])
+			contract(card, a.marg[i], nw.leaves[i].vars, []float64{1}, nil, r, []int{v})
+			for k, s := range nw.dom[v] {
+				vm[s] = r[k]
+			}
+		}
+		res.Marginals.Vars[v] = vm
+	}
+}
+
+// factorMarginals sums every factor's marginal out of its leaf, over the
+// factor's own table: zero at the states the reduction removed, and the
+// one state of its conditioned variables.
+func (a *accum) factorMarginals(res *Result) {
+	nw := a.nw
+	card := nw.card
+	for f := range nw.model.Factors {
+		fm := make([]float64, len(nw.model.Factors[f].LogTable))
+		free := nw.free(f)
+		if i := nw.leafOf[f]; i < 0 {
+			fm[nw.offset(f, nil, nil)] = 1
+		} else {
+			r := make([]float64, tableSize(card, free))
+			contract(card, a.marg[i], nw.leaves[i].vars, []float64{1}, nil, r, free)
+			st, base := nw.factorStrides(f, free)
+			states(card, free, func(k int, idx []int) {
+				off := base
+				for j, s := range idx {
+					off += st[j] * nw.dom[free[j]][s]
+				}
+				fm[off] = r[k]
+			})
+		}
+		res.Marginals.Factors[f] = fm
 	}
 }

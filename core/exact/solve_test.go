@@ -5,6 +5,8 @@ import (
 	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -312,7 +314,7 @@ func TestSolveBadInput(t *testing.T) {
 		if _, _, err := Sample(c.m, 1, mrf.NewRand(1), c.opt); err == nil {
 			t.Errorf("%s: Sample accepted it", name)
 		}
-		if _, err := MakePlan(c.m, c.opt); err == nil {
+		if _, err := MakeOrder(c.m, c.opt); err == nil {
 			t.Errorf("%s: MakePlan accepted it", name)
 		}
 	}
@@ -372,6 +374,106 @@ func TestSolveCheckpoints(t *testing.T) {
 			if d := fm[s] + fm[2+s] - full.Marginals.Vars[f.Vars[1]][s]; math.Abs(d) > 1e-12 {
 				t.Errorf("factor %d column %d off by %g", a, s, d)
 			}
+		}
+	}
+}
+
+// TestSolveSlicedMatchesBruteForce bounds the tables so that random models
+// are solved in slices (some of them of Z = 0, where zeros meet the sliced
+// states), checked against brute force.
+func TestSolveSlicedMatchesBruteForce(t *testing.T) {
+	r := mrf.NewRand(17)
+	sliced := 0
+	for i := 0; i < 150; {
+		m := randomModel(r)
+		want := bruteForce(m)
+		if math.IsInf(want.logZ, -1) {
+			continue
+		}
+		opt := infertest.With(DefaultOptions(), func(o *Options) {
+			o.MaxTable = []int64{1, 2, 4, 9}[i%4]
+			o.Memory = []int64{DefaultMemory, 1}[i/4%2]
+		})
+		got, err := Solve(m, opt)
+		if err != nil {
+			t.Fatalf("model %d: %v", i, err)
+		}
+		if len(got.Plan.Sliced) > 0 {
+			sliced++
+		}
+		if got.Plan.LargestTable > opt.MaxTable {
+			t.Errorf("model %d: largest table %d above max table %d", i, got.Plan.LargestTable, opt.MaxTable)
+		}
+		compare(t, "sliced model "+itoa(i), got, want, 1e-9)
+		i++
+	}
+	if sliced < 30 {
+		t.Errorf("only %d of 150 models were sliced", sliced)
+	}
+}
+
+// TestSolveSlicedMatchesUnsliced solves models too wide for brute force
+// with tables bounded far below what their plans need: the slices (many,
+// some of zero Z on the pedigree) add up to the unsliced answer to 1e-12,
+// marginals of every variable and factor included, with and without
+// checkpoints within the slices.
+func TestSolveSlicedMatchesUnsliced(t *testing.T) {
+	potts, err := mrf.Potts{N: 30, K: 5, Treewidth: 5, Edges: 80}.Generate(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		m      *mrf.Model
+		shrink int64 // the bound on tables: the unsliced plan's largest over this
+	}{{"potts 30x5", potts, 16}, {"grid 9x9", gridModel(t, 9, 2, 3), 16}, {"pedigree kind", mrf.KindPedigree(80, 10, 1), 4},
+		{"csp kind", mrf.KindCSP(30, 45, 6, 2), 16}} {
+		name, m := c.name, c.m
+		full, err := Solve(m, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mem := range []int64{DefaultMemory, 1 << 12} {
+			opt := infertest.With(DefaultOptions(), func(o *Options) {
+				o.MaxTable = max(full.Plan.LargestTable/c.shrink, 1)
+				o.Memory = mem
+			})
+			sliced, err := Solve(m, opt)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			t.Logf("%s: %v sliced over %v", name, sliced.Plan.Cost, sliced.Plan.Sliced)
+			if sliced.Plan.Slices < 2 || sliced.Plan.LargestTable > opt.MaxTable {
+				t.Errorf("%s: %d slices, largest table %d (bound %d)", name, sliced.Plan.Slices, sliced.Plan.LargestTable, opt.MaxTable)
+			}
+			compareResults(t, name+" sliced", sliced, full, 1e-12)
+		}
+	}
+}
+
+// TestSolveSameOnAnyCores solves with one core and with four, the loops
+// split between workers even on small tables: the answers are identical
+// to the bit, as the split depends on table sizes alone.
+func TestSolveSameOnAnyCores(t *testing.T) {
+	defer func(old int) { parallelMin = old }(parallelMin)
+	parallelMin = 64
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	potts, err := mrf.Potts{N: 20, K: 6, Treewidth: 4, Edges: 50}.Generate(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*mrf.Model{"potts": potts, "grid 10x10": gridModel(t, 10, 1, 4), "csp kind": mrf.KindCSP(30, 45, 6, 2)} {
+		var results []*Result
+		for _, procs := range []int{1, 4} {
+			runtime.GOMAXPROCS(procs)
+			res, err := Solve(m, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, res)
+		}
+		if !reflect.DeepEqual(results[0].Marginals, results[1].Marginals) || results[0].LogZ != results[1].LogZ {
+			t.Errorf("%s: one core and four give different answers (ln Z %v and %v)", name, results[0].LogZ, results[1].LogZ)
 		}
 	}
 }

@@ -43,20 +43,20 @@ type tree struct {
 // clique layout. (Ordering by "slots" reused ring-buffer style makes the
 // inner loops of grid sweeps contiguous, but then their length varies from
 // step to step, and on 20x20 grids it measured slower.)
-func newTree(m *mrf.Model, opt Options) (*tree, *Plan, error) {
+func newTree(m *mrf.Model, opt Options) (*tree, *Order, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("exact: invalid model: %w", err)
 	}
 	scopes := reducedScopes(m)
 	g := newGraph(m.Cards, scopes)
-	plan, err := g.plan(opt)
+	plan, err := g.order(opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("exact: %w", err)
 	}
 	n := len(m.Cards)
 	t := &tree{model: m, cards: m.Cards, pos: make([]int, n), scopes: scopes, steps: make([]step, n)}
 	order := make([]int32, n)
-	for k, v := range plan.Order {
+	for k, v := range plan.Vars {
 		t.pos[v] = k
 		order[k] = int32(v)
 	}

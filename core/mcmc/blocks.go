@@ -264,11 +264,11 @@ func blockOrder(cards, vars []int, facs []blockFactor, maxTable int64) ([]int, b
 	}
 	opt := exact.DefaultOptions()
 	opt.MaxTable, opt.Tries = maxTable, 2
-	plan, err := exact.MakePlan(m, opt)
+	plan, err := exact.MakeOrder(m, opt)
 	if err != nil {
 		return nil, false
 	}
-	return plan.Order, true
+	return plan.Vars, true
 }
 
 // plan sets the steps of b from its factors, whose local ids are in

@@ -285,11 +285,11 @@ func (l *layout) countPiece(vars []int, cons []constraint, dom feasible.Domains,
 	}
 	opt := exact.DefaultOptions()
 	opt.MaxTable, opt.Tries, opt.MaxMemory = maxRefTable, 2, 64*maxRefTable
-	plan, err := exact.MakePlan(m, opt)
+	plan, err := exact.MakeOrder(m, opt)
 	var wide *exact.TableTooLargeError
 	switch {
 	case errors.As(err, &wide):
-		return 0, fmt.Errorf("%w: a piece of %d variables needs a table of %d entries (at most %d)", errRefTooWide, len(vars), wide.Plan.LargestTable, maxRefTable)
+		return 0, fmt.Errorf("%w: a piece of %d variables needs a table of %d entries (at most %d)", errRefTooWide, len(vars), wide.Order.LargestTable, maxRefTable)
 	case err != nil:
 		return 0, err
 	case plan.TotalCost > maxRefCost:

@@ -237,7 +237,10 @@ func mendel(father, mother, child int) float64 {
 }
 
 // pedigree draws the pedigree family's model with n individuals.
-func pedigree(n int, r *rand.Rand) *Model {
+func pedigree(n int, r *rand.Rand) *Model { return pedigreeWidth(n, PedigreeWidth, r) }
+
+// pedigreeWidth is pedigree with generations of width individuals.
+func pedigreeWidth(n, width int, r *rand.Rand) *Model {
 	const K = 3
 	m := &Model{Cards: make([]int, 2*n)}
 	for i := range m.Cards {
@@ -279,7 +282,7 @@ func pedigree(n int, r *rand.Rand) *Model {
 	state := make([]int, 2*n)
 	for i := range n {
 		g, ph := 2*i, 2*i+1
-		if i < PedigreeWidth {
+		if i < width {
 			m.Factors = append(m.Factors, Factor{Vars: []int{g}, LogTable: logs(prior...)})
 			var t []float64
 			for s := range K {
@@ -290,10 +293,10 @@ func pedigree(n int, r *rand.Rand) *Model {
 			state[ph] = draw(pen[state[g]][:])
 			continue
 		}
-		gen := i / PedigreeWidth
-		lo := (gen - 1) * PedigreeWidth
-		father := lo + r.IntN(PedigreeWidth)
-		mother := lo + r.IntN(PedigreeWidth-1)
+		gen := i / width
+		lo := (gen - 1) * width
+		father := lo + r.IntN(width)
+		mother := lo + r.IntN(width-1)
 		if mother >= father {
 			mother++
 		}

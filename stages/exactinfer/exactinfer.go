@@ -29,6 +29,9 @@ type Params struct {
 	UAIOut string `json:"uai_out,omitempty"`
 	// Overwrite lets the UAI result files replace those of another run.
 	Overwrite bool `json:"overwrite,omitempty"`
+	// PlanOnly prints every model's plan and its cost and solves nothing
+	// (no output files).
+	PlanOnly bool `json:"plan_only,omitempty"`
 	// SkipTooWide skips a model whose plan does not fit the options'
 	// bounds (TooWide), recording it, instead of failing the stage: a
 	// folder of models gets the exact answers that fit.
@@ -44,11 +47,13 @@ type Skipped struct {
 
 // TooWide reports whether err says that a model's plan does not fit the
 // bounds of exact.Options (a table over max_table, a peak over
-// max_memory): a refusal before any allocation, not a failure.
+// max_memory, an estimated time over max_planned_seconds): a refusal
+// before any allocation, not a failure.
 func TooWide(err error) bool {
 	var table *exact.TableTooLargeError
 	var memory *exact.MemoryTooLargeError
-	return errors.As(err, &table) || errors.As(err, &memory)
+	var slow *exact.TooSlowError
+	return errors.As(err, &table) || errors.As(err, &memory) || errors.As(err, &slow)
 }
 
 // uai is where the UAI result files of a run into out go.
@@ -77,7 +82,10 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts, err := entry.With(p.Options)
+	var current stageio.Model // the model being solved, for the plan's log line
+	o := p.Options
+	o.OnPlan = func(plan *exact.Plan) { logPlan(current, plan) }
+	opts, err := entry.With(o)
 	if err != nil {
 		return err
 	}
@@ -88,6 +96,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	models, inputs, err := stageio.LoadModels(p.Models)
 	if err != nil {
 		return err
+	}
+	if p.PlanOnly {
+		return planOnly(models, p.Options, w)
 	}
 	if err := p.uai(out).Claim([]string{entry.Name}, models); err != nil {
 		return err
@@ -104,6 +115,7 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 				Done: k, Of: len(models), Unit: "models", Marg: marg, Est: est}
 			return f.Keep(ctx.Err(), out)
 		}
+		current = e
 		start := time.Now()
 		res, err := method.Infer(ctx, e.Model)
 		if err != nil && p.SkipTooWide && TooWide(err) {
@@ -162,4 +174,38 @@ func lnZ(v float64) string {
 		return "0"
 	}
 	return s
+}
+
+// logPlan writes a model's plan and its cost as a log line (stderr).
+func logPlan(e stageio.Model, plan *exact.Plan) {
+	slog.Info("plan", "model", e.ID, "name", e.Info.Name, "flops", fmt.Sprintf("2^%.1f", math.Log2(max(plan.Flops, 1))),
+		"largest_table", fmt.Sprintf("2^%.1f", math.Log2(float64(plan.LargestTable))), "peak_memory_bytes", plan.PeakMemory,
+		"slices", plan.Slices, "estimated_seconds", fmt.Sprintf("%.3g", plan.Seconds), "order", plan.Heuristic)
+}
+
+// planOnly prints every model's plan and its cost as a table; a model that
+// would be refused shows its plan and the reason.
+func planOnly(models []stageio.Model, opt exact.Options, w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tname\tflops\tlargest table\tpeak memory\tslices\test. seconds\torder\t")
+	var refused []string
+	for _, e := range models {
+		plan, err := exact.Estimate(e.Model, opt)
+		if plan == nil {
+			return fmt.Errorf("model %d (%s): %w", e.ID, e.Info.Name, err)
+		}
+		logPlan(e, plan)
+		fmt.Fprintf(tw, "%d\t%s\t2^%.1f\t2^%.1f\t%.1f MiB\t%d\t%.3g\t%s\t\n", e.ID, e.Info.Name, math.Log2(max(plan.Flops, 1)),
+			math.Log2(float64(plan.LargestTable)), float64(plan.PeakMemory)/(1<<20), plan.Slices, plan.Seconds, plan.Heuristic)
+		if err != nil {
+			refused = append(refused, fmt.Sprintf("model %d (%s) would be refused: %v", e.ID, e.Info.Name, err))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range refused {
+		fmt.Fprintln(w, r)
+	}
+	return nil
 }

@@ -131,7 +131,7 @@ func TestBadInputs(t *testing.T) {
 			rewrite(t, dir, func(rows []formats.FactorRow, _ []formats.ModelInfoRow) { rows[12].Vars[1] = 40 })
 			return dir
 		}, 0, []string{"models.parquet", "out of range"}},
-		{"too wide", good, 4, []string{"max", "table"}},
+		{"too slow even sliced", good, 4, []string{"--max-planned-seconds", "slice"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +139,10 @@ func TestBadInputs(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "exact")
 			opts := exact.DefaultOptions()
 			if tt.maxTable > 0 {
+				// Tables of 4 entries: the 3x3 grid is sliced, and refused as
+				// slower than a nanosecond.
 				opts.MaxTable = tt.maxTable
+				opts.MaxPlannedSeconds = 1e-9
 			}
 			err := Run(context.Background(), Params{Models: dir, Options: opts}, out, &bytes.Buffer{})
 			if err == nil {
@@ -409,5 +412,37 @@ func TestInterruptBeforeAnyModel(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s written (stat: %v)", out, err)
+	}
+}
+
+// --plan-only prints every model's plan and writes nothing; a model the
+// bounds refuse shows its plan and the reason.
+func TestPlanOnly(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 6, Gamma: 1, Count: 2, Seed: 7}, models); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "exact")
+	var buf bytes.Buffer
+	if err := Run(context.Background(), Params{Models: models, Options: exact.DefaultOptions(), PlanOnly: true}, out, &buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"flops", "largest table", "peak memory", "est. seconds", "grid6-gamma1-1"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("plan table lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--plan-only wrote an output directory")
+	}
+	opts := exact.DefaultOptions()
+	opts.MaxPlannedSeconds = 1e-12
+	buf.Reset()
+	if err := Run(context.Background(), Params{Models: models, Options: opts, PlanOnly: true}, out, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "would be refused") || !strings.Contains(buf.String(), "--max-planned-seconds") {
+		t.Errorf("refusal not shown:\n%s", buf.String())
 	}
 }

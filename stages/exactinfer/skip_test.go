@@ -33,7 +33,9 @@ func TestSkipTooWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := exact.DefaultOptions()
-	opts.MaxTable = 8 // the 2x2 grid needs 2^3 entries, the 5x5 more
+	// By the plans' cost model (no timing): the 2x2 grid about 2e-5 s, the
+	// 5x5 over 1e-4 s.
+	opts.MaxPlannedSeconds = 1e-4
 	p := Params{Models: dir, Options: opts}
 	if err := Run(context.Background(), p, filepath.Join(t.TempDir(), "out"), &strings.Builder{}); err == nil || !strings.Contains(err.Error(), "wide") {
 		t.Fatalf("without --skip-too-wide: %v, want the model's refusal", err)

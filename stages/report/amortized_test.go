@@ -11,31 +11,38 @@ import (
 	"github.com/renn-go/renn/stages/score"
 )
 
+// addSummary adds a summary cell of a family's setting to s.
+func addSummary(s *section, fam string, size int, method, metric string, mean, std float64, n int) {
+	ps := paperSetting("grid", size, 1)
+	g := s.data.setting(fam+ps.key, func() *group {
+		ps.family, ps.label = fam, s.label(ps)
+		return ps
+	})
+	o := s.data.find(g, "", method)
+	if len(o) == 0 {
+		o = []*obs{s.data.add(newObs("amortized_", fam, g, "", method))}
+	}
+	o[0].num[metric], o[0].num[metric+"_std"], o[0].num[metric+"_n"] = mean, std, float64(n)
+}
+
 func TestAmortizedMarkdown(t *testing.T) {
-	s10 := setting{"grid", 100, 1}
-	s20 := setting{"grid", 400, 1}
-	sum := &summaryData{stage: "amortized_n01_g1", present: true, cells: map[cellKey]stat{}}
-	put := func(s setting, method, metric string, mean, std float64, n int) {
-		sum.cells[cellKey{s, method, metric}] = stat{ok: true, mean: mean, std: std, n: n}
-	}
-	put(s10, "bp", metrics.L1, 0.05, 0, 100)
-	put(s10, "bp", metrics.VarMeanAbs, 0.024, 0, 100)
-	put(s10, "bp", metrics.LogZErr, 0.3, 0.4, 100) // RMSE 0.5
-	put(s10, "bp", score.Seconds, 0.1, 0, 100)
-	put(s10, "renn-family-fwd", metrics.L1, 0.002, 0, 100)
-	put(s10, "gbp-blocks3", metrics.L1, 0.003, 0, 100)
-	put(s10, "gbp-blocks3", metrics.VarMeanAbs, 0.0032, 0, 100)
-	put(s10, "gbp-blocks3", metrics.LogZErr, 0.03, 0.04, 100) // RMSE 0.05
-	put(s10, "gbp-blocks3", score.Seconds, 0.49, 0, 100)
-	put(s20, "gbp", metrics.L1, 0.0004, 0, 20)
-	put(s20, "gbp", metrics.LogZErr, math.NaN(), 0, 20)
-	sum.cells[cellKey{s20, "gbp", metrics.LogZErr}] = stat{} // not measured
-	put(s10, "someone-else", metrics.L1, 1, 0, 100)          // not a column
-	fams := []amortizedFamily{
-		{name: "grid-n01-gamma1", sum: sum},
-		{name: "grid-u5", sum: &summaryData{stage: "amortized_u5"}},
-	}
-	got := amortizedMarkdown(fams, nil, "go run ./cmd/report --amortized pipeline.amortize.toml")
+	s := emptySection(t, "amortized", "amortized_", "unscored")
+	const fam = "grid-n01-gamma1"
+	s.data.families = []*family{{Name: fam, Stage: "amortized_n01_g1", Present: true}, {Name: "grid-u5", Stage: "amortized_u5"}}
+	addSummary(s, fam, 100, "bp", metrics.L1, 0.05, 0, 100)
+	addSummary(s, fam, 100, "bp", metrics.VarMeanAbs, 0.024, 0, 100)
+	addSummary(s, fam, 100, "bp", metrics.LogZErr, 0.3, 0.4, 100) // RMSE 0.5
+	addSummary(s, fam, 100, "bp", score.Seconds, 0.1, 0, 100)
+	addSummary(s, fam, 100, "renn-family-fwd", metrics.L1, 0.002, 0, 100)
+	addSummary(s, fam, 100, "gbp-blocks3", metrics.L1, 0.003, 0, 100)
+	addSummary(s, fam, 100, "gbp-blocks3", metrics.VarMeanAbs, 0.0032, 0, 100)
+	addSummary(s, fam, 100, "gbp-blocks3", metrics.LogZErr, 0.03, 0.04, 100) // RMSE 0.05
+	addSummary(s, fam, 100, "gbp-blocks3", score.Seconds, 0.49, 0, 100)
+	addSummary(s, fam, 400, "gbp", metrics.L1, 0.0004, 0, 20)      // its ln Z error not measured
+	addSummary(s, fam, 100, "someone-else", metrics.L1, 1, 0, 100) // not a column
+	s.sortSettings()
+	s.data.sortMethods()
+	got := markdownOf(t, s)
 	for _, want := range []string{
 		"## Beyond the paper: amortized inference",
 		"### grid-n01-gamma1",
@@ -44,7 +51,6 @@ func TestAmortizedMarkdown(t *testing.T) {
 		"| 10x10 (100) | gbp-blocks3 | 0.0030 | 0.0032 | 0.050 | 0.490 |",
 		"| 20x20 (20) | gbp | 0.0004 | – | – | – |",
 		"### grid-u5\n\nNot run yet (score stage amortized_u5).",
-		"Made by `go run ./cmd/report --amortized pipeline.amortize.toml`.",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
@@ -69,7 +75,7 @@ func TestAmortizedSectionNoStages(t *testing.T) {
 }
 
 func TestAmortizedSectionNotRun(t *testing.T) {
-	got, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml"})
+	got, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml", Command: "go run ./cmd/report --amortized pipeline.amortize.toml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,35 +85,46 @@ func TestAmortizedSectionNotRun(t *testing.T) {
 	if !strings.Contains(got, "gbp-blocks3") {
 		t.Errorf("BPNN's note does not name gbp-blocks3:\n%s", got)
 	}
+	if !strings.HasSuffix(got, "\n\nMade by `go run ./cmd/report --amortized pipeline.amortize.toml`.\n") {
+		t.Errorf("the section does not end with how it was made:\n%s", got)
+	}
 }
 
-func TestCompareGBP(t *testing.T) {
-	run := func(p0, p1, lz0, lz1 float64) *gbpRun {
-		return &gbpRun{
+func TestCompareAnswers(t *testing.T) {
+	run := func(p0, p1, lz0, lz1 float64) *answers {
+		return &answers{
 			vars: map[[2]int32][]float64{{0, 0}: {p0, 1 - p0}, {0, 1}: {0.5, 0.5}, {1, 0}: {p1, 1 - p1}, {1, 1}: {0.5, 0.5}},
 			logZ: map[int32]float64{0: lz0, 1: lz1}, seconds: map[int32]float64{0: 1, 1: 3},
 		}
 	}
 	ref := run(0.5, 0.5, 10, 20)
-	got, err := compareGBP(run(0.6, 0.3, 13, 16), ref, "renn-family-fwd")
-	if err != nil {
+	ref.seconds = map[int32]float64{0: 0.25, 1: 0.75}
+	s := emptySection(t, "amortized", "amortized_", "unscored")
+	g := &group{family: "grid-u2", key: "t30", label: "30x30 (2)", graph: "grid", size: 900}
+	g = s.data.setting("t30", func() *group { return g })
+	pt := &part{prefix: "unscored"}
+	if err := s.compareAnswers(pt, g, "renn-family-fwd", run(0.6, 0.3, 13, 16), ref, "gbp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.compareAnswers(pt, g, "gbp", ref, ref, "gbp"); err != nil {
 		t.Fatal(err)
 	}
 	// Model 0: entries |0.1|,|0.1|,0,0 -> 0.05; model 1: 0.2,0.2,0,0 -> 0.1.
 	// ln Z errors 3 and -4: RMS sqrt(12.5).
-	want := gbpRow{method: "renn-family-fwd", models: 2, dp: 0.075, lzr: math.Sqrt(12.5), seconds: 2}
-	if got.models != want.models || math.Abs(got.dp-want.dp) > 1e-12 || math.Abs(got.lzr-want.lzr) > 1e-12 || got.seconds != want.seconds {
-		t.Fatalf("got %+v, want %+v", got, want)
+	o := s.data.find(g, "", "renn-family-fwd")[0]
+	if math.Abs(o.num["ref_mean_abs"]-0.075) > 1e-12 || math.Abs(o.num["ref_logz_rms"]-math.Sqrt(12.5)) > 1e-12 || o.num["seconds"] != 2 {
+		t.Fatalf("got %v", o.num)
 	}
 	bad := run(0.6, 0.3, 13, 16)
 	bad.vars[[2]int32{0, 0}] = []float64{1}
-	if _, err := compareGBP(bad, ref, "x"); err == nil || !strings.Contains(err.Error(), "states") {
+	if err := s.compareAnswers(pt, g, "x", bad, ref, "gbp"); err == nil || !strings.Contains(err.Error(), "states") {
 		t.Fatalf("err = %v, want a state-count mismatch", err)
 	}
-	md := gbpMarkdown([]gbpSet{{family: "grid-u2", name: "30x30 (2)", rows: []gbpRow{want, {method: "gbp", models: 2, seconds: 0.5}}}})
-	for _, s := range []string{"| grid-u2 | 30x30 (2) | renn-family-fwd | 0.0750 | 3.536 | 2.000 |", "| grid-u2 | 30x30 (2) | gbp | – | – | 0.500 |"} {
-		if !strings.Contains(md, s) {
-			t.Errorf("missing %q in\n%s", s, md)
+	s.data.sortMethods()
+	md := scope{s: s}.Table("against-gbp")
+	for _, want := range []string{"| grid-u2 | 30x30 (2) | renn-family-fwd | 0.0750 | 3.536 | 2.000 |", "| grid-u2 | 30x30 (2) | gbp | – | – | 0.500 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
 		}
 	}
 }

@@ -10,6 +10,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/renn-go/renn/core/methods"
 	"io/fs"
 	"math"
 	"os"
@@ -199,10 +200,10 @@ func amMethodCompare(a, b string) int {
 	case rb >= 0:
 		return 1
 	}
-	if methodLess(a, b) {
+	if methods.Compare(a, b) < 0 {
 		return -1
 	}
-	if methodLess(b, a) {
+	if methods.Compare(b, a) < 0 {
 		return 1
 	}
 	return 0

@@ -4,14 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
 
 // boundModel is a model with exact ln Z lnZ and the given methods' ln Z,
 // their bound_held scored as score does.
-func boundModel(lnZ float64, est map[string]float64) *hardModel {
-	m := &hardModel{negLogZ: -lnZ, exact: true, runs: map[string]*hardRun{}}
+func boundModel(name string, lnZ float64, est map[string]float64) *scored {
+	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, negLogZ: -lnZ, exact: true, runs: map[string]*scoredRun{}}
 	lower := est["mf"]
 	for meth, l := range est {
 		r := m.run(meth)
@@ -27,25 +28,15 @@ func boundModel(lnZ float64, est map[string]float64) *hardModel {
 	return m
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // The bounds table counts where each bound held, over every setting with a
-// bound method, and skips settings without one.
+// bound method of either part, and skips settings without one.
 func TestBoundsTable(t *testing.T) {
-	grid := &hardSetting{label: "grid", models: []*hardModel{
-		boundModel(10, map[string]float64{"mf": 9, "trw": 12, "bp": 10.5}),
-		boundModel(20, map[string]float64{"mf": 19, "trw": 19.5, "bp": 20}), // trw fails
-	}}
-	complete := &hardSetting{label: "K9", models: []*hardModel{
-		boundModel(5, map[string]float64{"mf": 4.5, "trw": 6}),
-	}}
-	onlyBP := &hardSetting{label: "bp only", models: []*hardModel{boundModel(1, map[string]float64{"bp": 1})}}
-	got := boundsTable([]*hardSetting{grid, complete, onlyBP}, []string{"bp", "trw", "mf"})
+	s := emptySection(t, "hard", "hard_", "bounds_")
+	addModel(s, "hard_", "grid", boundModel("g0", 10, map[string]float64{"mf": 9, "trw": 12, "bp": 10.5}))
+	addModel(s, "hard_", "grid", boundModel("g1", 20, map[string]float64{"mf": 19, "trw": 19.5, "bp": 20})) // trw fails
+	addModel(s, "bounds_", "K9", boundModel("k0", 5, map[string]float64{"mf": 4.5, "trw": 6}))
+	addModel(s, "hard_", "bp only", boundModel("b0", 1, map[string]float64{"bp": 1}))
+	got := scope{s: s}.Table("bounds")
 	for _, want := range []string{
 		"| setting | models | mf held | mf slack | trw held | trw slack | trw width |",
 		// mf slack: mean of 1 and 1; trw slack: mean of 2 and -0.5; width: mean of 3 and 0.5.
@@ -61,7 +52,9 @@ func TestBoundsTable(t *testing.T) {
 	if strings.Contains(got, "bp only") {
 		t.Errorf("a setting without bound methods has a row:\n%s", got)
 	}
-	if boundsTable([]*hardSetting{onlyBP}, []string{"bp"}) != "" {
-		t.Error("a table without bound methods")
+	s = emptySection(t, "hard", "hard_", "bounds_")
+	addModel(s, "hard_", "bp only", boundModel("b0", 1, map[string]float64{"bp": 1}))
+	if got := (scope{s: s}).Table("bounds"); got != "" {
+		t.Errorf("a table without bound methods:\n%s", got)
 	}
 }

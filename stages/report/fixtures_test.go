@@ -34,13 +34,69 @@ func writeCurveRun(t *testing.T, dir string, rows []formats.CurveRow, started ti
 	writeStamp(t, dir, started, seconds)
 }
 
-// readHiddenOf reads the hidden section's data of the plan of cfg.
-func readHiddenOf(t *testing.T, cfg string) *hiddenData {
+// readHiddenOf reads the hidden section of the plan of cfg.
+func readHiddenOf(t *testing.T, cfg string) *section {
 	t.Helper()
-	_, hp := splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-	d, err := readHidden(hp, "")
+	return sectionOf(t, "hidden", cfg)
+}
+
+// readSection reads the declared section name from the plan of cfg.
+func readSection(name, cfg string) (*section, error) {
+	p, err := readPlan(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := loadSection(name)
+	if err != nil {
+		return nil, err
+	}
+	return newSection(spec, p, "")
+}
+
+func sectionOf(t *testing.T, name, cfg string) *section {
+	t.Helper()
+	s, err := readSection(name, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d
+	return s
+}
+
+func markdownOf(t *testing.T, s *section) string {
+	t.Helper()
+	doc, err := s.markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// emptySection is the declared section name without data, to add runs to.
+func emptySection(t *testing.T, name string, prefixes ...string) *section {
+	t.Helper()
+	spec, err := loadSection(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := prepare(spec, &dataset{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prefixes {
+		s.data.parts = append(s.data.parts, &part{prefix: p})
+	}
+	return s
+}
+
+// addModel adds a model and its runs to s in the setting labelled label of
+// part prefix, as reading a score stage does.
+func addModel(s *section, prefix, label string, m *scored) {
+	g := s.data.setting(prefix+label, func() *group { return &group{key: label, label: label} })
+	pt := &part{prefix: prefix}
+	mo := s.modelObs(pt, "test", g, m)
+	for _, method := range sortedKeys(m.runs) {
+		s.runObs(pt, "test", g, m, method, m.runs[method])
+	}
+	s.compareRuns(mo, m)
+	s.data.sortMethods()
 }

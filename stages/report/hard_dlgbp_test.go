@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -17,8 +18,9 @@ type dlgbpRun struct {
 	seconds   float64
 }
 
-func dlgbpModel(name string, runs map[string]dlgbpRun) *hardModel {
-	m := &hardModel{name: name, runs: map[string]*hardRun{}}
+func dlgbpModel(name string, runs map[string]dlgbpRun) *scored {
+	m := &scored{info: formats.ModelInfoRow{Name: name, Cards: []int32{2, 2}}, runs: map[string]*scoredRun{},
+		model: &mrf.Model{Cards: []int{2, 2}, Factors: []mrf.Factor{{Vars: []int{0, 1}, LogTable: make([]float64, 4)}}}}
 	for meth, s := range runs {
 		r := m.run(meth)
 		r.est = &formats.EstimateRow{Method: meth, Converged: s.converged}
@@ -30,21 +32,24 @@ func dlgbpModel(name string, runs map[string]dlgbpRun) *hardModel {
 }
 
 // The table counts dlgbp at GBP's point where GBP converged (a factor
-// belief differing by more than SamePointTol is another point), dlgbp
-// converged where GBP did not, and names the models where either fails.
+// belief differing by more than the declared tolerance, 1e-6, is another
+// point), dlgbp converged where GBP did not, and names the models where
+// either fails.
 func TestDLGBPTable(t *testing.T) {
 	fac := []float64{0.4, 0.1, 0.1, 0.4}
 	off := []float64{0.4 + 1e-5, 0.1 - 1e-5, 0.1, 0.4}
-	grid := &hardSetting{label: "grid", models: []*hardModel{
+	s := emptySection(t, "hard", "hard_")
+	for _, m := range []*scored{
 		dlgbpModel("g-0", map[string]dlgbpRun{"gbp": {0.3, fac, true, 1}, "dlgbp": {0.3 + 1e-9, fac, true, 3}}),
 		dlgbpModel("g-1", map[string]dlgbpRun{"gbp": {0.3, fac, true, 1}, "dlgbp": {0.3, off, true, 3}}),
 		dlgbpModel("g-2", map[string]dlgbpRun{"gbp": {0.3, fac, false, 2}, "dlgbp": {0.2, fac, true, 5}}),
 		dlgbpModel("g-3", map[string]dlgbpRun{"gbp": {0.3, fac, false, 2}, "dlgbp": {0.2, fac, false, 5}}),
 		dlgbpModel("g-4", map[string]dlgbpRun{"gbp": {0.3, fac, true, 1}, "dlgbp": {0.3, fac, false, 4}}),
-	}}
-	onlyGBP := &hardSetting{label: "gbp only", models: []*hardModel{dlgbpModel("o-0", map[string]dlgbpRun{"gbp": {0.3, fac, true, 1}})}}
-	d := &hardData{settings: []*hardSetting{grid, onlyGBP}, methods: []string{"gbp", "dlgbp"}}
-	got := d.dlgbpTable()
+	} {
+		addModel(s, "hard_", "grid", m)
+	}
+	addModel(s, "hard_", "gbp only", dlgbpModel("o-0", map[string]dlgbpRun{"gbp": {0.3, fac, true, 1}}))
+	got := scope{s: s}.Table("dlgbp")
 	for _, want := range []string{
 		"| setting | models | gbp converged | of those: dlgbp converged at gbp's point | largest \\|Δb\\| there | gbp not converged | of those: dlgbp converged | seconds gbp | seconds dlgbp |",
 		// Seconds: means 7/5 and 20/5.
@@ -59,8 +64,9 @@ func TestDLGBPTable(t *testing.T) {
 	if strings.Contains(got, "gbp only") {
 		t.Errorf("a setting without dlgbp has a row:\n%s", got)
 	}
-	d.methods = []string{"gbp"}
-	if d.dlgbpTable() != "" {
-		t.Error("a table without dlgbp")
+	s = emptySection(t, "hard", "hard_")
+	addModel(s, "hard_", "gbp only", dlgbpModel("o-0", map[string]dlgbpRun{"gbp": {0.3, fac, true, 1}}))
+	if got := (scope{s: s}).Table("dlgbp"); got != "" {
+		t.Errorf("a table without dlgbp:\n%s", got)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/pipeline"
 	"github.com/renn-go/renn/stages/score"
 )
 
@@ -169,33 +168,20 @@ func writeHardFixture(t *testing.T, root, extra, models string) string {
 	return cfg
 }
 
-func loadPlan(t *testing.T, cfg string) *pipeline.Plan {
-	t.Helper()
-	plan, err := pipeline.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan
-}
-
 func TestHardSection(t *testing.T) {
 	root := t.TempDir()
 	cfg := writeHardFixture(t, root, `data = "data"`, "data/hard_bip")
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	writeStamp(t, filepath.Join(root, "data", "hard_bip_exact"), t0, 30)
 	writeStamp(t, filepath.Join(root, "data", "hard_bip_mp"), t0.Add(time.Minute), 90)
-	_, hp := splitHard(loadPlan(t, cfg))
-	d, err := readHard(hp, "")
-	if err != nil {
-		t.Fatal(err)
+	sec := sectionOf(t, "hard", cfg)
+	if sets := sec.settingsOf(&tableSpec{}); len(sets) != 1 || len(sec.data.modelsOf(sets[0])) != 3 {
+		t.Fatalf("settings %+v, want one of three models", sets)
 	}
-	if len(d.settings) != 1 || len(d.settings[0].models) != 3 {
-		t.Fatalf("settings %+v, want one of three models", d.settings)
-	}
-	if got := strings.Join(d.methods, ","); got != "bp,dbp,gbp,renn-mp" {
+	if got := strings.Join(sec.data.methods, ","); got != "bp,dbp,gbp,renn-mp" {
 		t.Errorf("methods %s, want bp,dbp,gbp,renn-mp (registry order)", got)
 	}
-	doc := d.markdown()
+	doc := markdownOf(t, sec)
 	const s = "bipartite 2+2, J ~ N(0,2²), h ~ U(−1,1)"
 	for _, want := range []string{
 		"## Beyond the paper: hard models",
@@ -266,12 +252,7 @@ inputs = { models = "hard_grid", truth = "hard_grid", pred = ["hard_grid"] }
 			if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, hp := splitHard(loadPlan(t, cfg))
-			d, err := readHard(hp, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if doc := d.markdown(); !strings.Contains(doc, c.want) {
+			if doc := markdownOf(t, sectionOf(t, "hard", cfg)); !strings.Contains(doc, c.want) {
 				t.Errorf("section:\n%s\nlacks %q", doc, c.want)
 			}
 		})
@@ -282,7 +263,7 @@ func TestHardSectionErrors(t *testing.T) {
 	root := t.TempDir()
 	// Scores of models the score stage did not read.
 	cfg := writeHardFixture(t, root, `data = "data"`, "data/elsewhere")
-	if _, err := readHard(loadPlan(t, cfg), ""); err == nil || !strings.Contains(err.Error(), "not a models input") {
+	if _, err := readSection("hard", cfg); err == nil || !strings.Contains(err.Error(), "not a models input") {
 		t.Errorf("error %v, want one saying the models are not an input", err)
 	}
 	// Estimates computed from other models.
@@ -292,7 +273,7 @@ func TestHardSectionErrors(t *testing.T) {
 		formats.Provenance{Stage: "test", Inputs: map[string]string{"x/models.parquet": "feed"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readHard(loadPlan(t, cfg), ""); err == nil || !strings.Contains(err.Error(), "x/models.parquet") {
+	if _, err := readSection("hard", cfg); err == nil || !strings.Contains(err.Error(), "x/models.parquet") {
 		t.Errorf("error %v, want one naming x/models.parquet", err)
 	}
 }
@@ -312,8 +293,8 @@ func TestRunHard(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	contents := strings.Index(doc, "- [Beyond the paper: hard models](#"+HardAnchor+")")
-	section := strings.Index(doc, "<a id=\""+HardAnchor+"\"></a>\n\n## Beyond the paper: hard models")
+	contents := strings.Index(doc, "- [Beyond the paper: hard models](#beyond-the-paper-hard-models)")
+	section := strings.Index(doc, "<a id=\"beyond-the-paper-hard-models\"></a>\n\n## Beyond the paper: hard models")
 	lastTable := strings.LastIndex(doc, "## Table ")
 	if contents < 0 || section < 0 || section < lastTable {
 		t.Errorf("contents entry at %d, section at %d, last paper table at %d", contents, section, lastTable)
@@ -351,93 +332,23 @@ func TestSettingLabel(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
-	for _, c := range []struct {
-		f    fixedPoint
-		want string
+	c := compareSpec{A: "bp", B: "dbp", Same: 1e-3, Stationary: 1e-6}
+	for _, tc := range []struct {
+		convA, convB       bool
+		dist, fA, fB, resB float64
+		want               string
 	}{
-		{fixedPoint{}, "—"},
-		{fixedPoint{ok: true}, "neither converged"},
-		{fixedPoint{ok: true, dbpConv: true}, "bp did not converge"},
-		{fixedPoint{ok: true, bpConv: true}, "dbp did not converge"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 2e-4}, "same fixed point (beliefs within 2.0e-04)"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -130.24, dbpF: -123.86}, "two stationary points of the Bethe F: dbp's F higher by 6.380"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -256.875, dbpF: -262.076}, "two stationary points of the Bethe F: bp's F higher by 5.201"},
-		{fixedPoint{ok: true, bpConv: true, dbpConv: true, distance: 0.9, bpF: -20, dbpF: -18, dbRes: 1.6}, "two different converged points, not both stationary: dbp's F higher by 2.000"},
+		{false, false, 0, 0, 0, 0, "neither converged"},
+		{false, true, 0, 0, 0, 0, "bp did not converge"},
+		{true, false, 0, 0, 0, 0, "dbp did not converge"},
+		{true, true, 2e-4, 0, 0, 0, "same fixed point (beliefs within 2.0e-04)"},
+		{true, true, 0.9, -130.24, -123.86, 0, "two stationary points of the Bethe F: dbp's F higher by 6.380"},
+		{true, true, 0.9, -256.875, -262.076, 0, "two stationary points of the Bethe F: bp's F higher by 5.201"},
+		{true, true, 0.9, -20, -18, 1.6, "two different converged points, not both stationary: dbp's F higher by 2.000"},
+		{true, true, 0.9, -20, -18, math.NaN(), "two different converged points, not both stationary: dbp's F higher by 2.000"},
 	} {
-		if got := verdict(c.f); got != c.want {
-			t.Errorf("verdict(%+v) = %q, want %q", c.f, got, c.want)
+		if got := c.verdict(tc.convA, tc.convB, tc.dist, tc.fA, tc.fB, 0, tc.resB); got != tc.want {
+			t.Errorf("verdict(%+v) = %q, want %q", tc, got, tc.want)
 		}
-	}
-}
-
-// TestBetheResidual checks the stationarity measure on a tree, where the
-// exact marginals are BP's one fixed point: two spins with fields and a
-// coupling, one unary factor each and one pairwise factor.
-func TestBetheResidual(t *testing.T) {
-	h0, h1, J := 0.3, -0.7, 1.2
-	factors := []formats.FactorRow{
-		{FactorID: 0, Vars: []int32{0}, LogTable: []float64{-h0, h0}},
-		{FactorID: 1, Vars: []int32{1}, LogTable: []float64{-h1, h1}},
-		{FactorID: 2, Vars: []int32{0, 1}, LogTable: []float64{J, -J, -J, J}},
-	}
-	// Exact joint over (s0, s1), index 2*s0 + s1.
-	var joint [4]float64
-	z := 0.0
-	for k := range 4 {
-		x0, x1 := float64(2*(k/2)-1), float64(2*(k%2)-1)
-		joint[k] = math.Exp(h0*x0 + h1*x1 + J*x0*x1)
-		z += joint[k]
-	}
-	for k := range joint {
-		joint[k] /= z
-	}
-	exact := func() ([][]float64, map[int32][]float64) {
-		b0 := []float64{joint[0] + joint[1], joint[2] + joint[3]}
-		b1 := []float64{joint[0] + joint[2], joint[1] + joint[3]}
-		return [][]float64{b0, b1}, map[int32][]float64{0: append([]float64(nil), b0...), 1: append([]float64(nil), b1...), 2: joint[:]}
-	}
-	for _, c := range []struct {
-		name   string
-		change func(vars [][]float64, facs map[int32][]float64) []formats.FactorRow
-		lo, hi float64 // the residual lies in [lo, hi]; NaN: want NaN
-	}{
-		{"exact marginals", nil, 0, 1e-12},
-		{"a variable belief off by 0.01 (inconsistent)", func(v [][]float64, _ map[int32][]float64) []formats.FactorRow {
-			v[0] = []float64{v[0][0] - 0.01, v[0][1] + 0.01}
-			return factors
-		}, 0.01, 1},
-		{"a product of the variable beliefs as the pair (consistent, not a reparametrisation)", func(v [][]float64, f map[int32][]float64) []formats.FactorRow {
-			f[2] = []float64{v[0][0] * v[1][0], v[0][0] * v[1][1], v[0][1] * v[1][0], v[0][1] * v[1][1]}
-			return factors
-		}, J / 2, math.Inf(1)},
-		{"a zero belief", func(v [][]float64, f map[int32][]float64) []formats.FactorRow {
-			f[2] = []float64{0, 0.5, 0.25, 0.25}
-			return factors
-		}, math.NaN(), 0},
-		{"a missing factor belief", func(_ [][]float64, f map[int32][]float64) []formats.FactorRow {
-			delete(f, 1)
-			return factors
-		}, math.NaN(), 0},
-		{"a factor of three variables", func(_ [][]float64, _ map[int32][]float64) []formats.FactorRow {
-			return append(append([]formats.FactorRow(nil), factors...), formats.FactorRow{FactorID: 3, Vars: []int32{0, 1, 0}, LogTable: make([]float64, 8)})
-		}, math.NaN(), 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			vars, facs := exact()
-			fs := factors
-			if c.change != nil {
-				fs = c.change(vars, facs)
-			}
-			got := betheResidual(fs, vars, facs)
-			if math.IsNaN(c.lo) {
-				if !math.IsNaN(got) {
-					t.Errorf("residual %g, want NaN", got)
-				}
-				return
-			}
-			if !(got >= c.lo && got <= c.hi) {
-				t.Errorf("residual %g, want it in [%g, %g]", got, c.lo, c.hi)
-			}
-		})
 	}
 }

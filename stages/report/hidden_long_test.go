@@ -1,9 +1,7 @@
 package report
 
 import (
-	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +62,8 @@ func writeLongRuns(t *testing.T, cfg, stages string, runs map[string]longRun) {
 	for id, run := range runs {
 		shard := id[strings.Index(id, "/")+1:]
 		label, _, _ := strings.Cut(strings.TrimPrefix(shard, "method="), ",")
-		if label != exactMethod {
-			label += clampedExactSuffix
+		if label != "exact" {
+			label += learnmrf.ClampedExactSuffix
 		}
 		dir := mkdir(t, filepath.Join(root, "data", id))
 		var rows []formats.CurveRow
@@ -145,7 +143,7 @@ func TestHiddenLongClaims(t *testing.T) {
 			}
 			cfg := writeLong(t, tc.pcdSecs, curves)
 			d := readHiddenOf(t, cfg)
-			doc := d.markdown()
+			doc := markdownOf(t, d)
 			long := strings.Index(doc, "### Longer budget, exact clamped phase")
 			if long < 0 {
 				t.Fatalf("no longer-budget subsection:\n%s", doc)
@@ -172,7 +170,7 @@ func TestHiddenLongClaims(t *testing.T) {
 					t.Errorf("small-budget part lacks %q", want)
 				}
 			}
-			if fs := d.figures(); len(fs) != 2 || fs[1].file != HiddenLongCurvesPlot || len(fs[1].fig.Panels) != 1 {
+			if fs := d.figures(); len(fs) != 2 || fs[1].file != "hidden_long_learning_curves.png" || len(fs[1].fig.Panels) != 1 {
 				t.Errorf("figures %+v: want the small budget's and the longer budget's", fs)
 			}
 			if t.Failed() {
@@ -187,12 +185,12 @@ func TestHiddenLongClaims(t *testing.T) {
 func TestHiddenLongNotRun(t *testing.T) {
 	cfg := writePCD(t, 1.5)
 	d := readHiddenOf(t, cfg)
-	if doc := d.markdown(); !strings.Contains(doc, "### Longer budget, exact clamped phase\n\nNot run: the config has no hidden_*_long learn-mrf stages") {
+	if doc := markdownOf(t, d); !strings.Contains(doc, "### Longer budget, exact clamped phase\n\nNot run: the config has no hidden_*_long learn-mrf stages") {
 		t.Errorf("without the stages:\n%s", doc)
 	}
 	cfg = writeLong(t, 1.5, nil)
 	d = readHiddenOf(t, cfg)
-	doc := d.markdown()
+	doc := markdownOf(t, d)
 	for _, want := range []string{
 		"Not run yet: hidden_rbm_long/method=exact, hidden_rbm_long/method=bp, hidden_rbm_long/method=gbp, hidden_rbm_long/method=renn-mp.",
 		"No run of these stages has finished yet.",
@@ -207,32 +205,17 @@ func TestHiddenLongNotRun(t *testing.T) {
 	}
 }
 
-func TestTailNLL(t *testing.T) {
-	nan := math.NaN()
-	for _, tc := range []struct {
-		name   string
-		curves [][]float64
-		k      int
-		want   float64
-	}{
-		{"last k of one model", [][]float64{{9, 1, 2, 3}}, 3, 2},
-		{"fewer epochs than k", [][]float64{{1, 3}}, 10, 2},
-		{"NaN epochs skipped", [][]float64{{9, nan, 4}}, 2, 4},
-		{"mean over the models", [][]float64{{1, 3}, {5, 7}}, 2, 4},
-		{"all NaN", [][]float64{{nan}}, 1, nan},
-	} {
-		got := tailNLL(tc.curves, tc.k)
-		if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("%s: tailNLL = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-// The report names the runs with the exact clamped phase as learn-mrf
+// The section names the runs with the exact clamped phase as learn-mrf
 // labels them.
 func TestClampedExactSuffix(t *testing.T) {
-	if clampedExactSuffix != learnmrf.ClampedExactSuffix {
-		t.Errorf("report's %q, learn-mrf's %q", clampedExactSuffix, learnmrf.ClampedExactSuffix)
+	spec, err := loadSection("hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range append([]string{spec.Learning.LongRef}, spec.Learning.LongRival...) {
+		if !strings.HasSuffix(m, learnmrf.ClampedExactSuffix) {
+			t.Errorf("%q does not end in learn-mrf's %q", m, learnmrf.ClampedExactSuffix)
+		}
 	}
 }
 
@@ -367,12 +350,7 @@ func TestHiddenLongSeeds(t *testing.T) {
 				}
 			}
 			writeLongRuns(t, cfg, stages, runs)
-			_, hp := splitPrefix(loadPlan(t, cfg), HiddenPrefix)
-			d, err := readHidden(hp, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc := d.markdown()
+			doc := markdownOf(t, readHiddenOf(t, cfg))
 			long := strings.Index(doc, "### Longer budget, exact clamped phase")
 			if long < 0 {
 				t.Fatalf("no longer-budget subsection:\n%s", doc)
@@ -391,14 +369,5 @@ func TestHiddenLongSeeds(t *testing.T) {
 				t.Log(doc[long:])
 			}
 		})
-	}
-}
-
-// Seeds sort as numbers where they are numbers; "" (a stage without the
-// seed key) first.
-func TestSortedSeeds(t *testing.T) {
-	by := map[string][]learnRun{"10": nil, "2": nil, "1": nil, "b": nil, "": nil}
-	if got, want := sortedSeeds(by), []string{"", "1", "2", "10", "b"}; !slices.Equal(got, want) {
-		t.Errorf("sortedSeeds = %q, want %q", got, want)
 	}
 }

@@ -60,8 +60,7 @@ func TestHiddenPCDAtRENNTime(t *testing.T) {
 		}},
 	} {
 		cfg := writePCD(t, tc.secs)
-		d := readHiddenOf(t, cfg)
-		doc := d.markdown()
+		doc := markdownOf(t, readHiddenOf(t, cfg))
 		for _, want := range tc.want {
 			if !strings.Contains(doc, want) {
 				t.Errorf("epochs of %v s: section lacks %q", tc.secs, want)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/renn-go/renn/core/methods"
 )
 
 //go:embed paper.toml
@@ -31,8 +33,9 @@ var layoutKeys = []string{"metric", "graph", "size", "gamma"}
 type Paper struct {
 	// PlotSources are the score stages whose summaries the size plots
 	// are drawn from (stages whose settings do not overlap).
-	PlotSources []string `toml:"plot_sources"`
-	Tables      []Table  `toml:"table"`
+	PlotSources []string     `toml:"plot_sources"`
+	Tables      []Table      `toml:"table"`
+	Figures     []figureSpec `toml:"figure"`
 }
 
 // Table is one table of the paper.
@@ -157,28 +160,8 @@ func (t *Table) check() error {
 	if t.Number <= 0 || t.Label == "" || t.Caption == "" {
 		return fmt.Errorf("needs a positive number, a label and a caption")
 	}
-	switch t.Kind {
-	case KindInference:
-		if len(t.OptionalSources) > 0 {
-			return fmt.Errorf("optional_sources are learn-mrf stages, for nll and epoch_seconds tables")
-		}
-		for _, c := range t.Columns {
-			if c.Source == "" && t.Source == "" {
-				return fmt.Errorf("column %q has no source stage and neither has the table", c.Name)
-			}
-		}
-	case KindNLL, KindEpochSeconds:
-		if len(t.Sources) == 0 {
-			return fmt.Errorf("no learn-mrf stages in sources")
-		}
-		if slices.ContainsFunc(t.OptionalSources, func(s string) bool { return slices.Contains(t.Sources, s) }) {
-			return fmt.Errorf("a stage is in both sources and optional_sources")
-		}
-		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Source != "" }) {
-			return fmt.Errorf("learning tables take their stages from sources, not per column")
-		}
-	default:
-		return fmt.Errorf("unknown kind %q (want %s, %s or %s)", t.Kind, KindInference, KindNLL, KindEpochSeconds)
+	if err := t.checkSources(); err != nil {
+		return err
 	}
 	if len(t.Layout) == 0 {
 		return fmt.Errorf("empty layout")
@@ -197,37 +180,72 @@ func (t *Table) check() error {
 	if len(t.Columns) == 0 || len(t.Rows) == 0 {
 		return fmt.Errorf("no columns or no rows")
 	}
-	for _, c := range t.Columns {
-		if c.Name == "" || c.Method == "" {
-			return fmt.Errorf("a column needs a name and a method")
+	for i, c := range t.Columns {
+		if e, err := methods.Lookup(c.Method); err == nil && c.Name == "" {
+			t.Columns[i].Name = e.Title // the registry names the methods it has
+		}
+		if t.Columns[i].Name == "" || c.Method == "" {
+			return fmt.Errorf("a column needs a method and, unless the registry has it, a name")
 		}
 	}
 	for k := range t.Rows {
-		r := &t.Rows[k]
-		where := fmt.Sprintf("row %d (%s)", k+1, r.describe())
-		if t.Kind == KindInference && !slices.Contains(paperMetrics, r.Metric) {
-			return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(paperMetrics, ", "))
+		if err := t.checkRow(k); err != nil {
+			return err
 		}
-		if t.Kind != KindInference && r.Metric != "" {
-			return fmt.Errorf("%s: a %s table has no metric per row", where, t.Kind)
+	}
+	return nil
+}
+
+// checkSources checks the kind of t and the stages its numbers come from.
+func (t *Table) checkSources() error {
+	switch t.Kind {
+	case KindInference:
+		if len(t.OptionalSources) > 0 {
+			return fmt.Errorf("optional_sources are learn-mrf stages, for nll and epoch_seconds tables")
 		}
-		if r.Graph == "" || r.Size <= 0 {
-			return fmt.Errorf("%s: needs a graph and a positive size", where)
+		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Source == "" && t.Source == "" }) {
+			return fmt.Errorf("a column has no source stage and neither has the table")
 		}
-		if len(r.Paper) != len(t.Columns) {
-			return fmt.Errorf("%s: %d paper values for %d columns", where, len(r.Paper), len(t.Columns))
+	case KindNLL, KindEpochSeconds:
+		if len(t.Sources) == 0 {
+			return fmt.Errorf("no learn-mrf stages in sources")
 		}
-		r.values = make([]Value, len(r.Paper))
-		for j, s := range r.Paper {
-			v, err := ParseValue(s)
-			if err != nil {
-				return fmt.Errorf("%s, column %s: %w", where, t.Columns[j].Name, err)
-			}
-			if v.OK && t.Kind == KindInference && !v.HasStd {
-				return fmt.Errorf("%s, column %s: inference values are mean ± std, got %q", where, t.Columns[j].Name, s)
-			}
-			r.values[j] = v
+		if slices.ContainsFunc(t.OptionalSources, func(s string) bool { return slices.Contains(t.Sources, s) }) {
+			return fmt.Errorf("a stage is in both sources and optional_sources")
 		}
+		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Source != "" }) {
+			return fmt.Errorf("learning tables take their stages from sources, not per column")
+		}
+	default:
+		return fmt.Errorf("unknown kind %q (want %s, %s or %s)", t.Kind, KindInference, KindNLL, KindEpochSeconds)
+	}
+	return nil
+}
+
+// checkRow checks row k of t and reads the paper's values.
+func (t *Table) checkRow(k int) error {
+	r := &t.Rows[k]
+	where := fmt.Sprintf("row %d (%s)", k+1, r.describe())
+	switch {
+	case t.Kind == KindInference && !slices.Contains(paperMetrics, r.Metric):
+		return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(paperMetrics, ", "))
+	case t.Kind != KindInference && r.Metric != "":
+		return fmt.Errorf("%s: a %s table has no metric per row", where, t.Kind)
+	case r.Graph == "" || r.Size <= 0:
+		return fmt.Errorf("%s: needs a graph and a positive size", where)
+	case len(r.Paper) != len(t.Columns):
+		return fmt.Errorf("%s: %d paper values for %d columns", where, len(r.Paper), len(t.Columns))
+	}
+	r.values = make([]Value, len(r.Paper))
+	for j, s := range r.Paper {
+		v, err := ParseValue(s)
+		if err == nil && v.OK && t.Kind == KindInference && !v.HasStd {
+			err = fmt.Errorf("inference values are mean ± std, got %q", s)
+		}
+		if err != nil {
+			return fmt.Errorf("%s, column %s: %w", where, t.Columns[j].Name, err)
+		}
+		r.values[j] = v
 	}
 	return nil
 }

@@ -200,7 +200,7 @@ func TestRun(t *testing.T) {
 	if strings.Contains(doc, "NaN") {
 		t.Error("report shows NaN")
 	}
-	for _, f := range []string{"l1_vs_size.png", "logz_err_vs_size.png", "seconds_vs_size.png", LearningCurvesPlot} {
+	for _, f := range []string{"l1_vs_size.png", "logz_err_vs_size.png", "seconds_vs_size.png", "learning_curves.png"} {
 		data, err := os.ReadFile(filepath.Join(root, "report", f))
 		if err != nil {
 			t.Fatal(err)
@@ -309,20 +309,6 @@ func TestFormatNumber(t *testing.T) {
 	} {
 		if got := formatNumber(c.metric, c.v); got != c.want {
 			t.Errorf("formatNumber(%s, %g) = %q, want %q", c.metric, c.v, got, c.want)
-		}
-	}
-}
-
-func TestMeanCurve(t *testing.T) {
-	got := meanCurve([][]float64{{4, 2}, {6}, {math.NaN(), 1, 0}})
-	// epoch 1: (4+6)/2, NaN skipped; epoch 2: (2+6+1)/3; epoch 3: (2+6+0)/3.
-	want := []float64{5, 3, 8.0 / 3}
-	if len(got) != len(want) {
-		t.Fatalf("meanCurve: %v, want %v", got, want)
-	}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
-			t.Errorf("meanCurve[%d] = %g, want %g", i, got[i], want[i])
 		}
 	}
 }

@@ -264,20 +264,6 @@ func TestScaleTableNothingRun(t *testing.T) {
 	}
 }
 
-func TestFitExponent(t *testing.T) {
-	n := []float64{10, 100, 1000, 10000}
-	y := []float64{5, 3 * math.Pow(100, 1.1), 3 * math.Pow(1000, 1.1), 3 * math.Pow(10000, 1.1)}
-	if got := fitExponent(n, y, 100); math.Abs(got-1.1) > 1e-12 {
-		t.Errorf("slope %g, want 1.1", got)
-	}
-	if got := fitExponent(n, y, 5000); !math.IsNaN(got) {
-		t.Errorf("one point: slope %g, want NaN", got)
-	}
-	if got := fitExponent(n, []float64{1, math.NaN(), 0, 4}, 1); math.Abs(got-math.Log(4)/math.Log(1000)) > 1e-12 {
-		t.Errorf("NaN and 0 not skipped: %g", got)
-	}
-}
-
 func TestFmtSig(t *testing.T) {
 	for _, tc := range []struct {
 		x    float64
@@ -290,27 +276,23 @@ func TestFmtSig(t *testing.T) {
 }
 
 func TestCPUPerStep(t *testing.T) {
-	cell := func(cpu, iters float64) *scaleCell {
-		return &scaleCell{models: 1, iterations: iters, cpu: cpu, rssKiB: 1, instances: map[string]bool{"x": true}}
-	}
-	full := cell(10, 300)
-	full.short = cell(5, 50)
-	if got := full.cpuPerStep(); math.Abs(got-0.02) > 1e-12 {
+	short := func(cpu, iters float64) *costCell { return &costCell{models: 1, iterations: iters, cpu: cpu} }
+	// A full run of 300 steps in 10 CPU s, a short one of 50 in 5.
+	if got := cpuPerStep(10, 300, short(5, 50), 0.1); math.Abs(got-0.02) > 1e-12 {
 		t.Errorf("cpuPerStep %g, want 0.02", got)
 	}
-	if got := full.cpuBeforeSteps(); math.Abs(got-4) > 1e-12 {
-		t.Errorf("cpuBeforeSteps %g, want 4", got)
+	if got := 10 - 300*cpuPerStep(10, 300, short(5, 50), 0.1); math.Abs(got-4) > 1e-12 {
+		t.Errorf("CPU besides steps %g, want 4", got)
 	}
-	full.short = cell(9.5, 50) // 5% of the run: noise
-	if got := full.cpuPerStep(); !math.IsNaN(got) {
+	if got := cpuPerStep(10, 300, short(9.5, 50), 0.1); !math.IsNaN(got) { // 5% of the run: noise
 		t.Errorf("a difference of 5%%: %g, want NaN", got)
 	}
-	full.short = cell(5, 300) // stopped no earlier than the full run
-	if got := full.cpuPerStep(); !math.IsNaN(got) {
+	if got := cpuPerStep(10, 300, short(5, 300), 0.1); !math.IsNaN(got) { // stopped no earlier than the full run
 		t.Errorf("no fewer steps: %g, want NaN", got)
 	}
-	full.short = nil
-	if got := full.cpuPerStep(); !math.IsNaN(got) {
-		t.Errorf("no short run: %g, want NaN", got)
+	noUsage := short(5, 50)
+	noUsage.noUsage = true
+	if got := cpuPerStep(10, 300, noUsage, 0.1); !math.IsNaN(got) {
+		t.Errorf("a short run without usage: %g, want NaN", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
@@ -154,17 +155,13 @@ func TestUAISection(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	writeStamp(t, filepath.Join(root, "data", "uai_exact"), t0, 30)
 	writeStamp(t, filepath.Join(root, "data", "uai_base"), t0.Add(time.Minute), 90)
-	_, up := splitPrefix(loadPlan(t, cfg), UAIPrefix)
-	d, err := readUAI(up, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(d.columns, ","); got != "mf,gbp,gbp (bethe)" {
+	s := sectionOf(t, "uai", cfg)
+	if got := strings.Join(s.data.methods, ","); got != "mf,gbp,gbp (bethe)" {
 		t.Errorf("columns %s, want mf,gbp,gbp (bethe): methods in registry order, then those on other regions", got)
 	}
-	doc := d.markdown()
+	doc := markdownOf(t, s)
 	for _, want := range []string{
-		"<a id=\"" + UAIAnchor + "\"></a>\n\n## Beyond the paper: UAI models",
+		"<a id=\"beyond-the-paper-uai-models\"></a>\n\n## Beyond the paper: UAI models",
 		"From stages `uai_score`, `uai_bethe_score`",
 		"Run time (not counted in the paper's, above): 2 of 8 instances of the uai_* stages have completed, in **2.0 min**",
 		"| uai_base | 1 / 1 | 1.5 min | 1.5 min |",
@@ -201,12 +198,7 @@ func TestUAISection(t *testing.T) {
 func TestUAISectionNotRun(t *testing.T) {
 	root := t.TempDir()
 	cfg := writeUAIFixture(t, root, `data = "data"`, false)
-	_, up := splitPrefix(loadPlan(t, cfg), UAIPrefix)
-	d, err := readUAI(up, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := d.markdown()
+	doc := markdownOf(t, sectionOf(t, "uai", cfg))
 	for _, want := range []string{"Not run yet: uai_score, uai_bethe_score.", "0 of 8 instances of the uai_* stages", "No model has been scored yet."} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("section:\n%s\nlacks %q", doc, want)
@@ -214,16 +206,21 @@ func TestUAISectionNotRun(t *testing.T) {
 	}
 	cfg = filepath.Join(root, "none.toml")
 	os.WriteFile(cfg, []byte("data = \"data\"\n[stage.grid_score]\nrun = [\"score\"]\n"), 0o644)
-	_, up = splitPrefix(loadPlan(t, cfg), UAIPrefix)
-	if d, err = readUAI(up, ""); err != nil {
-		t.Fatal(err)
-	}
-	if doc := d.markdown(); !strings.Contains(doc, "Not run: the config has no uai_* score stages.") {
+	if doc := markdownOf(t, sectionOf(t, "uai", cfg)); !strings.Contains(doc, "Not run: the config has no uai_* score stages.") {
 		t.Errorf("section without stages:\n%s", doc)
 	}
-	// Estimates without a check field: said so, no check rows.
-	if got := parseParams(`{"method":"bp","regions":"bethe"}`); got.hasCheck || got.Regions != "bethe" {
-		t.Errorf("params without check: %+v", got)
+	// Estimates without a check field: no check recorded, so no check rows.
+	sec := emptySection(t, "uai", "uai_")
+	m := &scored{info: formats.ModelInfoRow{Name: "m", Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, runs: map[string]*scoredRun{}}
+	m.run("bp").est = &formats.EstimateRow{Method: "bp", Params: `{"method":"bp","regions":"bethe"}`}
+	addModel(sec, "uai_", "m", m)
+	sec.data.parts[0].stages = []string{"uai_score"}
+	o := sec.data.find(nil, "m", "bp")[0]
+	if _, ok := o.num["check_recorded"]; ok || o.text["regions"] != "bethe" || o.num["check_failed"] != 0 {
+		t.Errorf("params without check: %v %v", o.num, o.text)
+	}
+	if doc := markdownOf(t, sec); strings.Contains(doc, "shared check failed |") || !strings.Contains(doc, "The estimates record no shared check") {
+		t.Errorf("a section without checks:\n%s", doc)
 	}
 }
 
@@ -242,7 +239,7 @@ func TestRunUAI(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	contents := strings.Index(doc, "- [Beyond the paper: UAI models](#"+UAIAnchor+")")
+	contents := strings.Index(doc, "- [Beyond the paper: UAI models](#beyond-the-paper-uai-models)")
 	hard := strings.Index(doc, "## Beyond the paper: hard models")
 	section := strings.Index(doc, "## Beyond the paper: UAI models")
 	if contents < 0 || hard < 0 || section < hard {

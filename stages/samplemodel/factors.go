@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,17 +20,59 @@ import (
 // family (mrf.FactorFamily): the UAI-like families that are not Ising
 // models.
 type FactorParams struct {
-	Family string `json:"family"` // csp, noisy-or or pedigree
-	Size   int    `json:"size"`   // the family's size (mrf.FactorFamily)
+	Family string `json:"family"` // csp, noisy-or, pedigree or potts
+	Size   int    `json:"size"`   // the family's size (mrf.FactorFamily; potts: variables)
 	Count  int    `json:"count"`
 	Seed   int64  `json:"seed"`
 	Hide   string `json:"hide,omitempty"` // hidden variables: a list of indices (hiddenVars)
+	// Potts is the potts family's shape (mrf.Potts, N = Size); zero for
+	// the other families.
+	Potts PottsShape `json:"potts,omitzero"`
+}
+
+// PottsShape is the shape of a potts model beyond its size.
+type PottsShape struct {
+	States    int `json:"states"`
+	Treewidth int `json:"treewidth"`
+	Edges     int `json:"edges"`
+}
+
+// PottsParams returns the potts shape on n variables from the flags given:
+// mrf.DefaultPotts(n) for those not given (nil), and the edges as the
+// density (edges per variable) times n, rounded.
+func PottsParams(n int, states, treewidth *int, density *float64) PottsShape {
+	d := mrf.DefaultPotts(n)
+	sh := PottsShape{States: d.K, Treewidth: d.Treewidth, Edges: d.Edges}
+	if states != nil {
+		sh.States = *states
+	}
+	if treewidth != nil {
+		sh.Treewidth = *treewidth
+	}
+	if density != nil {
+		sh.Edges = int(math.Round(*density * float64(n)))
+	} else if treewidth != nil {
+		// The default density within the bounds of the given treewidth.
+		sh.Edges = mrf.Potts{N: n, K: sh.States, Treewidth: sh.Treewidth}.DefaultEdges()
+	}
+	return sh
+}
+
+func (p FactorParams) potts() mrf.Potts {
+	return mrf.Potts{N: p.Size, K: p.Potts.States, Treewidth: p.Potts.Treewidth, Edges: p.Potts.Edges}
 }
 
 // Check reports whether p can be generated; its errors name the flags of
 // 'sample-model factors'.
 func (p FactorParams) Check() error {
-	if err := (mrf.FactorFamily{Family: p.Family, Size: p.Size}).Check(); err != nil {
+	if p.Family == mrf.FamilyPotts {
+		if err := p.potts().Check(); err != nil {
+			return fmt.Errorf("--family potts --size %d --states %d --treewidth %d (%d edges): %w",
+				p.Size, p.Potts.States, p.Potts.Treewidth, p.Potts.Edges, err)
+		}
+	} else if p.Potts != (PottsShape{}) {
+		return fmt.Errorf("--states, --treewidth and --density are for --family potts, not %s", p.Family)
+	} else if err := (mrf.FactorFamily{Family: p.Family, Size: p.Size}).Check(); err != nil {
 		return fmt.Errorf("--family %s --size %d: %w", p.Family, p.Size, err)
 	}
 	if p.Count < 1 || p.Count > 10_000 {
@@ -50,11 +93,16 @@ func Factors(p FactorParams, out string) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	fam := mrf.FactorFamily{Family: p.Family, Size: p.Size}
+	generate := mrf.FactorFamily{Family: p.Family, Size: p.Size}.Generate
+	source := fmt.Sprintf("sample-model factors family=%s size=%d", p.Family, p.Size)
+	if p.Family == mrf.FamilyPotts {
+		generate = p.potts().Generate
+		source += fmt.Sprintf(" states=%d treewidth=%d edges=%d", p.Potts.States, p.Potts.Treewidth, p.Potts.Edges)
+	}
 	models := make([]stageio.Model, p.Count)
 	for k := range models {
 		seed := mrf.DeriveSeed(p.Seed, k)
-		m, err := fam.Generate(seed)
+		m, err := generate(seed)
 		if err != nil {
 			return fmt.Errorf("model %d: %w", k, err)
 		}
@@ -66,7 +114,7 @@ func Factors(p FactorParams, out string) error {
 			Name:   fmt.Sprintf("%s%d-%d", p.Family, p.Size, k),
 			Graph:  p.Family,
 			Seed:   seed,
-			Source: fmt.Sprintf("sample-model factors family=%s size=%d", p.Family, p.Size) + hideSource(p.Hide),
+			Source: source + hideSource(p.Hide),
 			Hidden: hidden,
 		}}
 	}

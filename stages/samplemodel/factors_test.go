@@ -23,9 +23,13 @@ func TestFactors(t *testing.T) {
 		family string
 		size   int
 		name   string
-	}{{"csp", 12, "csp12-1"}, {"noisy-or", 12, "noisy-or12-1"}, {"pedigree", 16, "pedigree16-1"}, {"linkage", 10, "linkage10-1"}} {
+	}{{"csp", 12, "csp12-1"}, {"noisy-or", 12, "noisy-or12-1"}, {"pedigree", 16, "pedigree16-1"}, {"linkage", 10, "linkage10-1"}, {"potts", 14, "potts14-1"}} {
 		dir := filepath.Join(t.TempDir(), "m")
-		if err := Factors(FactorParams{Family: tt.family, Size: tt.size, Count: 2, Seed: 3}, dir); err != nil {
+		p := FactorParams{Family: tt.family, Size: tt.size, Count: 2, Seed: 3}
+		if tt.family == "potts" {
+			p.Potts = PottsParams(tt.size, nil, nil, nil)
+		}
+		if err := Factors(p, dir); err != nil {
 			t.Fatal(err)
 		}
 		ms, _, err := stageio.LoadModels(dir)
@@ -52,7 +56,9 @@ func TestFactors(t *testing.T) {
 		}
 	}
 	for _, p := range []FactorParams{{Family: "bn", Size: 10, Count: 1}, {Family: "csp", Size: 2, Count: 1}, {Family: "csp", Size: 10, Count: 0},
-		{Family: "pedigree", Size: 50_000, Count: 3}} {
+		{Family: "pedigree", Size: 50_000, Count: 3}, {Family: "csp", Size: 10, Count: 1, Potts: PottsShape{States: 3, Treewidth: 2, Edges: 12}},
+		{Family: "potts", Size: 10, Count: 1, Potts: PottsShape{States: 3, Treewidth: 2, Edges: 30}},
+		{Family: "potts", Size: 10, Count: 1}} {
 		if err := Factors(p, t.TempDir()); err == nil {
 			t.Errorf("%+v accepted", p)
 		}
@@ -239,5 +245,28 @@ func TestExportImportHidden(t *testing.T) {
 	}
 	if _, err := os.Stat(side); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("stale side file left: %v", err)
+	}
+}
+
+// The potts flags: defaults where not given, the density times the size as
+// the number of edges where given.
+func TestPottsParams(t *testing.T) {
+	k, tw, d := 5, 3, 2.0
+	for _, tt := range []struct {
+		n         int
+		states    *int
+		treewidth *int
+		density   *float64
+		want      PottsShape
+	}{
+		{60, nil, nil, nil, PottsShape{States: 11, Treewidth: 6, Edges: 165}},
+		{60, &k, &tw, &d, PottsShape{States: 5, Treewidth: 3, Edges: 120}},
+		{5, nil, nil, nil, PottsShape{States: 11, Treewidth: 4, Edges: 10}},
+		{60, nil, &tw, nil, PottsShape{States: 11, Treewidth: 3, Edges: 165}},
+		{20, nil, &tw, nil, PottsShape{States: 11, Treewidth: 3, Edges: 54}},
+	} {
+		if got := PottsParams(tt.n, tt.states, tt.treewidth, tt.density); got != tt.want {
+			t.Errorf("size %d: %+v, want %+v", tt.n, got, tt.want)
+		}
 	}
 }

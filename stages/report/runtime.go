@@ -2,17 +2,13 @@ package report
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/renn-go/renn/stages/pipeline"
 )
 
 // Machine describes the computer the report is written on.
@@ -74,8 +70,8 @@ type RunTime struct {
 	// running, in order: a run split over sessions or machines has one part
 	// per stretch, and the pauses between them are not run time.
 	Parts []Part
-	// States counts the instances by pipeline.Plan.Status (up to date,
-	// stale, missing); nil when the status was not taken.
+	// States counts the instances by their status (up to date, stale,
+	// missing); nil when the status was not taken.
 	States map[string]int
 	Stale  []string // IDs of stale instances, for the reader to rerun
 }
@@ -102,6 +98,22 @@ func (rt *RunTime) Busy() float64 {
 	return s
 }
 
+// StageTable is the table of the stages' run time, with only the stages
+// that took a minute or more or have not finished if slow is set; "" when
+// it has no row.
+func (rt RunTime) StageTable(slow bool) string {
+	g := &grid{head: []string{"stage", "instances done", "summed time", "longest instance"}, right: []bool{false, true, true, true}, tight: true}
+	for _, st := range rt.Stages {
+		if !slow || st.Seconds >= 60 || st.Done < st.Instances {
+			g.add(st.Stage, fmt.Sprintf("%d / %d", st.Done, st.Instances), formatDuration(st.Seconds), formatDuration(st.Max))
+		}
+	}
+	if len(g.rows) == 0 {
+		return ""
+	}
+	return g.String()
+}
+
 // partGap is the longest pause that still counts as one part: the pipeline
 // hashes inputs and writes stamps between instances, which takes a moment.
 const partGap = time.Minute
@@ -126,70 +138,54 @@ func parts(runs []Part) []Part {
 	return out
 }
 
-// ReadRunTime reads the stamp of every instance of the plan.
-func ReadRunTime(plan *pipeline.Plan) (RunTime, error) {
-	var rt RunTime
+// readRunTime reads the stamp of every instance of insts, and, unless
+// binDir is empty, counts them by state against the binaries in binDir
+// (statusErr says why that failed).
+func readRunTime(p *plan, insts []*instance, binDir string) (rt RunTime, statusErr, err error) {
 	var runs []Part
 	index := map[string]int{}
-	for _, inst := range plan.Instances {
-		k, ok := index[inst.Stage.Name]
+	for _, inst := range insts {
+		k, ok := index[inst.stage]
 		if !ok {
-			rt.Stages = append(rt.Stages, StageTime{Stage: inst.Stage.Name})
+			rt.Stages = append(rt.Stages, StageTime{Stage: inst.stage})
 			k = len(rt.Stages) - 1
-			index[inst.Stage.Name] = k
+			index[inst.stage] = k
 		}
 		st := &rt.Stages[k]
 		st.Instances++
 		rt.Instances++
-		stamp, err := pipeline.ReadStamp(inst.OutDir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		stamp, done, err := readStamp(inst.outDir)
 		if err != nil {
-			return rt, err
+			return rt, nil, err
+		}
+		if !done {
+			continue
 		}
 		st.Done++
 		rt.Done++
-		st.Seconds += stamp.Seconds
-		st.Max = max(st.Max, stamp.Seconds)
-		rt.Seconds += stamp.Seconds
-		if rt.First.IsZero() || stamp.Started.Before(rt.First) {
-			rt.First = stamp.Started
+		st.Seconds += stamp.seconds
+		st.Max = max(st.Max, stamp.seconds)
+		rt.Seconds += stamp.seconds
+		if rt.First.IsZero() || stamp.started.Before(rt.First) {
+			rt.First = stamp.started
 		}
-		if stamp.Finished.After(rt.Last) {
-			rt.Last = stamp.Finished
+		if stamp.finished.After(rt.Last) {
+			rt.Last = stamp.finished
 		}
-		runs = append(runs, Part{Start: stamp.Started, End: stamp.Finished, Instances: 1, Seconds: stamp.Seconds})
+		runs = append(runs, Part{Start: stamp.started, End: stamp.finished, Instances: 1, Seconds: stamp.seconds})
 	}
 	rt.Parts = parts(runs)
-	return rt, nil
+	if binDir != "" {
+		rt.States, rt.Stale, statusErr = p.status(insts, binDir)
+	}
+	return rt, statusErr, nil
 }
 
-// addStatus counts the instances of the plan by their state against the
-// binaries in binDir.
-func (rt *RunTime) addStatus(plan *pipeline.Plan, binDir string) error {
-	sts, err := plan.Status(binDir)
-	if err != nil {
-		return fmt.Errorf("pipeline status: %w", err)
+// PartsTable is the table of the run's parts.
+func (rt RunTime) PartsTable() string {
+	g := &grid{head: []string{"part", "from (UTC)", "to (UTC)", "wall time", "instances", "summed time"}, right: []bool{false, false, false, true, true, true}, tight: true}
+	for i, pt := range rt.Parts {
+		g.add(fmt.Sprint(i+1), pt.Start.UTC().Format(time.DateTime), pt.End.UTC().Format(time.DateTime), formatDuration(pt.Wall()), fmt.Sprint(pt.Instances), formatDuration(pt.Seconds))
 	}
-	rt.States = map[string]int{}
-	for _, st := range sts {
-		rt.States[st.State.String()]++
-		if st.State == pipeline.Stale {
-			rt.Stale = append(rt.Stale, st.Instance.ID)
-		}
-	}
-	return nil
-}
-
-// formatDuration writes a duration in hours and minutes, or seconds when
-// short.
-func formatDuration(seconds float64) string {
-	switch {
-	case seconds < 90:
-		return fmt.Sprintf("%.0f s", seconds)
-	case seconds < 3600:
-		return fmt.Sprintf("%.1f min", seconds/60)
-	}
-	return fmt.Sprintf("%.2f h", seconds/3600)
+	return g.String()
 }

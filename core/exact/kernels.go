@@ -1,0 +1,618 @@
+package exact
+
+import (
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// kernel is one contraction out[ov] = Σ x[xv]·y[yv], prepared once for its
+// layouts (contract, for the same operation). It runs as matrix products
+// when the contraction is dense enough, and as strided sweeps (sumProduct)
+// otherwise.
+//
+// As matrix products: the variables fall in four groups, B (in x, y and
+// out: a batch of products), L (x and out), R (y and out) and K (x and y,
+// summed), and for every state of B
+//
+//	out[L,R] = x[L,K] · y[K,R]
+//
+// is one call of gonum's Dgemm, on tables laid out with B outermost and each
+// group's variables in one order. Operands not so laid out are permuted into
+// a scratch table first, and the product lands in a scratch table when the
+// output is not laid out so (or when its fastest dimension would be short:
+// Dgemm sweeps the output's rows).
+type kernel struct {
+	card       []int
+	xv, yv, ov []int
+	g          *geom // strided sweeps; nil for matrix products
+	mm         *matmul
+	bg         *blockGemm
+}
+
+type matmul struct {
+	xp, yp, op     *permutation // into xs, ys and out of os; nil where not needed
+	swap           bool         // x and y trade places (the output's rows are R)
+	xs, ys, os     []int        // layouts the products need: B++L++K (or B++K++L), B++K++R (or B++R++K), B++L++R
+	tA, tB         blas.Transpose
+	lda, ldb       int
+	nb, nl, nk, nr int
+}
+
+// Thresholds of matrix products: the summed group and the output's rows
+// (the longer of L and R) must be at least this long.
+const (
+	minGemmK   = 4
+	minGemmRow = 8
+	minGemmDot = 16
+)
+
+var blas64 gonum.Implementation
+
+func newKernel(card []int, xv, yv, ov []int) *kernel {
+	k := &kernel{card: card, xv: xv, yv: yv, ov: ov}
+	if k.bg = newBlockGemm(card, xv, yv, ov); k.bg != nil {
+		return k
+	}
+	dims, st := unionStrides(card, xv, yv, ov)
+	cards := make([]int, len(dims))
+	for d, v := range dims {
+		cards[d] = card[v]
+	}
+	g := newReducingGeom(cards, st, []int{2}, 2, 2)
+	if m := newMatmul(card, xv, yv, ov); m != nil {
+		xv2, yv2 := xv, yv
+		if m.swap {
+			xv2, yv2 = yv, xv
+		}
+		if !slices.Equal(xv2, m.xs) {
+			m.xp = newPermutation(card, xv2, m.xs)
+		}
+		if !slices.Equal(yv2, m.ys) {
+			m.yp = newPermutation(card, yv2, m.ys)
+		}
+		if !slices.Equal(ov, m.os) {
+			m.op = newPermutation(card, m.os, ov)
+		}
+		if m.cost(card) < sweepCost(g) {
+			k.mm = m
+			return k
+		}
+	}
+	k.g = g
+	return k
+}
+
+// Rough costs in nanoseconds on the machine of cost.go's speeds, to choose
+// between strided sweeps and matrix products with permutations: per entry
+// swept, per inner loop of a sweep, per block of a sweep (the loop nest's
+// step), per multiply-add of Dgemm on long runs and on short ones, per
+// Dgemm call, per entry permuted. Measured on the Potts and Promedas
+// stand-ins' contractions, one core.
+const (
+	nsSweepEntry = 1.0
+	nsSweepRow   = 30
+	nsSweepBlock = 40
+	nsGemmFast   = 0.3
+	nsGemmSlow   = 0.8
+	nsGemmCall   = 100
+	nsPermute    = 2
+)
+
+// sweepCost estimates the time of sumProduct over g.
+func sweepCost(g *geom) float64 {
+	total, n := 1.0, float64(g.size[len(g.size)-1])
+	for _, s := range g.size {
+		total *= float64(s)
+	}
+	block := n
+	if g.block == 2 {
+		block *= float64(g.size[len(g.size)-2])
+	}
+	return total*nsSweepEntry + total/n*nsSweepRow + total/block*nsSweepBlock
+}
+
+// cost estimates the time of the matrix products and their permutations.
+func (m *matmul) cost(card []int) float64 {
+	flops := float64(m.nb) * float64(m.nl) * float64(m.nk) * float64(m.nr)
+	per := nsGemmSlow
+	if gemmEfficient(m.tB, m.nr, m.nk) {
+		per = nsGemmFast
+	}
+	c := flops*per + float64(m.nb)*nsGemmCall
+	for _, p := range []struct {
+		p  *permutation
+		vs []int
+	}{{m.xp, m.xs}, {m.yp, m.ys}, {m.op, m.os}} {
+		if p.p != nil {
+			c += float64(tableSize(card, p.vs)) * nsPermute
+		}
+	}
+	return c
+}
+
+// unionStrides returns the variables of ov, xv and yv (in that order of
+// first appearance) and the strides of x, y and out over them.
+func unionStrides(card, xv, yv, ov []int) ([]int, [][]int) {
+	dims := make([]int, 0, len(ov)+len(xv)+len(yv))
+	for _, vs := range [][]int{ov, xv, yv} {
+		for _, v := range vs {
+			if !slices.Contains(dims, v) {
+				dims = append(dims, v)
+			}
+		}
+	}
+	return dims, [][]int{stridesIn(card, xv, dims), stridesIn(card, yv, dims), stridesIn(card, ov, dims)}
+}
+
+// newMatmul lays the contraction out as matrix products, or returns nil if
+// it is too thin for them or has a variable that only one table holds.
+func newMatmul(card []int, xv, yv, ov []int) *matmul {
+	var b, l, r, k []int
+	for _, v := range ov {
+		inX, inY := slices.Contains(xv, v), slices.Contains(yv, v)
+		switch {
+		case inX && inY:
+			b = append(b, v)
+		case inX:
+			l = append(l, v)
+		case inY:
+			r = append(r, v)
+		default:
+			return nil // broadcast
+		}
+	}
+	for _, v := range xv {
+		if !slices.Contains(ov, v) {
+			if !slices.Contains(yv, v) {
+				return nil // summed in x alone
+			}
+			k = append(k, v)
+		}
+	}
+	for _, v := range yv {
+		if !slices.Contains(ov, v) && !slices.Contains(xv, v) {
+			return nil
+		}
+	}
+	m := &matmul{nb: tableSize(card, b), nl: tableSize(card, l), nk: tableSize(card, k), nr: tableSize(card, r)}
+	if m.nk < 2 || m.nl*m.nr*m.nk < minBlock {
+		return nil
+	}
+	// The output's rows are the longer group, unless out is laid out with
+	// the other one fastest and its rows are long enough.
+	natural := slices.Equal(ov, concat(b, l, r))
+	swapped := slices.Equal(ov, concat(b, r, l))
+	switch {
+	case natural && m.nr >= minGemmRow:
+	case swapped && m.nl >= minGemmRow:
+		m.swap = true
+	default:
+		m.swap = m.nl > m.nr
+	}
+	if m.swap {
+		xv, yv, l, r = yv, xv, r, l
+		m.nl, m.nr = m.nr, m.nl
+	}
+	m.os = concat(b, l, r)
+	// Dgemm sweeps rows of the output (x read L×K or K×L, y K×R) or, when
+	// K is much longer, takes dot products along K (x L×K, y R×K).
+	dot := m.nk >= minGemmDot && m.nk > 2*m.nr
+	var kFirst bool
+	m.xs, kFirst = operandLayout(xv, b, l, k, !dot, false)
+	m.tA, m.lda = blas.NoTrans, m.nk
+	if kFirst {
+		m.tA, m.lda = blas.Trans, m.nl
+	}
+	if dot {
+		m.ys = concat(b, r, k)
+		m.tB, m.ldb = blas.Trans, m.nk
+	} else {
+		m.ys = concat(b, k, r)
+		m.tB, m.ldb = blas.NoTrans, m.nr
+	}
+	return m
+}
+
+// operandLayout returns the layout the products read a table over vs in and
+// whether K comes before the other group M in it: vs itself if it is
+// B++M++K (or B++K++M where kFirstOK), else B++M++K or B++K++M as kFirst
+// asks.
+func operandLayout(vs, b, m, k []int, kFirstOK, kFirst bool) ([]int, bool) {
+	switch {
+	case slices.Equal(vs, concat(b, m, k)):
+		return vs, false
+	case kFirstOK && slices.Equal(vs, concat(b, k, m)):
+		return vs, true
+	case kFirst:
+		return concat(b, k, m), true
+	}
+	return concat(b, m, k), false
+}
+
+func concat(parts ...[]int) []int {
+	var out []int
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// scratch returns the entries of the scratch tables run takes from the
+// pool at once.
+func (k *kernel) scratch() int64 {
+	m := k.mm
+	if m == nil {
+		return 0
+	}
+	var n int64
+	for _, c := range []struct {
+		p  *permutation
+		vs []int
+	}{{m.xp, m.xs}, {m.yp, m.ys}, {m.op, m.os}} {
+		if c.p != nil {
+			n += int64(tableSize(k.card, c.vs))
+		}
+	}
+	return n
+}
+
+// run computes out from x and y; scratch tables come from pl.
+func (k *kernel) run(x, y, out []float64, pl *pool) {
+	if k.bg != nil {
+		k.bg.run(x, y, out)
+		return
+	}
+	if k.mm == nil {
+		sumProduct(k.g, [][]float64{x, y}, out)
+		return
+	}
+	m := k.mm
+	if m.swap {
+		x, y = y, x
+	}
+	xs, ys, os := x, y, out
+	if m.xp != nil {
+		xs = pl.get(len(x))
+		m.xp.run(x, xs)
+	}
+	if m.yp != nil {
+		ys = pl.get(len(y))
+		m.yp.run(y, ys)
+	}
+	if m.op != nil {
+		os = pl.get(len(out))
+	}
+	m.multiply(xs, ys, os)
+	if m.xp != nil {
+		pl.put(xs)
+	}
+	if m.yp != nil {
+		pl.put(ys)
+	}
+	if m.op != nil {
+		m.op.run(os, out)
+		pl.put(os)
+	}
+}
+
+// multiply runs the batch of products, the batches split between two
+// workers when there are enough of them (each product is one worker's, so
+// the result does not depend on the split).
+func (m *matmul) multiply(x, y, out []float64) {
+	xl, yl, ol := m.nl*m.nk, m.nk*m.nr, m.nl*m.nr
+	one := func(b int) {
+		dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, out[b*ol:(b+1)*ol], m.nr)
+	}
+	if m.nb < 2 || m.nb*xl*m.nr < parallelMin {
+		for b := range m.nb {
+			one(b)
+		}
+		return
+	}
+	half := m.nb / 2
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for b := half; b < m.nb; b++ {
+			one(b)
+		}
+	}()
+	for b := range half {
+		one(b)
+	}
+	wg.Wait()
+}
+
+// permutation moves a table over some variables into another order of
+// them. The destination is cut into chunks of its fastest dimensions (at
+// least chunkMin entries, or the whole table), and the source offset of
+// every entry of a chunk relative to the chunk's start is computed once, so
+// a chunk is one gather with no loop nest.
+type permutation struct {
+	idx   []int32   // source offsets within a chunk
+	runs  []copyRun // the chunk as runs of entries contiguous in both tables; nil if short
+	outer *geom     // the dimensions outside a chunk; operands src, dst
+}
+
+// copyRun is a stretch of a chunk contiguous in both tables: n entries from
+// source offset src to destination offset dst.
+type copyRun struct{ dst, src, n int32 }
+
+// minRun is the shortest average run a chunk is copied by runs.
+const minRun = 8
+
+const chunkMin = 1 << 10
+
+func newPermutation(card []int, sv, dv []int) *permutation {
+	n := len(dv)
+	chunk, c := n, 1
+	for chunk > 0 && c < chunkMin {
+		chunk--
+		c *= card[dv[chunk]]
+	}
+	inner := dv[chunk:]
+	sst := stridesIn(card, sv, inner)
+	p := &permutation{idx: make([]int32, c)}
+	odometer(card, inner, sst, func(i, off int) { p.idx[i] = int32(off) })
+	var runs []copyRun
+	for i, o := range p.idx {
+		if l := len(runs) - 1; l >= 0 && o == runs[l].src+runs[l].n {
+			runs[l].n++
+			continue
+		}
+		runs = append(runs, copyRun{dst: int32(i), src: o, n: 1})
+	}
+	if len(p.idx) >= minRun*len(runs) {
+		p.runs = runs
+	}
+	outerVars := dv[:chunk]
+	oc := make([]int, len(outerVars))
+	for d, v := range outerVars {
+		oc[d] = card[v]
+	}
+	st := [][]int{stridesIn(card, sv, outerVars), stridesIn(card, dv, outerVars)}
+	p.outer = newGeom(oc, st, []int{1}, -1, 1)
+	p.outer.split = -1
+	if tableSize(card, dv) >= parallelMin {
+		p.outer.chooseSplit([]int{1})
+	}
+	return p
+}
+
+func (p *permutation) run(src, dst []float64) {
+	c := len(p.idx)
+	g := p.outer
+	g.run(func(_ int, lo, hi []int) {
+		rows, n2, rs, is := g.blockShape(lo, hi)
+		g.walk(lo, hi, func(off []int, _ bool) {
+			for i := range rows {
+				for j := range n2 {
+					so := off[0] + i*rs[0] + j*is[0]
+					do := off[1] + i*rs[1] + j*is[1]
+					d := dst[do : do+c]
+					s := src[so:]
+					if p.runs != nil {
+						for _, r := range p.runs {
+							copy(d[r.dst:r.dst+r.n], s[r.src:r.src+r.n])
+						}
+						continue
+					}
+					for k, o := range p.idx {
+						d[k] = s[o]
+					}
+				}
+			}
+		})
+	})
+}
+
+// gemmEfficient reports whether Dgemm runs a product with op(B) = tB and n
+// columns and k summed at speed: it sweeps rows of n entries (B not
+// transposed) or takes dot products of k (B transposed), each call of its
+// assembly kernels worth it only on long enough runs.
+func gemmEfficient(tB blas.Transpose, n, k int) bool {
+	if tB == blas.NoTrans {
+		return n >= minGemmRun
+	}
+	return k >= minGemmRun
+}
+
+// minGemmRun is the shortest run of entries the matrix products sweep.
+const minGemmRun = 16
+
+// dgemm is c = a·b + beta·c by gonum's Dgemm, which shares large products
+// between goroutines in tiles of 64x64 entries of c, each tile a goroutine.
+// Products that are large in c but thin in k (a few multiply-adds per
+// entry) would spend more on the goroutines than on the arithmetic; they
+// are cut into tiles here and run in turn. The tiles, and the order of the
+// summation within each entry, are the same either way.
+func dgemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if k >= denseK || m <= gemmTile || n <= gemmTile {
+		if m*n <= 4*gemmTile*gemmTile || k >= denseK {
+			blas64.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+			return
+		}
+	}
+	for i := 0; i < m; i += gemmTile {
+		mi := min(gemmTile, m-i)
+		ai := i * lda
+		if tA == blas.Trans {
+			ai = i
+		}
+		for j := 0; j < n; j += 2 * gemmTile {
+			nj := min(2*gemmTile, n-j)
+			bj := j
+			if tB == blas.Trans {
+				bj = j * ldb
+			}
+			blas64.Dgemm(tA, tB, mi, nj, k, 1, a[ai:], lda, b[bj:], ldb, beta, c[i*ldc+j:], ldc)
+		}
+	}
+}
+
+// gemmTile is gonum's tile of parallel products; denseK the summed length
+// from which its goroutines pay off.
+const (
+	gemmTile = 64
+	denseK   = 64
+)
+
+// blockGemm runs a contraction as Dgemm calls on 2-D blocks of the tables
+// where they lie, with no copies: the output's unit-stride dimension (N,
+// kept from one operand), a kept dimension of the other operand (M, or
+// none) and a summed dimension (K) form each call's matrices
+//
+//	out[M,N] += x[M,K] · y[K,N]
+//
+// (either operand read transposed where its unit stride is on the other
+// dimension), and every other dimension is walked outside, the summed ones
+// outermost: the first sweep writes the output, later ones add to it.
+type blockGemm struct {
+	swap          bool  // x and y trade places: N is x's
+	outer         *geom // the other dimensions; operands x, y, out
+	m, n, k       int
+	tA, tB        blas.Transpose
+	lda, ldb, ldc int
+}
+
+// minBlock is the least number of multiply-adds of one Dgemm call for a
+// contraction to run as blocks.
+const minBlock = 512
+
+func newBlockGemm(card []int, xv, yv, ov []int) *blockGemm {
+	dims, st := unionStrides(card, xv, yv, ov)
+	cards := make([]int, len(dims))
+	for d, v := range dims {
+		cards[d] = card[v]
+	}
+	size, stride := mergeDims(cards, st)
+	sx, sy, so := stride[0], stride[1], stride[2]
+	nd := slices.Index(so, 1)
+	if nd < 0 || (sx[nd] != 0 && sy[nd] != 0) {
+		return nil // out is a scalar, or its fastest dimension is a batch
+	}
+	b := &blockGemm{swap: sx[nd] != 0}
+	if b.swap {
+		sx, sy = sy, sx
+	}
+	kd, md, work := blockDims(size, sx, sy, so, nd)
+	if kd < 0 || work < minBlock || !b.layout(size, sx, sy, so, nd, kd, md) {
+		return nil
+	}
+	var oc []int
+	ost := make([][]int, 3)
+	for d := range size {
+		if d == nd || d == kd || d == md {
+			continue
+		}
+		oc = append(oc, size[d])
+		for op, s := range [][]int{sx, sy, so} {
+			ost[op] = append(ost[op], s[d])
+		}
+	}
+	b.outer = newGeom(oc, ost, []int{2}, 2, 2)
+	b.outer.split = -1
+	if outerN := tableSize(oc, seq(len(oc))); outerN*work >= parallelMin {
+		b.outer.chooseSplit([]int{2})
+	}
+	return b
+}
+
+// blockDims picks the summed dimension kd and the kept dimension md of x
+// (-1 for none) that, with the output's unit-stride dimension nd, make the
+// largest block both operands can be read as in place: y with unit stride
+// on nd or kd, x on kd or md. It returns kd -1 if there is none.
+func blockDims(size []int, sx, sy, so []int, nd int) (kd, md, work int) {
+	kd, md = -1, -1
+	for k := range size {
+		if sx[k] == 0 || sy[k] == 0 || so[k] != 0 || (sy[nd] != 1 && sy[k] != 1) {
+			continue
+		}
+		for m := -1; m < len(size); m++ {
+			if m >= 0 && (sx[m] == 0 || sy[m] != 0 || so[m] == 0) {
+				continue
+			}
+			if sx[k] != 1 && (m < 0 || sx[m] != 1) {
+				continue
+			}
+			w := size[k] * size[nd]
+			if m >= 0 {
+				w *= size[m]
+			}
+			if w > work {
+				kd, md, work = k, m, w
+			}
+		}
+	}
+	return kd, md, work
+}
+
+// layout sets the block's sizes, transpositions and leading dimensions,
+// and reports whether Dgemm runs it at speed: not with both operands
+// transposed (its slow strided path; matrix products after a permutation
+// do better), and only on long enough runs.
+func (b *blockGemm) layout(size, sx, sy, so []int, nd, kd, md int) bool {
+	b.n, b.k, b.m = size[nd], size[kd], 1
+	b.ldc = b.n
+	if md >= 0 {
+		b.m, b.ldc = size[md], so[md]
+	}
+	if sx[kd] == 1 {
+		b.tA, b.lda = blas.NoTrans, max(b.k, 1)
+		if md >= 0 {
+			b.lda = sx[md]
+		}
+	} else {
+		b.tA, b.lda = blas.Trans, sx[kd]
+	}
+	if sy[nd] == 1 {
+		b.tB, b.ldb = blas.NoTrans, sy[kd]
+	} else {
+		b.tB, b.ldb = blas.Trans, sy[nd]
+	}
+	if (b.tA == blas.Trans && b.tB == blas.Trans) || !gemmEfficient(b.tB, b.n, b.k) {
+		return false
+	}
+	// Dgemm's own bounds on the leading dimensions.
+	return !((b.tA == blas.NoTrans && b.lda < b.k) || (b.tA == blas.Trans && b.lda < b.m) ||
+		(b.tB == blas.NoTrans && b.ldb < b.n) || (b.tB == blas.Trans && b.ldb < b.k) || b.ldc < b.n)
+}
+
+// seq returns 0..n-1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func (b *blockGemm) run(x, y, out []float64) {
+	if b.swap {
+		x, y = y, x
+	}
+	g := b.outer
+	g.run(func(_ int, lo, hi []int) {
+		rows, n2, rs, is := g.blockShape(lo, hi)
+		g.walk(lo, hi, func(off []int, first bool) {
+			for i := range rows {
+				for j := range n2 {
+					ox := off[0] + i*rs[0] + j*is[0]
+					oy := off[1] + i*rs[1] + j*is[1]
+					oo := off[2] + i*rs[2] + j*is[2]
+					// The first call on a block of out writes it, later
+					// ones (other states of summed dimensions) add.
+					beta := 1.0
+					if first && (rs[2] != 0 || i == 0) && (is[2] != 0 || j == 0) {
+						beta = 0
+					}
+					dgemm(b.tA, b.tB, b.m, b.n, b.k, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
+				}
+			}
+		})
+	})
+}

@@ -1,0 +1,133 @@
+package exact
+
+import (
+	"math"
+	"testing"
+
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// TestKernelsMatchContract runs random contractions of every shape (batch,
+// kept, summed groups of random sizes, layouts in random orders) through
+// the prepared kernels, matrix products included, and checks them against
+// a plain sum over every joint state.
+func TestKernelsMatchContract(t *testing.T) {
+	r := mrf.NewRand(5)
+	gemm, blocks := 0, 0
+	for _, pmin := range []int{1 << 16, 2} {
+		old := parallelMin
+		parallelMin = pmin
+		for trial := range 500 {
+			nv := 2 + r.IntN(6)
+			card := make([]int, nv)
+			for v := range card {
+				card[v] = 1 + r.IntN(6)
+				if r.IntN(3) == 0 {
+					card[v] = 8 + r.IntN(24)
+				}
+			}
+			// Every variable in x or y; out holds any subset of their union
+			// in which no variable is summed in one table alone.
+			var xv, yv, ov []int
+			for _, v := range r.Perm(nv) {
+				switch r.IntN(3) {
+				case 0:
+					xv = append(xv, v)
+				case 1:
+					yv = append(yv, v)
+				default:
+					xv = append(xv, v)
+					yv = append(yv, v)
+				}
+			}
+			for _, v := range r.Perm(nv) {
+				inX, inY := contains(xv, v), contains(yv, v)
+				if (inX != inY) || r.IntN(2) == 0 {
+					ov = append(ov, v)
+				}
+			}
+			if tableSize(card, xv)*tableSize(card, yv) > 1<<22 {
+				continue
+			}
+			x := randTable(r, tableSize(card, xv))
+			y := randTable(r, tableSize(card, yv))
+			want := bruteContract(card, x, xv, y, yv, ov)
+			k := newKernel(card, xv, yv, ov)
+			if k.mm != nil {
+				gemm++
+			}
+			if k.bg != nil {
+				blocks++
+			}
+			out := make([]float64, len(want))
+			for i := range out {
+				out[i] = math.NaN() // the kernel must write every entry
+			}
+			pl := &pool{free: map[int][][]float64{}, limit: 1 << 30}
+			k.run(x, y, out, pl)
+			for i := range want {
+				if math.Abs(out[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
+					t.Fatalf("trial %d (matmul %v, blocks %v): x%v y%v out%v cards %v: entry %d = %v, want %v", trial, k.mm != nil, k.bg != nil, xv, yv, ov, card, i, out[i], want[i])
+				}
+			}
+		}
+		parallelMin = old
+	}
+	if gemm < 20 || blocks < 20 {
+		t.Errorf("only %d contractions ran as permuted matrix products, %d as blocks", gemm, blocks)
+	}
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func randTable(r interface{ Float64() float64 }, n int) []float64 {
+	t := make([]float64, n)
+	for i := range t {
+		t[i] = r.Float64()
+	}
+	return t
+}
+
+// bruteContract sums x·y over every joint state of all variables.
+func bruteContract(card []int, x []float64, xv []int, y []float64, yv []int, ov []int) []float64 {
+	out := make([]float64, tableSize(card, ov))
+	all := make([]int, len(card))
+	for v := range all {
+		all[v] = v
+	}
+	index := func(vs []int, idx []int) int {
+		o := 0
+		for _, v := range vs {
+			o = o*card[v] + idx[v]
+		}
+		return o
+	}
+	states(card, all, func(_ int, idx []int) {
+		out[index(ov, idx)] += x[index(xv, idx)] * y[index(yv, idx)]
+	})
+	// Variables in no table multiply every entry by their cardinality.
+	for v := range card {
+		if !contains(xv, v) && !contains(yv, v) && !contains(ov, v) {
+			for i := range out {
+				out[i] /= float64(card[v])
+			}
+		}
+	}
+	return out
+}
+
+func TestExp2(t *testing.T) {
+	for x := -1100.0; x < 1100; x += 0.37 {
+		got, want := exp2(x), math.Exp2(x)
+		if math.Abs(got-want) > 1e-6*want {
+			t.Fatalf("exp2(%v) = %v, want %v", x, got, want)
+		}
+	}
+}

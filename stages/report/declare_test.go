@@ -1,0 +1,147 @@
+package report
+
+import (
+	"io/fs"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/formats"
+)
+
+// Every embedded declaration parses (no unknown key, every cell template,
+// aggregate and format known) and its text templates compile.
+func TestDeclarations(t *testing.T) {
+	names, err := fs.Glob(sectionFiles, "sections/*.toml")
+	if err != nil || len(names) < 6 {
+		t.Fatalf("declarations %v, %v", names, err)
+	}
+	for _, name := range names {
+		name = strings.TrimSuffix(strings.TrimPrefix(name, "sections/"), ".toml")
+		if name == "discussion" {
+			var d discussionSpec
+			if err := decodeFile("sections/discussion.toml", &d); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		spec, err := loadSection(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if _, err := prepare(spec, &dataset{}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, bad := range []string{
+		"title = \"x\"\nreads = \"scores\"\ntitel = 1",
+		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.median:num}\" }]",
+		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:nums}\" }]",
+		"[[table]]\nid = \"t\"\nlead = [{ head = \"a\", cell = \"{x.mean:num\" }]",
+	} {
+		if _, err := parseSection("bad", []byte(bad)); err == nil {
+			t.Errorf("no error for %q", bad)
+		}
+	}
+}
+
+// budgetSection declares the table of a section that runs one method
+// against every other on families of models within several time budgets:
+// a table per budget (a part), a row per family and model, and for the
+// method first, then every other that ran in the budget, its Hellinger
+// distance, ln Z error and seconds.
+const budgetSection = `
+title = "Any model, within a budget"
+anchor = "any-model"
+reads = "scores"
+parts = ["auto_b1_", "auto_b10_"]
+text = '{{.Table "budget"}}'
+
+[[table]]
+id = "budget"
+per = "part"
+parts = ["auto_b1_", "auto_b10_"]
+title = "#### budget {{.PartName}}\n\n"
+lead = [
+  { head = "family", cell = "{setting}", blank = true },
+  { head = "model", cell = "{model}" },
+]
+cols = [
+  { over = "method", methods = ["auto"], items = [
+    { head = "{method} hellinger", cell = "{hellinger.mean:num_e}" },
+    { head = "{method} ln Z error", cell = "{logz_err.mean:num}" },
+    { head = "{method} s", cell = "{seconds.mean:sec}" },
+  ] },
+  { over = "method", except = ["auto"], items = [
+    { head = "{method} hellinger", cell = "{hellinger.mean:num_e}" },
+    { head = "{method} ln Z error", cell = "{logz_err.mean:num}" },
+    { head = "{method} s", cell = "{seconds.mean:sec}" },
+  ] },
+]
+rows = [{ axes = ["setting", "model"] }]
+`
+
+// TestDeclaredTable renders a fixture through the declarative builder.
+func TestDeclaredTable(t *testing.T) {
+	spec, err := parseSection("budget", []byte(budgetSection))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := prepare(spec, &dataset{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(budget, family, model string, runs map[string][3]float64) {
+		m := &scored{info: formats.ModelInfoRow{Name: model, Cards: []int32{2}}, model: &mrf.Model{Cards: []int{2}}, runs: map[string]*scoredRun{}}
+		for method, v := range runs {
+			r := m.run(method)
+			r.metrics["hellinger"], r.metrics["logz_err"], r.metrics["seconds"] = v[0], v[1], v[2]
+		}
+		addModel(s, budget, family, m)
+	}
+	for _, budget := range []string{"auto_b1_", "auto_b10_"} {
+		s.data.parts = append(s.data.parts, &part{prefix: budget})
+	}
+	add("auto_b1_", "csp", "csp-0", map[string][3]float64{"auto": {0.01, 0.5, 1}, "gbp": {0.002, 0.25, 0.1}})
+	add("auto_b1_", "csp", "csp-1", map[string][3]float64{"auto": {0.03, 1.5, 1}})
+	add("auto_b10_", "pedigree", "ped-0", map[string][3]float64{"auto": {1e-4, math.NaN(), 10}, "bp": {0.2, 3, 0.5}})
+	got, err := s.markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `#### budget auto_b1_
+
+| family | model | auto hellinger | auto ln Z error | auto s | gbp hellinger | gbp ln Z error | gbp s |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| csp | csp-0 | 0.010 | 0.500 | 1.00 | 2.0e-03 | 0.250 | 0.100 |
+|  | csp-1 | 0.030 | 1.500 | 1.00 | — | — | — |
+
+#### budget auto_b10_
+
+| family | model | auto hellinger | auto ln Z error | auto s | bp hellinger | bp ln Z error | bp s |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| pedigree | ped-0 | 1.0e-04 | NaN | 10.0 | 0.200 | 3.000 | 0.500 |
+
+`
+	if got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The grid writes the separators of both styles, escapes pipes and
+// collapses empty cells where asked.
+func TestGrid(t *testing.T) {
+	g := &grid{head: []string{"a", "|x|"}, right: []bool{false, true}}
+	g.add("1", "2")
+	g.rows = append(g.rows, gridRow{cells: []string{"", "3"}, collapse: true})
+	want := "| a | \\|x\\| |\n| --- | ---: |\n| 1 | 2 |\n| | 3 |\n"
+	if got := g.String(); got != want {
+		t.Errorf("spaced:\n%s\nwant:\n%s", got, want)
+	}
+	g.tight = true
+	if got := g.String(); !strings.Contains(got, "\n|---|---:|\n") {
+		t.Errorf("tight:\n%s", got)
+	}
+}

@@ -1,0 +1,36 @@
+// Package report writes REPORT.md, the README's cost-against-size tables
+// (report --scale) and the amortized section (report --amortized) from the
+// outputs of a pipeline, every table and claim declared as data.
+//
+// What the report shows is declared, not programmed:
+//
+//   - paper.toml transcribes the RENN paper's tables (rows, columns, the
+//     paper's numbers) with the stages our numbers come from, and the
+//     plots; sections/discussion.toml is the discussion, its prose a
+//     template whose counts are claims, named rules over the filled
+//     tables (discussion.go).
+//   - sections/<name>.toml declares each section beyond the paper (hard,
+//     uai, amortized, hidden) and the scale tables: the stages it reads
+//     (by name pattern), what it reads of them (scores model by model,
+//     summaries, learning curves, costs), its tables (rows as axes of
+//     metrics, settings, models and methods; columns per method; each cell
+//     a template of aggregated facts and a number format), its claims and
+//     figures, and its text, a Go text/template.
+//   - sections/report.tmpl is REPORT.md's frame: machine, run time,
+//     contents, tables, sections, plots.
+//
+// One table builder renders every declared table (pivot.go over grid.go,
+// which also writes the paper's tables). Method names come from the
+// registry (core/methods): column titles, logz bound kinds, summaries,
+// display order. Computations no declaration can express live in core
+// (core/metrics: Bethe stationarity, seed-paired learning gaps, PCD at
+// another method's wall time, growth exponents, belief distances;
+// core/mrf: model shape); the report reads stage outputs into facts and
+// applies declarations. The runner is reached through plan.go alone.
+//
+// A new results section is a declaration: parts (its stages), reads, and
+// tables whose cells name facts of the stages' outputs; a fact no stage
+// writes is a metric, added to core/metrics and to what the readers
+// record. Stages that have not run show as "not run", so a report can be
+// written at any point of a long run.
+package report

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/score"
+)
+
+// figureSpec declares a figure: the learning curves of a part's runs, a
+// panel per setting; or (the paper's, Plot) a metric against graph size.
+type figureSpec struct {
+	File, Title, Caption string
+	Part, Plot           string
+}
+
+// figureFile is a figure to write, and where the report links it.
+type figureFile struct {
+	file, title, caption string
+	fig                  score.Figure
+	Link                 string
+}
+
+// Title and Caption are the figure's, for the report's text.
+func (f figureFile) Title() string   { return f.title }
+func (f figureFile) Caption() string { return f.caption }
+
+// figures are the section's figures whose part has runs.
+func (s *section) figures() []figureFile {
+	var out []figureFile
+	for _, f := range s.spec.Figures {
+		if fig := s.learningFigure(f.Part); len(fig.Panels) > 0 {
+			out = append(out, figureFile{file: f.File, title: f.Title, caption: f.Caption, fig: fig})
+		}
+	}
+	return out
+}
+
+// learningFigure draws the mean test NLL per epoch of every method of
+// part, a panel per setting, with the true model's as a dashed line.
+func (s *section) learningFigure(part string) score.Figure {
+	var fig score.Figure
+	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
+		panel := score.Panel{Title: g.label, XLabel: "epoch", YLabel: "test NLL"}
+		epochs := 0
+		for _, m := range s.methodsOf(nil, "", []string{part}) {
+			runs := s.runs(part, g, m)
+			if len(runs) == 0 {
+				continue
+			}
+			var curves [][]float64
+			for _, r := range runs {
+				curves = append(curves, r.NLL)
+			}
+			curve := metrics.MeanCurve(curves)
+			epochs = max(epochs, len(curve))
+			ser := score.Series{Name: m}
+			for e, v := range curve {
+				ser.X, ser.Y = append(ser.X, float64(e+1)), append(ser.Y, v)
+			}
+			panel.Series = append(panel.Series, ser)
+		}
+		if t, ok := aggregate(s.partObs(part, g, trueMethod), "nll", "mean"); ok && epochs > 0 {
+			panel.Series = append(panel.Series, score.Series{Name: "true model", Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
+		}
+		fig.Panels = append(fig.Panels, panel)
+	}
+	return fig
+}

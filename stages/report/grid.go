@@ -1,0 +1,66 @@
+package report
+
+import "strings"
+
+// grid is a Markdown table: every table of the report is written by it.
+type grid struct {
+	head  []string
+	right []bool // per column: right-aligned (numbers)
+	rows  []gridRow
+	// tight writes the separator row as |---|---:| instead of
+	// | --- | ---: |.
+	tight bool
+}
+
+// gridRow is a row of cells; collapse writes an empty cell as "| |"
+// rather than "|  |".
+type gridRow struct {
+	cells    []string
+	collapse bool
+}
+
+// add appends a row.
+func (g *grid) add(cells ...string) { g.rows = append(g.rows, gridRow{cells: cells}) }
+
+// String writes the table, a pipe in a cell escaped.
+func (g *grid) String() string {
+	var b strings.Builder
+	line := func(cells []string, collapse bool) {
+		b.WriteString("|")
+		for _, c := range cells {
+			if collapse && c == "" {
+				b.WriteString(" |")
+				continue
+			}
+			b.WriteString(" " + escapePipes(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(g.head, false)
+	sep := make([]string, len(g.head))
+	for k := range sep {
+		sep[k] = "---"
+		if k < len(g.right) && g.right[k] {
+			sep[k] = "---:"
+		}
+	}
+	if g.tight {
+		b.WriteString("|" + strings.Join(sep, "|") + "|\n")
+	} else {
+		line(sep, false)
+	}
+	for _, r := range g.rows {
+		line(r.cells, r.collapse)
+	}
+	return b.String()
+}
+
+// escapePipes writes | as \| (a cell's text may hold a pipe, as in
+// |ΔP|), leaving an escaped one as it is.
+func escapePipes(s string) string {
+	if !strings.Contains(s, "|") {
+		return s
+	}
+	s = strings.ReplaceAll(s, `\|`, "|")
+	return strings.ReplaceAll(s, "|", `\|`)
+}

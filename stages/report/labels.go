@@ -1,0 +1,57 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/renn-go/renn/formats"
+)
+
+// settingLabel describes a model's family from its model_info: the graph
+// (from the name's first part: grid10, torus10, complete16,
+// bipartite20x20), then the coupling and field distributions (from the
+// source; the paper's family records none: couplings N(0,1), fields
+// N(0, gamma^2)).
+func settingLabel(info formats.ModelInfoRow) string {
+	head, _, _ := strings.Cut(info.Name, "-")
+	shape := head
+	num := strings.TrimLeft(head, "abcdefghijklmnopqrstuvwxyz")
+	kind := strings.TrimSuffix(head, num)
+	switch kind {
+	case "grid", "torus":
+		shape = fmt.Sprintf("%s %sx%s", kind, num, num)
+	case "complete":
+		shape = "K" + num
+	case "bipartite":
+		shape = "bipartite " + strings.Replace(num, "x", "+", 1)
+	}
+	couplings, fields := "normal:1", "normal:"+strconv.FormatFloat(info.Gamma, 'g', -1, 64)
+	for _, f := range strings.Fields(info.Source) {
+		if v, ok := strings.CutPrefix(f, "couplings="); ok {
+			couplings = v
+		}
+		if v, ok := strings.CutPrefix(f, "fields="); ok {
+			fields = v
+		}
+	}
+	return fmt.Sprintf("%s, J ~ %s, h ~ %s", shape, distText(couplings), distText(fields))
+}
+
+// distText writes normal:σ as N(0,σ²) and uniform:F as U(−F,F).
+func distText(d string) string {
+	kind, scale, ok := strings.Cut(d, ":")
+	if !ok {
+		return d
+	}
+	switch kind {
+	case "normal":
+		if scale == "1" {
+			return "N(0,1)"
+		}
+		return "N(0," + scale + "²)"
+	case "uniform":
+		return "U(−" + scale + "," + scale + ")"
+	}
+	return d
+}

@@ -1,0 +1,486 @@
+package report
+
+// The one table builder of the sections: a declared table's rows are the
+// product of axes (metrics, settings, models, methods), its columns row
+// labels then a column per method (or as listed), each cell a template.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
+)
+
+// tableSpec declares a table. A cell template is text with placeholders:
+// {setting}, {model}, {method}, {metric}, {family} (labels of the cell's
+// row and column), {size} and {models} (variables; models the row
+// covers), {m} (the row's metric), {fact.agg:format} or
+// {fact.agg:format@column} (an aggregate of a fact over the runs of the
+// row in the cell's column, or the one named, in a numberFormat; a cell
+// outside a method's columns reads the models' own facts), {fact.text}
+// (a text fact). A cell is missing when one of its facts is.
+type tableSpec struct {
+	ID          string
+	Title, Note string  // templates written before and after the table
+	Tight       bool    // separators |---| rather than | --- |
+	Missing     *string // a missing cell; "—" unless given
+	Per         string  // "setting", "part": a table for each setting, or each of its parts
+	Graph       string  // only settings of this graph
+	Parts       []string
+	Lead        []leadColumn // the row labels
+	Rows        []rowGroup
+	Cols        []colGroup
+}
+
+// leadColumn is a column: its header and cell templates, aligned left (the
+// lead columns' default) or right (the others').
+type leadColumn struct {
+	Head, Cell, Align string
+	Blank             bool   // blank when the row above shows the same
+	Need              string // in a method's columns: only where a run of it has this fact
+	Fit               bool   // its values enter the growth exponents of a Fit row
+}
+
+// rowGroup is rows: the product of its axes, outer first.
+type rowGroup struct {
+	Axes    []string // metric, setting, model, method
+	Metrics []metricItem
+	Methods []string // the method axis: these, in this order, where they ran
+	Except  []string // the method axis: all but these
+	// Total labels a row after each outer value aggregating over the inner
+	// axis (each metric's Total aggregate).
+	Total string
+	// Collapse writes an empty cell as "| |", in the total rows if any.
+	Collapse bool
+	// Fit labels a row after the group's with the growth exponent of every
+	// column that fits over its rows' settings (metrics.GrowthExponent).
+	Fit  string
+	When string // the group shows only when some run has this fact
+	Need string // a row shows only when one of its runs has this fact
+}
+
+// metricItem is a row's metric: the fact its cells aggregate, how, how
+// written, and in a total row; Best ("min", "max") bolds the row's best.
+type metricItem struct {
+	Name, Label, Agg, Format, Best string
+	Total                          string
+	TotalFormat                    string `toml:"total_format"`
+	TotalCell                      string `toml:"total_cell"`
+}
+
+// cell is the metric's cell template, in a total row if total is set.
+func (m *metricItem) cell(total string) string {
+	if total != "" && m.TotalCell != "" {
+		return m.TotalCell
+	}
+	if total != "" {
+		return "{" + m.Name + "." + or(m.Total, m.Agg) + ":" + or(m.TotalFormat, m.Format) + "}"
+	}
+	return "{" + m.Name + "." + m.Agg + ":" + m.Format + "}"
+}
+
+// colGroup is columns: with Over "method", Items for each method (those
+// of Methods, Compared, or a logz Bound kind, else all; Items default to
+// the row's metric); else the Items alone.
+type colGroup struct {
+	Over     string
+	Methods  []string
+	Compared bool   // the methods a cost section compares with its reference
+	Bound    string // "lower", "upper", "any": methods whose ln Z is a bound
+	Except   []string
+	Items    []leadColumn
+}
+
+// binding is where a cell is: its setting, model and column ("": all),
+// its row's metric, its total label, and the parts and family it reads.
+type binding struct {
+	parts         []string
+	family        string
+	set           *group
+	model, method string
+	metric        *metricItem
+	total         string
+}
+
+// piece is a literal of a cell template, or a placeholder.
+type piece struct {
+	lit, ref                    string // ref: m, setting, ..., or fact
+	fact, agg, format, onMethod string
+}
+
+var labels = []string{"m", "setting", "model", "method", "metric", "models", "family", "size"}
+
+func parseCell(s string) ([]piece, error) {
+	var out []piece
+	for s != "" {
+		i, j := strings.IndexByte(s, '{'), strings.IndexByte(s, '}')
+		if i < 0 {
+			return append(out, piece{lit: s}), nil
+		} else if j < i {
+			return nil, fmt.Errorf("cell %q: unclosed {", s)
+		}
+		p := piece{lit: s[:i], ref: s[i+1 : j]}
+		if !slices.Contains(labels, p.ref) {
+			var r string
+			r, p.onMethod, _ = strings.Cut(p.ref, "@")
+			r, p.format, _ = strings.Cut(r, ":")
+			p.ref, p.fact, p.agg = "fact", strings.Split(r, ".")[0], strings.TrimPrefix(r, strings.Split(r, ".")[0]+".")
+			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil) {
+				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(aggregates, ", "))
+			}
+		}
+		out, s = append(out, p), s[j+1:]
+	}
+	return out, nil
+}
+
+// cellValue is a rendered cell, with the number of its first fact (for
+// bolding the best).
+type cellValue struct {
+	text        string
+	value       float64
+	numeric, ok bool
+}
+
+// eval renders a cell template at b.
+func (d *dataset) eval(tmpl string, b binding) cellValue {
+	ps, _ := parseCell(tmpl) // checked when the declaration was loaded
+	cv := cellValue{ok: true}
+	var sb strings.Builder
+	for _, p := range ps {
+		sb.WriteString(p.lit)
+		v := d.evalRef(p, b)
+		if !v.ok {
+			return cellValue{}
+		}
+		if v.numeric && !cv.numeric {
+			cv.value, cv.numeric = v.value, true
+		}
+		sb.WriteString(v.text)
+	}
+	cv.text = sb.String()
+	return cv
+}
+
+func (d *dataset) evalRef(p piece, b binding) cellValue {
+	text := map[string]string{"": "", "method": b.method, "model": b.model}
+	if b.set != nil {
+		text["setting"], text["family"], text["size"] = b.set.label, b.set.family, fmt.Sprint(b.set.size)
+	}
+	if b.total != "" {
+		text["setting"], text["model"] = b.total, b.total
+	}
+	switch p.ref {
+	case "fact":
+		return d.fact(p, b)
+	case "m":
+		return d.eval(b.metric.cell(b.total), b)
+	case "metric":
+		return cellValue{text: b.metric.Label, ok: true}
+	case "models":
+		return cellValue{text: fmt.Sprint(len(d.modelsOf(b.set))), ok: true}
+	}
+	return cellValue{text: text[p.ref], ok: true}
+}
+
+// fact aggregates a fact over the runs at b.
+func (d *dataset) fact(p piece, b binding) cellValue {
+	found := d.find(b.set, b.model, or(p.onMethod, b.method))
+	if b.parts != nil {
+		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(b.parts, o.part) })
+	}
+	if p.agg == "text" {
+		t, ok := firstText(found, p.fact)
+		return cellValue{text: t, ok: ok}
+	}
+	v, ok := aggregate(found, p.fact, p.agg)
+	if !ok {
+		return cellValue{}
+	}
+	s, ok := format(p.format, v)
+	return cellValue{text: s, value: v, numeric: true, ok: ok}
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}
+
+// build renders table t at binding at (its setting, for a Per table),
+// with its title and note; "" when it has no row or no column.
+func (s *section) build(t *tableSpec, at binding) (string, error) {
+	if at.parts == nil {
+		at.parts = s.partsOf(t)
+	}
+	g := &grid{tight: t.Tight}
+	cols := s.columns(t, at.parts)
+	if len(t.Cols) > 0 && len(cols) == 0 {
+		return "", nil
+	}
+	for _, l := range t.Lead {
+		g.head, g.right = append(g.head, s.data.eval(l.Head, binding{}).text), append(g.right, l.Align == "right")
+	}
+	for _, c := range cols {
+		g.head, g.right = append(g.head, s.data.eval(c.item.Head, binding{method: c.method}).text), append(g.right, c.item.Align != "left")
+	}
+	for _, rg := range t.Rows {
+		if rg.When != "" && !s.has(s.data.obs, rg.When) {
+			continue
+		}
+		var fit fitRow
+		for _, b := range s.rows(t, rg, at) {
+			r, vals := s.row(t, b, cols, rg.Collapse && (rg.Total == "" || b.total != ""))
+			g.rows = append(g.rows, r)
+			fit.sets, fit.vals = append(fit.sets, b.set), append(fit.vals, vals)
+		}
+		if rg.Fit != "" {
+			g.rows = append(g.rows, fit.row(rg.Fit, len(t.Lead), cols, float64(s.spec.Cost.MinFitN)))
+		}
+	}
+	blankRepeats(g, t.Lead)
+	if len(g.rows) == 0 {
+		return "", nil
+	}
+	return s.frame(t, g, at.set, at.parts)
+}
+
+// column is one column of a table's column groups.
+type column struct {
+	method string
+	item   leadColumn
+}
+
+func (s *section) columns(t *tableSpec, parts []string) []column {
+	var out []column
+	for _, cg := range t.Cols {
+		items := cg.Items
+		if len(items) == 0 {
+			items = []leadColumn{{Head: "{method}", Cell: "{m}"}}
+		}
+		if cg.Over != "method" {
+			for _, it := range items {
+				out = append(out, column{item: it})
+			}
+			continue
+		}
+		list := cg.Methods
+		if cg.Compared {
+			list = s.spec.Cost.Compare
+		}
+		for _, m := range s.methodsOf(list, cg.Bound, parts) {
+			for _, it := range items {
+				if slices.Contains(cg.Except, m) {
+					continue
+				}
+				if it.Need == "" || s.has(s.data.find(nil, "", m), it.Need) {
+					out = append(out, column{method: m, item: it})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// methodsOf are the methods run in the stages of parts that are in list
+// (in its order), or whose ln Z is a bound of kind (lower ones first), or
+// all.
+func (s *section) methodsOf(list []string, kind string, parts []string) []string {
+	ran := s.methodsIn(parts)
+	if len(list) > 0 {
+		return slices.DeleteFunc(slices.Clone(list), func(m string) bool { return !slices.Contains(ran, m) })
+	}
+	if kind == "" {
+		return ran
+	}
+	var bounds [2][]string // lower, upper
+	for _, m := range ran {
+		if e, err := methods.Lookup(m); err == nil && (e.LogZ == methods.LogZLowerBound || e.LogZ == methods.LogZUpperBound) {
+			k := int(b2f(e.LogZ == methods.LogZUpperBound))
+			bounds[k] = append(bounds[k], m)
+		}
+	}
+	switch kind {
+	case "lower":
+		return bounds[0]
+	case "upper":
+		return bounds[1]
+	}
+	return append(bounds[0], bounds[1]...)
+}
+
+// methodsIn are the methods run in the stages of parts (nil: all).
+func (s *section) methodsIn(parts []string) []string {
+	return slices.DeleteFunc(slices.Clone(s.data.methods), func(m string) bool { return !s.inParts(s.data.find(nil, "", m), parts) })
+}
+
+func (s *section) inParts(found []*obs, parts []string) bool {
+	return slices.ContainsFunc(found, func(o *obs) bool { return len(parts) == 0 || slices.Contains(parts, o.part) })
+}
+
+// partsOf are the parts a table reads: its own, else the section's first.
+func (s *section) partsOf(t *tableSpec) []string {
+	if len(t.Parts) == 0 && len(s.data.parts) > 0 {
+		return []string{s.data.parts[0].prefix}
+	}
+	return t.Parts
+}
+
+// settingsOf are the settings with runs of a table's parts, of its graph.
+func (s *section) settingsOf(t *tableSpec) []*group {
+	parts := s.partsOf(t)
+	return slices.DeleteFunc(slices.Clone(s.data.settings), func(g *group) bool {
+		return !s.inParts(s.data.bySet[g], parts) || t.Graph != "" && g.graph != t.Graph
+	})
+}
+
+// rows expands a row group into the bindings of its rows.
+func (s *section) rows(t *tableSpec, rg rowGroup, at binding) []binding {
+	bs := []binding{at}
+	for k, axis := range rg.Axes {
+		var next []binding
+		for _, b := range bs {
+			next = append(next, s.axis(t, rg, axis, b)...)
+			if rg.Total != "" && k == len(rg.Axes)-1 {
+				b.total = rg.Total
+				next = append(next, b)
+			}
+		}
+		bs = next
+	}
+	return slices.DeleteFunc(bs, func(b binding) bool {
+		return rg.Need != "" && !slices.ContainsFunc(s.data.obs, func(o *obs) bool {
+			_, ok := o.num[rg.Need]
+			return ok && (b.set == nil || o.set == b.set) && (b.model == "" || o.model == b.model) && (b.method == "" || o.method == b.method)
+		})
+	})
+}
+
+// axis lists the bindings of one axis's values at b.
+func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []binding {
+	var out []binding
+	switch axis {
+	case "metric":
+		for i := range rg.Metrics {
+			b.metric = &rg.Metrics[i]
+			out = append(out, b)
+		}
+	case "setting":
+		for _, g := range s.settingsOf(&tableSpec{Parts: b.parts, Graph: t.Graph}) {
+			if b.set = g; b.family == "" || g.family == b.family {
+				out = append(out, b)
+			}
+		}
+	case "model":
+		for _, m := range s.data.modelsOf(b.set) {
+			b.model = m
+			out = append(out, b)
+		}
+	case "method":
+		for _, m := range s.methodsOf(rg.Methods, "", b.parts) {
+			if len(s.data.find(b.set, b.model, m)) > 0 && !slices.Contains(rg.Except, m) {
+				b.method = m
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// row renders the cells of one row, bolding the best of its metric.
+func (s *section) row(t *tableSpec, b binding, cols []column, collapse bool) (gridRow, []cellValue) {
+	r := gridRow{collapse: collapse}
+	for _, l := range t.Lead {
+		r.cells = append(r.cells, s.data.eval(l.Cell, b).text)
+	}
+	vals := make([]cellValue, len(cols))
+	for j, c := range cols {
+		cb := b
+		cb.method = or(c.method, b.method)
+		vals[j] = s.data.eval(c.item.Cell, cb)
+	}
+	best := -1
+	if b.metric != nil && b.metric.Best != "" {
+		best = bestCell(vals, b.metric.Best == "max")
+	}
+	for j, v := range vals {
+		switch {
+		case !v.ok && t.Missing != nil:
+			r.cells = append(r.cells, *t.Missing)
+		case !v.ok:
+			r.cells = append(r.cells, "—")
+		case j == best:
+			r.cells = append(r.cells, "**"+v.text+"**")
+		default:
+			r.cells = append(r.cells, v.text)
+		}
+	}
+	return r, vals
+}
+
+// bestCell is the first cell holding the best number (NaN never is).
+func bestCell(vals []cellValue, higher bool) int {
+	best := -1
+	for j, v := range vals {
+		if v.ok && v.numeric && !math.IsNaN(v.value) && (best < 0 || higher && v.value > vals[best].value || !higher && v.value < vals[best].value) {
+			best = j
+		}
+	}
+	return best
+}
+
+// fitRow gathers a row group's settings and cells for the growth
+// exponents.
+type fitRow struct {
+	sets []*group
+	vals [][]cellValue
+}
+
+// row is the growth exponent of every column that fits, over the rows of
+// at least minN variables where it has a value, labelled with the first
+// and last of them.
+func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRow {
+	var fitted []string
+	for _, g := range f.sets {
+		if float64(g.size) >= minN {
+			fitted = append(fitted, g.label)
+		}
+	}
+	if len(fitted) > 0 {
+		label = fmt.Sprintf("%s (%s to %s)", label, fitted[0], fitted[len(fitted)-1])
+	}
+	r := gridRow{cells: append([]string{label}, make([]string, lead-1)...), collapse: true}
+	for j, c := range cols {
+		var n, y []float64
+		for i, vals := range f.vals {
+			if vals[j].ok && vals[j].numeric {
+				n, y = append(n, float64(f.sets[i].size)), append(y, vals[j].value)
+			}
+		}
+		exp := ""
+		if c.item.Fit {
+			exp = numberFormats["dash2"](metrics.GrowthExponent(n, y, minN))
+		}
+		r.cells = append(r.cells, exp)
+	}
+	return r
+}
+
+// blankRepeats blanks a lead cell that repeats the one above it, in the
+// lead columns that ask for it.
+func blankRepeats(g *grid, lead []leadColumn) {
+	for k, l := range lead {
+		prev := ""
+		for _, r := range g.rows {
+			if v := r.cells[k]; l.Blank && v == prev {
+				r.cells[k] = ""
+			} else {
+				prev = v
+			}
+		}
+	}
+}

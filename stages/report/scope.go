@@ -1,0 +1,192 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/methods"
+)
+
+// scope is what a section's text sees: the section's data at a binding (a
+// setting, or everything), and the methods below.
+type scope struct {
+	s *section
+	b binding
+}
+
+func (c scope) Anchor() string            { return c.s.spec.Anchor }
+func (c scope) Setting() *group           { return c.b.set }
+func (c scope) PartName() string          { return strings.Join(c.b.parts, ", ") }
+func (c scope) Var(name string) string    { return c.s.vars[name] }
+func (c scope) Cost() costSpec            { return c.s.spec.Cost }
+func (c scope) Families() []*family       { return c.s.data.families }
+func (c scope) Note(family string) string { return c.s.spec.Notes[family] }
+func (c scope) Models() int               { return len(c.s.data.modelsOf(c.b.set)) }
+
+// Settings are the settings of the section's first part.
+func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
+
+// Val is an aggregate of a fact over the scope, of the method given (else
+// of the models themselves); NaN when missing.
+func (c scope) Val(fact, agg string, method ...string) float64 {
+	v, ok := aggregate(c.s.data.find(c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+// Int is Val as a count (0 when missing).
+func (c scope) Int(fact, agg string, method ...string) int {
+	if v := c.Val(fact, agg, method...); !math.IsNaN(v) {
+		return int(math.Round(v))
+	}
+	return 0
+}
+
+// Has reports whether some run of the section has fact.
+func (c scope) Has(fact string) bool { return c.s.has(c.s.data.obs, fact) }
+
+func (s *section) has(found []*obs, fact string) bool {
+	return slices.ContainsFunc(found, func(o *obs) bool { _, ok := o.num[fact]; return ok })
+}
+
+// Texts lists a text fact of the scope's models, setting by setting.
+func (c scope) Texts(fact string) []string {
+	var out []string
+	for _, g := range c.s.data.settings {
+		for _, m := range c.s.data.modelsOf(g) {
+			if t, ok := firstText(c.s.data.find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Part is what the section read from the stages of a pattern.
+func (c scope) Part(pattern string) *part {
+	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.prefix == pattern }); i >= 0 {
+		return c.s.data.parts[i]
+	}
+	c.s.fail(fmt.Errorf("no part %q", pattern))
+	return &part{}
+}
+
+// Methods are the methods of all the section's stages whose ln Z is a
+// bound of kind ("lower", "upper", "any"; "" all of them).
+func (c scope) Methods(kind string) []string { return c.s.methodsOf(nil, kind, nil) }
+
+// HasMethods reports whether every one of ms ran in the first part.
+func (c scope) HasMethods(ms ...string) bool {
+	ran := c.s.methodsIn(c.s.partsOf(&tableSpec{}))
+	return !slices.ContainsFunc(ms, func(m string) bool { return !slices.Contains(ran, m) })
+}
+
+// Summaries are "method (summary)", from the registry, of the methods of
+// ms that ran in the first part, in its order.
+func (c scope) Summaries(ms ...string) []string {
+	var out []string
+	for _, m := range c.s.methodsIn(c.s.partsOf(&tableSpec{})) {
+		if e, err := methods.Lookup(m); err == nil && slices.Contains(ms, m) {
+			out = append(out, fmt.Sprintf("%s (%s)", m, e.Summary))
+		}
+	}
+	return out
+}
+
+// Having lists the methods with a run that has fact; HavingOf those of
+// list, in its order.
+func (c scope) Having(fact string) []string { return c.HavingOf(fact, nil) }
+
+func (c scope) HavingOf(fact string, list []string) []string {
+	return slices.DeleteFunc(c.s.methodsOf(list, "", nil), func(m string) bool { return !c.s.has(c.s.data.find(nil, "", m), fact) })
+}
+
+// Fitted are the settings whose sizes enter the growth exponents.
+func (c scope) Fitted() []string {
+	var out []string
+	for _, g := range c.s.data.settings {
+		if g.size >= c.s.spec.Cost.MinFitN {
+			out = append(out, g.label)
+		}
+	}
+	return out
+}
+
+// boundTally is how often a bound method's ln Z lay on its side of the
+// exact ln Z, over the whole section.
+type boundTally struct {
+	Method, Side string
+	Held, N      int
+	Percent      float64
+}
+
+func (c scope) Bound(method, side string) boundTally {
+	t := boundTally{Method: method, Side: side, Held: c.Int("bound_held", "sum", method), N: c.Int("bound_held", "count", method)}
+	if t.N > 0 {
+		t.Percent = 100 * float64(t.Held) / float64(t.N)
+	}
+	return t
+}
+
+// Table writes a declared table (each setting's, for a Per table), each
+// followed by a blank line; "" without rows. TableOf writes one over the
+// settings of a family.
+func (c scope) Table(id string) string {
+	i := slices.IndexFunc(c.s.spec.Tables, func(t tableSpec) bool { return t.ID == id })
+	if i < 0 {
+		c.s.fail(fmt.Errorf("no table %q", id))
+		return ""
+	}
+	t := &c.s.spec.Tables[i]
+	at := []binding{{family: c.b.family}}
+	switch t.Per {
+	case "setting":
+		at = nil
+		for _, g := range c.s.settingsOf(t) {
+			at = append(at, binding{set: g})
+		}
+	case "part":
+		at = nil
+		for _, p := range c.s.partsOf(t) {
+			at = append(at, binding{parts: []string{p}})
+		}
+	}
+	var b strings.Builder
+	for _, a := range at {
+		out, err := c.s.build(t, a)
+		if err != nil {
+			c.s.fail(err)
+		}
+		if out != "" {
+			b.WriteString(out + "\n")
+		}
+	}
+	return b.String()
+}
+
+func (c scope) TableOf(id, family string) string {
+	c.b.family = family
+	return c.Table(id)
+}
+
+// Claim evaluates a declared claim.
+func (c scope) Claim(id string) claimResult {
+	if i := slices.IndexFunc(c.s.spec.Claims, func(cl claimSpec) bool { return cl.ID == id }); i >= 0 {
+		return c.s.claim(&c.s.spec.Claims[i])
+	}
+	c.s.fail(fmt.Errorf("no claim %q", id))
+	return claimResult{}
+}
+
+// Compare is a declared comparison, for its tolerances.
+func (c scope) Compare(name string) compareSpec {
+	if i := slices.IndexFunc(c.s.spec.Compare, func(cs compareSpec) bool { return cs.Name == name }); i >= 0 {
+		return c.s.spec.Compare[i]
+	}
+	c.s.fail(fmt.Errorf("no comparison %q", name))
+	return compareSpec{}
+}

@@ -1,0 +1,300 @@
+package report
+
+import (
+	"embed"
+	"fmt"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// sectionSpec declares a section of the report (sections/*.toml): the
+// stages it reads, its tables, claims and figures, and its text (a Go
+// text/template over a scope).
+type sectionSpec struct {
+	Title, Anchor string
+	// Reads is what the section reads of its stages: "scores" (every
+	// model's scores, with the estimates, exact ln Z and marginals scored),
+	// "summaries" (score stages' summaries), "learning" (learn-mrf
+	// curves) or "costs" (method stages' estimates and stamps).
+	Reads string
+	// Parts are the stage groups read: the stages whose names begin with a
+	// prefix ("hidden_"), or begin and end as a pattern ("hidden_*_long").
+	// A stage belongs to the last part that matches it; a part's run time
+	// counts every stage that matches it.
+	Parts []string
+	// Columns names a run's column: "method", or "method+scheme": a run on
+	// regions of a scheme other than auto is a column of its own.
+	Columns string
+	Labels  string // "side": settings of a summaries section named 10x10
+	Order   string // settings: "paper" (grids first, by size, gamma), "size" (by graph, size), or as read
+	// Unscored also compares, on the models the section's methods ran on
+	// but no score stage scored, every method's answers with this one's.
+	Unscored string
+	Notes    map[string]string // text by family (a summaries section's score stage)
+	Beliefs  []string          // methods whose marginals are read, for Compare
+	Compare  []compareSpec
+	Learning learningSpec
+	Cost     costSpec
+	Text     string
+	Tables   []tableSpec  `toml:"table"`
+	Figures  []figureSpec `toml:"figure"`
+	Claims   []claimSpec  `toml:"claim"`
+}
+
+//go:embed sections/*.toml sections/*.tmpl
+var sectionFiles embed.FS
+
+// section is a declared section with the data it read.
+type section struct {
+	spec *sectionSpec
+	data *dataset
+	tmpl *template.Template
+	plan *plan
+	vars map[string]string // values the caller gives the text (Var)
+	err  error             // the first error met while writing the text
+}
+
+// loadSection parses sections/<name>.toml.
+func loadSection(name string) (*sectionSpec, error) {
+	b, err := sectionFiles.ReadFile("sections/" + name + ".toml")
+	if err != nil {
+		return nil, err
+	}
+	return parseSection(name, b)
+}
+
+// parseSection parses a section's declaration, checking every key and
+// cell.
+func parseSection(name string, b []byte) (*sectionSpec, error) {
+	var s sectionSpec
+	if err := decode(name, b, &s); err != nil {
+		return nil, err
+	}
+	for _, c := range s.cells() {
+		if _, err := parseCell(c); err != nil {
+			return nil, fmt.Errorf("section %s: %w", name, err)
+		}
+	}
+	return &s, nil
+}
+
+// decodeFile decodes an embedded TOML file.
+func decodeFile(name string, v any) error {
+	b, err := sectionFiles.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	return decode(name, b, v)
+}
+
+// decode decodes TOML, refusing unknown keys.
+func decode(name string, b []byte, v any) error {
+	md, err := toml.Decode(string(b), v)
+	if err == nil && len(md.Undecoded()) > 0 {
+		err = fmt.Errorf("unknown key %s", md.Undecoded()[0])
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// cells are every cell template of s.
+func (s *sectionSpec) cells() []string {
+	var out []string
+	for _, t := range s.Tables {
+		for _, l := range append(t.Lead, colItems(t.Cols)...) {
+			out = append(out, l.Head, l.Cell)
+		}
+		for _, rg := range t.Rows {
+			for _, m := range rg.Metrics {
+				out = append(out, m.cell(""), m.cell("total"), m.TotalCell)
+			}
+		}
+	}
+	for _, c := range s.Claims {
+		for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
+			out = append(out, c.cell(v))
+		}
+	}
+	return out
+}
+
+func colItems(cgs []colGroup) []leadColumn {
+	var out []leadColumn
+	for _, cg := range cgs {
+		out = append(out, cg.Items...)
+	}
+	return out
+}
+
+// newSection reads the data of spec from plan and prepares its text.
+func newSection(spec *sectionSpec, p *plan, binDir string) (*section, error) {
+	s, err := prepare(spec, &dataset{})
+	if err != nil {
+		return nil, err
+	}
+	s.plan = p
+	return s, s.read(binDir)
+}
+
+// prepare parses the text of spec, to be written from data.
+func prepare(spec *sectionSpec, data *dataset) (*section, error) {
+	s := &section{spec: spec, data: data}
+	funcs := template.FuncMap{
+		"quote":    quoteJoin,
+		"join":     strings.Join,
+		"truncate": func(n int, xs []string) []string { return truncate(xs, n) },
+		"fmt":      func(f string, v float64) string { t, _ := format(f, v); return t },
+		"utc":      func(t time.Time) string { return t.UTC().Format(time.DateTime) },
+		"sub":      func(a, b int) int { return a - b },
+		"chomp":    func(s string) string { return strings.TrimSuffix(s, "\n") },
+		"list":     func(xs ...string) []string { return xs },
+	}
+	t, err := template.New(spec.Title).Funcs(funcs).Option("missingkey=error").ParseFS(sectionFiles, "sections/*.tmpl")
+	if err == nil {
+		s.tmpl, err = t.New("text").Parse(spec.Text)
+	}
+	for _, tb := range spec.Tables {
+		for _, part := range [][2]string{{"title:", tb.Title}, {"note:", tb.Note}} {
+			if err == nil {
+				_, err = s.tmpl.New(part[0] + tb.ID).Parse(part[1])
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("section %s: %w", spec.Title, err)
+	}
+	return s, nil
+}
+
+// read reads the stages of every part of the section.
+func (s *section) read(binDir string) error {
+	learn := &learnReader{d: s.data, plan: s.plan}
+	for i, pattern := range s.spec.Parts {
+		pt := &part{prefix: pattern}
+		var all, own []*instance
+		for _, inst := range s.plan.insts {
+			if matchPart(inst.stage, pattern) {
+				all = append(all, inst)
+				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return matchPart(inst.stage, p) }) {
+					own = append(own, inst)
+				}
+			}
+		}
+		var err error
+		if pt.rt, pt.statusErr, err = readRunTime(s.plan, all, binDir); err != nil {
+			return err
+		}
+		switch s.spec.Reads {
+		case "scores":
+			err = s.readScores(pt, own)
+		case "summaries":
+			err = s.readSummaries(pt, own)
+		case "learning":
+			pt.stages, learn.samplesRead = stages(own, "learn-mrf"), nil
+			err = learn.read(pt, pt.stages)
+		case "costs":
+			err = s.readCosts(pt)
+		default:
+			err = fmt.Errorf("section %s: reads %q, want scores, summaries, learning or costs", s.spec.Title, s.spec.Reads)
+		}
+		if err != nil {
+			return err
+		}
+		s.data.parts = append(s.data.parts, pt)
+	}
+	return s.derive()
+}
+
+// derive sorts what was read and adds the facts that need all of it.
+func (s *section) derive() error {
+	if s.spec.Unscored != "" {
+		if err := s.readUnscored(s.spec.Unscored); err != nil {
+			return err
+		}
+	}
+	s.sortSettings()
+	s.data.sortMethods()
+	switch s.spec.Reads {
+	case "scores":
+		s.autoRegions()
+	case "costs":
+		s.costLabels()
+	case "learning":
+		for _, pt := range s.data.parts {
+			tail := 0
+			if pt.prefix == s.spec.Learning.Long {
+				tail = s.spec.Learning.Tail
+			}
+			s.summarise(pt.prefix, tail)
+		}
+		s.data.sortMethods()
+	}
+	return nil
+}
+
+// matchPart reports whether stage is of the part pattern (see Parts).
+func matchPart(stage, pattern string) bool {
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	return strings.HasPrefix(stage, prefix) && strings.HasSuffix(stage, suffix)
+}
+
+// autoRegions records on every model the region scheme its first run on
+// auto regions used (a column without a scheme of its own).
+func (s *section) autoRegions() {
+	for _, mo := range s.data.find(nil, "", "") {
+		for _, col := range s.data.methods {
+			if t, ok := firstText(s.data.find(mo.set, mo.model, col), "regions"); ok && !strings.Contains(col, " (") {
+				mo.text["auto_regions"] = t
+				break
+			}
+		}
+	}
+}
+
+// markdown writes the section.
+func (s *section) markdown() (string, error) {
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, "text", scope{s: s}); err != nil {
+		return "", fmt.Errorf("section %s: %w", s.spec.Title, err)
+	}
+	return b.String(), s.err
+}
+
+// frame writes a table with its title and note.
+func (s *section) frame(t *tableSpec, g *grid, set *group, parts []string) (string, error) {
+	var b strings.Builder
+	sc := scope{s: s, b: binding{set: set, parts: parts}}
+	if err := s.tmpl.ExecuteTemplate(&b, "title:"+t.ID, sc); err != nil {
+		return "", err
+	}
+	b.WriteString(g.String())
+	err := s.tmpl.ExecuteTemplate(&b, "note:"+t.ID, sc)
+	return b.String(), err
+}
+
+func (s *section) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func quoteJoin(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "`" + x + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+func truncate(xs []string, n int) []string {
+	if len(xs) <= n {
+		return xs
+	}
+	return append(slices.Clone(xs[:n]), fmt.Sprintf("and %d more", len(xs)-n))
+}
