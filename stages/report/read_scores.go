@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/core/mrf"
@@ -38,7 +39,9 @@ type scored struct {
 	model   *mrf.Model
 	negLogZ float64
 	exact   bool
-	runs    map[string]*scoredRun
+	// exactSeconds is exact inference's wall time on the model (truth).
+	exactSeconds float64
+	runs         map[string]*scoredRun
 }
 
 // scoredRun is one method's run on a model.
@@ -225,7 +228,7 @@ func (si *scoreInstance) readEstimates(from *instance, truth bool, beliefs []str
 			return err
 		}
 		if truth {
-			m.negLogZ, m.exact = -e.LogZ, true
+			m.negLogZ, m.exact, m.exactSeconds = -e.LogZ, true, e.Seconds
 			continue
 		}
 		r := m.run(e.Method)
@@ -308,7 +311,14 @@ func (s *section) emit(pt *part, si *scoreInstance) {
 				continue
 			}
 			key := settingKey(m.info.Name)
+			if s.spec.Labels == "shape" {
+				key = settingKey(strings.TrimSuffix(m.info.Name, ".uai"))
+			}
 			g := s.data.setting(pt.prefix+key, func() *group {
+				if s.spec.Labels == "shape" {
+					kind, label := shapeLabel(key)
+					return &group{key: key, label: label, graph: kind, size: len(m.info.Cards)}
+				}
 				return &group{key: key, label: settingLabel(m.info), graph: m.info.Graph, size: len(m.info.Cards), gamma: m.info.Gamma}
 			})
 			mo := s.modelObs(pt, si.inst.stage, g, m)
@@ -337,7 +347,7 @@ func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
 		}
 	}
 	if m.exact {
-		o[0].num["neg_log_z"], o[0].num["log_z_exact"] = m.negLogZ, -m.negLogZ
+		o[0].num["neg_log_z"], o[0].num["log_z_exact"], o[0].num["exact_seconds"] = m.negLogZ, -m.negLogZ, m.exactSeconds
 	}
 	return o[0]
 }
@@ -367,11 +377,15 @@ func (s *section) runObs(pt *part, stage string, g *group, m *scored, method str
 	var p struct {
 		Regions string
 		Check   *json.RawMessage
+		Options struct {
+			MaxSeconds float64 `json:"max_seconds"`
+		}
 	}
 	json.Unmarshal([]byte(e.Params), &p)
 	if p.Regions != "" {
 		o.text["regions"] = p.Regions
 	}
+	budgetFacts(o, p.Options.MaxSeconds, e.Certificate, m)
 	if p.Check != nil {
 		o.num["check_recorded"] = 1
 	}
@@ -427,4 +441,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.SortFunc(keys, methods.Compare)
 	return keys
+}
+
+// budgetFacts records a run's time budget (its max_seconds option, when
+// set), whether exact inference finished within it (exact_fits, and its
+// complement exact_over), and its certificate, one fact per kind (1 for
+// the run's, 0 for the others), so that tables and claims count them.
+func budgetFacts(o *obs, budget float64, cert string, m *scored) {
+	if budget > 0 {
+		o.num["budget"] = budget
+		if m.exact {
+			fits := m.exactSeconds <= budget
+			o.num["exact_fits"], o.num["exact_over"] = b2f(fits), b2f(!fits)
+		}
+	}
+	if cert == "" {
+		return
+	}
+	o.text["certificate"] = cert
+	for _, c := range []string{infer.CertExact, infer.CertConverged, infer.CertMonteCarlo, infer.CertBounds, infer.CertNone} {
+		o.num["cert_"+strings.ReplaceAll(c, "-", "_")] = b2f(c == cert)
+	}
 }

@@ -103,7 +103,7 @@ func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []str
 				if err != nil {
 					return nil, nil, err
 				}
-				doc.Sections = append(doc.Sections, sectionDoc{Title: "Any model, within a budget", Anchor: AnyModelAnchor, Markdown: md, Wrap: true})
+				doc.Sections = append(doc.Sections, sectionDoc{Title: "Any model, within a budget", Anchor: AnyModelAnchor, Markdown: md})
 			}
 			continue
 		}
