@@ -6,10 +6,13 @@
 //
 // Within the budget, minus a reserve for the choice (2%, at most 0.5 s):
 //
-//  1. Exact inference, when its plan's estimated run time is at most 80%
-//     of the time left (the estimate is conservative, and a solve cannot be
-//     stopped once started). Its answer, if it passes the shared check, is
-//     the answer, and nothing else runs.
+//  1. Exact inference, when its plan's estimated run time (exact.Estimate:
+//     Cost.Seconds, one idle core, within a factor of two of the measured
+//     time on the UAI stand-ins; planning is spent on it in proportion to
+//     the budget) is at most 80% of the time left: a solve cannot be
+//     stopped once started, so a machine slower than the estimate's (or
+//     busy) overruns the budget by the difference. Its answer, if it
+//     passes the shared check, is the answer, and nothing else runs.
 //  2. Otherwise, parallel tempering until the deadline (no cap on its
 //     sweeps), and beside it, on the second core, the variational methods
 //     in at most 30% of the time left, each stopped by its share of what
