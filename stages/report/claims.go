@@ -21,6 +21,14 @@ type claimSpec struct {
 	RefIf  string `toml:"ref_if"`
 	Factor float64
 	Limit  float64
+	// Slack is added to the limit: at most Factor × reference + Slack.
+	Slack float64
+	// AtLeast turns the claim round: the value at least the limit.
+	AtLeast bool `toml:"at_least"`
+	// When is a value a row must have equal to 1 to be checked
+	// ("exact_over.mean@auto": where exact inference took longer than
+	// auto's budget).
+	When   string
 	Format string // of the values named in the failures
 	Unit   string // after each of them (" s")
 }
@@ -42,27 +50,23 @@ func (c *claimSpec) cell(v string) string {
 	return "{" + v[:i] + ":" + or(c.Format, "num") + v[i:] + "}"
 }
 
-func (s *section) claim(c *claimSpec) claimResult {
+// claim checks c on every setting (or model) of the section's first part,
+// or of parts when given: a model of several parts is checked in each.
+func (s *section) claim(c *claimSpec, parts ...string) claimResult {
 	res := claimResult{Noun: "settings"}
-	var rows []binding
 	if c.Over == "model" {
 		res.Noun = "models"
-		for _, m := range s.data.models {
-			rows = append(rows, binding{model: m})
-		}
 	}
-	for _, g := range s.settingsOf(&tableSpec{Graph: c.Graph}) {
-		if c.Over != "model" {
-			rows = append(rows, binding{set: g})
-		}
-	}
-	for _, b := range rows {
+	for _, b := range s.claimRows(c, parts) {
 		value := func(v string) (cellValue, bool) {
 			cv := s.data.eval(c.cell(v), b)
 			return cv, cv.ok && !math.IsNaN(cv.value)
 		}
 		v, ok := value(c.Value)
 		if !ok || slices.ContainsFunc(c.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
+			continue
+		}
+		if w, ok := value(c.When); c.When != "" && (!ok || w.value != 1) {
 			continue
 		}
 		ref, refOK := s.reference(c, b, value)
@@ -74,13 +78,36 @@ func (s *section) claim(c *claimSpec) claimResult {
 		if refOK {
 			limit, against = c.Factor*ref.value, " against "+ref.text+c.Unit
 		}
-		if v.value <= limit {
+		limit += c.Slack
+		if v.value <= limit && !c.AtLeast || v.value >= limit && c.AtLeast {
 			res.Holds++
 		} else {
 			res.Fails = append(res.Fails, or(b.model, setLabel(b.set))+" ("+v.text+c.Unit+against+")")
 		}
 	}
 	return res
+}
+
+// claimRows are the rows c is checked on.
+func (s *section) claimRows(c *claimSpec, parts []string) []binding {
+	var rows []binding
+	switch {
+	case c.Over == "model" && len(parts) > 0:
+		for _, g := range s.settingsOf(&tableSpec{Graph: c.Graph, Parts: parts}) {
+			for _, m := range s.data.modelsOf(g) {
+				rows = append(rows, binding{set: g, model: m})
+			}
+		}
+	case c.Over == "model":
+		for _, m := range s.data.models {
+			rows = append(rows, binding{model: m})
+		}
+	default:
+		for _, g := range s.settingsOf(&tableSpec{Graph: c.Graph, Parts: parts}) {
+			rows = append(rows, binding{set: g})
+		}
+	}
+	return rows
 }
 
 // reference is the least of c's references at b that count.

@@ -10,7 +10,7 @@
 //     template whose counts are claims, named rules over the filled
 //     tables (discussion.go).
 //   - sections/<name>.toml declares each section beyond the paper (hard,
-//     uai, amortized, hidden) and the scale tables: the stages it reads
+//     uai, amortized, hidden, anymodel) and the scale tables: the stages it reads
 //     (by name pattern), what it reads of them (scores model by model,
 //     summaries, learning curves, costs), its tables (rows as axes of
 //     metrics, settings, models and methods; columns per method; each cell

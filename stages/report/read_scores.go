@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/core/mrf"
@@ -79,7 +80,14 @@ func (s *section) emit(pt *part, inst *instance, shards []*outputs.ScoredShard) 
 				continue
 			}
 			key := settingKey(m.Info.Name)
+			if s.spec.Labels == "shape" {
+				key = settingKey(strings.TrimSuffix(m.Info.Name, ".uai"))
+			}
 			g := s.data.setting(pt.prefix+key, func() *group {
+				if s.spec.Labels == "shape" {
+					kind, label := shapeLabel(key)
+					return &group{key: key, label: label, graph: kind, size: len(m.Info.Cards)}
+				}
 				return &group{key: key, label: settingLabel(m.Info), graph: m.Info.Graph, size: len(m.Info.Cards), gamma: m.Info.Gamma}
 			})
 			mo := s.modelObs(pt, inst.stage, g, m)
@@ -112,7 +120,7 @@ func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
 		}
 	}
 	if m.Exact {
-		o[0].num["neg_log_z"], o[0].num["log_z_exact"] = m.NegLogZ, -m.NegLogZ
+		o[0].num["neg_log_z"], o[0].num["log_z_exact"], o[0].num["exact_seconds"] = m.NegLogZ, -m.NegLogZ, m.ExactSeconds
 	}
 	return o[0]
 }
@@ -142,11 +150,15 @@ func (s *section) runObs(pt *part, stage string, g *group, m *scored, method str
 	var p struct {
 		Regions string
 		Check   *json.RawMessage
+		Options struct {
+			MaxSeconds float64 `json:"max_seconds"`
+		}
 	}
 	json.Unmarshal([]byte(e.Params), &p)
 	if p.Regions != "" {
 		o.text["regions"] = p.Regions
 	}
+	budgetFacts(o, p.Options.MaxSeconds, e.Certificate, m)
 	if p.Check != nil {
 		o.num["check_recorded"] = 1
 	}
@@ -202,4 +214,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.SortFunc(keys, methods.Compare)
 	return keys
+}
+
+// budgetFacts records a run's time budget (its max_seconds option, when
+// set), whether exact inference finished within it (exact_fits, and its
+// complement exact_over), and its certificate, one fact per kind (1 for
+// the run's, 0 for the others), so that tables and claims count them.
+func budgetFacts(o *obs, budget float64, cert string, m *scored) {
+	if budget > 0 {
+		o.num["budget"] = budget
+		if m.Exact {
+			fits := m.ExactSeconds <= budget
+			o.num["exact_fits"], o.num["exact_over"] = b2f(fits), b2f(!fits)
+		}
+	}
+	if cert == "" {
+		return
+	}
+	o.text["certificate"] = cert
+	for _, c := range []string{infer.CertExact, infer.CertConverged, infer.CertMonteCarlo, infer.CertBounds, infer.CertNone} {
+		o.num["cert_"+strings.ReplaceAll(c, "-", "_")] = b2f(c == cert)
+	}
 }

@@ -142,7 +142,7 @@ func (c scope) Table(id string) string {
 		return ""
 	}
 	t := &c.s.spec.Tables[i]
-	at := []binding{{family: c.b.family}}
+	at := []binding{{family: c.b.family, parts: c.b.parts}}
 	switch t.Per {
 	case "setting":
 		at = nil
@@ -181,6 +181,35 @@ func (c scope) Claim(id string) claimResult {
 	c.s.fail(fmt.Errorf("no claim %q", id))
 	return claimResult{}
 }
+
+// In is the scope narrowed to the stages of part: its tables and claims
+// (ClaimHere) read that part alone.
+func (c scope) In(part string) scope {
+	c.b.parts = []string{part}
+	return c
+}
+
+// ClaimHere evaluates a declared claim on the settings (or models) of the
+// scope's parts (In), else of the section's first part.
+func (c scope) ClaimHere(id string) claimResult {
+	if i := slices.IndexFunc(c.s.spec.Claims, func(cl claimSpec) bool { return cl.ID == id }); i >= 0 {
+		return c.s.claim(&c.s.spec.Claims[i], c.b.parts...)
+	}
+	c.s.fail(fmt.Errorf("no claim %q", id))
+	return claimResult{}
+}
+
+// PartModels are the models scored in the stages of part, setting by
+// setting; PartMethods the methods that ran there.
+func (c scope) PartModels(part string) []string {
+	var out []string
+	for _, g := range c.s.settingsOf(&tableSpec{Parts: []string{part}}) {
+		out = append(out, c.s.data.modelsOf(g)...)
+	}
+	return out
+}
+
+func (c scope) PartMethods(part string) []string { return c.s.methodsIn([]string{part}) }
 
 // Compare is a declared comparison, for its tolerances.
 func (c scope) Compare(name string) compareSpec {
