@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/renn-go/renn/stages/cli"
@@ -18,9 +19,18 @@ import (
 )
 
 type root struct {
-	Cached string `arg:"" type:"path" help:"The earlier outputs: a stage's output directory, or one file."`
-	New    string `arg:"" type:"path" help:"The new outputs, of the same kind."`
-	JSON   bool   `name:"json" help:"Write the first difference as a JSON object (null when there is none) and exit 0 either way."`
+	Cached string  `arg:"" type:"path" help:"The earlier outputs: a stage's output directory, or one file."`
+	New    string  `arg:"" type:"path" help:"The new outputs, of the same kind."`
+	JSON   bool    `name:"json" help:"Write the first difference as a JSON object (null when there is none) and exit 0 either way."`
+	Tol    float64 `name:"tol" default:"0" help:"Parquet floats are the same when they differ by at most tol relative to the larger magnitude (absolutely below magnitude 1); 0: bit for bit."`
+}
+
+// Validate makes a negative or non-finite --tol a usage error (exit 2).
+func (r *root) Validate() error {
+	if !(r.Tol >= 0) || math.IsInf(r.Tol, 1) {
+		return fmt.Errorf("--tol %v, want a finite number >= 0 (0: bit for bit)", r.Tol)
+	}
+	return nil
 }
 
 func main() {
@@ -54,16 +64,16 @@ func (r *root) compare(ctx context.Context) (*verify.Difference, error) {
 	}
 	switch {
 	case a.IsDir() && b.IsDir():
-		return verify.CompareOutputs(ctx, r.Cached, r.New, parquet)
+		return verify.CompareOutputs(ctx, r.Cached, r.New, r.parquet)
 	case a.IsDir() || b.IsDir():
 		return nil, fmt.Errorf("%s and %s: give two directories or two files", r.Cached, r.New)
 	}
-	return verify.CompareFiles(ctx, r.Cached, r.New, parquet)
+	return verify.CompareFiles(ctx, r.Cached, r.New, r.parquet)
 }
 
-// parquet is compare.Parquet as a verify.ParquetComparer.
-func parquet(_ context.Context, cached, fresh string) (*verify.Difference, error) {
-	d, err := compare.Parquet(cached, fresh)
+// parquet is compare.ParquetWithin at --tol as a verify.ParquetComparer.
+func (r *root) parquet(_ context.Context, cached, fresh string) (*verify.Difference, error) {
+	d, err := compare.ParquetWithin(cached, fresh, r.Tol)
 	if d == nil || err != nil {
 		return nil, err
 	}

@@ -60,6 +60,10 @@ func TestCompareOutputs(t *testing.T) {
 		{[]string{"--json", a, same}, 0, "null\n", ""},
 		{[]string{a, est(a)}, 1, "", "compare-outputs: " + a + " and " + est(a) + ": give two directories or two files\n"},
 		{[]string{a}, 2, "", "compare-outputs: expected \"<new>\""},
+		{[]string{"--tol", "1e-15", a, value}, 0, a + " and " + value + " hold the same results\n", ""},
+		{[]string{"--tol", "1e-17", a, value}, 1, "", "compare-outputs: " + a + " and " + value + " differ: estimates.parquet: column log_z"},
+		{[]string{"--tol=-1", a, value}, 2, "", "compare-outputs: --tol -1, want a finite number >= 0"},
+		{[]string{"--tol", "NaN", a, value}, 2, "", "compare-outputs: --tol NaN, want a finite number >= 0"},
 	} {
 		code, stdout, stderr := invoke(tt.args...)
 		if code != tt.code || !strings.HasPrefix(stdout, tt.stdout) || !strings.HasPrefix(stderr, tt.stderr) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/renn-go/renn/stages/cli"
 	"github.com/renn-go/renn/stages/pipeline/runner"
@@ -20,12 +21,16 @@ type verifyCmd struct {
 	DryRun  bool     `name:"dry-run" short:"n" help:"Build the binaries, then print which instances are eligible and which would be rerun; run nothing."`
 	Bin     string   `type:"path" placeholder:"DIR" help:"Use the prebuilt stage binaries in DIR instead of building them."`
 	NoBuild bool     `name:"no-build" help:"Do not build: use the binaries already in bin/ of the module."`
+	Tol     float64  `default:"0" help:"Adopt a stage when its sample's floats differ from the cached ones by at most tol relative to the larger magnitude (absolutely below magnitude 1), as compare-outputs --tol; 0: bit for bit. For a change that only reorders sums, such as a new contraction order of exact inference."`
 }
 
 // Validate makes a negative --jobs a usage error (exit 2).
 func (v *verifyCmd) Validate() error {
 	if v.Jobs < 0 {
 		return fmt.Errorf("--jobs %d, want >= 0 (0: number of CPUs)", v.Jobs)
+	}
+	if !(v.Tol >= 0) || math.IsInf(v.Tol, 1) {
+		return fmt.Errorf("--tol %v, want a finite number >= 0 (0: bit for bit)", v.Tol)
 	}
 	return nil
 }
@@ -43,7 +48,7 @@ func (v *verifyCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	rn := &runner.Runner{BinDir: binDir, Jobs: v.Jobs, Only: v.Only}
-	opts := verify.Options{Sample: v.Sample, Cover: v.Cover}
+	opts := verify.Options{Sample: v.Sample, Cover: v.Cover, Tol: v.Tol}
 	if err := verify.Check(rn, plan, opts); err != nil {
 		if errors.Is(err, verify.ErrUnknownShardKey) {
 			return usageError{err}

@@ -69,7 +69,18 @@ func readParquet(path string) (arrow.Table, error) {
 // pattern, any NaN equal to any NaN), but for the values of
 // IgnoredColumns. Their key/value metadata is not compared, since it
 // records provenance such as the binary's version.
-func Parquet(a, b string) (*Difference, error) {
+func Parquet(a, b string) (*Difference, error) { return ParquetWithin(a, b, 0) }
+
+// ParquetWithin is Parquet with floats equal when they differ by at most
+// tol relative to the larger magnitude, or tol absolutely below magnitude
+// 1 (marginals are compared absolutely, ln Z relatively); infinities must
+// match. tol 0 is Parquet's bit-for-bit test. A tolerance lets a change of
+// summation order, which moves results in their last digits, keep the
+// cached outputs of a stage.
+func ParquetWithin(a, b string, tol float64) (*Difference, error) {
+	if !(tol >= 0) || math.IsInf(tol, 1) {
+		return nil, fmt.Errorf("compare: tolerance %v, want a finite number >= 0", tol)
+	}
 	ta, err := readParquet(a)
 	if err != nil {
 		return nil, err
@@ -96,7 +107,7 @@ func Parquet(a, b string) (*Difference, error) {
 		if slices.Contains(IgnoredColumns(), name) {
 			continue
 		}
-		d, err := compareColumn(ta.Column(i).Data(), tb.Column(i).Data())
+		d, err := compareColumn(ta.Column(i).Data(), tb.Column(i).Data(), tol)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %s: column %s: %w", a, name, err)
 		}
@@ -118,7 +129,7 @@ func fieldNames(s *arrow.Schema) []string {
 
 // compareColumn compares two columns of the same type and length, which
 // the two files may have cut into chunks (row groups) differently.
-func compareColumn(a, b *arrow.Chunked) (*Difference, error) {
+func compareColumn(a, b *arrow.Chunked, tol float64) (*Difference, error) {
 	ca, err := concat(a)
 	if err != nil || ca == nil {
 		return nil, err
@@ -130,9 +141,9 @@ func compareColumn(a, b *arrow.Chunked) (*Difference, error) {
 	}
 	defer cb.Release()
 	for i := 0; i < ca.Len(); i++ {
-		if !sameValue(ca, cb, i, i) {
+		if !sameValue(ca, cb, i, i, tol) {
 			d := &Difference{Row: i, Element: -1}
-			d.Element, d.Cached, d.New = showDifference(ca, cb, i, i)
+			d.Element, d.Cached, d.New = showDifference(ca, cb, i, i, tol)
 			return d, nil
 		}
 	}
@@ -152,21 +163,20 @@ func concat(c *arrow.Chunked) (arrow.Array, error) {
 	}
 }
 
-// sameValue reports whether a[i] equals b[j]: floats by bit pattern, any
-// NaN equal to any NaN (so -0 and 0 differ: a refactor that keeps every
-// number keeps its sign); lists element by element; other types as Arrow
-// compares them. a and b have the same type.
-func sameValue(a, b arrow.Array, i, j int) bool {
+// sameValue reports whether a[i] equals b[j]: floats by bit pattern (or
+// within tol, see ParquetWithin), any NaN equal to any NaN (so at tol 0,
+// -0 and 0 differ: a refactor that keeps every number keeps its sign);
+// lists element by element; other types as Arrow compares them. a and b
+// have the same type.
+func sameValue(a, b arrow.Array, i, j int, tol float64) bool {
 	if an, bn := a.IsNull(i), b.IsNull(j); an || bn {
 		return an == bn
 	}
 	switch a := a.(type) {
 	case *array.Float64:
-		x, y := a.Value(i), b.(*array.Float64).Value(j)
-		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
+		return sameFloat(a.Value(i), b.(*array.Float64).Value(j), tol)
 	case *array.Float32:
-		x, y := a.Value(i), b.(*array.Float32).Value(j)
-		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
+		return sameFloat(float64(a.Value(i)), float64(b.(*array.Float32).Value(j)), tol)
 	case array.ListLike:
 		bl := b.(array.ListLike)
 		as, ae := a.ValueOffsets(i)
@@ -175,7 +185,7 @@ func sameValue(a, b arrow.Array, i, j int) bool {
 			return false
 		}
 		for k := int64(0); k < ae-as; k++ {
-			if !sameValue(a.ListValues(), bl.ListValues(), int(as+k), int(bs+k)) {
+			if !sameValue(a.ListValues(), bl.ListValues(), int(as+k), int(bs+k), tol) {
 				return false
 			}
 		}
@@ -184,9 +194,20 @@ func sameValue(a, b arrow.Array, i, j int) bool {
 	return array.SliceEqual(a, int64(i), int64(i+1), b, int64(j), int64(j+1))
 }
 
+// sameFloat is sameValue's test of two floats.
+func sameFloat(x, y, tol float64) bool {
+	switch {
+	case math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y):
+		return true
+	case tol == 0 || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0):
+		return false
+	}
+	return math.Abs(x-y) <= tol*max(1, math.Abs(x), math.Abs(y))
+}
+
 // showDifference writes the differing values a[i] and b[j]; for lists of
 // equal length, the first differing element and its index (else -1).
-func showDifference(a, b arrow.Array, i, j int) (elem int, cached, fresh string) {
+func showDifference(a, b arrow.Array, i, j int, tol float64) (elem int, cached, fresh string) {
 	al, ok := a.(array.ListLike)
 	if !ok || a.IsNull(i) || b.IsNull(j) {
 		return -1, showValue(a, i), showValue(b, j)
@@ -199,7 +220,7 @@ func showDifference(a, b arrow.Array, i, j int) (elem int, cached, fresh string)
 	}
 	for k := int64(0); k < ae-as; k++ {
 		va, vb := al.ListValues(), bl.ListValues()
-		if !sameValue(va, vb, int(as+k), int(bs+k)) {
+		if !sameValue(va, vb, int(as+k), int(bs+k), tol) {
 			return int(k), showValue(va, int(as+k)), showValue(vb, int(bs+k))
 		}
 	}

@@ -47,3 +47,36 @@ func TestParquet(t *testing.T) {
 		t.Errorf("NaN against NaN: %v, %v; want equal", d, err)
 	}
 }
+
+func TestParquetWithin(t *testing.T) {
+	const tol = 1e-12
+	for _, tt := range []struct {
+		name   string
+		cached float64
+		fresh  float64
+		same   bool
+	}{
+		{"relative difference within tol", 300, 300 * (1 + 0.5e-12), true},
+		{"relative difference beyond tol", 300, 300 * (1 + 3e-12), false},
+		{"absolute difference within tol below 1", 1e-3, 1e-3 + 0.5e-12, true},
+		{"absolute difference beyond tol below 1", 0, 2e-12, false},
+		{"signed zeros", 0, math.Copysign(0, -1), true},
+		{"infinities of one sign", math.Inf(-1), math.Inf(-1), true},
+		{"an infinity against a number", math.Inf(1), math.MaxFloat64, false},
+		{"NaN against a number", math.NaN(), 0, false},
+	} {
+		d, err := ParquetWithin(estimates(t, tt.cached, 1, "{}"), estimates(t, tt.fresh, 1, "{}"), tol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (d == nil) != tt.same {
+			t.Errorf("%s: difference %v, want same %v", tt.name, d, tt.same)
+		}
+	}
+	a := estimates(t, 1, 1, "{}")
+	for _, bad := range []float64{-1e-12, math.NaN(), math.Inf(1)} {
+		if _, err := ParquetWithin(a, a, bad); err == nil {
+			t.Errorf("tolerance %v accepted", bad)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -51,8 +52,9 @@ func (d *Difference) String() string {
 type ParquetComparer func(ctx context.Context, cached, fresh string) (*Difference, error)
 
 // CompareWith returns the ParquetComparer that runs the compare-outputs
-// binary of binDir (see package stages/compare for what it compares).
-func CompareWith(binDir string) ParquetComparer {
+// binary of binDir (see package stages/compare for what it compares), with
+// floats the same within tol (its --tol; 0: bit for bit).
+func CompareWith(binDir string, tol float64) ParquetComparer {
 	tool := filepath.Join(binDir, CompareTool)
 	return func(ctx context.Context, cached, fresh string) (*Difference, error) {
 		if _, err := os.Stat(tool); err != nil {
@@ -60,7 +62,7 @@ func CompareWith(binDir string) ParquetComparer {
 				filepath.Base(cached), err, CompareTool)
 		}
 		var stdout, stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, tool, "--json", cached, fresh)
+		cmd := exec.CommandContext(ctx, tool, "--json", "--tol", strconv.FormatFloat(tol, 'g', -1, 64), cached, fresh)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("compare %s: %s: %w: %s", filepath.Base(cached), tool, err, strings.TrimSpace(stderr.String()))

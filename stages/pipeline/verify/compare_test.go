@@ -53,7 +53,7 @@ func TestCompareOutputs(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(fresh, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			d, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(trimmed()))
+			d, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(trimmed(), 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestCompareOutputs(t *testing.T) {
 // compare-outputs; without it the error says where it comes from.
 func TestCompareWithoutTool(t *testing.T) {
 	cached, fresh := fakeOutputs(t, ""), fakeOutputs(t, "")
-	_, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(t.TempDir()))
+	_, err := CompareOutputs(context.Background(), cached, fresh, CompareWith(t.TempDir(), 0))
 	if err == nil || !strings.Contains(err.Error(), "compare table.parquet") || !strings.Contains(err.Error(), "pipeline run builds compare-outputs") {
 		t.Errorf("error %v, want one naming the file and saying how compare-outputs is built", err)
 	}

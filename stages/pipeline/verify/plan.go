@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,11 +29,18 @@ type Options struct {
 	// Cover lists shard keys: for each, the cheapest eligible instance of
 	// every value of the key is rerun too.
 	Cover []string
+	// Tol is the tolerance within which a sample's floats equal the
+	// cached ones (see compare-outputs --tol); 0: bit for bit.
+	Tol float64
 }
 
 // ErrChanged is returned (wrapped) by Run when the new binary of
 // some stage gave results different from the cached ones.
 var ErrChanged = errors.New("stage results changed")
+
+// ErrBadOption is returned (wrapped) by NewPlan and Check for an option
+// out of its range.
+var ErrBadOption = errors.New("bad option")
 
 // ErrUnknownShardKey is returned (wrapped) by NewPlan for a Cover
 // key that no instance of the plan is sharded by (a mistyped key). A key
@@ -51,6 +59,7 @@ type Plan struct {
 	UpToDate   int // instances already up to date
 
 	cands map[*pipeline.Instance]candidate
+	tol   float64 // Options.Tol
 }
 
 // candidate is an eligible instance as judged when the plan was made.
@@ -90,7 +99,7 @@ func NewPlan(r *runner.Runner, p *pipeline.Plan, v Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	vp := &Plan{Plan: p, cands: map[*pipeline.Instance]candidate{}}
+	vp := &Plan{Plan: p, cands: map[*pipeline.Instance]candidate{}, tol: v.Tol}
 	h := pipeline.NewJudge()
 	byStage := map[*config.Stage]*StageCheck{}
 	for _, inst := range p.Instances {
@@ -132,6 +141,9 @@ func Check(r *runner.Runner, p *pipeline.Plan, v Options) error {
 }
 
 func check(r *runner.Runner, p *pipeline.Plan, v Options) (map[*pipeline.Instance]bool, error) {
+	if !(v.Tol >= 0) || math.IsInf(v.Tol, 1) {
+		return nil, fmt.Errorf("%w: --tol %v, want a finite number >= 0 (0: bit for bit)", ErrBadOption, v.Tol)
+	}
 	sel, err := p.Select(r.Only)
 	if err != nil {
 		return nil, err

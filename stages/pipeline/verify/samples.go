@@ -52,12 +52,13 @@ type sampleExecutor struct {
 	bad     map[*config.Stage]bool         // stages with a sample that differed or failed
 	log     *slog.Logger
 	binDir  string
+	tol     float64 // floats the same within it (Options.Tol)
 	pr      *runner.Progress
 }
 
 func newSampleExecutor(r *runner.Runner, vp *Plan, pr *runner.Progress) *sampleExecutor {
 	x := &sampleExecutor{plan: &pipeline.Plan{Config: vp.Plan.Config},
-		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.Log(), binDir: r.BinDir, pr: pr}
+		samples: map[*pipeline.Instance]*Sample{}, bad: map[*config.Stage]bool{}, log: r.Log(), binDir: r.BinDir, tol: vp.tol, pr: pr}
 	for _, sc := range vp.Stages {
 		for _, s := range sc.Samples {
 			inst := sampleRun(vp.Plan, s.Instance)
@@ -127,7 +128,7 @@ func (x *sampleExecutor) runSample(ctx context.Context, inst *pipeline.Instance,
 	err := ex.Run(ctx, runner.NewJob(x.plan, inst, pipeline.BinaryPath(x.binDir, inst.Stage)))
 	res.Elapsed = time.Since(started)
 	if err == nil {
-		s.Diff, err = CompareOutputs(ctx, s.Instance.OutDir, inst.OutDir, CompareWith(x.binDir))
+		s.Diff, err = CompareOutputs(ctx, s.Instance.OutDir, inst.OutDir, CompareWith(x.binDir, x.tol))
 	}
 	switch {
 	case ctx.Err() != nil:

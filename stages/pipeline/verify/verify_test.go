@@ -192,6 +192,8 @@ var verifyCases = []verifyCase{
 			"est":    "column probs, row 1, element 0",
 			"score":  "column probs, row 1, element 0",
 		}},
+	{name: "a list element changes within the tolerance", env: "probs", v: Options{Tol: 1e-6}, sampled: cheapest,
+		adopted: []string{"models", "est", "score"}},
 	{name: "another file changes", env: "notes", sampled: cheapest, wantErr: ErrChanged,
 		changed: map[string]string{"models": "notes.txt: bytes differ from offset 29 (line 2", "est": "notes.txt", "score": "notes.txt"}},
 	{name: "a new file", env: "extra", sampled: cheapest, wantErr: ErrChanged,
@@ -576,6 +578,9 @@ func TestVerifyCover(t *testing.T) {
 	_, err := NewPlan(p.runner(), p.Plan(t), Options{Cover: []string{"methd"}})
 	if !errors.Is(err, ErrUnknownShardKey) || !strings.Contains(err.Error(), "methd") {
 		t.Errorf("unknown cover key: error %v, want ErrUnknownShardKey naming it", err)
+	}
+	if _, err := NewPlan(p.runner(), p.Plan(t), Options{Tol: -1}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("tolerance -1: error %v, want ErrBadOption", err)
 	}
 
 	// A key that shards some stage, with a selection of none it shards,
