@@ -74,13 +74,13 @@ func checkPage(text string, read sourceReader) (problems []string, groups int) {
 		for {
 			loc := markerGroup.FindStringIndex(rest)
 			if loc == nil {
-				problems = append(problems, unsourced(b.line, rest)...)
+				problems = append(problems, unsourced(b.line, plain(rest))...)
 				break
 			}
 			span, group := rest[:loc[0]], rest[loc[0]:loc[1]]
 			rest = rest[loc[1]:]
 			groups++
-			problems = append(problems, checkGroup(b.line, span, group, read)...)
+			problems = append(problems, checkGroup(b.line, plain(span), group, read)...)
 		}
 	}
 	return problems, groups
@@ -205,8 +205,8 @@ var (
 	numbered     = regexp.MustCompile(`^\d+\. `)
 )
 
-// prose returns the page with code, link targets and generated blocks
-// blanked out (lines kept, so line numbers stay right). Indented code
+// prose returns the page with code blocks and generated blocks blanked
+// out (lines kept, so line numbers stay right). Indented code
 // blocks count as code when a blank line precedes them outside a list.
 func prose(text string) []string {
 	lines := strings.Split(text, "\n")
@@ -230,7 +230,7 @@ func prose(text string) []string {
 			out[i] = ""
 			continue
 		default:
-			out[i] = linkTarget.ReplaceAllString(inlineCode.ReplaceAllString(l, ""), "]")
+			out[i] = l
 		}
 		if trimmed == "" {
 			prevBlank = true
@@ -240,6 +240,11 @@ func prose(text string) []string {
 		}
 	}
 	return out
+}
+
+// plain drops inline code and link targets from prose.
+func plain(s string) string {
+	return linkTarget.ReplaceAllString(inlineCode.ReplaceAllString(s, ""), "]")
 }
 
 // block is a paragraph or list item, and the line it starts on (1-based).
@@ -299,6 +304,7 @@ func TestCheckPage(t *testing.T) {
 		{"a percentage without a source", "It converged on 96% of them.\n", 1},
 		{"a count without a source is not a figure", "Ten models, 20 of them on grids.\n", 0},
 		{"names and sizes are not numbers", "K16 and 5x5 grids, l1 and log10.\n", 0},
+		{"inline code may span lines", "Run `--tol\n1e-9` now.\n", 0},
 		{"code is not checked", "Run `--tol 1e-9` for 2.5 s:\n\n```sh\nsleep 2.5\n```\n", 1},
 		{"a generated block is not checked", "<!-- t begin: written by gen -->\n| 0.5 s |\n<!-- t end -->\n", 0},
 		{"the marker covers its paragraph only", "It took 2.6 s.\n\nThen 3.1 s.\n<!-- source: R.md \"2.6 s\" -->\n", 2},
