@@ -30,7 +30,7 @@ func TestBudgetCoversGBPStart(t *testing.T) {
 	g := build(t, m, "grid", "faces")
 	// Unbudgeted, GBP converges here (in 44 sweeps; found among seeds 0-14
 	// of 4x4 and 5x5 spin glasses), in more sweeps than the budget below.
-	gm, err := gbp.New(g, gbp.Options{Tol: 1e-9, MaxIter: 2000})
+	gm, err := gbp.New(g, gbp.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

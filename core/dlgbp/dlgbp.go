@@ -483,7 +483,9 @@ func (d *DLGBP) startFromGBP(ctx context.Context, m *mrf.Model, stop *infer.Stop
 	// outer loop has time of its own: with all of it, on the shipped 10x10
 	// torus (data/uai) at max_seconds 2 on a loaded machine, GBP's 2000
 	// sweeps took the whole budget and the call returned its uniform start.
-	gm, err := gbp.New(d.g, gbp.Options{Tol: d.opts.Tol, MaxIter: d.opts.GBPIter, MaxSeconds: d.opts.MaxSeconds / 2})
+	o := gbp.DefaultOptions()
+	o.Tol, o.MaxIter, o.MaxSeconds = d.opts.Tol, d.opts.GBPIter, d.opts.MaxSeconds/2
+	gm, err := gbp.New(d.g, o)
 	if err != nil {
 		return false, fmt.Errorf("dlgbp: gbp start: %w", err)
 	}

@@ -3,6 +3,7 @@ package gbp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -457,6 +458,40 @@ func TestNonConvergenceReported(t *testing.T) {
 	}
 }
 
+// TestStalledNotConverged: on noisy-OR networks whose sweeps settle into a
+// cycle (see Convergence in the package comment: beliefs at the end of every
+// sweep the same, a parent and child apart by 1e-4 to 7e-4, within the shared
+// check's 1e-3), GBP stops as soon as the beliefs stop changing and says it
+// did not converge; the fixed point is elsewhere (ln Z 7e-4 to 4e-3 off, where
+// the fixed point of double-loop GBP is within 1e-9 of exact on these).
+func TestStalledNotConverged(t *testing.T) {
+	for _, c := range []struct {
+		size, k     int
+		sweeps      int
+		consAtLeast float64
+	}{
+		// sample-model factors --family noisy-or --size N --seed 5: model k
+		{40, 17, 2, 4e-4},
+		{50, 8, 3, 2e-4},
+		{80, 28, 4, 7e-4},
+	} {
+		m, err := mrf.FactorFamily{Family: mrf.FamilyNoisyOR, Size: c.size}.Generate(mrf.DeriveSeed(5, c.k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, res := run(t, m, "noisy-or", "auto", gbp.DefaultOptions())
+		name := fmt.Sprintf("noisy-or%d-%d", c.size, c.k)
+		cons := res.Diagnostics["max_consistency"]
+		if res.Converged || res.Diagnostics["inconsistent"] != 1 || !gbp.Stalled(res) {
+			t.Errorf("%s: converged %v, inconsistent %v (max_consistency %.3g): want a stalled run", name, res.Converged, res.Diagnostics["inconsistent"], cons)
+		}
+		if res.Iterations != c.sweeps || !(res.Diagnostics["max_delta"] < 1e-12) || !(cons >= c.consAtLeast && cons <= infer.ConsistencyTol) {
+			t.Errorf("%s: %d sweeps, max_delta %.3g, max_consistency %.3g: want the beliefs still after %d sweeps, regions apart by %g to %g",
+				name, res.Iterations, res.Diagnostics["max_delta"], cons, c.sweeps, c.consAtLeast, infer.ConsistencyTol)
+		}
+	}
+}
+
 // TestWarmStart: a second call on the same model starts at the fixed point;
 // a model with new tables but the same structure warm-starts to the answer a
 // fresh run gives; Reset forgets the messages.
@@ -587,9 +622,37 @@ func TestOptionsAndName(t *testing.T) {
 	if _, err := gbp.New(&region.Graph{}, gbp.DefaultOptions()); err == nil {
 		t.Error("empty graph: no error")
 	}
-	for _, bad := range []gbp.Options{{}, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = 0 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = 0 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = -1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = math.NaN() }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Tol = math.Inf(1) }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.MaxIter = -1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = 1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = -0.1 }), infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = math.NaN() })} {
-		if _, err := gbp.New(g, bad); err == nil {
-			t.Errorf("options %+v: no error", bad)
+	if _, err := gbp.New(g, gbp.Options{}); err == nil {
+		t.Error("zero options: no error")
+	}
+	with := func(f func(o *gbp.Options)) gbp.Options { return infertest.With(gbp.DefaultOptions(), f) }
+	for _, c := range []struct {
+		opt string // the option the error must name
+		o   gbp.Options
+	}{
+		{"max_iter", with(func(o *gbp.Options) { o.MaxIter = 0 })},
+		{"max_iter", with(func(o *gbp.Options) { o.MaxIter = -1 })},
+		{"tol", with(func(o *gbp.Options) { o.Tol = 0 })},
+		{"tol", with(func(o *gbp.Options) { o.Tol = -1 })},
+		{"tol", with(func(o *gbp.Options) { o.Tol = math.NaN() })},
+		{"tol", with(func(o *gbp.Options) { o.Tol = math.Inf(1) })},
+		{"damping", with(func(o *gbp.Options) { o.Damping = 1 })},
+		{"damping", with(func(o *gbp.Options) { o.Damping = -0.1 })},
+		{"damping", with(func(o *gbp.Options) { o.Damping = math.NaN() })},
+		{"cons_tol", with(func(o *gbp.Options) { o.ConsTol = 0 })},
+		{"cons_tol", with(func(o *gbp.Options) { o.ConsTol = -1e-6 })},
+		{"cons_tol", with(func(o *gbp.Options) { o.ConsTol = math.NaN() })},
+		{"cons_tol", with(func(o *gbp.Options) { o.ConsTol = math.Inf(1) })},
+		{"cons_tol", with(func(o *gbp.Options) { o.ConsTol = 2e-3 })},
+	} {
+		_, err := gbp.New(g, c.o)
+		if err == nil || !strings.Contains(err.Error(), c.opt) {
+			t.Errorf("options %+v: error %v, want one naming %s", c.o, err, c.opt)
+		}
+	}
+	for _, ok := range []float64{1e-12, infer.ConsistencyTol} {
+		if _, err := gbp.New(g, with(func(o *gbp.Options) { o.ConsTol = ok })); err != nil {
+			t.Errorf("cons_tol %g: %v", ok, err)
 		}
 	}
 	method := mustNew(t, g, infertest.With(gbp.DefaultOptions(), func(o *gbp.Options) { o.Damping = 0.3 }))

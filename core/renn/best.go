@@ -70,6 +70,9 @@ func (r *RENN) keepFixedPoint(b [][]float64) {
 // challenger must beat, and the slack makes the challengers' comparison
 // conservative, not the incumbent's.
 func (r *RENN) considerFixedPoint(b *best, m *mrf.Model, E [][]float64) {
+	if r.stalled {
+		return // a start, not an answer (see "Starts" in renn.go)
+	}
 	own := r.b
 	r.b = r.fixed
 	F, _, _ := r.loss(m, E)

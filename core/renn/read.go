@@ -81,15 +81,17 @@ func (r *RENN) readModel(ctx context.Context, mn *nn.MessageNet, m *mrf.Model, E
 // learning from the warm fixed points alone drifted off (test NLL up to 3
 // nats above exact learning's).
 func (r *RENN) sweep(ctx context.Context, m *mrf.Model) ([][]float64, error) {
+	r.stalled = false
 	if r.opts.Rounds == 0 {
 		return nil, nil
 	}
 	warm := r.mp != nil
-	b, F, err := r.passMessages(ctx, m, &r.mp, nil)
+	s, err := r.passMessages(ctx, m, &r.mp, nil)
 	if err != nil || !warm {
-		return b, err
+		r.stalled = s.stalled
+		return s.b, err
 	}
-	cb, cF, err := r.passMessages(ctx, m, &r.cold, r.uniform)
+	c, err := r.passMessages(ctx, m, &r.cold, r.uniform)
 	if err != nil {
 		return nil, err
 	}
@@ -99,23 +101,46 @@ func (r *RENN) sweep(ctx context.Context, m *mrf.Model) ([][]float64, error) {
 			clear(msg.Log)
 		}
 	}
-	if cb != nil && (b == nil || cF < F-r.opts.Tol*max(1, math.Abs(F))) {
+	if c.better(s, r.opts.Tol) {
 		r.mp, r.cold = r.cold, r.mp
-		return cb, nil
+		s = c
 	}
-	return b, nil
+	r.stalled = s.stalled
+	return s.b, nil
+}
+
+// mpStart is where a run of message passing ended: region beliefs b (nil if
+// none is a start) of free energy F, a stall or a fixed point.
+type mpStart struct {
+	b       [][]float64
+	F       float64
+	stalled bool
+}
+
+// better reports whether s is the better start than t: a fixed point beats
+// a stall, and between two of a kind the lower free energy (by more than the
+// relative tolerance tol) wins.
+func (s mpStart) better(t mpStart, tol float64) bool {
+	switch {
+	case s.b == nil:
+		return false
+	case t.b == nil || s.stalled != t.stalled:
+		return t.b == nil || t.stalled
+	}
+	return s.F < t.F-tol*max(1, math.Abs(t.F))
 }
 
 // passMessages runs the message passing *mp (made on first use) on m, from
-// the messages from if given (else from its last call's), and returns its
-// region beliefs and free energy, or nil beliefs if it did not converge.
-func (r *RENN) passMessages(ctx context.Context, m *mrf.Model, mp **gbp.GBP, from []gbp.EdgeMessage) ([][]float64, float64, error) {
+// the messages from if given (else from its last call's), and returns where
+// it ended: its region beliefs and free energy if it converged or stalled
+// (gbp.Stalled), else nil beliefs.
+func (r *RENN) passMessages(ctx context.Context, m *mrf.Model, mp **gbp.GBP, from []gbp.EdgeMessage) (mpStart, error) {
 	if *mp == nil {
 		o := gbp.DefaultOptions()
 		o.MaxIter, o.MaxSeconds = r.opts.Rounds, r.opts.MaxSeconds
 		gb, err := gbp.New(r.g, o)
 		if err != nil {
-			return nil, 0, err
+			return mpStart{}, err
 		}
 		*mp, from = gb, nil // a new one starts from uniform messages
 	}
@@ -128,23 +153,23 @@ func (r *RENN) passMessages(ctx context.Context, m *mrf.Model, mp **gbp.GBP, fro
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, 0, err
+			return mpStart{}, err
 		}
 		(*mp).Reset()
-		return nil, 0, nil // a failed sweep is no fixed point to start from
+		return mpStart{}, nil // a failed sweep is no fixed point to start from
 	}
-	if !res.Converged {
-		return nil, 0, nil
+	if !res.Converged && !gbp.Stalled(res) {
+		return mpStart{}, nil
 	}
 	b := (*mp).Beliefs()
 	for _, t := range b {
 		for _, v := range t {
 			if math.IsNaN(v) {
-				return nil, 0, nil
+				return mpStart{}, nil
 			}
 		}
 	}
-	return b, res.FreeEnergy, nil
+	return mpStart{b: b, F: res.FreeEnergy, stalled: !res.Converged}, nil
 }
 
 // restart sets the net's messages to 0 and its weights to w, and forgets

@@ -34,7 +34,13 @@
 // (strongly coupled models), their last iterate is no fixed point and was
 // measured a poor start (on 10x10 tori with couplings U(−10,10), mean error
 // 0.25 against 0.17 from uniform beliefs); the net then starts from uniform
-// beliefs (both weights 0), as the free logits do.
+// beliefs (both weights 0), as the free logits do. A stall (gbp.Stalled:
+// beliefs that stopped changing within the consistency check's tolerance of
+// a fixed point, not at one) is a start but not an answer: the run starts
+// there as from a fixed point, but returns only an iterate of its own: on
+// nine noisy-OR networks with evidence (16 to 80 findings) on which GBP
+// stalls, renn-mp's mean marginal error was 2.5e-6 to 1.7e-4 in 550 to 3900
+// steps from the stall, 2.1e-3 to 2.6e-2 from uniform beliefs in 10 s.
 //
 // # Family networks
 //
@@ -306,6 +312,7 @@ type RENN struct {
 	cold    *gbp.GBP          // the same from uniform messages, on warm calls
 	uniform []gbp.EdgeMessage // uniform messages on every edge, for cold
 	fixed   [][]float64       // region beliefs of its converged fixed point, when the call started there
+	stalled bool              // the call started from a stall of message passing, no fixed point (gbp.Stalled)
 	auglag  bool              // the constraint in effect is auglag (Constraint, or auto on a sparse region graph)
 	strict  bool              // converged needs consistent beliefs under every constraint (the message net)
 	lambda  float64           // the consistency weight in effect
