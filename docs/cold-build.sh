@@ -2,8 +2,9 @@
 # Measures README's first set-up command on a cold build cache and writes
 # docs/cold-build.txt, which README quotes (go test ./docs/ checks it):
 # a fresh clone of HEAD, an empty GOCACHE (the module cache as it is: say
-# whether it was filled), then `go run ./cmd/pipeline run` with every line
-# of its output stamped with the seconds since the start.
+# whether it was filled), then `go run -v ./cmd/pipeline run` with every
+# line of its output stamped with the seconds since the start, until the
+# experiment's first stage starts (the run is then stopped).
 #
 #   docs/cold-build.sh [OUT]     # OUT defaults to docs/cold-build.txt
 set -euo pipefail
@@ -17,20 +18,21 @@ modcache="$(go env GOMODCACHE)"
 if [ -d "$modcache/github.com/apache/arrow" ]; then filled=filled; else filled=empty; fi
 {
 	echo "README's first set-up command on a cold build cache"
-	echo "command: go run ./cmd/pipeline run (a fresh clone; GOCACHE empty; module cache $filled)"
+	echo "command: go run -v ./cmd/pipeline run (a fresh clone; GOCACHE empty; module cache $filled)"
 	echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(go version | cut -d' ' -f3)"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "seconds since the start, then the line:"
+	echo "seconds since the start, then the line (up to the first stage):"
 } >"$out"
 start=$(date +%s.%N)
-set +e
-(cd "$work/clone" && go run ./cmd/pipeline run 2>&1) | while IFS= read -r line; do
-	printf '%6.1f %s\n' "$(echo "$(date +%s.%N) - $start" | bc)" "$line"
-done >>"$out"
-rc=${PIPESTATUS[0]}
-set -e
-{
-	echo "exit code: $rc"
-	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >>"$out"
+fifo="$work/out"
+mkfifo "$fifo"
+(cd "$work/clone" && exec setsid go run -v ./cmd/pipeline run >"$fifo" 2>&1) &
+pid=$!
+while IFS= read -r line; do
+	printf '%6.1f %s\n' "$(echo "$(date +%s.%N) - $start" | bc)" "$line" >>"$out"
+	case "$line" in *msg=start*) break ;; esac
+done <"$fifo"
+kill -INT -- "-$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+echo "load average when the experiment started: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out"
