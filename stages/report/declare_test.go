@@ -30,8 +30,10 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	var d discussionSpec
+	var d sectionSpec
 	if err := decode("discussion.toml", discussionTOML, &d); err != nil {
+		t.Error(err)
+	} else if err := checkRules(d.Claims); err != nil {
 		t.Error(err)
 	}
 	if got, err := reportSections(); err != nil || strings.Join(got, ",") != "hard,uai,amortized,hidden" {

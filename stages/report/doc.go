@@ -7,8 +7,7 @@
 //   - paper.toml transcribes the RENN paper's tables (rows, columns, the
 //     paper's numbers) with the stages our numbers come from, and the
 //     plots; discussion.toml is the discussion, its prose a
-//     template whose counts are claims, named rules over the filled
-//     tables (discussion.go).
+//     template whose counts are claims over the filled tables.
 //   - sections/<name>.toml declares each section beyond the paper (hard,
 //     uai, amortized, hidden) and the scale tables: the stages it reads
 //     (by name pattern), what it reads of them (scores model by model,
@@ -16,6 +15,10 @@
 //     metrics, settings, models and methods; columns per method; each cell
 //     a template of aggregated facts and a number format), its claims and
 //     figures, and its text, a Go text/template.
+//   - every claim, a section's or the discussion's, is a rule of the one
+//     rule engine (rules.go), declared as [[claim]]: rows (settings,
+//     models, the paper's table rows, a learning part's settings) and a
+//     test counted as "holds on k of n".
 //   - sections/report.tmpl is REPORT.md's frame: machine, run time,
 //     contents, tables, sections, plots.
 //

@@ -4,12 +4,19 @@ package report
 // the curves of their learn-mrf stages, into a section's data.
 
 import (
+	_ "embed"
 	"fmt"
 	"slices"
 
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 )
+
+// discussionTOML is the discussion: its text, whose counts are claims
+// over the paper's tables filled with our numbers (rules.go).
+//
+//go:embed discussion.toml
+var discussionTOML []byte
 
 // paperData is the paper's stages' outputs: a part per score stage (its
 // summary), part learnPart (the learn-mrf stages' runs), and a part per
@@ -27,6 +34,12 @@ const learnPart = "learn"
 // paper name (optional learning stages where the config has them).
 func readPaper(paper *Paper, p *plan) (*paperData, error) {
 	spec := &sectionSpec{Title: "paper", Order: "paper"}
+	if err := decode("discussion.toml", discussionTOML, spec); err != nil {
+		return nil, err
+	}
+	if err := checkRules(spec.Claims); err != nil {
+		return nil, fmt.Errorf("discussion.toml: %w", err)
+	}
 	for i := range paper.Tables {
 		spec.Tables = append(spec.Tables, paper.Tables[i].spec())
 	}

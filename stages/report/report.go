@@ -67,7 +67,8 @@ func Run(p Params) error {
 		}
 		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number], md))
 	}
-	if doc.Discussion, err = discussion(rs, data); err != nil {
+	data.s.filled = rs
+	if doc.Discussion, err = data.s.markdown(); err != nil {
 		return err
 	}
 	plots, err := data.figures(paper)
@@ -198,23 +199,6 @@ func (res *result) Added() []string {
 		}
 	}
 	return out
-}
-
-// discussion writes the declared discussion over the filled tables.
-func discussion(rs results, data *paperData) (string, error) {
-	var spec discussionSpec
-	if err := decode("discussion.toml", discussionTOML, &spec); err != nil {
-		return "", err
-	}
-	t, err := template.New("discussion").Parse(spec.Text)
-	var out strings.Builder
-	if err == nil {
-		err = t.Execute(&out, discussionScope{rs: rs, claims: spec.Claims, paper: data})
-	}
-	if err != nil {
-		return "", fmt.Errorf("discussion: %w", err)
-	}
-	return out.String(), nil
 }
 
 // documentTemplate is the template of REPORT.md.

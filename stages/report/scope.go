@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 )
 
@@ -173,14 +174,59 @@ func (c scope) TableOf(id, family string) string {
 	return c.Table(id)
 }
 
-// Claim evaluates a declared claim.
-func (c scope) Claim(id string) claimResult {
-	if i := slices.IndexFunc(c.s.spec.Claims, func(cl claimSpec) bool { return cl.ID == id }); i >= 0 {
-		return c.s.claim(&c.s.spec.Claims[i])
+// Claim evaluates a declared claim (rules.go).
+func (c scope) Claim(id string) any {
+	v, err := c.s.rule(id)
+	if err != nil {
+		c.s.fail(err)
 	}
-	c.s.fail(fmt.Errorf("no claim %q", id))
-	return claimResult{}
+	return v
 }
+
+// Converged is method's convergence on the settings of a score stage:
+// the mean of the 0/1 metrics converged and check_failed over its
+// summary, weighted by each setting's runs.
+func (c scope) Converged(stage, method, where string) convergence {
+	share, runs := c.s.share(stage, method, "converged")
+	out := convergence{Where: where, Runs: runs, Percent: 100 * share}
+	if f, n := c.s.share(stage, method, "check_failed"); n > 0 && f > 0 {
+		out.FailedPercent = 100 * f
+	}
+	return out
+}
+
+// convergence is how often a method reported convergence, and how often
+// the shared check refused it.
+type convergence struct {
+	Where                  string
+	Runs                   int
+	Percent, FailedPercent float64
+}
+
+// CheckFailed is the share of method's runs on stage's settings that
+// failed the shared check (NaN without runs).
+func (c scope) CheckFailed(stage, method string) float64 {
+	v, _ := c.s.share(stage, method, "check_failed")
+	return v
+}
+
+func (s *section) share(stage, method, metric string) (float64, int) {
+	total, runs := 0.0, 0
+	for _, o := range s.data.obs {
+		if v, ok := o.num[metric]; ok && o.stage == stage && o.method == method && !math.IsNaN(v) {
+			total += v * o.num[metric+"_n"]
+			runs += int(o.num[metric+"_n"])
+		}
+	}
+	if runs == 0 {
+		return math.NaN(), 0
+	}
+	return total / float64(runs), runs
+}
+
+// ReadoutTol and ConsistencyTol are the shared check's tolerances.
+func (scope) ReadoutTol() float64     { return infer.ReadoutTol }
+func (scope) ConsistencyTol() float64 { return infer.ConsistencyTol }
 
 // Compare is a declared comparison, for its tolerances.
 func (c scope) Compare(name string) compareSpec {

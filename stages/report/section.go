@@ -45,7 +45,7 @@ type sectionSpec struct {
 	Text     string
 	Tables   []tableSpec  `toml:"table"`
 	Figures  []figureSpec `toml:"figure"`
-	Claims   []claimSpec  `toml:"claim"`
+	Claims   []ruleSpec   `toml:"claim"`
 }
 
 //go:embed sections/*.toml sections/*.tmpl
@@ -58,7 +58,10 @@ type section struct {
 	tmpl *template.Template
 	plan *plan
 	vars map[string]string // values the caller gives the text (Var)
-	err  error             // the first error met while writing the text
+	// filled are the paper's tables with our numbers, for the rules over
+	// them (the discussion's).
+	filled results
+	err    error // the first error met while writing the text
 }
 
 // loadSection parses sections/<name>.toml.
@@ -81,6 +84,9 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 		if _, err := parseCell(c); err != nil {
 			return nil, fmt.Errorf("section %s: %w", name, err)
 		}
+	}
+	if err := checkRules(s.Claims); err != nil {
+		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	return &s, nil
 }
@@ -112,6 +118,9 @@ func (s *sectionSpec) cells() []string {
 		}
 	}
 	for _, c := range s.Claims {
+		if c.Rule != "" && c.Rule != "at_most" {
+			continue
+		}
 		for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
 			out = append(out, c.cell(v))
 		}
