@@ -52,7 +52,7 @@ func AmortizedSection(p AmortizedParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if p.Committed && !slices.ContainsFunc(s.data.families, func(f *family) bool { return f.Present }) {
+	if p.Committed && !slices.ContainsFunc(s.data.Families, func(f *family) bool { return f.Present }) {
 		path := filepath.Join(pl.data, ResultsFile)
 		if rel, err := filepath.Rel(pl.dir, path); err == nil {
 			path = rel // as REPORT.md, beside the config, names it

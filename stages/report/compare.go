@@ -27,7 +27,7 @@ func (s *section) compareRuns(mo *obs, m *scored) {
 		if a == nil || b == nil || a.Est == nil || b.Est == nil {
 			continue
 		}
-		set := func(name string, v bool) { mo.num[c.Name+"_"+name] = b2f(v) }
+		set := func(name string, v bool) { mo.Num[c.Name+"_"+name] = b2f(v) }
 		if c.Kind == "same_point" {
 			c.samePoint(m, a, b, set, mo)
 			continue
@@ -39,14 +39,14 @@ func (s *section) compareRuns(mo *obs, m *scored) {
 		}
 		convA, convB := a.Est.Converged, b.Est.Converged
 		statA, statB := convA && f.ResidualA <= c.Stationary, convB && f.ResidualB <= c.Stationary
-		mo.num[c.Name+"_converged"], mo.num[c.Name+"_stationary"] = b2f(convA)+b2f(convB), b2f(statA)+b2f(statB)
-		mo.num[c.Name+"_res_a"], mo.num[c.Name+"_res_b"] = f.ResidualA, f.ResidualB
+		mo.Num[c.Name+"_converged"], mo.Num[c.Name+"_stationary"] = b2f(convA)+b2f(convB), b2f(statA)+b2f(statB)
+		mo.Num[c.Name+"_res_a"], mo.Num[c.Name+"_res_b"] = f.ResidualA, f.ResidualB
 		set("both", f.Both)
 		set("same", f.Both && !f.Different)
 		set("different", f.Different)
 		set("b_higher", f.BHigher)
 		set("lower_f_better", f.LowerFBetter)
-		mo.text[c.Name+"_verdict"] = c.verdict(convA, convB, f.Distance, ma.F, mb.F, f.ResidualA, f.ResidualB)
+		mo.Text[c.Name+"_verdict"] = c.verdict(convA, convB, f.Distance, ma.F, mb.F, f.ResidualA, f.ResidualB)
 	}
 }
 
@@ -74,7 +74,7 @@ func (c compareSpec) verdict(convA, convB bool, dist, fA, fB, resA, resB float64
 // samePoint asks whether B converged at A's point where A converged, and
 // converged where A did not; the models where it did not are named.
 func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(string, bool), mo *obs) {
-	miss := func(why string) { mo.text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
+	miss := func(why string) { mo.Text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
 	convA, convB := a.Est.Converged, b.Est.Converged
 	set("models", true)
 	set("a_converged", convA)
@@ -89,7 +89,7 @@ func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(stri
 	}
 	d, ok := metrics.BeliefDistance(answer(m, a).Beliefs, answer(m, b).Beliefs)
 	if ok {
-		mo.num[c.Name+"_distance"] = d
+		mo.Num[c.Name+"_distance"] = d
 	}
 	switch {
 	case !convB:

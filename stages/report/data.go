@@ -15,60 +15,59 @@ import (
 // comparisons of its runs). A summary cell (a score stage's mean over a
 // setting) is one too, its std and count in num[fact+"_std"], [fact+"_n"].
 type obs struct {
-	part, stage   string // the section part and the stage it was read from
-	set           *group
-	model, method string
-	seed          string
-	num           map[string]float64
-	text          map[string]string
-	curve, secs   []float64 // learning runs: test NLL and seconds per epoch
+	Part, Stage   string // the section part and the stage it was read from
+	Set           *group
+	Model, Method string
+	Seed          string
+	Num           map[string]float64
+	Text          map[string]string
+	Curve, Secs   []float64 // learning runs: test NLL and seconds per epoch
 }
 
 func newObs(part, stage string, set *group, model, method string) *obs {
-	return &obs{part: part, stage: stage, set: set, model: model, method: method, num: map[string]float64{}, text: map[string]string{}}
+	return &obs{Part: part, Stage: stage, Set: set, Model: model, Method: method, Num: map[string]float64{}, Text: map[string]string{}}
 }
 
 // group is a setting: the models a row of a table averages over.
 type group struct {
-	key, label, graph string
-	family            string // the score stage of a summaries section
-	size, hidden      int    // variables, of them hidden
-	gamma             float64
+	Key, Label, Graph string
+	Family            string // the score stage of a summaries section
+	Size, Hidden      int    // variables, of them hidden
+	Gamma             float64
 }
 
 // paperSetting is a setting of the paper's families: graph, size, gamma.
 func paperSetting(graph string, size int, gamma float64) *group {
 	label := fmt.Sprintf("%s n=%d γ=%s", graph, size, strconv.FormatFloat(gamma, 'g', -1, 64))
-	return &group{key: label, label: label, graph: graph, size: size, gamma: gamma}
+	return &group{Key: label, Label: label, Graph: graph, Size: size, Gamma: gamma}
 }
 
-// Name and Hidden are the setting's label and hidden variables, for text.
-func (g *group) Name() string { return g.label }
-func (g *group) Hidden() int  { return g.hidden }
+// Name is the setting's label, for text.
+func (g *group) Name() string { return g.Label }
 
 // less orders settings as the paper does: grids before complete graphs,
 // then by size and gamma.
 func (g *group) less(h *group) bool {
-	if g.graph != h.graph {
-		return g.graph > h.graph
+	if g.Graph != h.Graph {
+		return g.Graph > h.Graph
 	}
-	if g.size != h.size {
-		return g.size < h.size
+	if g.Size != h.Size {
+		return g.Size < h.Size
 	}
-	return g.gamma < h.gamma
+	return g.Gamma < h.Gamma
 }
 
 // dataset is what a section read: its runs and how they are ordered.
 type dataset struct {
-	obs      []*obs
-	settings []*group  // in the order the tables show them
-	methods  []string  // the columns, in registry order
-	models   []string  // in the order first read
+	Obs      []*obs
+	Settings []*group  // in the order the tables show them
+	Methods  []string  // the columns, in registry order
+	Models   []string  // in the order first read
 	parts    []*part   // the stage groups read
-	families []*family // the score stages of a summaries section
-	byKey    map[string]*group
+	Families []*family // the score stages of a summaries section
+	ByKey    map[string]*group
 	index    map[obsKey][]*obs
-	bySet    map[*group][]*obs
+	BySet    map[*group][]*obs
 	modelSet map[*group][]string
 }
 
@@ -79,74 +78,65 @@ type obsKey struct {
 
 // part is what a section read from the stages of one pattern.
 type part struct {
-	prefix          string
-	instances, done int      // learn-mrf or method instances read, completed
-	stages, notRun  []string // the stages read; their instances not run
-	rt              runTime  // of every instance of the pattern's stages
-	statusErr       error
+	Prefix          string
+	Instances, Done int      // learn-mrf or method instances read, completed
+	Stages, NotRun  []string // the stages read; their instances not run
+	RT              runTime  // of every instance of the pattern's stages
+	StatusErr       error
 }
 
-// Part accessors, for the sections' text.
-func (p *part) Prefix() string   { return p.prefix }
-func (p *part) Stages() []string { return p.stages }
-func (p *part) NotRun() []string { return p.notRun }
-func (p *part) RT() runTime      { return p.rt }
-func (p *part) StatusErr() error { return p.statusErr }
-func (p *part) Instances() int   { return p.instances }
-func (p *part) Done() int        { return p.done }
-
-// setting returns the group of key, made by mk at the end of the order.
-func (d *dataset) setting(key string, mk func() *group) *group {
-	if d.byKey == nil {
-		d.byKey = map[string]*group{}
+// Setting returns the group of key, made by mk at the end of the order.
+func (d *dataset) Setting(key string, mk func() *group) *group {
+	if d.ByKey == nil {
+		d.ByKey = map[string]*group{}
 	}
-	if d.byKey[key] == nil {
-		d.byKey[key] = mk()
-		d.settings = append(d.settings, d.byKey[key])
+	if d.ByKey[key] == nil {
+		d.ByKey[key] = mk()
+		d.Settings = append(d.Settings, d.ByKey[key])
 	}
-	return d.byKey[key]
+	return d.ByKey[key]
 }
 
-// add records o, indexing it by setting, model and method.
-func (d *dataset) add(o *obs) *obs {
+// Add records o, indexing it by setting, model and method.
+func (d *dataset) Add(o *obs) *obs {
 	if d.index == nil {
-		d.index, d.bySet, d.modelSet = map[obsKey][]*obs{}, map[*group][]*obs{}, map[*group][]string{}
+		d.index, d.BySet, d.modelSet = map[obsKey][]*obs{}, map[*group][]*obs{}, map[*group][]string{}
 	}
-	d.obs = append(d.obs, o)
-	keys := []obsKey{{o.set, o.model, o.method}, {nil, o.model, o.method}, {o.set, "", o.method}, {nil, "", o.method}}
+	d.Obs = append(d.Obs, o)
+	keys := []obsKey{{o.Set, o.Model, o.Method}, {nil, o.Model, o.Method}, {o.Set, "", o.Method}, {nil, "", o.Method}}
 	for i, k := range keys {
 		if !slices.Contains(keys[:i], k) {
 			d.index[k] = append(d.index[k], o)
 		}
 	}
-	d.bySet[o.set] = append(d.bySet[o.set], o)
-	if o.method != "" && !slices.Contains(d.methods, o.method) {
-		d.methods = append(d.methods, o.method)
+	d.BySet[o.Set] = append(d.BySet[o.Set], o)
+	if o.Method != "" && !slices.Contains(d.Methods, o.Method) {
+		d.Methods = append(d.Methods, o.Method)
 	}
-	if o.model != "" && !slices.Contains(d.models, o.model) {
-		d.models = append(d.models, o.model)
+	if o.Model != "" && !slices.Contains(d.Models, o.Model) {
+		d.Models = append(d.Models, o.Model)
 	}
-	if o.model != "" && !slices.Contains(d.modelSet[o.set], o.model) {
-		d.modelSet[o.set] = append(d.modelSet[o.set], o.model)
+	if o.Model != "" && !slices.Contains(d.modelSet[o.Set], o.Model) {
+		d.modelSet[o.Set] = append(d.modelSet[o.Set], o.Model)
 	}
 	return o
 }
 
-// find returns the obs of (set, model, method), a nil set or "" model
+// Find returns the obs of (set, model, method), a nil set or "" model
 // matching any; method "" is the models' own facts.
-func (d *dataset) find(set *group, model, method string) []*obs {
+func (d *dataset) Find(set *group, model, method string) []*obs {
 	return d.index[obsKey{set, model, method}]
 }
 
-// modelsOf are the models of set (nil: all), in the order read.
-func (d *dataset) modelsOf(set *group) []string {
+// ModelsOf are the models of set (nil: all), in the order read.
+func (d *dataset) ModelsOf(set *group) []string {
 	if set == nil {
-		return d.models
+		return d.Models
 	}
 	return d.modelSet[set]
 }
 
-func (d *dataset) sortMethods() { slices.SortFunc(d.methods, methods.Compare) }
+func (d *dataset) SortMethods() { slices.SortFunc(d.Methods, methods.Compare) }
 
 // aggregates are what a cell can make of a fact over runs.
 var aggregates = []string{"mean", "std", "max", "min", "sum", "count", "n", "rms"}
@@ -160,9 +150,9 @@ func aggregate(obs []*obs, fact, agg string) (float64, bool) {
 	var xs []float64
 	summary := false
 	for _, o := range obs {
-		if v, ok := o.num[fact]; ok {
+		if v, ok := o.Num[fact]; ok {
 			xs = append(xs, v)
-			_, n := o.num[fact+"_n"]
+			_, n := o.Num[fact+"_n"]
 			summary = summary || n
 		}
 	}
@@ -172,7 +162,7 @@ func aggregate(obs []*obs, fact, agg string) (float64, bool) {
 	case agg == "mean":
 		return metrics.Summarize(xs).Mean, true
 	case agg == "std" && summary && len(obs) == 1:
-		return obs[0].num[fact+"_std"], true
+		return obs[0].Num[fact+"_std"], true
 	case agg == "std":
 		return metrics.Summarize(xs).Std, true
 	case agg == "max":
@@ -193,7 +183,7 @@ func aggregate(obs []*obs, fact, agg string) (float64, bool) {
 	case agg == "count" || agg == "n":
 		return float64(len(xs)), true
 	case agg == "rms" && summary && len(obs) == 1:
-		return math.Hypot(xs[0], obs[0].num[fact+"_std"]), true
+		return math.Hypot(xs[0], obs[0].Num[fact+"_std"]), true
 	}
 	return metrics.RootMeanSquare(xs), true
 }
@@ -201,7 +191,7 @@ func aggregate(obs []*obs, fact, agg string) (float64, bool) {
 // firstText is the first obs's text fact.
 func firstText(obs []*obs, fact string) (string, bool) {
 	for _, o := range obs {
-		if t, ok := o.text[fact]; ok {
+		if t, ok := o.Text[fact]; ok {
 			return t, true
 		}
 	}

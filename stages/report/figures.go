@@ -39,7 +39,7 @@ func (s *section) figures() []figureFile {
 func (s *section) learningFigure(part string) score.Figure {
 	var fig score.Figure
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		panel := score.Panel{Title: g.label, XLabel: "epoch", YLabel: "test NLL"}
+		panel := score.Panel{Title: g.Label, XLabel: "epoch", YLabel: "test NLL"}
 		epochs := 0
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)

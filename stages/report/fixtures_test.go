@@ -83,7 +83,7 @@ func emptySection(t *testing.T, name string, prefixes ...string) *section {
 		t.Fatal(err)
 	}
 	for _, p := range prefixes {
-		s.data.parts = append(s.data.parts, &part{prefix: p})
+		s.data.parts = append(s.data.parts, &part{Prefix: p})
 	}
 	return s
 }
@@ -91,12 +91,12 @@ func emptySection(t *testing.T, name string, prefixes ...string) *section {
 // addModel adds a model and its runs to s in the setting labelled label of
 // part prefix, as reading a score stage does.
 func addModel(s *section, prefix, label string, m *scored) {
-	g := s.data.setting(prefix+label, func() *group { return &group{key: label, label: label} })
-	pt := &part{prefix: prefix}
+	g := s.data.Setting(prefix+label, func() *group { return &group{Key: label, Label: label} })
+	pt := &part{Prefix: prefix}
 	mo := s.modelObs(pt, "test", g, m)
 	for _, method := range sortedKeys(m.Runs) {
 		s.runObs(pt, "test", g, m, method, m.Runs[method], nil)
 	}
 	s.compareRuns(mo, m)
-	s.data.sortMethods()
+	s.data.SortMethods()
 }

@@ -175,10 +175,10 @@ func TestHardSection(t *testing.T) {
 	writeStamp(t, filepath.Join(root, "data", "hard_bip_exact"), t0, 30)
 	writeStamp(t, filepath.Join(root, "data", "hard_bip_mp"), t0.Add(time.Minute), 90)
 	sec := sectionOf(t, "hard", cfg)
-	if sets := sec.settingsOf(&tableSpec{}); len(sets) != 1 || len(sec.data.modelsOf(sets[0])) != 3 {
+	if sets := sec.settingsOf(&tableSpec{}); len(sets) != 1 || len(sec.data.ModelsOf(sets[0])) != 3 {
 		t.Fatalf("settings %+v, want one of three models", sets)
 	}
-	if got := strings.Join(sec.data.methods, ","); got != "bp,dbp,gbp,renn-mp" {
+	if got := strings.Join(sec.data.Methods, ","); got != "bp,dbp,gbp,renn-mp" {
 		t.Errorf("methods %s, want bp,dbp,gbp,renn-mp (registry order)", got)
 	}
 	doc := markdownOf(t, sec)

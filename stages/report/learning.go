@@ -25,9 +25,9 @@ type learningSpec struct {
 // runs are the learning runs of part of method on g.
 func (s *section) runs(part string, g *group, method string) []metrics.LearningRun {
 	var out []metrics.LearningRun
-	for _, o := range s.data.find(g, "", method) {
-		if o.part == part && o.curve != nil {
-			out = append(out, metrics.LearningRun{Model: o.model, Seed: o.seed, NLL: o.curve, Seconds: o.secs})
+	for _, o := range s.data.Find(g, "", method) {
+		if o.Part == part && o.Curve != nil {
+			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
 		}
 	}
 	return out
@@ -48,7 +48,7 @@ func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
 		if t, ok := aggregate(s.partObs(part, g, trueMethod), "nll", "mean"); ok {
-			s.data.add(newObs(part, "", g, "", "true model")).num["nll_last"] = t
+			s.data.Add(newObs(part, "", g, "", "true model")).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)
@@ -65,24 +65,24 @@ func (s *section) summarise(part string, tail int) {
 				}
 			}
 			for name, f := range measures {
-				o.num["nll_"+name], o.text["gap_"+name] = metrics.Mean(metrics.Field(nlls, f)), "—"
+				o.Num["nll_"+name], o.Text["gap_"+name] = metrics.Mean(metrics.Field(nlls, f)), "—"
 				if len(p.Gap) > 0 {
-					o.text["gap_"+name] = spread(metrics.Field(p.Gap, f))
+					o.Text["gap_"+name] = spread(metrics.Field(p.Gap, f))
 				}
 			}
 			for _, r := range runs {
-				o.num["epochs"] = max(o.num["epochs"], float64(len(r.NLL)))
+				o.Num["epochs"] = max(o.Num["epochs"], float64(len(r.NLL)))
 			}
-			o.num["seeds"] = float64(len(nlls))
-			o.num["s_epoch"], _ = aggregate(s.partObs(part, g, m), "epoch_seconds", "mean")
-			s.data.add(o)
+			o.Num["seeds"] = float64(len(nlls))
+			o.Num["s_epoch"], _ = aggregate(s.partObs(part, g, m), "epoch_seconds", "mean")
+			s.data.Add(o)
 		}
 	}
 }
 
 // partObs are the obs of part of method on g.
 func (s *section) partObs(part string, g *group, method string) []*obs {
-	return slices.DeleteFunc(slices.Clone(s.data.find(g, "", method)), func(o *obs) bool { return o.part != part })
+	return slices.DeleteFunc(slices.Clone(s.data.Find(g, "", method)), func(o *obs) bool { return o.Part != part })
 }
 
 // spread is the mean of gaps over seeds, with their range when there are
@@ -135,13 +135,13 @@ func (c scope) Learning() learningSpec { return c.s.spec.Learning }
 
 // HasRuns reports whether some learning run of part has finished.
 func (c scope) HasRuns(part string) bool {
-	return slices.ContainsFunc(c.s.data.obs, func(o *obs) bool { return o.part == part && o.curve != nil })
+	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool { return o.Part == part && o.Curve != nil })
 }
 
 // HasPCD reports whether PCD has a finished run in the first part.
 func (c scope) HasPCD() bool {
-	return slices.ContainsFunc(c.s.data.obs, func(o *obs) bool {
-		return o.part == c.s.spec.Parts[0] && o.method == c.s.spec.Learning.PCD && o.curve != nil
+	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool {
+		return o.Part == c.s.spec.Parts[0] && o.Method == c.s.spec.Learning.PCD && o.Curve != nil
 	})
 }
 

@@ -48,7 +48,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		return nil, err
 	}
 	s.plan = p
-	d := &paperData{s: s, fams: map[string]*family{}, learn: &part{prefix: learnPart}}
+	d := &paperData{s: s, fams: map[string]*family{}, learn: &part{Prefix: learnPart}}
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		for _, st := range t.OptionalSources {
@@ -65,7 +65,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		}
 		fam := &family{Name: stage, Stage: stage}
 		for _, inst := range insts {
-			ok, err := d.s.readSummary(&part{prefix: stage}, fam, inst, "")
+			ok, err := d.s.readSummary(&part{Prefix: stage}, fam, inst, "")
 			if err != nil {
 				return nil, err
 			}
@@ -80,7 +80,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		}
 	}
 	d.addPaper(paper)
-	d.s.data.sortMethods()
+	d.s.data.SortMethods()
 	return d, nil
 }
 
@@ -89,10 +89,10 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 func (d *paperData) addPaper(paper *Paper) {
 	for _, t := range paper.Tables {
 		for _, r := range t.Rows {
-			g := d.s.data.setting(r.setting(), func() *group { return paperSetting(r.Graph, r.Size, r.Gamma) })
+			g := d.s.data.Setting(r.setting(), func() *group { return paperSetting(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
 				if r.values[j].OK {
-					d.s.data.add(newObs(paperPart(t.Number), "", g, "", c.Name)).text[t.factOf(r)] = r.values[j].Text
+					d.s.data.Add(newObs(paperPart(t.Number), "", g, "", c.Name)).Text[t.factOf(r)] = r.values[j].Text
 				}
 			}
 		}
@@ -141,10 +141,10 @@ func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
 		if f == nil || !f.Present {
 			continue
 		}
-		if cols != nil && !slices.Equal(cols, f.cols) {
-			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.path, f.cols, cols)
+		if cols != nil && !slices.Equal(cols, f.Cols) {
+			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.Path, f.Cols, cols)
 		}
-		cols, rows = f.cols, append(rows, f.rows...)
+		cols, rows = f.Cols, append(rows, f.Rows...)
 	}
 	d.s.spec.Order = "paper"
 	d.s.sortSettings()
@@ -152,7 +152,7 @@ func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
 	for _, fs := range paper.Figures {
 		var fig score.Figure
 		if fs.Plot == "" {
-			fig = d.s.learningFigure(d.learn.prefix)
+			fig = d.s.learningFigure(d.learn.Prefix)
 		}
 		for _, sp := range score.SizePlots() {
 			if fs.Plot != "" && sp.Metric == fs.Plot && len(rows) > 0 {

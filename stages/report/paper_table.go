@@ -37,8 +37,8 @@ func fill(t *Table, d *paperData) *result {
 				res.notRun = append(res.notRun, f.Stage)
 			}
 		}
-	} else if n := len(d.learn.notRun); n > 0 {
-		res.notRun = append(res.notRun, fmt.Sprintf("%d of %d learn-mrf instances", n, d.learn.instances))
+	} else if n := len(d.learn.NotRun); n > 0 {
+		res.notRun = append(res.notRun, fmt.Sprintf("%d of %d learn-mrf instances", n, d.learn.Instances))
 	}
 	for _, r := range t.Rows {
 		row := make([]cell, len(t.Columns))
@@ -56,7 +56,7 @@ func fill(t *Table, d *paperData) *result {
 // stat is our mean ± std over the models of fact of method's runs on the
 // setting key in part.
 func (d *paperData) stat(part, key, method, fact string) stat {
-	found := slices.DeleteFunc(slices.Clone(d.s.data.find(d.s.data.byKey[key], "", method)), func(o *obs) bool { return o.part != part })
+	found := slices.DeleteFunc(slices.Clone(d.s.data.Find(d.s.data.ByKey[key], "", method)), func(o *obs) bool { return o.Part != part })
 	mean, ok := aggregate(found, fact, "mean")
 	std, _ := aggregate(found, fact, "std")
 	n, _ := aggregate(found, fact, "n")
@@ -64,7 +64,7 @@ func (d *paperData) stat(part, key, method, fact string) stat {
 }
 
 // setting is the key of the row's setting.
-func (r Row) setting() string { return paperSetting(r.Graph, r.Size, r.Gamma).key }
+func (r Row) setting() string { return paperSetting(r.Graph, r.Size, r.Gamma).Key }
 
 // partOf is the part a column's facts are read from: its score stage, or
 // the learning runs.

@@ -22,18 +22,18 @@ type plan struct {
 
 // instance is one run of a stage binary.
 type instance struct {
-	id, stage, outDir string
-	binary            string            // the binary it runs (score, learn-mrf, ...)
-	flags             map[string]string // the stage's flags
-	shard             map[string]string // the values naming its shard
-	inputs            []input
+	ID, Stage, OutDir string
+	Binary            string            // the binary it runs (score, learn-mrf, ...)
+	Flags             map[string]string // the stage's flags
+	Shard             map[string]string // the values naming its shard
+	Inputs            []input
 	p                 *pipeline.Instance
 }
 
 // input is an upstream instance given to a flag.
 type input struct {
-	flag string
-	from *instance
+	Flag string
+	From *instance
 }
 
 // readPlan reads the config at path and plans its instances.
@@ -46,19 +46,19 @@ func readPlan(path string) (*plan, error) {
 	p := &plan{config: path, dir: cfg.Dir, data: cfg.DataDir, pp: pp}
 	byP := map[*pipeline.Instance]*instance{}
 	for _, in := range pp.Instances {
-		inst := &instance{id: in.ID, stage: in.Stage.Name, outDir: in.OutDir, p: in,
-			flags: map[string]string{}, shard: map[string]string{}}
+		inst := &instance{ID: in.ID, Stage: in.Stage.Name, OutDir: in.OutDir, p: in,
+			Flags: map[string]string{}, Shard: map[string]string{}}
 		if len(in.Stage.Run) > 0 {
-			inst.binary = in.Stage.Run[0]
+			inst.Binary = in.Stage.Run[0]
 		}
 		for _, f := range in.Stage.Flags {
-			inst.flags[f.Name] = f.Value
+			inst.Flags[f.Name] = f.Value
 		}
 		for _, s := range in.Shard {
-			inst.shard[s.Name] = s.Value
+			inst.Shard[s.Name] = s.Value
 		}
 		for _, d := range in.Inputs {
-			inst.inputs = append(inst.inputs, input{flag: d.Flag, from: byP[d.From]})
+			inst.Inputs = append(inst.Inputs, input{Flag: d.Flag, From: byP[d.From]})
 		}
 		byP[in] = inst
 		p.insts = append(p.insts, inst)
@@ -70,7 +70,7 @@ func readPlan(path string) (*plan, error) {
 func (p *plan) of(stage string) []*instance {
 	var out []*instance
 	for _, inst := range p.insts {
-		if inst.stage == stage {
+		if inst.Stage == stage {
 			out = append(out, inst)
 		}
 	}
@@ -83,9 +83,9 @@ func stages(insts []*instance, binary string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, inst := range insts {
-		if (binary == "" || inst.binary == binary) && !seen[inst.stage] {
-			seen[inst.stage] = true
-			out = append(out, inst.stage)
+		if (binary == "" || inst.Binary == binary) && !seen[inst.Stage] {
+			seen[inst.Stage] = true
+			out = append(out, inst.Stage)
 		}
 	}
 	return out
@@ -95,7 +95,7 @@ func stages(insts []*instance, binary string) []string {
 // of prefixes and the others.
 func withPrefix(insts []*instance, prefixes []string) (matched, rest []*instance) {
 	for _, inst := range insts {
-		if hasPrefix(inst.stage, prefixes) {
+		if hasPrefix(inst.Stage, prefixes) {
 			matched = append(matched, inst)
 		} else {
 			rest = append(rest, inst)
@@ -113,9 +113,9 @@ func hasPrefix(s string, prefixes []string) bool {
 // inputs are the instances given to flag.
 func (inst *instance) inputsOf(flag string) []*instance {
 	var out []*instance
-	for _, in := range inst.inputs {
-		if in.flag == flag && in.from != nil {
-			out = append(out, in.from)
+	for _, in := range inst.Inputs {
+		if in.Flag == flag && in.From != nil {
+			out = append(out, in.From)
 		}
 	}
 	return out

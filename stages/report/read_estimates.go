@@ -57,34 +57,34 @@ func (s *section) readCosts(pt *part) error {
 	cells := map[[2]string]*costCell{}
 	sets := map[string]map[int32]*group{}
 	for _, inst := range s.plan.insts {
-		if !slices.Contains([]string{"run-baselines", "train-renn", "exact-infer"}, inst.binary) {
+		if !slices.Contains([]string{"run-baselines", "train-renn", "exact-infer"}, inst.Binary) {
 			continue
 		}
-		pt.instances++
-		st, err := pipeline.ReadStamp(inst.outDir)
+		pt.Instances++
+		st, err := pipeline.ReadStamp(inst.OutDir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
 			return err
 		}
-		path := filepath.Join(inst.outDir, formats.EstimatesFile)
+		path := filepath.Join(inst.OutDir, formats.EstimatesFile)
 		rows, _, err := formats.ReadEstimates(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
 			return err
 		}
-		pt.done++
+		pt.Done++
 		models := inst.inputOf("models")
 		if models == nil {
-			return fmt.Errorf("stage %s: no models input, so its models' sizes are unknown", inst.id)
+			return fmt.Errorf("stage %s: no models input, so its models' sizes are unknown", inst.ID)
 		}
-		if sets[models.outDir] == nil {
-			if sets[models.outDir], err = (&learnReader{d: s.data}).readSettings(models.outDir); err != nil {
+		if sets[models.OutDir] == nil {
+			if sets[models.OutDir], err = (&learnReader{d: s.data}).readSettings(models.OutDir); err != nil {
 				return err
 			}
 		}
-		if err := s.addCosts(cells, rows, sets[models.outDir], inst, st, path); err != nil {
+		if err := s.addCosts(cells, rows, sets[models.OutDir], inst, st, path); err != nil {
 			return err
 		}
 	}
@@ -101,24 +101,24 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 	for _, r := range rows {
 		g, ok := sets[r.ModelID]
 		if !ok {
-			return fmt.Errorf("%s: model %d is not in %s", path, r.ModelID, filepath.Join(inst.inputOf("models").outDir, formats.ModelInfoFile))
+			return fmt.Errorf("%s: model %d is not in %s", path, r.ModelID, filepath.Join(inst.inputOf("models").OutDir, formats.ModelInfoFile))
 		}
-		k := [2]string{g.key, r.Method}
+		k := [2]string{g.Key, r.Method}
 		c := cells[k]
 		if c == nil {
 			c = &costCell{}
 			cells[k] = c
 			if !slices.Contains(slices.Collect(maps.Values(s.spec.Cost.Short)), r.Method) {
-				s.data.add(newObs("", inst.stage, g, "", r.Method))
+				s.data.Add(newObs("", inst.Stage, g, "", r.Method))
 			}
 		}
 		c.Models, c.Seconds, c.Iterations = c.Models+1, c.Seconds+r.Seconds, c.Iterations+float64(r.Iterations)
 		c.Converged += int(b2f(r.Converged))
-		if !slices.Contains(c.instances, inst.id) {
-			c.instances = append(c.instances, inst.id)
+		if !slices.Contains(c.instances, inst.ID) {
+			c.instances = append(c.instances, inst.ID)
 			c.Wall, c.CPU, c.RSSKiB, c.Processes = c.Wall+st.Seconds, c.CPU+st.CPUSeconds, max(c.RSSKiB, st.MaxRSSKiB), c.Processes+1
 			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
-			c.marginals = append(c.marginals, filepath.Join(inst.outDir, formats.MarginalsFile))
+			c.marginals = append(c.marginals, filepath.Join(inst.OutDir, formats.MarginalsFile))
 		}
 	}
 	return nil
@@ -128,39 +128,39 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 // the process's, and per step from its short run.
 func (s *section) costFacts(cells map[[2]string]*costCell) error {
 	c := s.spec.Cost
-	for _, o := range s.data.obs {
-		cell := cells[[2]string{o.set.key, o.method}]
+	for _, o := range s.data.Obs {
+		cell := cells[[2]string{o.Set.Key, o.Method}]
 		if cell == nil {
 			continue
 		}
 		n, iters, cpu := float64(cell.Models), cell.Iterations/float64(cell.Models), cell.MeanCPU()
-		o.num["seconds"], o.num["iterations"], o.num["per_iteration"] = cell.Seconds/n, iters, metrics.PerIteration(cell.Seconds, cell.Iterations)
-		o.num["rss_mib"] = math.NaN()
+		o.Num["seconds"], o.Num["iterations"], o.Num["per_iteration"] = cell.Seconds/n, iters, metrics.PerIteration(cell.Seconds, cell.Iterations)
+		o.Num["rss_mib"] = math.NaN()
 		if cell.RSSKiB > 0 && !cell.NoUsage {
-			o.num["rss_mib"] = float64(cell.RSSKiB) / 1024
+			o.Num["rss_mib"] = float64(cell.RSSKiB) / 1024
 		}
-		o.text["converged"] = fmt.Sprintf("%d/%d", cell.Converged, cell.Models)
+		o.Text["converged"] = fmt.Sprintf("%d/%d", cell.Converged, cell.Models)
 		if cell.Models == 1 {
-			o.text["converged"] = map[bool]string{true: "yes", false: "no"}[cell.Converged == 1]
+			o.Text["converged"] = map[bool]string{true: "yes", false: "no"}[cell.Converged == 1]
 		}
-		o.num["wall"], o.num["cpu"] = cell.PerProcess()
-		o.num["cpu_per_iteration"] = metrics.PerIteration(cpu, iters)
-		o.text["iters"], o.text["iter"] = "iters", "iter"
-		if hasPrefix(o.method, c.Steps) {
-			o.text["iters"], o.text["iter"], o.num["counts_steps"] = "steps", "step", 1
+		o.Num["wall"], o.Num["cpu"] = cell.PerProcess()
+		o.Num["cpu_per_iteration"] = metrics.PerIteration(cpu, iters)
+		o.Text["iters"], o.Text["iter"] = "iters", "iter"
+		if hasPrefix(o.Method, c.Steps) {
+			o.Text["iters"], o.Text["iter"], o.Num["counts_steps"] = "steps", "step", 1
 		}
 		if cell.NoUsage {
-			o.num["no_usage"] = 1
+			o.Num["no_usage"] = 1
 		}
 		if cell.shared {
-			o.num["shared"] = 1
+			o.Num["shared"] = 1
 		}
 		step := math.NaN()
-		if short := cells[[2]string{o.set.key, c.Short[o.method]}]; short != nil {
-			o.num["has_short"], o.num["short_steps"] = 1, short.Iterations/float64(short.Models)
+		if short := cells[[2]string{o.Set.Key, c.Short[o.Method]}]; short != nil {
+			o.Num["has_short"], o.Num["short_steps"] = 1, short.Iterations/float64(short.Models)
 			step = cell.CPUPerStep(short.Cost, c.MinStepShare)
 		}
-		o.num["cpu_per_step"], o.num["cpu_besides_steps"] = step, cpu-iters*step
+		o.Num["cpu_per_step"], o.Num["cpu_besides_steps"] = step, cpu-iters*step
 	}
 	return s.costDeltas(cells)
 }
@@ -169,23 +169,23 @@ func (s *section) costFacts(cells map[[2]string]*costCell) error {
 // against the reference's on every setting.
 func (s *section) costDeltas(cells map[[2]string]*costCell) error {
 	c := s.spec.Cost
-	for _, o := range s.data.obs {
-		ref, cell := cells[[2]string{o.set.key, c.Reference}], cells[[2]string{o.set.key, o.method}]
-		if ref == nil || cell == nil || !slices.Contains(c.Compare, o.method) {
+	for _, o := range s.data.Obs {
+		ref, cell := cells[[2]string{o.Set.Key, c.Reference}], cells[[2]string{o.Set.Key, o.Method}]
+		if ref == nil || cell == nil || !slices.Contains(c.Compare, o.Method) {
 			continue
 		}
 		pa, err := outputs.VarMarginals(ref.marginals, c.Reference)
 		if err != nil {
 			return err
 		}
-		pb, err := outputs.VarMarginals(cell.marginals, o.method)
+		pb, err := outputs.VarMarginals(cell.marginals, o.Method)
 		if err != nil {
 			return err
 		}
-		if o.num["delta_mean"], o.num["delta_max"], err = metrics.MarginalDelta(pa, pb); err != nil {
-			return fmt.Errorf("%s against %s: %w", c.Reference, o.method, err)
+		if o.Num["delta_mean"], o.Num["delta_max"], err = metrics.MarginalDelta(pa, pb); err != nil {
+			return fmt.Errorf("%s against %s: %w", c.Reference, o.Method, err)
 		}
-		o.text["reference"] = c.Reference
+		o.Text["reference"] = c.Reference
 	}
 	return nil
 }
@@ -195,24 +195,24 @@ func (s *section) costDeltas(cells map[[2]string]*costCell) error {
 // several, with gamma when there are several.
 func (s *section) costLabels() {
 	graphs, gammas := map[string]bool{}, map[float64]bool{}
-	for _, g := range s.data.settings {
-		graphs[g.graph], gammas[g.gamma] = true, true
+	for _, g := range s.data.Settings {
+		graphs[g.Graph], gammas[g.Gamma] = true, true
 	}
-	for _, g := range s.data.settings {
-		g.label = fmt.Sprintf("n=%d", g.size)
-		if l := int(math.Round(math.Sqrt(float64(g.size)))); (g.graph == "grid" || g.graph == "torus") && l*l == g.size {
-			g.label = fmt.Sprintf("%dx%d", l, l)
+	for _, g := range s.data.Settings {
+		g.Label = fmt.Sprintf("n=%d", g.Size)
+		if l := int(math.Round(math.Sqrt(float64(g.Size)))); (g.Graph == "grid" || g.Graph == "torus") && l*l == g.Size {
+			g.Label = fmt.Sprintf("%dx%d", l, l)
 		}
 		if len(graphs) > 1 {
-			g.label = g.graph + " " + g.label
+			g.Label = g.Graph + " " + g.Label
 		}
 		if len(gammas) > 1 {
-			g.label += " γ=" + strconv.FormatFloat(g.gamma, 'g', -1, 64)
+			g.Label += " γ=" + strconv.FormatFloat(g.Gamma, 'g', -1, 64)
 		}
 	}
-	head := &obs{num: map[string]float64{}, text: map[string]string{"head": "model"}}
+	head := &obs{Num: map[string]float64{}, Text: map[string]string{"head": "model"}}
 	if len(graphs) == 1 {
-		head.text["head"] = slices.Collect(maps.Keys(graphs))[0]
+		head.Text["head"] = slices.Collect(maps.Keys(graphs))[0]
 	}
-	s.data.add(head)
+	s.data.Add(head)
 }

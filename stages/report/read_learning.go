@@ -41,10 +41,10 @@ func (r *learnReader) read(pt *part, stages []string) error {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
 		}
 		for _, inst := range insts {
-			pt.instances++
-			path := filepath.Join(inst.outDir, formats.CurvesFile)
+			pt.Instances++
+			path := filepath.Join(inst.OutDir, formats.CurvesFile)
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				pt.notRun = append(pt.notRun, inst.id)
+				pt.NotRun = append(pt.NotRun, inst.ID)
 				continue
 			}
 			if err := r.readInstance(pt, inst, path); err != nil {
@@ -58,9 +58,9 @@ func (r *learnReader) read(pt *part, stages []string) error {
 func (r *learnReader) readInstance(pt *part, inst *instance, path string) error {
 	models, samples := inst.inputOf("models"), inst.inputOf("samples")
 	if models == nil || samples == nil {
-		return fmt.Errorf("stage %s: needs models and samples inputs to be read as learning", inst.id)
+		return fmt.Errorf("stage %s: needs models and samples inputs to be read as learning", inst.ID)
 	}
-	settings, err := r.readSettings(models.outDir)
+	settings, err := r.readSettings(models.OutDir)
 	if err != nil {
 		return err
 	}
@@ -71,20 +71,20 @@ func (r *learnReader) readInstance(pt *part, inst *instance, path string) error 
 	for _, run := range runs {
 		g, ok := settings[run.ModelID]
 		if !ok {
-			return fmt.Errorf("%s: model %d is not in %s", path, run.ModelID, filepath.Join(models.outDir, formats.ModelInfoFile))
+			return fmt.Errorf("%s: model %d is not in %s", path, run.ModelID, filepath.Join(models.OutDir, formats.ModelInfoFile))
 		}
-		o := newObs(pt.prefix, inst.stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
-		o.seed, o.curve, o.secs = inst.shard[seedKey], run.NLL, run.Seconds
+		o := newObs(pt.Prefix, inst.Stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
+		o.Seed, o.Curve, o.Secs = inst.Shard[seedKey], run.NLL, run.Seconds
 		secs := 0.0
 		for _, x := range run.Seconds {
 			secs += x
 		}
-		o.num["nll"], o.num["epoch_seconds"] = o.curve[len(o.curve)-1], secs/float64(len(run.Seconds))
-		r.d.add(o)
+		o.Num["nll"], o.Num["epoch_seconds"] = o.Curve[len(o.Curve)-1], secs/float64(len(run.Seconds))
+		r.d.Add(o)
 	}
-	if !r.samplesRead[samples.outDir] {
-		r.samplesRead[samples.outDir] = true
-		return r.readTrueNLL(pt, samples.outDir, settings)
+	if !r.samplesRead[samples.OutDir] {
+		r.samplesRead[samples.OutDir] = true
+		return r.readTrueNLL(pt, samples.OutDir, settings)
 	}
 	return nil
 }
@@ -101,8 +101,8 @@ func (r *learnReader) readSettings(dir string) (map[int32]*group, error) {
 	out := make(map[int32]*group, len(infos))
 	for _, in := range infos {
 		ps := paperSetting(in.Graph, len(in.Cards), in.Gamma)
-		ps.hidden = len(in.Hidden)
-		out[in.ModelID] = r.d.setting(ps.key, func() *group { return ps })
+		ps.Hidden = len(in.Hidden)
+		out[in.ModelID] = r.d.Setting(ps.Key, func() *group { return ps })
 	}
 	return out, nil
 }
@@ -119,8 +119,8 @@ func (r *learnReader) readTrueNLL(pt *part, dir string, settings map[int32]*grou
 		if !ok {
 			return fmt.Errorf("%s: model %d has samples but is not among the models", filepath.Join(dir, formats.SamplesFile), id)
 		}
-		o := r.d.add(newObs(pt.prefix, "", g, strconv.Itoa(int(id)), trueMethod))
-		o.num["nll"] = nll[id]
+		o := r.d.Add(newObs(pt.Prefix, "", g, strconv.Itoa(int(id)), trueMethod))
+		o.Num["nll"] = nll[id]
 	}
 	return nil
 }

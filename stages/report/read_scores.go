@@ -28,17 +28,17 @@ type scored = outputs.ScoredModel
 // readScores reads the score instances among insts into part pt.
 func (s *section) readScores(pt *part, insts []*instance) error {
 	for _, inst := range insts {
-		if inst.binary != "score" {
+		if inst.Binary != "score" {
 			continue
 		}
-		if !slices.Contains(pt.stages, inst.stage) {
-			pt.stages = append(pt.stages, inst.stage)
+		if !slices.Contains(pt.Stages, inst.Stage) {
+			pt.Stages = append(pt.Stages, inst.Stage)
 		}
-		if _, err := os.Stat(filepath.Join(inst.outDir, formats.ScoresFile)); errors.Is(err, fs.ErrNotExist) {
-			pt.notRun = append(pt.notRun, inst.id)
+		if _, err := os.Stat(filepath.Join(inst.OutDir, formats.ScoresFile)); errors.Is(err, fs.ErrNotExist) {
+			pt.NotRun = append(pt.NotRun, inst.ID)
 			continue
 		}
-		in := outputs.ScoreInputs{Name: inst.id, Dir: inst.outDir, CfgDir: s.plan.dir, Beliefs: s.spec.Beliefs,
+		in := outputs.ScoreInputs{Name: inst.ID, Dir: inst.OutDir, CfgDir: s.plan.dir, Beliefs: s.spec.Beliefs,
 			Models: outDirs(inst.inputsOf("models")), Truth: outDirs(inst.inputsOf("truth")), Pred: outDirs(inst.inputsOf("pred"))}
 		shards, err := outputs.ReadScored(in)
 		if err != nil {
@@ -52,7 +52,7 @@ func (s *section) readScores(pt *part, insts []*instance) error {
 func outDirs(insts []*instance) []string {
 	out := make([]string, len(insts))
 	for i, inst := range insts {
-		out[i] = inst.outDir
+		out[i] = inst.OutDir
 	}
 	return out
 }
@@ -79,17 +79,17 @@ func (s *section) emit(pt *part, inst *instance, shards []*outputs.ScoredShard) 
 				continue
 			}
 			key := settingKey(m.Info.Name)
-			g := s.data.setting(pt.prefix+key, func() *group {
-				return &group{key: key, label: settingLabel(m.Info), graph: m.Info.Graph, size: len(m.Info.Cards), gamma: m.Info.Gamma}
+			g := s.data.Setting(pt.Prefix+key, func() *group {
+				return &group{Key: key, Label: settingLabel(m.Info), Graph: m.Info.Graph, Size: len(m.Info.Cards), Gamma: m.Info.Gamma}
 			})
-			mo := s.modelObs(pt, inst.stage, g, m)
+			mo := s.modelObs(pt, inst.Stage, g, m)
 			for _, method := range sortedKeys(m.Runs) {
 				if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
 					var pred *instance
 					if r.Pred >= 0 {
 						pred = preds[r.Pred]
 					}
-					s.runObs(pt, inst.stage, g, m, method, r, pred)
+					s.runObs(pt, inst.Stage, g, m, method, r, pred)
 				}
 			}
 			s.compareRuns(mo, m)
@@ -100,19 +100,19 @@ func (s *section) emit(pt *part, inst *instance, shards []*outputs.ScoredShard) 
 // modelObs returns the facts of model m itself (its exact ln Z and shape),
 // made on first reading.
 func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
-	o := s.data.find(g, m.Info.Name, "")
+	o := s.data.Find(g, m.Info.Name, "")
 	if len(o) == 0 {
-		o = []*obs{s.data.add(newObs(pt.prefix, stage, g, m.Info.Name, ""))}
+		o = []*obs{s.data.Add(newObs(pt.Prefix, stage, g, m.Info.Name, ""))}
 		sh := mrf.ShapeOf(m.Model)
-		o[0].num["n_vars"], o[0].num["n_factors"], o[0].num["max_arity"] = float64(len(m.Info.Cards)), float64(sh.Factors), float64(sh.MaxArity)
-		o[0].num["zeros"], o[0].num["observed"] = float64(sh.Zeros), float64(sh.Observed)
-		o[0].text["states"] = strconv.Itoa(sh.MaxCard)
+		o[0].Num["n_vars"], o[0].Num["n_factors"], o[0].Num["max_arity"] = float64(len(m.Info.Cards)), float64(sh.Factors), float64(sh.MaxArity)
+		o[0].Num["zeros"], o[0].Num["observed"] = float64(sh.Zeros), float64(sh.Observed)
+		o[0].Text["states"] = strconv.Itoa(sh.MaxCard)
 		if sh.MinCard != sh.MaxCard {
-			o[0].text["states"] = fmt.Sprintf("%d-%d", sh.MinCard, sh.MaxCard)
+			o[0].Text["states"] = fmt.Sprintf("%d-%d", sh.MinCard, sh.MaxCard)
 		}
 	}
 	if m.Exact {
-		o[0].num["neg_log_z"], o[0].num["log_z_exact"] = m.NegLogZ, -m.NegLogZ
+		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"] = m.NegLogZ, -m.NegLogZ
 	}
 	return o[0]
 }
@@ -121,47 +121,47 @@ func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
 // and the exact ln Z (the free energy's gap, a bound's slack).
 func (s *section) runObs(pt *part, stage string, g *group, m *scored, method string, r *outputs.ScoredRun, pred *instance) {
 	col := s.column(method, pred)
-	for _, o := range s.data.find(g, m.Info.Name, col) {
-		if pred != nil && o.text["pred"] == pred.id {
+	for _, o := range s.data.Find(g, m.Info.Name, col) {
+		if pred != nil && o.Text["pred"] == pred.ID {
 			return // one run scored by two stages
 		}
 		col += " [" + stage + "]"
 	}
-	o := s.data.add(newObs(pt.prefix, stage, g, m.Info.Name, col))
+	o := s.data.Add(newObs(pt.Prefix, stage, g, m.Info.Name, col))
 	for k, v := range r.Metrics {
-		o.num[k] = v
+		o.Num[k] = v
 	}
 	e := r.Est
 	if e == nil {
 		return
 	}
 	if pred != nil {
-		o.text["pred"] = pred.id
+		o.Text["pred"] = pred.ID
 	}
-	o.num["est_converged"], o.num["free_energy"], o.num["log_z"] = b2f(e.Converged), e.FreeEnergy, e.LogZ
+	o.Num["est_converged"], o.Num["free_energy"], o.Num["log_z"] = b2f(e.Converged), e.FreeEnergy, e.LogZ
 	var p struct {
 		Regions string
 		Check   *json.RawMessage
 	}
 	json.Unmarshal([]byte(e.Params), &p)
 	if p.Regions != "" {
-		o.text["regions"] = p.Regions
+		o.Text["regions"] = p.Regions
 	}
 	if p.Check != nil {
-		o.num["check_recorded"] = 1
+		o.Num["check_recorded"] = 1
 	}
 	var check string
-	o.num["check_failed"] = b2f(p.Check != nil && json.Unmarshal(*p.Check, &check) == nil && check != "")
+	o.Num["check_failed"] = b2f(p.Check != nil && json.Unmarshal(*p.Check, &check) == nil && check != "")
 	if !m.Exact {
 		return
 	}
-	o.num["fe_exact"], o.num["fe_gap"] = e.FreeEnergy, e.FreeEnergy-m.NegLogZ
+	o.Num["fe_exact"], o.Num["fe_gap"] = e.FreeEnergy, e.FreeEnergy-m.NegLogZ
 	if entry, err := methods.Lookup(method); err == nil && (entry.LogZ == methods.LogZLowerBound || entry.LogZ == methods.LogZUpperBound) {
 		slack := e.LogZ + m.NegLogZ // ln Ẑ − ln Z
 		if entry.LogZ == methods.LogZLowerBound {
 			slack = -slack
 		}
-		o.num["bound_slack"] = slack
+		o.Num["bound_slack"] = slack
 	}
 }
 
@@ -170,8 +170,8 @@ func (s *section) runObs(pt *part, stage string, g *group, m *scored, method str
 // auto.
 func (s *section) column(method string, pred *instance) string {
 	if s.spec.Columns == "method+scheme" && pred != nil {
-		if reg := pred.inputOf("regions"); reg != nil && reg.flags["scheme"] != "" && reg.flags["scheme"] != "auto" {
-			return method + " (" + reg.flags["scheme"] + ")"
+		if reg := pred.inputOf("regions"); reg != nil && reg.Flags["scheme"] != "" && reg.Flags["scheme"] != "auto" {
+			return method + " (" + reg.Flags["scheme"] + ")"
 		}
 	}
 	return method

@@ -24,18 +24,18 @@ import (
 type family struct {
 	Name, Stage string
 	Present     bool // its summary has been written
-	// path, cols and rows are its summary as read (the last file's path
+	// Path, cols and rows are its summary as read (the last file's Path
 	// and group columns, every file's rows), for the plots.
-	path string
-	cols []string
-	rows []formats.SummaryRow
+	Path string
+	Cols []string
+	Rows []formats.SummaryRow
 }
 
 // readSummaries reads the summaries of the score stages among insts.
 func (s *section) readSummaries(pt *part, insts []*instance) error {
 	for _, stage := range stages(insts, "score") {
-		pt.stages = append(pt.stages, stage)
-		fam := &family{Name: familyOf(s.plan, stage, pt.prefix), Stage: stage}
+		pt.Stages = append(pt.Stages, stage)
+		fam := &family{Name: familyOf(s.plan, stage, pt.Prefix), Stage: stage}
 		for _, inst := range s.plan.of(stage) {
 			ok, err := s.readSummary(pt, fam, inst, fam.Stage+"|")
 			if err != nil {
@@ -43,7 +43,7 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 			}
 			fam.Present = fam.Present || ok
 		}
-		s.data.families = append(s.data.families, fam)
+		s.data.Families = append(s.data.Families, fam)
 	}
 	return nil
 }
@@ -51,7 +51,7 @@ func (s *section) readSummaries(pt *part, insts []*instance) error {
 // readSummary reads one instance's summary.parquet, its settings keyed
 // with prefix; ok is false when it has not been written.
 func (s *section) readSummary(pt *part, fam *family, inst *instance, prefix string) (ok bool, err error) {
-	path := filepath.Join(inst.outDir, formats.SummaryFile)
+	path := filepath.Join(inst.OutDir, formats.SummaryFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -59,22 +59,22 @@ func (s *section) readSummary(pt *part, fam *family, inst *instance, prefix stri
 	if err != nil {
 		return false, err
 	}
-	fam.path, fam.cols = path, cols
+	fam.Path, fam.Cols = path, cols
 	for _, r := range rows {
-		fam.rows = append(fam.rows, r.SummaryRow)
+		fam.Rows = append(fam.Rows, r.SummaryRow)
 		ps := paperSetting(r.Graph, r.Size, r.Gamma)
-		g := s.data.setting(prefix+ps.key, func() *group {
-			ps.family, ps.label = fam.Name, s.label(ps)
+		g := s.data.Setting(prefix+ps.Key, func() *group {
+			ps.Family, ps.Label = fam.Name, s.label(ps)
 			return ps
 		})
-		o := slices.DeleteFunc(slices.Clone(s.data.find(g, "", r.Method)), func(o *obs) bool { return o.stage != fam.Stage })
+		o := slices.DeleteFunc(slices.Clone(s.data.Find(g, "", r.Method)), func(o *obs) bool { return o.Stage != fam.Stage })
 		if len(o) == 0 {
-			o = []*obs{s.data.add(newObs(pt.prefix, fam.Stage, g, "", r.Method))}
+			o = []*obs{s.data.Add(newObs(pt.Prefix, fam.Stage, g, "", r.Method))}
 		}
-		if _, dup := o[0].num[r.Metric]; dup {
-			return false, fmt.Errorf("%s: %s %s %s given twice", path, ps.key, r.Method, r.Metric)
+		if _, dup := o[0].Num[r.Metric]; dup {
+			return false, fmt.Errorf("%s: %s %s %s given twice", path, ps.Key, r.Method, r.Metric)
 		}
-		o[0].num[r.Metric], o[0].num[r.Metric+"_std"], o[0].num[r.Metric+"_n"] = r.Mean, r.Std, float64(r.N)
+		o[0].Num[r.Metric], o[0].Num[r.Metric+"_std"], o[0].Num[r.Metric+"_n"] = r.Mean, r.Std, float64(r.N)
 	}
 	return true, nil
 }
@@ -85,7 +85,7 @@ func familyOf(p *plan, stage, prefix string) string {
 	for _, inst := range p.of(stage) {
 		for _, pred := range inst.inputsOf("pred") {
 			if w := pred.inputOf("weights"); w != nil {
-				return w.stage
+				return w.Stage
 			}
 		}
 	}
@@ -96,24 +96,24 @@ func familyOf(p *plan, stage, prefix string) string {
 // side of a square grid (10x10), else graph and size.
 func (s *section) label(g *group) string {
 	if s.spec.Labels == "side" {
-		if l := int(math.Round(math.Sqrt(float64(g.size)))); g.graph == "grid" && l*l == g.size {
+		if l := int(math.Round(math.Sqrt(float64(g.Size)))); g.Graph == "grid" && l*l == g.Size {
 			return fmt.Sprintf("%dx%d", l, l)
 		}
-		return fmt.Sprintf("%s n=%d", g.graph, g.size)
+		return fmt.Sprintf("%s n=%d", g.Graph, g.Size)
 	}
-	return g.label
+	return g.Label
 }
 
 // sortSettings orders the settings as the section says (Order).
 func (s *section) sortSettings() {
-	sort.SliceStable(s.data.settings, func(a, b int) bool {
-		x, y := s.data.settings[a], s.data.settings[b]
+	sort.SliceStable(s.data.Settings, func(a, b int) bool {
+		x, y := s.data.Settings[a], s.data.Settings[b]
 		switch s.spec.Order {
 		case "size":
-			if x.graph != y.graph {
-				return x.graph < y.graph
+			if x.Graph != y.Graph {
+				return x.Graph < y.Graph
 			}
-			return x.size < y.size
+			return x.Size < y.Size
 		case "paper":
 			return x.less(y)
 		}
@@ -128,20 +128,20 @@ func (s *section) sortSettings() {
 func (s *section) readUnscored(ref string) error {
 	scored := map[string]bool{}
 	for _, inst := range s.plan.insts {
-		if hasPrefix(inst.stage, s.spec.Parts) {
+		if hasPrefix(inst.Stage, s.spec.Parts) {
 			for _, m := range inst.inputsOf("models") {
-				scored[m.stage] = true
+				scored[m.Stage] = true
 			}
 		}
 	}
-	pt := &part{prefix: "unscored"}
+	pt := &part{Prefix: "unscored"}
 	for _, inst := range s.plan.insts {
 		w, m := inst.inputOf("weights"), inst.inputOf("models")
-		if w == nil || m == nil || scored[m.stage] {
+		if w == nil || m == nil || scored[m.Stage] {
 			continue
 		}
-		scored[m.stage] = true
-		if err := s.readUnscoredSet(pt, w.stage, m, ref); err != nil {
+		scored[m.Stage] = true
+		if err := s.readUnscoredSet(pt, w.Stage, m, ref); err != nil {
 			return err
 		}
 	}
@@ -153,10 +153,10 @@ func (s *section) readUnscoredSet(pt *part, fam string, m *instance, ref string)
 	runs := map[string]*outputs.Answers{}
 	var order []string
 	for _, inst := range s.plan.insts {
-		if inst.inputOf("models") != m || inst.binary == "build-regions" {
+		if inst.inputOf("models") != m || inst.Binary == "build-regions" {
 			continue
 		}
-		done, err := outputs.ReadAnswers(inst.outDir, runs, &order)
+		done, err := outputs.ReadAnswers(inst.OutDir, runs, &order)
 		if err != nil || !done {
 			return err
 		}
@@ -164,16 +164,16 @@ func (s *section) readUnscoredSet(pt *part, fam string, m *instance, ref string)
 	if runs[ref] == nil {
 		return nil
 	}
-	info, _, err := formats.ReadModelInfo(filepath.Join(m.outDir, formats.ModelInfoFile))
+	info, _, err := formats.ReadModelInfo(filepath.Join(m.OutDir, formats.ModelInfoFile))
 	if err != nil || len(info) == 0 {
 		return err
 	}
-	g := &group{family: fam, key: m.stage, graph: info[0].Graph, size: len(info[0].Cards)}
-	g.label = fmt.Sprintf("%s (%d)", s.label(g), len(info))
-	g = s.data.setting(pt.prefix+m.stage, func() *group { return g })
+	g := &group{Family: fam, Key: m.Stage, Graph: info[0].Graph, Size: len(info[0].Cards)}
+	g.Label = fmt.Sprintf("%s (%d)", s.label(g), len(info))
+	g = s.data.Setting(pt.Prefix+m.Stage, func() *group { return g })
 	for _, method := range order {
 		if err := s.compareAnswers(pt, g, method, runs[method], runs[ref], ref); err != nil {
-			return fmt.Errorf("%s: %w", m.outDir, err)
+			return fmt.Errorf("%s: %w", m.OutDir, err)
 		}
 	}
 	return nil
@@ -189,10 +189,10 @@ func (s *section) compareAnswers(pt *part, g *group, method string, r, ref *outp
 		}
 		return err
 	}
-	o := s.data.add(newObs(pt.prefix, "", g, "", method))
-	o.num["seconds"] = secs
+	o := s.data.Add(newObs(pt.Prefix, "", g, "", method))
+	o.Num["seconds"] = secs
 	if method != refName {
-		o.num["ref_mean_abs"], o.num["ref_logz_rms"] = meanAbs, logzRMS
+		o.Num["ref_mean_abs"], o.Num["ref_logz_rms"] = meanAbs, logzRMS
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func (s *section) atMost(r *ruleSpec) tally {
 	var rows []binding
 	if r.Over == "model" {
 		res.Noun = "models"
-		for _, m := range s.data.models {
+		for _, m := range s.data.Models {
 			rows = append(rows, binding{model: m})
 		}
 	}
@@ -164,7 +164,7 @@ func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValu
 		if has && r.RefIf != "" {
 			_, col, _ := strings.Cut(v, "@")
 			fact, agg, _ := strings.Cut(r.RefIf, ".")
-			cond, found := aggregate(s.data.find(b.set, b.model, or(col, b.method)), fact, agg)
+			cond, found := aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
 			has = found && cond == 1
 		}
 		if has && (!ok || rv.value < ref.value) {
@@ -178,7 +178,7 @@ func setLabel(g *group) string {
 	if g == nil {
 		return ""
 	}
-	return g.label
+	return g.Label
 }
 
 // The rules over the paper's tables, each counted for us and the paper.
@@ -398,7 +398,7 @@ func (s *section) gapRule(r *ruleSpec) tally {
 		}
 		for _, m := range r.Methods {
 			if v, ok := gap(m); ok && refOK {
-				c.count(v <= ref+l.Tol, fmt.Sprintf("%s on %s: %+.3f against %+.3f", m, g.label, v, ref))
+				c.count(v <= ref+l.Tol, fmt.Sprintf("%s on %s: %+.3f against %+.3f", m, g.Label, v, ref))
 			}
 		}
 	}
@@ -416,13 +416,13 @@ func (s *section) wallRule(r *ruleSpec) tally {
 		case p == nil || len(s.runs(r.Part, g, l.Reference)) == 0:
 			continue
 		case len(p.Epochs) == 0:
-			c.Unfinished = append(c.Unfinished, g.label)
+			c.Unfinished = append(c.Unfinished, g.Label)
 			continue
 		case p.GapSeeds == 0:
 			continue
 		}
 		c.Multi = c.Multi || p.GapSeeds > 1
-		note := fmt.Sprintf("%s%s: %s against %s (%.3f nats worse", g.label, seedsText(p.GapSeeds), fmtGap(p.SlowGap), fmtGap(p.Gap), p.SlowGap-p.Gap)
+		note := fmt.Sprintf("%s%s: %s against %s (%.3f nats worse", g.Label, seedsText(p.GapSeeds), fmtGap(p.SlowGap), fmtGap(p.Gap), p.SlowGap-p.Gap)
 		if r.Tail > 0 {
 			note += fmt.Sprintf("; %s's gap over its last %d epochs %s", r.Method, r.Tail, fmtGap(p.SlowTailGap))
 		}
@@ -474,13 +474,13 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 			continue
 		}
 		c.Checked++
-		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.label))
+		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.Label))
 		c.Multi = c.Multi || len(b.Seeds) > 1
 		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
 		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
 		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
 		if !okLast || !okTail {
-			c.Notes = append(c.Notes, budgetNote{Name: g.label + seedsText(len(b.Seeds)),
+			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)),
 				Last: Versus{"last epoch", b.Last}, Tail: Versus{fmt.Sprintf("mean of the last %d epochs", r.Tail), b.Tail}})
 		}
 	}

@@ -16,13 +16,13 @@ func ruleSection(t *testing.T) *section {
 	}
 	d := s.data
 	for i, key := range []string{"A", "B"} {
-		g := d.setting(key, func() *group { return &group{key: key, label: key} })
+		g := d.Setting(key, func() *group { return &group{Key: key, Label: key} })
 		for method, v := range map[string][2]float64{"a": {1, 3}, "b": {2, 1}, "c": {0.5, 2}} {
-			o := d.add(newObs("", "", g, "m"+key, method))
-			o.num["x"], o.num["converged"] = v[i], float64(i) // converged on B only
+			o := d.Add(newObs("", "", g, "m"+key, method))
+			o.Num["x"], o.Num["converged"] = v[i], float64(i) // converged on B only
 		}
 		for method, nll := range map[string][2]float64{"exact": {1, 1}, "bp": {1.5, 1.2}, "gbp": {1.1, 1.3}, "renn": {1.05, 1.4}} {
-			d.add(newObs("learn", "", g, "m"+key, method)).num["nll"] = nll[i]
+			d.Add(newObs("learn", "", g, "m"+key, method)).Num["nll"] = nll[i]
 		}
 	}
 	return s

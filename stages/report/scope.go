@@ -22,9 +22,9 @@ func (c scope) Setting() *group           { return c.b.set }
 func (c scope) PartName() string          { return strings.Join(c.b.parts, ", ") }
 func (c scope) Var(name string) string    { return c.s.vars[name] }
 func (c scope) Cost() costSpec            { return c.s.spec.Cost }
-func (c scope) Families() []*family       { return c.s.data.families }
+func (c scope) Families() []*family       { return c.s.data.Families }
 func (c scope) Note(family string) string { return c.s.spec.Notes[family] }
-func (c scope) Models() int               { return len(c.s.data.modelsOf(c.b.set)) }
+func (c scope) Models() int               { return len(c.s.data.ModelsOf(c.b.set)) }
 
 // Settings are the settings of the section's first part.
 func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
@@ -32,7 +32,7 @@ func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
 // Val is an aggregate of a fact over the scope, of the method given (else
 // of the models themselves); NaN when missing.
 func (c scope) Val(fact, agg string, method ...string) float64 {
-	v, ok := aggregate(c.s.data.find(c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
+	v, ok := aggregate(c.s.data.Find(c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
 	if !ok {
 		return math.NaN()
 	}
@@ -48,18 +48,18 @@ func (c scope) Int(fact, agg string, method ...string) int {
 }
 
 // Has reports whether some run of the section has fact.
-func (c scope) Has(fact string) bool { return c.s.has(c.s.data.obs, fact) }
+func (c scope) Has(fact string) bool { return c.s.has(c.s.data.Obs, fact) }
 
 func (s *section) has(found []*obs, fact string) bool {
-	return slices.ContainsFunc(found, func(o *obs) bool { _, ok := o.num[fact]; return ok })
+	return slices.ContainsFunc(found, func(o *obs) bool { _, ok := o.Num[fact]; return ok })
 }
 
 // Texts lists a text fact of the scope's models, setting by setting.
 func (c scope) Texts(fact string) []string {
 	var out []string
-	for _, g := range c.s.data.settings {
-		for _, m := range c.s.data.modelsOf(g) {
-			if t, ok := firstText(c.s.data.find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
+	for _, g := range c.s.data.Settings {
+		for _, m := range c.s.data.ModelsOf(g) {
+			if t, ok := firstText(c.s.data.Find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
 				out = append(out, t)
 			}
 		}
@@ -69,7 +69,7 @@ func (c scope) Texts(fact string) []string {
 
 // Part is what the section read from the stages of a pattern.
 func (c scope) Part(pattern string) *part {
-	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.prefix == pattern }); i >= 0 {
+	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.Prefix == pattern }); i >= 0 {
 		return c.s.data.parts[i]
 	}
 	c.s.fail(fmt.Errorf("no part %q", pattern))
@@ -103,15 +103,15 @@ func (c scope) Summaries(ms ...string) []string {
 func (c scope) Having(fact string) []string { return c.HavingOf(fact, nil) }
 
 func (c scope) HavingOf(fact string, list []string) []string {
-	return slices.DeleteFunc(c.s.methodsOf(list, "", nil), func(m string) bool { return !c.s.has(c.s.data.find(nil, "", m), fact) })
+	return slices.DeleteFunc(c.s.methodsOf(list, "", nil), func(m string) bool { return !c.s.has(c.s.data.Find(nil, "", m), fact) })
 }
 
 // Fitted are the settings whose sizes enter the growth exponents.
 func (c scope) Fitted() []string {
 	var out []string
-	for _, g := range c.s.data.settings {
-		if g.size >= c.s.spec.Cost.MinFitN {
-			out = append(out, g.label)
+	for _, g := range c.s.data.Settings {
+		if g.Size >= c.s.spec.Cost.MinFitN {
+			out = append(out, g.Label)
 		}
 	}
 	return out
@@ -212,10 +212,10 @@ func (c scope) CheckFailed(stage, method string) float64 {
 
 func (s *section) share(stage, method, metric string) (float64, int) {
 	total, runs := 0.0, 0
-	for _, o := range s.data.obs {
-		if v, ok := o.num[metric]; ok && o.stage == stage && o.method == method && !math.IsNaN(v) {
-			total += v * o.num[metric+"_n"]
-			runs += int(o.num[metric+"_n"])
+	for _, o := range s.data.Obs {
+		if v, ok := o.Num[metric]; ok && o.Stage == stage && o.Method == method && !math.IsNaN(v) {
+			total += v * o.Num[metric+"_n"]
+			runs += int(o.Num[metric+"_n"])
 		}
 	}
 	if runs == 0 {

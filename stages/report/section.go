@@ -180,18 +180,18 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 func (s *section) read(binDir string) error {
 	learn := &learnReader{d: s.data, plan: s.plan}
 	for i, pattern := range s.spec.Parts {
-		pt := &part{prefix: pattern}
+		pt := &part{Prefix: pattern}
 		var all, own []*instance
 		for _, inst := range s.plan.insts {
-			if matchPart(inst.stage, pattern) {
+			if matchPart(inst.Stage, pattern) {
 				all = append(all, inst)
-				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return matchPart(inst.stage, p) }) {
+				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return matchPart(inst.Stage, p) }) {
 					own = append(own, inst)
 				}
 			}
 		}
 		var err error
-		if pt.rt, pt.statusErr, err = readRunTime(s.plan, all, binDir); err != nil {
+		if pt.RT, pt.StatusErr, err = readRunTime(s.plan, all, binDir); err != nil {
 			return err
 		}
 		switch s.spec.Reads {
@@ -200,8 +200,8 @@ func (s *section) read(binDir string) error {
 		case "summaries":
 			err = s.readSummaries(pt, own)
 		case "learning":
-			pt.stages, learn.samplesRead = stages(own, "learn-mrf"), nil
-			err = learn.read(pt, pt.stages)
+			pt.Stages, learn.samplesRead = stages(own, "learn-mrf"), nil
+			err = learn.read(pt, pt.Stages)
 		case "costs":
 			err = s.readCosts(pt)
 		default:
@@ -223,7 +223,7 @@ func (s *section) derive() error {
 		}
 	}
 	s.sortSettings()
-	s.data.sortMethods()
+	s.data.SortMethods()
 	switch s.spec.Reads {
 	case "scores":
 		s.autoRegions()
@@ -232,12 +232,12 @@ func (s *section) derive() error {
 	case "learning":
 		for _, pt := range s.data.parts {
 			tail := 0
-			if pt.prefix == s.spec.Learning.Long {
+			if pt.Prefix == s.spec.Learning.Long {
 				tail = s.spec.Learning.Tail
 			}
-			s.summarise(pt.prefix, tail)
+			s.summarise(pt.Prefix, tail)
 		}
-		s.data.sortMethods()
+		s.data.SortMethods()
 	}
 	return nil
 }
@@ -251,10 +251,10 @@ func matchPart(stage, pattern string) bool {
 // autoRegions records on every model the region scheme its first run on
 // auto regions used (a column without a scheme of its own).
 func (s *section) autoRegions() {
-	for _, mo := range s.data.find(nil, "", "") {
-		for _, col := range s.data.methods {
-			if t, ok := firstText(s.data.find(mo.set, mo.model, col), "regions"); ok && !strings.Contains(col, " (") {
-				mo.text["auto_regions"] = t
+	for _, mo := range s.data.Find(nil, "", "") {
+		for _, col := range s.data.Methods {
+			if t, ok := firstText(s.data.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
+				mo.Text["auto_regions"] = t
 				break
 			}
 		}
