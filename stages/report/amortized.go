@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // AmortizedAnchor is the Markdown anchor of the section.
@@ -45,7 +47,7 @@ func AmortizedSection(p AmortizedParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if matched, _ := withPrefix(pl.insts, spec.Parts); len(stages(matched, "score")) == 0 {
+	if matched, _ := withPrefix(pl.insts, spec.Parts); len(outputs.Stages(matched, "score")) == 0 {
 		return "", fmt.Errorf("%s: no score stage named %s*", p.Config, spec.Parts[0])
 	}
 	s, err := newSection(spec, pl, "")

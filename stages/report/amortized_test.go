@@ -15,14 +15,14 @@ import (
 
 // addSummary adds a summary cell of a family's setting to s.
 func addSummary(s *section, fam string, size int, method, metric string, mean, std float64, n int) {
-	ps := paperSetting("grid", size, 1)
+	ps := outputs.SettingOf("grid", size, 1)
 	g := s.data.Setting(fam+ps.Key, func() *group {
-		ps.Family, ps.Label = fam, s.label(ps)
+		ps.Family, ps.Label = fam, s.reader().Label(ps)
 		return ps
 	})
 	o := s.data.Find(g, "", method)
 	if len(o) == 0 {
-		o = []*obs{s.data.Add(newObs("amortized_", fam, g, "", method))}
+		o = []*obs{s.data.Add(outputs.NewFact("amortized_", fam, g, "", method))}
 	}
 	o[0].Num[metric], o[0].Num[metric+"_std"], o[0].Num[metric+"_n"] = mean, std, float64(n)
 }
@@ -104,11 +104,11 @@ func TestCompareAnswers(t *testing.T) {
 	s := emptySection(t, "amortized", "amortized_", "unscored")
 	g := &group{Family: "grid-u2", Key: "t30", Label: "30x30 (2)", Graph: "grid", Size: 900}
 	g = s.data.Setting("t30", func() *group { return g })
-	pt := &part{Prefix: "unscored"}
-	if err := s.compareAnswers(pt, g, "renn-family-fwd", run(0.6, 0.3, 13, 16), ref, "gbp"); err != nil {
+	pt := newPart("unscored")
+	if err := s.reader().CompareAnswers(&pt.Progress, g, "renn-family-fwd", run(0.6, 0.3, 13, 16), ref, "gbp"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.compareAnswers(pt, g, "gbp", ref, ref, "gbp"); err != nil {
+	if err := s.reader().CompareAnswers(&pt.Progress, g, "gbp", ref, ref, "gbp"); err != nil {
 		t.Fatal(err)
 	}
 	// Model 0: entries |0.1|,|0.1|,0,0 -> 0.05; model 1: 0.2,0.2,0,0 -> 0.1.
@@ -119,7 +119,7 @@ func TestCompareAnswers(t *testing.T) {
 	}
 	bad := run(0.6, 0.3, 13, 16)
 	bad.Vars[[2]int32{0, 0}] = []float64{1}
-	if err := s.compareAnswers(pt, g, "x", bad, ref, "gbp"); err == nil || !strings.Contains(err.Error(), "states") {
+	if err := s.reader().CompareAnswers(&pt.Progress, g, "x", bad, ref, "gbp"); err == nil || !strings.Contains(err.Error(), "states") {
 		t.Fatalf("err = %v, want a state-count mismatch", err)
 	}
 	s.data.SortMethods()

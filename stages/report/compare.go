@@ -21,7 +21,7 @@ type compareSpec struct {
 	Stationary       float64 // fixed_points: the largest Bethe residual of a stationary point
 }
 
-func (s *section) compareRuns(mo *obs, m *scored) {
+func (s *section) compareRuns(mo *obs, m *outputs.ScoredModel) {
 	for _, c := range s.spec.Compare {
 		a, b := m.Runs[c.A], m.Runs[c.B]
 		if a == nil || b == nil || a.Est == nil || b.Est == nil {
@@ -32,7 +32,7 @@ func (s *section) compareRuns(mo *obs, m *scored) {
 			c.samePoint(m, a, b, set, mo)
 			continue
 		}
-		ma, mb := answer(m, a), answer(m, b)
+		ma, mb := m.Answer(a), m.Answer(b)
 		f, ok := metrics.CompareFixedPoints(m.Model, ma, mb, c.Same)
 		if !ok {
 			continue
@@ -73,7 +73,7 @@ func (c compareSpec) verdict(convA, convB bool, dist, fA, fB, resA, resB float64
 
 // samePoint asks whether B converged at A's point where A converged, and
 // converged where A did not; the models where it did not are named.
-func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(string, bool), mo *obs) {
+func (c compareSpec) samePoint(m *outputs.ScoredModel, a, b *outputs.ScoredRun, set func(string, bool), mo *obs) {
 	miss := func(why string) { mo.Text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
 	convA, convB := a.Est.Converged, b.Est.Converged
 	set("models", true)
@@ -87,7 +87,7 @@ func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(stri
 		}
 		return
 	}
-	d, ok := metrics.BeliefDistance(answer(m, a).Beliefs, answer(m, b).Beliefs)
+	d, ok := metrics.BeliefDistance(m.Answer(a).Beliefs, m.Answer(b).Beliefs)
 	if ok {
 		mo.Num[c.Name+"_distance"] = d
 	}

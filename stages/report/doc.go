@@ -32,11 +32,10 @@
 // another method's wall time, a longer budget against the better rival,
 // growth exponents, belief distances, cost per iteration and per step,
 // marginals and answers against a reference's; core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
-// (a score instance's scores joined with the models, estimates and
-// marginals it scored; learning curves; summaries by setting) and the run
-// time from the stamps by the runner (pipeline.Plan.RunTime); the report
-// turns what they read into facts and applies declarations. The runner is
-// reached through plan.go alone.
+// into facts (outputs.Reader: scores model by model, summaries by
+// setting, learning curves, costs) and the run time from the stamps by the
+// runner (pipeline.Plan.RunTime); the report joins the declarations with
+// those facts. The runner is reached through plan.go alone.
 //
 // A new results section is a declaration: in_report (its place in
 // REPORT.md after the paper's tables), parts (its stages), reads, and

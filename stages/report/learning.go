@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // learningSpec declares how a learning section compares methods.
@@ -47,15 +48,15 @@ func (s *section) paired(part string, g *group, method string, tail int, only []
 func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		if t, ok := aggregate(s.partObs(part, g, trueMethod), "nll", "mean"); ok {
-			s.data.Add(newObs(part, "", g, "", "true model")).Num["nll_last"] = t
+		if t, ok := aggregate(s.partObs(part, g, outputs.TrueMethod), "nll", "mean"); ok {
+			s.data.Add(outputs.NewFact(part, "", g, "", "true model")).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)
 			if len(runs) == 0 {
 				continue
 			}
-			o := newObs(part, "", g, "", m)
+			o := outputs.NewFact(part, "", g, "", m)
 			p := s.paired(part, g, m, tail, nil)
 			nlls := p.NLL
 			if len(p.Seeds) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // discussionTOML is the discussion: its text, whose counts are claims
@@ -48,7 +49,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		return nil, err
 	}
 	s.plan = p
-	d := &paperData{s: s, fams: map[string]*family{}, learn: &part{Prefix: learnPart}}
+	d := &paperData{s: s, fams: map[string]*family{}, learn: newPart(learnPart)}
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		for _, st := range t.OptionalSources {
@@ -65,7 +66,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		}
 		fam := &family{Name: stage, Stage: stage}
 		for _, inst := range insts {
-			ok, err := d.s.readSummary(&part{Prefix: stage}, fam, inst, "")
+			ok, err := d.s.reader().ReadSummary(&newPart(stage).Progress, fam, inst, "")
 			if err != nil {
 				return nil, err
 			}
@@ -74,8 +75,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		d.fams[stage] = fam
 	}
 	if len(learnStages) > 0 {
-		r := &learnReader{d: d.s.data, plan: p}
-		if err := r.read(d.learn, learnStages); err != nil {
+		if err := d.s.reader().ReadLearning(&d.learn.Progress, learnStages); err != nil {
 			return nil, err
 		}
 	}
@@ -89,10 +89,10 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 func (d *paperData) addPaper(paper *Paper) {
 	for _, t := range paper.Tables {
 		for _, r := range t.Rows {
-			g := d.s.data.Setting(r.setting(), func() *group { return paperSetting(r.Graph, r.Size, r.Gamma) })
+			g := d.s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
 				if r.values[j].OK {
-					d.s.data.Add(newObs(paperPart(t.Number), "", g, "", c.Name)).Text[t.factOf(r)] = r.values[j].Text
+					d.s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[t.factOf(r)] = r.values[j].Text
 				}
 			}
 		}

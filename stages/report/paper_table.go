@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // cell is one method on one row: our number and the paper's.
@@ -64,7 +65,7 @@ func (d *paperData) stat(part, key, method, fact string) stat {
 }
 
 // setting is the key of the row's setting.
-func (r Row) setting() string { return paperSetting(r.Graph, r.Size, r.Gamma).Key }
+func (r Row) setting() string { return outputs.SettingOf(r.Graph, r.Size, r.Gamma).Key }
 
 // partOf is the part a column's facts are read from: its score stage, or
 // the learning runs.
@@ -144,7 +145,7 @@ func (t *Table) spec() tableSpec {
 }
 
 // reference methods are not approximations and never the best of a row.
-func isReference(method string) bool { return method == trueMethod || method == "exact" }
+func isReference(method string) bool { return method == outputs.TrueMethod || method == "exact" }
 
 func better(metric string, a, b float64) bool {
 	if metric == "corr" {

@@ -496,3 +496,10 @@ func checkRules(rs []ruleSpec) error {
 	}
 	return nil
 }
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -3,6 +3,8 @@ package report
 import (
 	"reflect"
 	"testing"
+
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // ruleSection is a section of two settings (A, B) on one model each:
@@ -18,11 +20,11 @@ func ruleSection(t *testing.T) *section {
 	for i, key := range []string{"A", "B"} {
 		g := d.Setting(key, func() *group { return &group{Key: key, Label: key} })
 		for method, v := range map[string][2]float64{"a": {1, 3}, "b": {2, 1}, "c": {0.5, 2}} {
-			o := d.Add(newObs("", "", g, "m"+key, method))
+			o := d.Add(outputs.NewFact("", "", g, "m"+key, method))
 			o.Num["x"], o.Num["converged"] = v[i], float64(i) // converged on B only
 		}
 		for method, nll := range map[string][2]float64{"exact": {1, 1}, "bp": {1.5, 1.2}, "gbp": {1.1, 1.3}, "renn": {1.05, 1.4}} {
-			d.Add(newObs("learn", "", g, "m"+key, method)).Num["nll"] = nll[i]
+			d.Add(outputs.NewFact("learn", "", g, "m"+key, method)).Num["nll"] = nll[i]
 		}
 	}
 	return s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // scope is what a section's text sees: the section's data at a binding (a
@@ -21,7 +22,7 @@ func (c scope) Anchor() string            { return c.s.spec.Anchor }
 func (c scope) Setting() *group           { return c.b.set }
 func (c scope) PartName() string          { return strings.Join(c.b.parts, ", ") }
 func (c scope) Var(name string) string    { return c.s.vars[name] }
-func (c scope) Cost() costSpec            { return c.s.spec.Cost }
+func (c scope) Cost() outputs.CostSpec    { return c.s.spec.Cost }
 func (c scope) Families() []*family       { return c.s.data.Families }
 func (c scope) Note(family string) string { return c.s.spec.Notes[family] }
 func (c scope) Models() int               { return len(c.s.data.ModelsOf(c.b.set)) }

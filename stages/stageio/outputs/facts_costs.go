@@ -1,9 +1,4 @@
-package report
-
-// Reading method stages for their cost: estimates.parquet (seconds,
-// iterations, convergence) with the stamps of their instances (the
-// process's wall and CPU seconds and peak memory), a fact obs per setting
-// and method.
+package outputs
 
 import (
 	"errors"
@@ -17,12 +12,15 @@ import (
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/pipeline"
-	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
-// costSpec declares how a cost section compares its methods.
-type costSpec struct {
+// Reading method stages for their cost: estimates.parquet (seconds,
+// iterations, convergence) with the stamps of their instances (the
+// process's wall and CPU seconds and peak memory), a fact obs per setting
+// and method.
+
+// CostSpec declares how a cost section compares its methods.
+type CostSpec struct {
 	// Reference is the method whose variable marginals those of Compare
 	// are measured against (mean and largest |ΔP(x_i)|).
 	Reference string
@@ -51,17 +49,17 @@ type costCell struct {
 	marginals []string
 }
 
-// readCosts reads every completed instance of the plan that wrote
+// ReadCosts reads every completed instance of the plan that wrote
 // estimates.parquet.
-func (s *section) readCosts(pt *part) error {
+func (s *Reader) ReadCosts(pt *Progress) error {
 	cells := map[[2]string]*costCell{}
-	sets := map[string]map[int32]*group{}
-	for _, inst := range s.plan.insts {
+	sets := map[string]map[int32]*Setting{}
+	for _, inst := range s.Insts {
 		if !slices.Contains([]string{"run-baselines", "train-renn", "exact-infer"}, inst.Binary) {
 			continue
 		}
 		pt.Instances++
-		st, err := pipeline.ReadStamp(inst.OutDir)
+		st, err := s.Usage(inst.OutDir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
@@ -75,12 +73,12 @@ func (s *section) readCosts(pt *part) error {
 			return err
 		}
 		pt.Done++
-		models := inst.inputOf("models")
+		models := inst.InputOf("models")
 		if models == nil {
 			return fmt.Errorf("stage %s: no models input, so its models' sizes are unknown", inst.ID)
 		}
 		if sets[models.OutDir] == nil {
-			if sets[models.OutDir], err = (&learnReader{d: s.data}).readSettings(models.OutDir); err != nil {
+			if sets[models.OutDir], err = s.readSettings(models.OutDir); err != nil {
 				return err
 			}
 		}
@@ -91,7 +89,7 @@ func (s *section) readCosts(pt *part) error {
 	return s.costFacts(cells)
 }
 
-func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*group, inst *instance, st *pipeline.Stamp, path string) error {
+func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*Setting, inst *Instance, st Usage, path string) error {
 	var methods []string
 	for _, r := range rows {
 		if !slices.Contains(methods, r.Method) {
@@ -101,15 +99,15 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 	for _, r := range rows {
 		g, ok := sets[r.ModelID]
 		if !ok {
-			return fmt.Errorf("%s: model %d is not in %s", path, r.ModelID, filepath.Join(inst.inputOf("models").OutDir, formats.ModelInfoFile))
+			return fmt.Errorf("%s: model %d is not in %s", path, r.ModelID, filepath.Join(inst.InputOf("models").OutDir, formats.ModelInfoFile))
 		}
 		k := [2]string{g.Key, r.Method}
 		c := cells[k]
 		if c == nil {
 			c = &costCell{}
 			cells[k] = c
-			if !slices.Contains(slices.Collect(maps.Values(s.spec.Cost.Short)), r.Method) {
-				s.data.Add(newObs("", inst.Stage, g, "", r.Method))
+			if !slices.Contains(slices.Collect(maps.Values(s.Cost.Short)), r.Method) {
+				s.Add(NewFact("", inst.Stage, g, "", r.Method))
 			}
 		}
 		c.Models, c.Seconds, c.Iterations = c.Models+1, c.Seconds+r.Seconds, c.Iterations+float64(r.Iterations)
@@ -126,9 +124,9 @@ func (s *section) addCosts(cells map[[2]string]*costCell, rows []formats.Estimat
 
 // costFacts writes every cell's facts: means per model, per iteration,
 // the process's, and per step from its short run.
-func (s *section) costFacts(cells map[[2]string]*costCell) error {
-	c := s.spec.Cost
-	for _, o := range s.data.Obs {
+func (s *Reader) costFacts(cells map[[2]string]*costCell) error {
+	c := s.Cost
+	for _, o := range s.Obs {
 		cell := cells[[2]string{o.Set.Key, o.Method}]
 		if cell == nil {
 			continue
@@ -146,7 +144,7 @@ func (s *section) costFacts(cells map[[2]string]*costCell) error {
 		o.Num["wall"], o.Num["cpu"] = cell.PerProcess()
 		o.Num["cpu_per_iteration"] = metrics.PerIteration(cpu, iters)
 		o.Text["iters"], o.Text["iter"] = "iters", "iter"
-		if hasPrefix(o.Method, c.Steps) {
+		if HasPrefix(o.Method, c.Steps) {
 			o.Text["iters"], o.Text["iter"], o.Num["counts_steps"] = "steps", "step", 1
 		}
 		if cell.NoUsage {
@@ -167,18 +165,18 @@ func (s *section) costFacts(cells map[[2]string]*costCell) error {
 
 // costDeltas measures the variable marginals of the compared methods
 // against the reference's on every setting.
-func (s *section) costDeltas(cells map[[2]string]*costCell) error {
-	c := s.spec.Cost
-	for _, o := range s.data.Obs {
+func (s *Reader) costDeltas(cells map[[2]string]*costCell) error {
+	c := s.Cost
+	for _, o := range s.Obs {
 		ref, cell := cells[[2]string{o.Set.Key, c.Reference}], cells[[2]string{o.Set.Key, o.Method}]
 		if ref == nil || cell == nil || !slices.Contains(c.Compare, o.Method) {
 			continue
 		}
-		pa, err := outputs.VarMarginals(ref.marginals, c.Reference)
+		pa, err := VarMarginals(ref.marginals, c.Reference)
 		if err != nil {
 			return err
 		}
-		pb, err := outputs.VarMarginals(cell.marginals, o.Method)
+		pb, err := VarMarginals(cell.marginals, o.Method)
 		if err != nil {
 			return err
 		}
@@ -190,15 +188,15 @@ func (s *section) costDeltas(cells map[[2]string]*costCell) error {
 	return nil
 }
 
-// costLabels names the settings: the side of a square grid or torus
+// CostLabels names the settings: the side of a square grid or torus
 // (300x300), else the number of variables; with the graph when there are
 // several, with gamma when there are several.
-func (s *section) costLabels() {
+func (s *Reader) CostLabels() {
 	graphs, gammas := map[string]bool{}, map[float64]bool{}
-	for _, g := range s.data.Settings {
+	for _, g := range s.Settings {
 		graphs[g.Graph], gammas[g.Gamma] = true, true
 	}
-	for _, g := range s.data.Settings {
+	for _, g := range s.Settings {
 		g.Label = fmt.Sprintf("n=%d", g.Size)
 		if l := int(math.Round(math.Sqrt(float64(g.Size)))); (g.Graph == "grid" || g.Graph == "torus") && l*l == g.Size {
 			g.Label = fmt.Sprintf("%dx%d", l, l)
@@ -210,9 +208,9 @@ func (s *section) costLabels() {
 			g.Label += " γ=" + strconv.FormatFloat(g.Gamma, 'g', -1, 64)
 		}
 	}
-	head := &obs{Num: map[string]float64{}, Text: map[string]string{"head": "model"}}
+	head := &Fact{Num: map[string]float64{}, Text: map[string]string{"head": "model"}}
 	if len(graphs) == 1 {
 		head.Text["head"] = slices.Collect(maps.Keys(graphs))[0]
 	}
-	s.data.Add(head)
+	s.Add(head)
 }

@@ -1,8 +1,4 @@
-package report
-
-// Reading score stages model by model (outputs.ReadScored) into facts: a
-// model's exact ln Z and shape, every run's scores and estimate, and the
-// declared comparisons of its runs.
+package outputs
 
 import (
 	"encoding/json"
@@ -19,14 +15,16 @@ import (
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
-// scored is a model a score stage scored, with its runs.
-type scored = outputs.ScoredModel
+// Reading score stages model by model (ReadScored) into facts: a
+// model's exact ln Z and shape, every run's scores and estimate, and the
+// declared comparisons of its runs.
 
-// readScores reads the score instances among insts into part pt.
-func (s *section) readScores(pt *part, insts []*instance) error {
+// scored is a model a score stage scored, with its runs.
+
+// ReadScores reads the score instances among insts into part pt.
+func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
 	for _, inst := range insts {
 		if inst.Binary != "score" {
 			continue
@@ -38,9 +36,9 @@ func (s *section) readScores(pt *part, insts []*instance) error {
 			pt.NotRun = append(pt.NotRun, inst.ID)
 			continue
 		}
-		in := outputs.ScoreInputs{Name: inst.ID, Dir: inst.OutDir, CfgDir: s.plan.dir, Beliefs: s.spec.Beliefs,
-			Models: outDirs(inst.inputsOf("models")), Truth: outDirs(inst.inputsOf("truth")), Pred: outDirs(inst.inputsOf("pred"))}
-		shards, err := outputs.ReadScored(in)
+		in := ScoreInputs{Name: inst.ID, Dir: inst.OutDir, CfgDir: s.CfgDir, Beliefs: s.Beliefs,
+			Models: outDirs(inst.InputsOf("models")), Truth: outDirs(inst.InputsOf("truth")), Pred: outDirs(inst.InputsOf("pred"))}
+		shards, err := ReadScored(in)
 		if err != nil {
 			return err
 		}
@@ -49,7 +47,7 @@ func (s *section) readScores(pt *part, insts []*instance) error {
 	return nil
 }
 
-func outDirs(insts []*instance) []string {
+func outDirs(insts []*Instance) []string {
 	out := make([]string, len(insts))
 	for i, inst := range insts {
 		out[i] = inst.OutDir
@@ -57,9 +55,9 @@ func outDirs(insts []*instance) []string {
 	return out
 }
 
-// answer is r as metrics compares answers, its factor beliefs in the
+// Answer is r as metrics compares answers, its factor beliefs in the
 // model's order.
-func answer(m *scored, r *outputs.ScoredRun) metrics.Answer {
+func (m *ScoredModel) Answer(r *ScoredRun) metrics.Answer {
 	a := metrics.Answer{Converged: r.Est.Converged, F: r.Est.FreeEnergy, MeanAbs: r.Metrics[metrics.VarMeanAbs], Beliefs: mrf.Marginals{Vars: r.Vars}}
 	for k := range m.Model.Factors {
 		a.Beliefs.Factors = append(a.Beliefs.Factors, r.Factors[int32(k)])
@@ -70,39 +68,47 @@ func answer(m *scored, r *outputs.ScoredRun) metrics.Answer {
 // emit adds the models of a score instance to the section's data, shard
 // by shard in model_info order, each in the setting of its family (its
 // name without the trailing index).
-func (s *section) emit(pt *part, inst *instance, shards []*outputs.ScoredShard) {
-	preds := inst.inputsOf("pred")
+func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
+	preds := inst.InputsOf("pred")
 	for _, sh := range shards {
 		for _, id := range sh.Order {
 			m := sh.Models[id]
 			if m == nil {
 				continue
 			}
-			key := settingKey(m.Info.Name)
-			g := s.data.Setting(pt.Prefix+key, func() *group {
-				return &group{Key: key, Label: settingLabel(m.Info), Graph: m.Info.Graph, Size: len(m.Info.Cards), Gamma: m.Info.Gamma}
+			key := SettingKey(m.Info.Name)
+			g := s.Setting(pt.Prefix+key, func() *Setting {
+				return &Setting{Key: key, Label: settingLabel(m.Info), Graph: m.Info.Graph, Size: len(m.Info.Cards), Gamma: m.Info.Gamma}
 			})
-			mo := s.modelObs(pt, inst.Stage, g, m)
-			for _, method := range sortedKeys(m.Runs) {
-				if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
-					var pred *instance
-					if r.Pred >= 0 {
-						pred = preds[r.Pred]
-					}
-					s.runObs(pt, inst.Stage, g, m, method, r, pred)
-				}
-			}
-			s.compareRuns(mo, m)
+			s.AddScored(pt, inst.Stage, g, m, preds)
 		}
+	}
+}
+
+// AddScored adds model m of a score stage and its runs (preds: the stage's
+// pred inputs, which runs name by index) in setting g.
+func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel, preds []*Instance) {
+	mo := s.modelObs(pt, stage, g, m)
+	for _, method := range sortedKeys(m.Runs) {
+		if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
+			var pred *Instance
+			if r.Pred >= 0 {
+				pred = preds[r.Pred]
+			}
+			s.runObs(pt, stage, g, m, method, r, pred)
+		}
+	}
+	if s.OnModel != nil {
+		s.OnModel(mo, m)
 	}
 }
 
 // modelObs returns the facts of model m itself (its exact ln Z and shape),
 // made on first reading.
-func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
-	o := s.data.Find(g, m.Info.Name, "")
+func (s *Reader) modelObs(pt *Progress, stage string, g *Setting, m *ScoredModel) *Fact {
+	o := s.Find(g, m.Info.Name, "")
 	if len(o) == 0 {
-		o = []*obs{s.data.Add(newObs(pt.Prefix, stage, g, m.Info.Name, ""))}
+		o = []*Fact{s.Add(NewFact(pt.Prefix, stage, g, m.Info.Name, ""))}
 		sh := mrf.ShapeOf(m.Model)
 		o[0].Num["n_vars"], o[0].Num["n_factors"], o[0].Num["max_arity"] = float64(len(m.Info.Cards)), float64(sh.Factors), float64(sh.MaxArity)
 		o[0].Num["zeros"], o[0].Num["observed"] = float64(sh.Zeros), float64(sh.Observed)
@@ -119,15 +125,15 @@ func (s *section) modelObs(pt *part, stage string, g *group, m *scored) *obs {
 
 // runObs adds one run: its scores, its estimate and what follows from it
 // and the exact ln Z (the free energy's gap, a bound's slack).
-func (s *section) runObs(pt *part, stage string, g *group, m *scored, method string, r *outputs.ScoredRun, pred *instance) {
+func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, method string, r *ScoredRun, pred *Instance) {
 	col := s.column(method, pred)
-	for _, o := range s.data.Find(g, m.Info.Name, col) {
+	for _, o := range s.Find(g, m.Info.Name, col) {
 		if pred != nil && o.Text["pred"] == pred.ID {
 			return // one run scored by two stages
 		}
 		col += " [" + stage + "]"
 	}
-	o := s.data.Add(newObs(pt.Prefix, stage, g, m.Info.Name, col))
+	o := s.Add(NewFact(pt.Prefix, stage, g, m.Info.Name, col))
 	for k, v := range r.Metrics {
 		o.Num[k] = v
 	}
@@ -168,9 +174,9 @@ func (s *section) runObs(pt *part, stage string, g *group, m *scored, method str
 // column names a run's column: its method, and, in a section whose
 // columns say so, the region scheme its regions input asked for when not
 // auto.
-func (s *section) column(method string, pred *instance) string {
-	if s.spec.Columns == "method+scheme" && pred != nil {
-		if reg := pred.inputOf("regions"); reg != nil && reg.Flags["scheme"] != "" && reg.Flags["scheme"] != "auto" {
+func (s *Reader) column(method string, pred *Instance) string {
+	if s.Columns == "method+scheme" && pred != nil {
+		if reg := pred.InputOf("regions"); reg != nil && reg.Flags["scheme"] != "" && reg.Flags["scheme"] != "auto" {
 			return method + " (" + reg.Flags["scheme"] + ")"
 		}
 	}
@@ -179,20 +185,13 @@ func (s *section) column(method string, pred *instance) string {
 
 // settingKey is a model's name without its trailing index: the models of
 // one sample-model call share it.
-func settingKey(name string) string {
+func SettingKey(name string) string {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
 		if _, err := strconv.Atoi(name[i+1:]); err == nil {
 			return name[:i]
 		}
 	}
 	return name
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func sortedKeys[V any](m map[string]V) []string {

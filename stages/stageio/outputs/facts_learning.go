@@ -1,9 +1,4 @@
-package report
-
-// Reading learn-mrf stages: every model's learning run (its test NLL and
-// seconds per epoch) from curves.parquet, the setting of its model from
-// model_info.parquet of the models input, and the true model's test NLL
-// from samples.parquet of the samples input.
+package outputs
 
 import (
 	"errors"
@@ -14,29 +9,26 @@ import (
 	"strconv"
 
 	"github.com/renn-go/renn/formats"
-	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
-// trueMethod is the method of the true model's test NLL.
-const trueMethod = "true"
+// Reading learn-mrf stages: every model's learning run (its test NLL and
+// seconds per epoch) from curves.parquet, the setting of its model from
+// model_info.parquet of the models input, and the true model's test NLL
+// from samples.parquet of the samples input.
 
-// learnReader reads learning runs into a dataset.
-type learnReader struct {
-	d           *dataset
-	plan        *plan
-	samplesRead map[string]bool
-}
+// TrueMethod is the method of the true model's test NLL.
+const TrueMethod = "true"
 
-// readLearning reads the curves of every instance of the learn-mrf stages
+// ReadLearning reads the curves of every instance of the learn-mrf stages
 // into pt: a run obs per model and method (facts nll, the last epoch's
 // test NLL, and epoch_seconds, the mean seconds per epoch), and the true
-// model's test NLL of every model (method trueMethod, fact nll).
-func (r *learnReader) read(pt *part, stages []string) error {
-	if r.samplesRead == nil {
-		r.samplesRead = map[string]bool{}
+// model's test NLL of every model (method TrueMethod, fact nll).
+func (s *Reader) ReadLearning(pt *Progress, stages []string) error {
+	if s.samplesRead == nil {
+		s.samplesRead = map[string]bool{}
 	}
 	for _, stage := range stages {
-		insts := r.plan.of(stage)
+		insts := s.of(stage)
 		if len(insts) == 0 {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
 		}
@@ -47,7 +39,7 @@ func (r *learnReader) read(pt *part, stages []string) error {
 				pt.NotRun = append(pt.NotRun, inst.ID)
 				continue
 			}
-			if err := r.readInstance(pt, inst, path); err != nil {
+			if err := s.readInstance(pt, inst, path); err != nil {
 				return err
 			}
 		}
@@ -55,16 +47,16 @@ func (r *learnReader) read(pt *part, stages []string) error {
 	return nil
 }
 
-func (r *learnReader) readInstance(pt *part, inst *instance, path string) error {
-	models, samples := inst.inputOf("models"), inst.inputOf("samples")
+func (s *Reader) readInstance(pt *Progress, inst *Instance, path string) error {
+	models, samples := inst.InputOf("models"), inst.InputOf("samples")
 	if models == nil || samples == nil {
 		return fmt.Errorf("stage %s: needs models and samples inputs to be read as learning", inst.ID)
 	}
-	settings, err := r.readSettings(models.OutDir)
+	settings, err := s.readSettings(models.OutDir)
 	if err != nil {
 		return err
 	}
-	runs, err := outputs.ReadLearningCurves(path)
+	runs, err := ReadLearningCurves(path)
 	if err != nil {
 		return err
 	}
@@ -73,18 +65,18 @@ func (r *learnReader) readInstance(pt *part, inst *instance, path string) error 
 		if !ok {
 			return fmt.Errorf("%s: model %d is not in %s", path, run.ModelID, filepath.Join(models.OutDir, formats.ModelInfoFile))
 		}
-		o := newObs(pt.Prefix, inst.Stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
+		o := NewFact(pt.Prefix, inst.Stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
 		o.Seed, o.Curve, o.Secs = inst.Shard[seedKey], run.NLL, run.Seconds
 		secs := 0.0
 		for _, x := range run.Seconds {
 			secs += x
 		}
 		o.Num["nll"], o.Num["epoch_seconds"] = o.Curve[len(o.Curve)-1], secs/float64(len(run.Seconds))
-		r.d.Add(o)
+		s.Add(o)
 	}
-	if !r.samplesRead[samples.OutDir] {
-		r.samplesRead[samples.OutDir] = true
-		return r.readTrueNLL(pt, samples.OutDir, settings)
+	if !s.samplesRead[samples.OutDir] {
+		s.samplesRead[samples.OutDir] = true
+		return s.readTrueNLL(pt, samples.OutDir, settings)
 	}
 	return nil
 }
@@ -93,24 +85,24 @@ func (r *learnReader) readInstance(pt *part, inst *instance, path string) error 
 const seedKey = "seed"
 
 // readSettings reads the setting of every model of a models directory.
-func (r *learnReader) readSettings(dir string) (map[int32]*group, error) {
+func (s *Reader) readSettings(dir string) (map[int32]*Setting, error) {
 	infos, _, err := formats.ReadModelInfo(filepath.Join(dir, formats.ModelInfoFile))
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int32]*group, len(infos))
+	out := make(map[int32]*Setting, len(infos))
 	for _, in := range infos {
-		ps := paperSetting(in.Graph, len(in.Cards), in.Gamma)
+		ps := SettingOf(in.Graph, len(in.Cards), in.Gamma)
 		ps.Hidden = len(in.Hidden)
-		out[in.ModelID] = r.d.Setting(ps.Key, func() *group { return ps })
+		out[in.ModelID] = s.Setting(ps.Key, func() *Setting { return ps })
 	}
 	return out, nil
 }
 
 // readTrueNLL adds the true model's test NLL of every model in dir: the
 // mean of -log p over its test split.
-func (r *learnReader) readTrueNLL(pt *part, dir string, settings map[int32]*group) error {
-	ids, nll, err := outputs.TestNLL(dir)
+func (s *Reader) readTrueNLL(pt *Progress, dir string, settings map[int32]*Setting) error {
+	ids, nll, err := TestNLL(dir)
 	if err != nil {
 		return err
 	}
@@ -119,7 +111,7 @@ func (r *learnReader) readTrueNLL(pt *part, dir string, settings map[int32]*grou
 		if !ok {
 			return fmt.Errorf("%s: model %d has samples but is not among the models", filepath.Join(dir, formats.SamplesFile), id)
 		}
-		o := r.d.Add(newObs(pt.Prefix, "", g, strconv.Itoa(int(id)), trueMethod))
+		o := s.Add(NewFact(pt.Prefix, "", g, strconv.Itoa(int(id)), TrueMethod))
 		o.Num["nll"] = nll[id]
 	}
 	return nil
