@@ -183,15 +183,13 @@ func setLabel(g *group) string {
 
 // The rules over the paper's tables, each counted for us and the paper.
 
-// results indexes the filled paper tables by number.
-type results map[int]*result
-
-// paperRow is row i of a filled table, with the columns a rule compares.
+// paperRow is row i of a paper table, with the columns a rule compares.
 type paperRow struct {
-	res    *result
+	t      *Table
 	i      int
 	metric string
 	a, b   int
+	hasStd bool // the paper gives both columns' std
 }
 
 // paperRows are the rows of r's tables (of its metric, graph, size,
@@ -199,19 +197,20 @@ type paperRow struct {
 func (s *section) paperRows(r *ruleSpec) []paperRow {
 	var out []paperRow
 	for _, n := range r.Tables {
-		res := s.filled[n]
-		if res == nil {
+		doc := s.filled[n]
+		if doc == nil {
 			continue
 		}
-		a, b := col(res.t, r.Method, false), col(res.t, r.Other, false)
+		t := doc.T
+		a, b := col(t, r.Method, false), col(t, r.Other, false)
 		if r.From || r.Other == "" {
-			b = col(res.t, r.Method, r.From)
+			b = col(t, r.Method, r.From)
 		}
-		for i, row := range res.t.Rows {
-			m := res.t.factOf(row)
+		for i, row := range t.Rows {
+			m := t.factOf(row)
 			keep := (r.Metric == "" || m == r.Metric) && (r.Graph == "" || row.Graph == r.Graph) && (r.Size == 0 || row.Size == r.Size) && (r.Gamma == 0 || row.Gamma == r.Gamma)
 			if keep && a >= 0 && b >= 0 {
-				out = append(out, paperRow{res, i, m, a, b})
+				out = append(out, paperRow{t, i, m, a, b, row.values[a].HasStd && row.values[b].HasStd})
 			}
 		}
 	}
@@ -222,15 +221,6 @@ func (s *section) paperRows(r *ruleSpec) []paperRow {
 // from another table.
 func col(t *Table, method string, from bool) int {
 	return slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == method && (c.From != "") == from })
-}
-
-// stat is column j of the row, ours or the paper's.
-func (p paperRow) stat(j int, paper bool) stat {
-	c := p.res.cells[p.i][j]
-	if paper {
-		return stat{ok: c.paper.OK, mean: c.paper.Mean, std: c.paper.Std}
-	}
-	return c.ours
 }
 
 // paperCount is a paper rule's count for us and the paper, written, and
@@ -245,13 +235,13 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 	out := paperCount{winners: map[string]int{}}
 	for _, p := range s.paperRows(r) {
 		for k, paper := range []bool{false, true} {
-			a, b := p.stat(p.a, paper), p.stat(p.b, paper)
+			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
 			switch r.Rule {
 			case "best", "winners":
-				if w, ok := p.res.winner(p.i, p.metric, paper); ok {
-					side[k].count(p.res.t.Columns[w].Method == r.Method, "")
+				if w, ok := s.winner(p.t, p.i, p.metric, paper); ok {
+					side[k].count(p.t.Columns[w].Method == r.Method, "")
 					if !paper {
-						out.winners[p.res.t.Columns[w].Method]++
+						out.winners[p.t.Columns[w].Method]++
 					}
 				}
 			case "beats":
@@ -259,8 +249,7 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 					side[k].count(better(p.metric, a.mean, b.mean), "")
 				}
 			case "agree":
-				c := p.res.cells[p.i]
-				if a.ok && b.ok && (!paper || c[p.a].paper.HasStd && c[p.b].paper.HasStd) {
+				if a.ok && b.ok && (!paper || p.hasStd) {
 					side[k].count(math.Abs(a.mean-b.mean) < min(a.std, b.std), "")
 				}
 			}
@@ -289,7 +278,7 @@ func (s *section) combine(r *ruleSpec) string {
 	for k, paper := range []bool{false, true} {
 		var xs, ys []float64
 		for _, p := range s.paperRows(r) {
-			a, b := p.stat(p.a, paper), p.stat(p.b, paper)
+			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
 			if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs) == 0) {
 				xs, ys = append(xs, a.mean), append(ys, b.mean)
 			}
@@ -325,8 +314,8 @@ func (r *ruleSpec) combined(xs, ys []float64) string {
 func (s *section) modelsText(r *ruleSpec) string {
 	models := 0
 	for _, n := range r.Tables {
-		if res := s.filled[n]; res != nil {
-			models = max(models, res.models)
+		if doc := s.filled[n]; doc != nil {
+			models = max(models, doc.Models)
 		}
 	}
 	if models == 0 {
@@ -335,22 +324,21 @@ func (s *section) modelsText(r *ruleSpec) string {
 	return fmt.Sprintf("%d random models per setting", models)
 }
 
-// winner is the best column of row i among the paper's methods; ok is
-// false unless two compete (and, for us, all of them ran).
-func (res *result) winner(i int, metric string, paper bool) (w int, ok bool) {
+// winner is the best column of row i of t among the paper's methods; ok
+// is false unless two compete (and, for us, all of them ran).
+func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok bool) {
 	var cols []int
-	for k, c := range res.t.Columns {
-		if c.From == "" && !isReference(c.Method) && res.cells[i][k].paper.OK {
+	for k, c := range t.Columns {
+		if c.From == "" && !isReference(c.Method) && t.Rows[i].values[k].OK {
 			cols = append(cols, k)
 		}
 	}
-	p := paperRow{res: res, i: i}
-	if len(cols) < 2 || slices.ContainsFunc(cols, func(k int) bool { return !p.stat(k, paper).ok }) {
+	if len(cols) < 2 || slices.ContainsFunc(cols, func(k int) bool { return !s.paperStat(t, i, k, paper).ok }) {
 		return 0, false
 	}
 	w = cols[0]
 	for _, k := range cols[1:] {
-		if better(metric, p.stat(k, paper).mean, p.stat(w, paper).mean) {
+		if better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
 			w = k
 		}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -71,15 +72,30 @@ func TestRulesAtMost(t *testing.T) {
 // three methods (a reference, a, b) and three rows, ours and the paper's.
 func TestRulesPaper(t *testing.T) {
 	v := func(mean, std float64) Value { return Value{OK: true, Mean: mean, Std: std, HasStd: true} }
-	o := func(mean, std float64) stat { return stat{ok: true, mean: mean, std: std, n: 20} }
-	tb := &Table{Number: 1, Kind: KindInference, Columns: []Column{{Method: "exact"}, {Method: "a"}, {Method: "b"}},
-		Rows: []Row{{Metric: "l1", Graph: "grid", Size: 9}, {Metric: "l1", Graph: "grid", Size: 16}, {Metric: "corr", Graph: "complete", Size: 9}}}
-	res := &result{t: tb, models: 20, cells: [][]cell{
-		{{o(0, 0), v(0, 0)}, {o(0.1, 0.15), v(0.3, 0.1)}, {o(0.2, 0.15), v(0.25, 0.1)}},
-		{{o(0, 0), v(0, 0)}, {o(0.3, 0.1), v(0.3, 0.1)}, {o(0.2, 0.01), v(0.45, 0.1)}},
-		{{o(1, 0), v(1, 0)}, {stat{}, v(0.9, 0.1)}, {o(0.8, 0.1), v(0.5, 0.1)}},
+	tb := &Table{Number: 1, Kind: KindInference, Source: "src", Columns: []Column{{Method: "exact"}, {Method: "a"}, {Method: "b"}}, Rows: []Row{
+		{Metric: "l1", Graph: "grid", Size: 9, values: []Value{v(0, 0), v(0.3, 0.1), v(0.25, 0.1)}},
+		{Metric: "l1", Graph: "grid", Size: 16, values: []Value{v(0, 0), v(0.3, 0.1), v(0.45, 0.1)}},
+		{Metric: "corr", Graph: "complete", Size: 9, values: []Value{v(1, 0), v(0.9, 0.1), v(0.5, 0.1)}},
 	}}
-	s := &section{spec: &sectionSpec{}, filled: results{1: res}}
+	s, err := prepare(&sectionSpec{Title: "paper"}, &dataset{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ours: two models per setting, each method's (mean, std) as given
+	// (a has no corr).
+	ours := [][][2]float64{{{0, 0}, {0.1, 0.15}, {0.2, 0.15}}, {{0, 0}, {0.3, 0.1}, {0.2, 0.01}}, {{1, 0}, {}, {0.8, 0.1}}}
+	for i, r := range tb.Rows {
+		g := s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
+		for j, c := range tb.Columns {
+			if i == 2 && c.Method == "a" {
+				continue
+			}
+			for k, sign := range []float64{-1, 1} {
+				s.data.Add(outputs.NewFact("src", "", g, fmt.Sprint(k), c.Method)).Num[r.Metric] = ours[i][j][0] + sign*ours[i][j][1]
+			}
+		}
+	}
+	s.filled = map[int]*tableDoc{1: {T: tb, Models: 20}}
 	for _, tc := range []struct {
 		r    ruleSpec
 		want string

@@ -60,9 +60,9 @@ type section struct {
 	tmpl *template.Template
 	plan *plan
 	vars map[string]string // values the caller gives the text (Var)
-	// filled are the paper's tables with our numbers, for the rules over
-	// them (the discussion's).
-	filled results
+	// filled are the paper's tables with our numbers, by number, for the
+	// rules over them (the discussion's).
+	filled map[int]*tableDoc
 	err    error // the first error met while writing the text
 }
 
