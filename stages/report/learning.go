@@ -21,6 +21,9 @@ type learningSpec struct {
 	WallRef   string   `toml:"wall_ref"`    // whose wall time it is compared at
 	LongRef   string   `toml:"long_ref"`    // the longer budget's subject
 	LongRival []string `toml:"long_rivals"` // the longer budget's rivals
+	// Subjects and Rivals are a gap claim's methods and rivals where it
+	// names none.
+	Subjects, Rivals []string
 }
 
 // runs are the learning runs of part of method on g.

@@ -238,8 +238,9 @@ func (d *dataset) fact(p piece, b binding) cellValue {
 	return cellValue{text: s, value: v, n: n, numeric: true, ok: ok, numEnd: len(s)}
 }
 
-func or(s, dflt string) string {
-	if s == "" {
+// or is s, or dflt when s is empty.
+func or[T string | []string](s, dflt T) T {
+	if len(s) == 0 {
 		return dflt
 	}
 	return s

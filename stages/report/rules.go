@@ -379,12 +379,12 @@ func (s *section) gapRule(r *ruleSpec) tally {
 			return v - e, okE && okV
 		}
 		ref, refOK := math.Inf(1), false
-		for _, m := range r.Rivals {
+		for _, m := range or(r.Rivals, l.Rivals) {
 			if v, ok := gap(m); ok {
 				ref, refOK = min(ref, v), true
 			}
 		}
-		for _, m := range r.Methods {
+		for _, m := range or(r.Methods, l.Subjects) {
 			if v, ok := gap(m); ok && refOK {
 				c.count(v <= ref+l.Tol, fmt.Sprintf("%s on %s: %+.3f against %+.3f", m, g.Label, v, ref))
 			}
