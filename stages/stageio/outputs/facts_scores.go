@@ -65,7 +65,7 @@ func (m *ScoredModel) Answer(r *ScoredRun) metrics.Answer {
 	return a
 }
 
-// emit adds the models of a score instance to the section's data, shard
+// emit adds the models of a score instance to the store, shard
 // by shard in model_info order, each in the setting of its family (its
 // name without the trailing index).
 func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
@@ -171,7 +171,7 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 	}
 }
 
-// column names a run's column: its method, and, in a section whose
+// column names a run's column: its method, and, where the reader's
 // columns say so, the region scheme its regions input asked for when not
 // auto.
 func (s *Reader) column(method string, pred *Instance) string {

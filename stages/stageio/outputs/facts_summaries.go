@@ -90,7 +90,7 @@ func (s *Reader) familyOf(stage, prefix string) string {
 	return strings.TrimPrefix(stage, prefix)
 }
 
-// Label names a setting as the section's settings are named: "side", the
+// Label names a setting as the reader's Labels say: "side", the
 // side of a square grid (10x10), else graph and size.
 func (s *Reader) Label(g *Setting) string {
 	if s.Labels == "side" {
@@ -103,7 +103,7 @@ func (s *Reader) Label(g *Setting) string {
 }
 
 // ReadUnscored finds the models stages that a stage reading --weights ran
-// on but no score stage of the section scored, and compares every method's
+// on but no score stage of the reader's parts scored, and compares every method's
 // answers there with those of the method ref. A set whose runs have not
 // all completed is left out.
 func (s *Reader) ReadUnscored(ref string) (*Progress, error) {
