@@ -24,17 +24,18 @@ func Statuses() []string {
 	return []string{StatusNotConverged, StatusConverged, StatusIterationLimit, StatusTimeLimit, StatusDiverged, StatusCheckFailed}
 }
 
-// estimatesFor reads estimates.parquet with its status column, or without
-// it from a file written before it.
+// estimatesFor reads estimates.parquet with the columns the file has: its
+// status column, absent from a file written before it, and the optional
+// certificate column.
 func estimatesFor(sc *arrow.Schema) (table[EstimateRow], error) {
-	if sc.HasField("status") {
-		return estimatesTable, nil
-	}
 	var cols []column[EstimateRow]
 	for _, c := range estimatesTable.cols {
-		if c.name != "status" {
+		if c.name != "status" || sc.HasField("status") {
 			cols = append(cols, c)
 		}
+	}
+	if sc.HasField(certificateColumn.name) {
+		cols = append(cols, certificateColumn)
 	}
 	return table[EstimateRow]{cols: cols}, nil
 }

@@ -131,7 +131,7 @@ func chunk(t *testing.T, data []byte, name string) (offset, size int64) {
 // most. (Left to the Arrow reader, these claims make it allocate, zero and
 // loop over up to gigabytes.)
 func TestReadClaimsBeyondData(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the allocations of the whole process.
 	good := regionsFile(t, 3)
 	first, firstSize := chunk(t, good, "model_id")
 	scheme, _ := chunk(t, good, "scheme")
@@ -259,7 +259,7 @@ func TestReadersCheckClaims(t *testing.T) {
 // A footer whose schema list claims 2^25 elements is rejected before the
 // Thrift decoder allocates the list (256 MiB of pointers).
 func TestReadFooterListClaim(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the allocations of the whole process.
 	good := regionsFile(t, 3)
 	n := int(binary.LittleEndian.Uint32(good[len(good)-8:]))
 	body, footer := good[:len(good)-8-n], good[len(good)-8-n:len(good)-8]

@@ -182,6 +182,13 @@ type EstimateRow struct {
 	Status  string
 	Seconds float64
 	Params  string // JSON
+	// Certificate says what backs the answer (infer.Result.Certificate:
+	// exact, converged, monte-carlo, bounds or none), for methods that
+	// state it (auto); "" otherwise. It is the optional column
+	// "certificate": written only when some row of the file has one, so
+	// files without any stay as they were, and files without the column
+	// read as "".
+	Certificate string
 }
 
 var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
@@ -195,6 +202,12 @@ var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
 	float64Column("seconds", func(r *EstimateRow) *float64 { return &r.Seconds }),
 	stringColumn("params", func(r *EstimateRow) *string { return &r.Params }),
 }}
+
+// certificateColumn is estimates' optional column of certificates.
+var certificateColumn = stringColumn("certificate", func(r *EstimateRow) *string { return &r.Certificate })
+
+// estimatesWithCertificate is estimates with the certificate column.
+var estimatesWithCertificate = table[EstimateRow]{cols: append(append([]column[EstimateRow](nil), estimatesTable.cols...), certificateColumn)}
 
 // SampleRow is one sample of a model: a row of samples.parquet.
 type SampleRow struct {
@@ -398,18 +411,23 @@ func ReadStderrs(path string) ([]StderrRow, Provenance, error) {
 
 // WriteEstimates writes per-method estimates to path (estimates.parquet).
 // A row's empty Status is derived (EstimateStatus); a status unknown, or
-// not agreeing with Converged, is an error.
+// not agreeing with Converged, is an error. The certificate column is
+// written only when some row has a certificate.
 func WriteEstimates(path string, rows []EstimateRow, prov Provenance) error {
 	rows, err := withStatus(rows)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writeTable(path, estimatesTable, rows, prov, defaultWrite)
+	t := estimatesTable
+	if slices.ContainsFunc(rows, func(r EstimateRow) bool { return r.Certificate != "" }) {
+		t = estimatesWithCertificate
+	}
+	return writeTable(path, t, rows, prov, defaultWrite)
 }
 
-// ReadEstimates reads a file written by WriteEstimates, or one written
-// before the status column: its rows' Status is derived from converged and
-// params (EstimateStatus).
+// ReadEstimates reads a file written by WriteEstimates (with or without the
+// certificate column), or one written before the status column: its rows'
+// Status is derived from converged and params (EstimateStatus).
 func ReadEstimates(path string) ([]EstimateRow, Provenance, error) {
 	rows, prov, err := readTable(path, estimatesFor)
 	if err != nil {

@@ -32,10 +32,11 @@ type root struct {
 	UAIOut        string        `name:"uai-out" type:"path" placeholder:"DIR" help:"Also write every model's result as UAI competition files: DIR/exact/<name>.uai.MAR (variable marginals; observed variables as point masses) and DIR/exact/<name>.uai.PR (log10 Z), <name> being the model's name without .uai. Each file begins with a comment line saying whether the answer converged, did not (c renn status: NOT CONVERGED: how it stopped; the answer passed the shared check) or failed the shared check (c renn status: FAILED CHECK: the reason; the numbers are then what the method returned, no valid answer), then one naming the run (its --out). A file of another run (another --out) is not replaced without --overwrite (exit 2); a rerun into the same --out replaces its own files and removes those it no longer writes. Written with the Parquet files, all or none."`
 	Overwrite     bool          `help:"With --uai-out: replace UAI result files written by another run (another --out) or not by these tools, instead of refusing to run (exit 2)."`
 	PlanOnly      bool          `name:"plan-only" help:"Print every model's plan and its cost (multiply-adds, largest table, peak memory, slices, estimated seconds) and solve nothing. Without it the same figures go to stderr as a log line before each model is solved."`
+	SkipTooWide   bool          `name:"skip-too-wide" help:"Skip a model whose plan does not fit --max-table, --max-memory or --max-planned-seconds, instead of failing: it gets no exact answer, and is listed at the end and in the outputs' provenance (skipped). Without it such a model fails the run."`
 }
 
 func (r *root) params() exactinfer.Params {
-	return exactinfer.Params{Models: r.Models, Options: r.opts, UAIOut: r.UAIOut, Overwrite: r.Overwrite, PlanOnly: r.PlanOnly}
+	return exactinfer.Params{Models: r.Models, Options: r.opts, UAIOut: r.UAIOut, Overwrite: r.Overwrite, PlanOnly: r.PlanOnly, SkipTooWide: r.SkipTooWide}
 }
 
 // Validate makes bad option values, a missing --out, and --overwrite

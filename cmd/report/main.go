@@ -24,16 +24,29 @@ type root struct {
 	Scale         string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown cost-against-size table of the scale pipeline CONFIG (pipeline.scale.toml): seconds, iterations, peak memory and growth exponents of every method, renn-mp's marginals against GBP's."`
 	WithAmortized string `placeholder:"CONFIG" help:"Include in the report the section 'Beyond the paper: amortized inference' from the amortized_* score stages of CONFIG (pipeline.amortize.toml)."`
 	Amortized     string `placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown section 'Beyond the paper: amortized inference' from the amortized_* score stages of CONFIG (pipeline.amortize.toml): the family networks against renn-mp, GBP and BP."`
+	AnyModel      string `name:"anymodel" placeholder:"CONFIG" help:"Instead of the report, print (to stdout) the Markdown section 'Any model, within a budget' from the score_budget<seconds> stages of CONFIG (pipeline.anymodel.toml): auto against every single method at the same time budget."`
+	WithAnyModel  string `name:"with-anymodel" placeholder:"CONFIG" help:"Include in the report the section 'Any model, within a budget' from the score_budget<seconds> stages of CONFIG (pipeline.anymodel.toml)."`
 }
 
 // Validate makes a missing config a usage error (exit 2). Paths are kept as
 // given, so the report prints them as the user typed them.
 func (r *root) Validate() error {
-	if r.Scale != "" && r.Amortized != "" {
-		return fmt.Errorf("--scale and --amortized: give one")
+	if n := countSet(r.Scale, r.Amortized, r.AnyModel); n > 1 {
+		return fmt.Errorf("--scale, --amortized and --anymodel: give one")
 	}
-	if r.WithAmortized != "" && (r.Scale != "" || r.Amortized != "") {
-		return fmt.Errorf("--with-amortized is for the report, not with --scale or --amortized")
+	if (r.WithAmortized != "" || r.WithAnyModel != "") && countSet(r.Scale, r.Amortized, r.AnyModel) > 0 {
+		return fmt.Errorf("--with-amortized and --with-anymodel are for the report, not with --scale, --amortized or --anymodel")
+	}
+	for _, f := range []struct{ flag, path string }{{"--anymodel", r.AnyModel}, {"--with-anymodel", r.WithAnyModel}} {
+		if f.path == "" {
+			continue
+		}
+		if st, err := os.Stat(f.path); err != nil || st.IsDir() {
+			return fmt.Errorf("%s %s: not a file", f.flag, f.path)
+		}
+	}
+	if r.AnyModel != "" {
+		return nil
 	}
 	if r.Amortized != "" {
 		if st, err := os.Stat(r.Amortized); err != nil || st.IsDir() {
@@ -71,6 +84,13 @@ func (r *root) Run() error {
 		}
 		return err
 	}
+	if r.AnyModel != "" {
+		sec, err := report.AnyModelSection(report.AnyModelParams{Config: r.AnyModel, Command: "go run ./cmd/report --anymodel " + r.AnyModel})
+		if err == nil {
+			fmt.Print(sec)
+		}
+		return err
+	}
 	if r.Amortized != "" {
 		sec, err := report.AmortizedSection(report.AmortizedParams{Config: r.Amortized,
 			Command: "go run ./cmd/report --amortized " + r.Amortized})
@@ -86,7 +106,10 @@ func (r *root) Run() error {
 	if r.WithAmortized != "" {
 		cmd += " --with-amortized " + r.WithAmortized
 	}
-	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd, Amortized: r.WithAmortized})
+	if r.WithAnyModel != "" {
+		cmd += " --with-anymodel " + r.WithAnyModel
+	}
+	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd, Amortized: r.WithAmortized, AnyModel: r.WithAnyModel})
 	if err == nil {
 		fmt.Fprintf(os.Stderr, "report: wrote %s (figures in %s)\n", r.Out, strings.TrimSuffix(r.Assets, "/"))
 	}
@@ -95,4 +118,15 @@ func (r *root) Run() error {
 
 func main() {
 	cli.Main("report", "Write REPORT.md: the RENN paper's tables next to ours, from the paper pipeline's outputs.", &root{})
+}
+
+// countSet counts the non-empty strings.
+func countSet(xs ...string) int {
+	n := 0
+	for _, x := range xs {
+		if x != "" {
+			n++
+		}
+	}
+	return n
 }

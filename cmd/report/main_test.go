@@ -18,6 +18,11 @@ func TestExitCodes(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("data = \"data\"\n[stage.models]\nrun = [\"sample-model\", \"ising\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A config with a budget's score stage that has not run.
+	budgetCfg := filepath.Join(dir, "anymodel.toml")
+	if err := os.WriteFile(budgetCfg, []byte("data = \"data\"\n[stage.models]\nrun = [\"sample-model\", \"ising\"]\n[stage.score_budget20]\nrun = [\"score\"]\ninputs = { models = \"models\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "REPORT.md")
 	tests := []struct {
 		name string
@@ -34,7 +39,12 @@ func TestExitCodes(t *testing.T) {
 		{"amortized: no amortized stages", "--amortized " + cfg, 1, "no score stage named amortized_"},
 		{"amortized and scale", "--amortized " + cfg + " --scale " + cfg, 2, "give one"},
 		{"with-amortized: missing config", "--config " + cfg + " --out " + out + " --with-amortized " + filepath.Join(dir, "nope.toml"), 2, "--with-amortized"},
-		{"with-amortized and amortized", "--amortized " + cfg + " --with-amortized " + cfg, 2, "not with --scale or --amortized"},
+		{"with-amortized and amortized", "--amortized " + cfg + " --with-amortized " + cfg, 2, "not with --scale, --amortized or --anymodel"},
+		{"anymodel: missing config", "--anymodel " + filepath.Join(dir, "nope.toml"), 2, "--anymodel"},
+		{"anymodel: no budget stages", "--anymodel " + cfg, 1, "no score stage named `score_budget20`"},
+		{"anymodel: nothing run", "--anymodel " + budgetCfg, 0, ""},
+		{"anymodel and amortized", "--anymodel " + cfg + " --amortized " + cfg, 2, "give one"},
+		{"with-anymodel and anymodel", "--anymodel " + cfg + " --with-anymodel " + cfg, 2, "not with --scale, --amortized or --anymodel"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,20 +23,23 @@ type annealer struct {
 	limit float64 // log2 of the largest table wanted
 	total float64 // cost(t)
 	rng   *rand.Rand
-	// Per node, kept up to date by apply: tc, sc and the node's cost.
-	tcs, scs, costs []float64
+	// Per node, kept up to date by apply: the entries of its table (2^sc)
+	// and its cost.
+	sizes, costs []float64
+	maxSize      float64 // 2^limit
 }
 
-// cache computes every contraction's tc, sc and cost.
+// cache computes every contraction's size and cost.
 func (a *annealer) cache() {
 	t := a.t
 	n := len(t.left)
-	if len(a.tcs) != n {
-		a.tcs, a.scs, a.costs = make([]float64, n), make([]float64, n), make([]float64, n)
+	if len(a.sizes) != n {
+		a.sizes, a.costs = make([]float64, n), make([]float64, n)
 	}
+	a.maxSize = math.Exp2(a.limit)
 	for i := int32(t.nleaf); i < int32(n); i++ {
-		a.tcs[i], a.scs[i] = t.tc(i), t.sc(i)
-		a.costs[i] = a.nodeCost(a.tcs[i], a.scs[i])
+		a.sizes[i] = t.size(t.set(i))
+		a.costs[i] = a.nodeCost(t.unionSize(t.set(t.left[i]), t.set(t.right[i])), a.sizes[i])
 	}
 }
 
@@ -48,26 +51,14 @@ const writeWeight = 4
 // penaltyBits is the extra log2 weight of a table above the limit.
 const penaltyBits = 12
 
-func (a *annealer) nodeCost(tc, sc float64) float64 {
-	c := exp2(tc) + a.gamma*exp2(sc)
-	if sc > a.limit {
-		c += exp2(sc + penaltyBits)
+// nodeCost is the cost of a contraction of mults multiply-adds making a
+// table of size entries (2^tc and 2^sc, counted without exponentials).
+func (a *annealer) nodeCost(mults, size float64) float64 {
+	c := mults + a.gamma*size
+	if size > a.maxSize {
+		c += size * (1 << penaltyBits)
 	}
 	return c
-}
-
-// exp2 is 2^x to about 1e-8 relative for |x| < 1000, several times faster
-// than math.Exp2: the annealing evaluates it for every move it weighs.
-func exp2(x float64) float64 {
-	if !(x > -1000 && x < 1000) {
-		return math.Exp2(x)
-	}
-	i := math.Floor(x)
-	f := x - i
-	// 2^f on [0, 1): a degree-8 Taylor polynomial of e^(f ln 2).
-	const l = math.Ln2
-	p := 1 + f*l*(1+f*l/2*(1+f*l/3*(1+f*l/4*(1+f*l/5*(1+f*l/6*(1+f*l/7*(1+f*l/8)))))))
-	return math.Float64frombits(math.Float64bits(p) + uint64(int64(i))<<52)
 }
 
 // cachedCost returns cost(t) from the per-node cache.
@@ -82,9 +73,10 @@ func (a *annealer) cachedCost() float64 {
 // cost returns cost(t) from scratch.
 func (a *annealer) cost() float64 {
 	t := a.t
+	a.maxSize = math.Exp2(a.limit)
 	c := 0.0
 	for n := int32(t.nleaf); n < int32(len(t.left)); n++ {
-		c += a.nodeCost(t.tc(n), t.sc(n))
+		c += a.nodeCost(t.unionSize(t.set(t.left[n]), t.set(t.right[n])), t.size(t.set(n)))
 	}
 	return c
 }
@@ -122,10 +114,10 @@ func (a *annealer) propose(p int32) (move, bool) {
 	return move{p: p, q: q, z: z, side: a.rng.IntN(2)}, true
 }
 
-// delta returns the change of cost(t) that m makes, log2 of the ratio of
-// the two changed contractions' new cost to their old one, and q's new
-// open set (in scratch) with its new tc and sc and p's new tc.
-func (a *annealer) delta(m move, scratch []uint64) (d, local float64, nu update) {
+// delta returns the change of cost(t) that m makes, the ratio of the two
+// changed contractions' new cost to their old one, and q's new open set (in
+// scratch) with its new size and both new costs.
+func (a *annealer) delta(m move, scratch []uint64) (d, ratio float64, nu update) {
 	t := a.t
 	ch := [2]int32{t.left[m.q], t.right[m.q]}
 	x, kept := ch[m.side], ch[1-m.side] // x leaves q, kept stays
@@ -134,19 +126,19 @@ func (a *annealer) delta(m move, scratch []uint64) (d, local float64, nu update)
 		scratch[i] = (sz[i] | sk[i]) & (sx[i] | sp[i])
 	}
 	old := a.costs[m.q] + a.costs[m.p]
-	nu.tcq, nu.scq = t.unionWeight(sz, sk), t.weight(scratch)
-	nu.tcp = t.unionWeight(scratch, sx)
-	nu.cq, nu.cp = a.nodeCost(nu.tcq, nu.scq), a.nodeCost(nu.tcp, a.scs[m.p])
-	return nu.cq + nu.cp - old, math.Log2((nu.cq + nu.cp) / old), nu
+	nu.sq = t.size(scratch)
+	nu.cq = a.nodeCost(t.unionSize(sz, sk), nu.sq)
+	nu.cp = a.nodeCost(t.unionSize(scratch, sx), a.sizes[m.p])
+	return nu.cq + nu.cp - old, (nu.cq + nu.cp) / old, nu
 }
 
 // update is what a move changes in the caches.
-type update struct{ tcq, scq, tcp, cq, cp float64 }
+type update struct{ sq, cq, cp float64 }
 
 // apply performs m, q's new open set being s.
 func (a *annealer) apply(m move, s []uint64, nu update) {
-	a.tcs[m.q], a.scs[m.q], a.costs[m.q] = nu.tcq, nu.scq, nu.cq
-	a.tcs[m.p], a.costs[m.p] = nu.tcp, nu.cp
+	a.sizes[m.q], a.costs[m.q] = nu.sq, nu.cq
+	a.costs[m.p] = nu.cp
 	t := a.t
 	x := t.left[m.q]
 	if m.side == 1 {
@@ -188,8 +180,8 @@ func (a *annealer) run(sweeps int) {
 			if !ok {
 				continue
 			}
-			d, local, nu := a.delta(m, scratch)
-			if local > 0 && a.rng.Float64() >= math.Exp2(-beta*local) {
+			d, ratio, nu := a.delta(m, scratch)
+			if ratio > 1 && !uphill(ratio, beta, a.rng.ExpFloat64()) {
 				continue
 			}
 			a.apply(m, scratch, nu)
@@ -203,6 +195,21 @@ func (a *annealer) run(sweeps int) {
 	}
 	a.t = best
 	a.total = bestCost
+}
+
+// uphill reports whether a move that multiplies the local cost by ratio > 1
+// is taken at inverse temperature beta, with probability 2^(-beta·log2 ratio)
+// = e^(-beta·ln ratio): given e drawn from Exp(1), iff beta·ln(ratio) < e.
+// The bounds (r-1)/r <= ln r <= r-1 settle most moves without a logarithm.
+func uphill(ratio, beta, e float64) bool {
+	x := ratio - 1
+	switch {
+	case beta*x < e:
+		return true
+	case beta*x/ratio >= e:
+		return false
+	}
+	return beta*math.Log(ratio) < e
 }
 
 // The annealing schedule: at betaStart a move that doubles the cost is

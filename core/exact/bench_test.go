@@ -8,11 +8,13 @@ import (
 )
 
 // benchSolve solves m once per iteration and reports the plan's estimated
-// peak memory.
+// peak memory and the process's CPU seconds per solve (all threads: on a
+// shared machine steadier than the wall time).
 func benchSolve(b *testing.B, m *mrf.Model, opt Options) {
 	b.Helper()
 	b.ReportAllocs()
 	var plan *Plan
+	cpu0 := cpuTime()
 	for b.Loop() {
 		res, err := Solve(m, opt)
 		if err != nil {
@@ -20,6 +22,7 @@ func benchSolve(b *testing.B, m *mrf.Model, opt Options) {
 		}
 		plan = res.Plan
 	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(plan.PeakMemory)/(1<<20), "peak-MiB")
 	b.ReportMetric(plan.Seconds, "est-s")
 }

@@ -23,10 +23,12 @@ type ctree struct {
 	root                int32
 }
 
-// wclass is the set of variables of one positive weight.
+// wclass is the set of variables of one positive weight, with pow[n] =
+// 2^(w·n), the entries of a table over n of them.
 type wclass struct {
 	w    float64
 	mask []uint64
+	pow  []float64
 }
 
 // setWeights sets the variables' weights and regroups them by weight.
@@ -43,6 +45,17 @@ func (t *ctree) setWeights(w []float64) {
 			t.classes = append(t.classes, wclass{w: x, mask: make([]uint64, t.words)})
 		}
 		t.classes[i].mask[v>>6] |= 1 << uint(v&63)
+	}
+	for i := range t.classes {
+		c := &t.classes[i]
+		n := 0
+		for _, word := range c.mask {
+			n += bits.OnesCount64(word)
+		}
+		c.pow = make([]float64, n+1)
+		for k := range c.pow {
+			c.pow[k] = math.Exp2(c.w * float64(k))
+		}
 	}
 }
 
@@ -87,6 +100,33 @@ func (t *ctree) unionWeight(a, b []uint64) float64 {
 			n += bits.OnesCount64((word | b[i]) & c.mask[i])
 		}
 		x += c.w * float64(n)
+	}
+	return x
+}
+
+// size returns the number of entries over the variables of s: 2^weight(s),
+// without an exponential.
+func (t *ctree) size(s []uint64) float64 {
+	x := 1.0
+	for _, c := range t.classes {
+		n := 0
+		for i, word := range s {
+			n += bits.OnesCount64(word & c.mask[i])
+		}
+		x *= c.pow[n]
+	}
+	return x
+}
+
+// unionSize returns the size of a ∪ b.
+func (t *ctree) unionSize(a, b []uint64) float64 {
+	x := 1.0
+	for _, c := range t.classes {
+		n := 0
+		for i, word := range a {
+			n += bits.OnesCount64((word | b[i]) & c.mask[i])
+		}
+		x *= c.pow[n]
 	}
 	return x
 }

@@ -524,15 +524,21 @@ const (
 // [1/rawRange, rawRange] or force is set, and returns the log of the factor
 // taken out (0 if none, -Inf if every entry is zero).
 func normalise(vals []float64, force bool) float64 {
+	ls, _ := normaliseMax(vals, force)
+	return ls
+}
+
+// normaliseMax is normalise that also returns the log of the maximum left.
+func normaliseMax(vals []float64, force bool) (ls, lmax float64) {
 	mx := maxOf(vals)
 	switch {
 	case mx == 0:
-		return math.Inf(-1)
+		return math.Inf(-1), math.Inf(-1)
 	case !force && mx >= 1/rawRange && mx <= rawRange:
-		return 0
+		return 0, math.Log(mx)
 	}
 	scale(vals, 1/mx)
-	return math.Log(mx)
+	return math.Log(mx), 0
 }
 
 // both runs f(0..n-1) with n ≤ 2, the second one concurrently.

@@ -30,6 +30,7 @@ type kernel struct {
 	g          *geom // strided sweeps; nil for matrix products
 	mm         *matmul
 	bg         *blockGemm
+	lnK        float64 // ln of the number of terms of each sum
 }
 
 type matmul struct {
@@ -52,37 +53,48 @@ const (
 var blas64 gonum.Implementation
 
 func newKernel(card []int, xv, yv, ov []int) *kernel {
-	k := &kernel{card: card, xv: xv, yv: yv, ov: ov}
-	if k.bg = newBlockGemm(card, xv, yv, ov); k.bg != nil {
-		return k
-	}
+	k := &kernel{card: card, xv: xv, yv: yv, ov: ov, lnK: lnSummed(card, xv, yv, ov)}
 	dims, st := unionStrides(card, xv, yv, ov)
 	cards := make([]int, len(dims))
+	total := 1
 	for d, v := range dims {
 		cards[d] = card[v]
+		total *= card[v]
+	}
+	// Matrix products need minBlock multiply-adds per call: a smaller
+	// contraction is a sweep without weighing them.
+	if total >= minBlock {
+		if k.bg = newBlockGemm(card, xv, yv, ov); k.bg != nil {
+			return k
+		}
 	}
 	g := newReducingGeom(cards, st, []int{2}, 2, 2)
-	if m := newMatmul(card, xv, yv, ov); m != nil {
-		xv2, yv2 := xv, yv
-		if m.swap {
-			xv2, yv2 = yv, xv
-		}
-		if !slices.Equal(xv2, m.xs) {
-			m.xp = newPermutation(card, xv2, m.xs)
-		}
-		if !slices.Equal(yv2, m.ys) {
-			m.yp = newPermutation(card, yv2, m.ys)
-		}
-		if !slices.Equal(ov, m.os) {
-			m.op = newPermutation(card, m.os, ov)
-		}
-		if m.cost(card) < sweepCost(g) {
+	if total >= minBlock {
+		if m := newMatmul(card, xv, yv, ov); m != nil && m.cost(card, xv, yv, ov) < sweepCost(g) {
+			m.prepare(card, xv, yv, ov)
 			k.mm = m
 			return k
 		}
 	}
 	k.g = g
 	return k
+}
+
+// prepare makes the permutations of the operands and the output into the
+// layouts the products read and write.
+func (m *matmul) prepare(card []int, xv, yv, ov []int) {
+	if m.swap {
+		xv, yv = yv, xv
+	}
+	if !slices.Equal(xv, m.xs) {
+		m.xp = newPermutation(card, xv, m.xs)
+	}
+	if !slices.Equal(yv, m.ys) {
+		m.yp = newPermutation(card, yv, m.ys)
+	}
+	if !slices.Equal(ov, m.os) {
+		m.op = newPermutation(card, m.os, ov)
+	}
 }
 
 // Rough costs in nanoseconds on the machine of cost.go's speeds, to choose
@@ -114,20 +126,21 @@ func sweepCost(g *geom) float64 {
 	return total*nsSweepEntry + total/n*nsSweepRow + total/block*nsSweepBlock
 }
 
-// cost estimates the time of the matrix products and their permutations.
-func (m *matmul) cost(card []int) float64 {
+// cost estimates the time of the matrix products and of the permutations
+// into their layouts, for operands over xv and yv and the output over ov.
+func (m *matmul) cost(card []int, xv, yv, ov []int) float64 {
 	flops := float64(m.nb) * float64(m.nl) * float64(m.nk) * float64(m.nr)
 	per := nsGemmSlow
 	if gemmEfficient(m.tB, m.nr, m.nk) {
 		per = nsGemmFast
 	}
 	c := flops*per + float64(m.nb)*nsGemmCall
-	for _, p := range []struct {
-		p  *permutation
-		vs []int
-	}{{m.xp, m.xs}, {m.yp, m.ys}, {m.op, m.os}} {
-		if p.p != nil {
-			c += float64(tableSize(card, p.vs)) * nsPermute
+	if m.swap {
+		xv, yv = yv, xv
+	}
+	for _, p := range [][2][]int{{xv, m.xs}, {yv, m.ys}, {ov, m.os}} {
+		if !slices.Equal(p[0], p[1]) {
+			c += float64(tableSize(card, p[1])) * nsPermute
 		}
 	}
 	return c

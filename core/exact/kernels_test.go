@@ -122,12 +122,3 @@ func bruteContract(card []int, x []float64, xv []int, y []float64, yv []int, ov 
 	}
 	return out
 }
-
-func TestExp2(t *testing.T) {
-	for x := -1100.0; x < 1100; x += 0.37 {
-		got, want := exp2(x), math.Exp2(x)
-		if math.Abs(got-want) > 1e-6*want {
-			t.Fatalf("exp2(%v) = %v, want %v", x, got, want)
-		}
-	}
-}

@@ -193,8 +193,35 @@ func (nw *network) factorStrides(a int, vars []int) (st []int, base int) {
 }
 
 // fill computes leaf i's table: the sum of its factors' log tables over the
-// allowed states, exponentiated relative to its maximum.
+// allowed states, exponentiated relative to its maximum, with its error
+// bounds (an entry below float64's range is rounded).
 func (nw *network) fill(i int) error {
+	lf := &nw.leaves[i]
+	logs := nw.leafLogs(i)
+	mx := math.Inf(-1)
+	for _, x := range logs {
+		mx = max(mx, x)
+	}
+	if math.IsInf(mx, -1) {
+		return fmt.Errorf("exact: %w (the factors on variables %v are zero everywhere)", ErrZeroPartition, lf.vars)
+	}
+	lmin := 0.0
+	for k, x := range logs {
+		if !math.IsInf(x, -1) {
+			lmin = min(lmin, x-mx)
+		}
+		logs[k] = math.Exp(x - mx)
+	}
+	lf.tab = table{vals: logs, logScale: mx, lerr: math.Inf(-1), lmin: lmin}
+	if lmin < lnTiny {
+		lf.tab.lerr = lnDenorm
+	}
+	return nil
+}
+
+// leafLogs returns the sum of leaf i's factors' log tables over the allowed
+// states.
+func (nw *network) leafLogs(i int) []float64 {
 	lf := &nw.leaves[i]
 	logs := make([]float64, tableSize(nw.card, lf.vars))
 	for _, a := range lf.factors {
@@ -208,18 +235,7 @@ func (nw *network) fill(i int) error {
 			logs[k] += tab[off]
 		})
 	}
-	mx := math.Inf(-1)
-	for _, x := range logs {
-		mx = max(mx, x)
-	}
-	if math.IsInf(mx, -1) {
-		return fmt.Errorf("exact: %w (the factors on variables %v are zero everywhere)", ErrZeroPartition, lf.vars)
-	}
-	for k, x := range logs {
-		logs[k] = math.Exp(x - mx)
-	}
-	lf.tab = table{vals: logs, logScale: mx}
-	return nil
+	return logs
 }
 
 // tableSize returns the number of entries of a table over vars.

@@ -40,8 +40,7 @@ type Options struct {
 	// (min-fill and min-degree), >= 1. MakeOrder and Sample stop after one
 	// round when the best order is over four times MaxTable; Solve stops
 	// when the orders' time has reached half of its planning budget (a
-	// fraction of the estimated solve time) or the model is hopelessly over
-	// MaxPlannedSeconds.
+	// fraction of the estimated solve time, bounded).
 	Tries int `json:"tries" help:"The most randomised elimination orders tried per greedy heuristic (fewer for a model quick to solve)."`
 	// Seed drives the random tie-breaking of the greedy heuristics: the same
 	// seed gives the same order and hence bit-identical results.

@@ -229,3 +229,22 @@ func TestPlanTooLarge(t *testing.T) {
 		t.Errorf("refusing the 40x40 grid allocated %d MiB", grew>>20)
 	}
 }
+
+// TestPlanLinkageFarOverGreedy: on this genetic-linkage model the greedy
+// orders' best tree would take hundreds of hours (2^40 entries), the
+// annealed and sliced one minutes: the planner must not refuse it on the
+// greedy estimate.
+func TestPlanLinkageFarOverGreedy(t *testing.T) {
+	m, err := mrf.FactorFamily{Family: mrf.FamilyLinkage, Size: 96}.Generate(mrf.DeriveSeed(21, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	p, err := Estimate(m, opt)
+	if err != nil {
+		t.Fatalf("linkage96: %v", err)
+	}
+	if p.Seconds > opt.MaxPlannedSeconds || p.LargestTable > opt.MaxTable {
+		t.Errorf("linkage96: plan %v over the bounds", p.Cost)
+	}
+}

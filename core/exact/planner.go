@@ -81,13 +81,15 @@ func (sh *shape) initialTrees(opt Options, keep, keepTrees int) ([]*ctree, []str
 			consider(g.greedy(kind, rng, bound, noLimit))
 			spent += greedyCost * float64(len(sh.vars))
 		}
-		// Random tie-breaking does not make a plan many times faster: after
-		// one round a model that far over the time bound is hopeless, and a
-		// model fast to solve gets few rounds (half of the planning budget,
-		// in rotations of the annealing). A tree's multiply-adds are about
-		// its order's total clique size.
+		// The orders get half of the planning budget (in rotations of the
+		// annealing, bounded as the annealing is): a model fast to solve
+		// gets few rounds, one far over the time bound all it can within
+		// the bound (on genetic-linkage models the annealing takes greedy
+		// trees thousands of times over it to within it, the further the
+		// better the start). A tree's multiply-adds are about its order's
+		// total clique size.
 		s := 3 * cands[0].cost * SecondsPerFlop
-		if s > hopeless*opt.MaxPlannedSeconds || spent > s*annealProposals/2 {
+		if spent > planBudget(s, opt)/2 {
 			break
 		}
 	}
@@ -122,9 +124,24 @@ func (sh *shape) rankTrees(cands []*candidate, opt Options, keepTrees int) ([]*c
 // annealing rotations.
 const greedyCost = 64
 
-// hopeless is how far over the time bound the best initial tree may be for
-// the planner to go on refining it.
+// hopeless is how far over the time bound a plan may be for the planner to
+// go on slicing it; an initial tree that far over gets the planning budget
+// hopelessProposals.
 const hopeless = 16
+
+// planBudget returns the rotations of the annealing (and, half as many,
+// their time's worth of greedy orders) that planning a model whose best
+// tree so far takes seconds to solve along may spend: in proportion to
+// seconds, at most maxProposals, and hopelessProposals (a tenth of a
+// second or so) for a tree far over opt.MaxPlannedSeconds, which is most
+// likely refused, but on genetic-linkage models annealing takes greedy
+// trees thousands of times over the bound to within it.
+func planBudget(seconds float64, opt Options) float64 {
+	if seconds > hopeless*opt.MaxPlannedSeconds {
+		return hopelessProposals
+	}
+	return min(seconds*annealProposals, maxProposals)
+}
 
 // quickSeconds estimates the seconds of solving along t unsliced, without
 // recomputation: a forward and two backward contractions per node.
@@ -136,8 +153,9 @@ func (t *ctree) quickSeconds() float64 {
 // keepOrders is the number of greedy orders (the cheapest by total clique
 // size) made into trees, keepTrees the number of those trees annealed.
 const (
-	keepOrders = 6
-	keepTrees  = 2
+	keepOrders    = 6
+	keepTrees     = 2
+	chainsPerTree = 2
 )
 
 // annealProposals is the number of rotations tried per estimated second of
@@ -150,25 +168,26 @@ const annealProposals = 1.5e6
 // further passes rarely find cheaper trees), maxProposals the rotations
 // tried in all (about half a second).
 const (
-	maxSweeps    = 1000
-	maxProposals = 5e6
+	maxSweeps         = 1000
+	maxProposals      = 5e6
+	hopelessProposals = 1e6
 )
 
-// refine anneals each tree with a number of passes that grows with the
-// estimated time of solving along the best of them, and returns the
-// cheapest result and its heuristic's name.
+// refine anneals each tree chainsPerTree times with a number of passes that
+// grows with the estimated time of solving along the best of them, and
+// returns the cheapest result and its heuristic's name. Annealing runs
+// differ a lot (on the Promedas stand-in the plans of six seeds take 0.05
+// to 0.11 s): several shorter chains are a safer bet than one long one.
 func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float64, seconds float64) (*ctree, string) {
 	internal := max(1, len(sh.leafVars)-1)
-	if seconds > hopeless*opt.MaxPlannedSeconds {
-		seconds = 0 // refused anyway: no time spent on it
-	}
-	// The trees anneal concurrently, each with its own generator, so the
+	// The chains anneal concurrently, each with its own generator, so the
 	// result does not depend on the number of cores.
-	proposals := min(seconds*annealProposals, maxProposals)
-	sweeps := min(maxSweeps, int(proposals/float64(internal*len(trees))))
-	as := make([]*annealer, len(trees))
+	chains := chainsPerTree * len(trees)
+	sweeps := min(maxSweeps, int(planBudget(seconds, opt)/float64(internal*chains)))
+	as := make([]*annealer, chains)
 	var wg sync.WaitGroup
-	for i, t := range trees {
+	for i := range as {
+		t := trees[i/chainsPerTree]
 		as[i] = &annealer{t: t.clone(), gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, i))}
 		wg.Add(1)
 		go func(a *annealer) {
@@ -184,7 +203,7 @@ func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float
 	best, name, bestCost := trees[0], names[0], math.Inf(1)
 	for i, a := range as {
 		if a.total < bestCost {
-			best, name, bestCost = a.t, names[i], a.total
+			best, name, bestCost = a.t, names[i/chainsPerTree], a.total
 		}
 	}
 	if sweeps > 0 {
@@ -197,11 +216,11 @@ func (sh *shape) refine(trees []*ctree, names []string, opt Options, limit float
 // seconds, the seed derived from round.
 func (sh *shape) anneal(t *ctree, opt Options, limit, seconds float64, round int) *ctree {
 	internal := max(1, sh.nleaves()-1)
-	sweeps := min(maxSweeps, int(min(seconds*annealProposals, maxProposals)/float64(internal)))
+	sweeps := min(maxSweeps, int(planBudget(seconds, opt)/float64(internal)))
 	if sweeps == 0 {
 		return t
 	}
-	a := &annealer{t: t, gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, keepTrees+round))}
+	a := &annealer{t: t, gamma: writeWeight, limit: limit, rng: mrf.NewRand(mrf.DeriveSeed(opt.Seed, chainsPerTree*keepTrees+round))}
 	a.run(sweeps)
 	return a.t
 }

@@ -29,8 +29,9 @@ func Solve(m *mrf.Model, opt Options) (*Result, error) {
 
 // runStats are what tests inspect of a solve.
 type runStats struct {
-	forwards int // forward contractions, recomputations included
-	slices   int // slices run
+	forwards  int // forward contractions, recomputations included
+	slices    int // slices run
+	logSlices int // slices run in log space
 }
 
 func solve(m *mrf.Model, opt Options) (*Result, *runStats, error) {
@@ -98,22 +99,41 @@ func nextState(assign, vars, card []int) bool {
 
 // runSlice contracts the slice in which p.sliced take the states assign and
 // adds its leaf marginals, weighted by its Z, into acc. A slice of Z = 0
-// adds nothing.
+// adds nothing. A slice beyond the range of scaled linear tables is solved
+// in log space instead.
 func (p *cplan) runSlice(assign []int, pl *pool, budget int64, acc *accum, stats *runStats) error {
+	err := p.linearSlice(assign, pl, budget, acc, stats)
+	if err == errImprecise {
+		stats.logSlices++
+		p.logSlice(assign, acc)
+		return nil
+	}
+	return err
+}
+
+// linearSlice is runSlice in scaled linear space; it fails with
+// errImprecise, having added nothing to acc, if it cannot vouch for the
+// slice's Z.
+func (p *cplan) linearSlice(assign []int, pl *pool, budget int64, acc *accum, stats *runStats) error {
 	nw := p.nw
 	e := &tnEngine{p: p, leaf: make([]*table, len(nw.leaves)), val: make([]*table, len(p.steps)),
 		adj: make([]*table, len(p.steps)), budget: budget, pool: pl}
 	subs := make([][]float64, len(nw.leaves)) // leaf tables restricted to the slice
 	subVars := make([][]int, len(nw.leaves))
 	zero := false
-	one := []float64{1}
+	one := &table{vals: []float64{1}, lerr: math.Inf(-1)}
 	for i := range nw.leaves {
 		subs[i], subVars[i] = p.restrictLeaf(i, assign)
 		n := make([]float64, tableSize(nw.card, p.leafVars[i]))
-		p.leafKernel(i, 0, subVars[i]).run(subs[i], one, n, pl)
+		kn := p.leafKernel(i, 0, subVars[i])
+		kn.run(subs[i], one.vals, n, pl)
 		ls := normalise(n, true)
+		lf := &nw.leaves[i].tab
+		e.leaf[i] = &table{vals: n, logScale: lf.logScale + ls}
+		if !bound(&table{lerr: lf.lerr, lmin: lf.lmin}, one, e.leaf[i], kn.lnK, ls) {
+			return errImprecise
+		}
 		zero = zero || math.IsInf(ls, -1)
-		e.leaf[i] = &table{vals: n, logScale: nw.leaves[i].tab.logScale + ls}
 	}
 	if zero {
 		return nil
@@ -130,6 +150,9 @@ func (p *cplan) runSlice(assign []int, pl *pool, budget int64, acc *accum, stats
 	case 0:
 		logZ := 0.0
 		if len(nw.leaves) == 1 {
+			if !e.leaf[0].precise(e.leaf[0].vals[0]) {
+				return errImprecise
+			}
 			logZ = e.leaf[0].logScale + math.Log(e.leaf[0].vals[0])
 		}
 		acc.begin(logZ)
@@ -150,6 +173,11 @@ func (p *cplan) runSlice(assign []int, pl *pool, budget int64, acc *accum, stats
 // restrictLeaf returns leaf i's table with the sliced variables at the
 // states assign, over the leaf's other variables.
 func (p *cplan) restrictLeaf(i int, assign []int) ([]float64, []int) {
+	return p.restrictVals(i, p.nw.leaves[i].tab.vals, assign)
+}
+
+// restrictVals is restrictLeaf of vals, a table over leaf i's variables.
+func (p *cplan) restrictVals(i int, vals []float64, assign []int) ([]float64, []int) {
 	lf := &p.nw.leaves[i]
 	var vars []int
 	base := 0
@@ -162,11 +190,11 @@ func (p *cplan) restrictLeaf(i int, assign []int) ([]float64, []int) {
 		}
 	}
 	if len(vars) == len(lf.vars) {
-		return lf.tab.vals, vars
+		return vals, vars
 	}
 	sub := make([]float64, tableSize(p.nw.card, vars))
 	vst := stridesIn(p.nw.card, lf.vars, vars)
-	odometer(p.nw.card, vars, vst, func(k, off int) { sub[k] = lf.tab.vals[base+off] })
+	odometer(p.nw.card, vars, vst, func(k, off int) { sub[k] = vals[base+off] })
 	return sub, vars
 }
 

@@ -2,6 +2,7 @@ package exact
 
 import (
 	"errors"
+	"fmt"
 	"github.com/renn-go/renn/core/infer/infertest"
 	"math"
 	"math/rand/v2"
@@ -476,4 +477,98 @@ func TestSolveSameOnAnyCores(t *testing.T) {
 			t.Errorf("%s: one core and four give different answers (ln Z %v and %v)", name, results[0].LogZ, results[1].LogZ)
 		}
 	}
+}
+
+// TestSolveExtremeCouplings: spin glasses with couplings U(-400, 400) have
+// factors whose entries span e^1600, beyond float64's range, and
+// contractions whose every product is below it; ln Z and the marginals
+// still match a log-space brute force, and the 6x6 grid (beyond brute
+// force) matches the log-space transfer matrix. Spin glasses of couplings
+// up to U(-15, 15) stay in linear space.
+func TestSolveExtremeCouplings(t *testing.T) {
+	for _, f := range []float64{1, 15} {
+		es, _ := mrf.GridEdges(10, false)
+		m := mrf.RandomIsingWith(100, es, mrf.Normal(1), mrf.Uniform(f), 1)
+		if _, st, err := solve(m, DefaultOptions()); err != nil || st.logSlices != 0 {
+			t.Errorf("10x10 grid, couplings U(-%g, %g): %v, %d slices in log space, want none", f, f, err, st.logSlices)
+		}
+	}
+	for _, c := range []struct {
+		L    int
+		seed int64
+	}{{3, 1}, {4, 1}, {4, 2}, {5, 1}, {6, 1}, {6, 3}} {
+		es, err := mrf.GridEdges(c.L, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mrf.RandomIsingWith(c.L*c.L, es, mrf.Normal(1), mrf.Uniform(400), c.seed)
+		name := fmt.Sprintf("grid %dx%d seed %d", c.L, c.L, c.seed)
+		got, st, err := solve(m, DefaultOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.L == 6 && st.logSlices == 0 {
+			t.Errorf("%s: solved in linear space, want the log-space fallback", name)
+		}
+		if c.L <= 4 {
+			compare(t, name, got, bruteForce(m), 1e-9)
+			continue
+		}
+		if want := logTransferLogZ(m, c.L); !closeTo(got.LogZ, want, 1e-9) {
+			t.Errorf("%s: ln Z %.12g, transfer matrix %.12g", name, got.LogZ, want)
+		}
+	}
+}
+
+// logTransferLogZ is transferLogZ in log space: log Z of an L x L grid Ising
+// model of mrf.Ising's layout (unary factors first, then the grid's edges),
+// sites in row-major order, the state the last L sites, oldest in bit 0.
+func logTransferLogZ(m *mrf.Model, L int) float64 {
+	edges, _ := mrf.GridEdges(L, false)
+	factorOf := map[mrf.Edge]int{}
+	for e, ed := range edges {
+		factorOf[ed] = L*L + e
+	}
+	ninf := math.Inf(-1)
+	vec := make([]float64, 1<<L)
+	next := make([]float64, 1<<L)
+	for j := range vec {
+		vec[j] = ninf
+	}
+	vec[0] = 0
+	for i := 0; i < L*L; i++ {
+		r, c := i/L, i%L
+		unary := m.Factors[i].LogTable
+		for j := range next {
+			next[j] = ninf
+		}
+		for idx, w := range vec {
+			if math.IsInf(w, -1) {
+				continue
+			}
+			oldest, newest := idx&1, (idx>>(L-1))&1
+			for x := 0; x < 2; x++ {
+				p := w + unary[x]
+				if r > 0 {
+					p += m.Factors[factorOf[mrf.Edge{I: i - L, J: i}]].LogTable[oldest*2+x]
+				}
+				if c > 0 {
+					p += m.Factors[factorOf[mrf.Edge{I: i - 1, J: i}]].LogTable[newest*2+x]
+				}
+				j := (idx >> 1) | (x << (L - 1))
+				hi, lo := max(next[j], p), min(next[j], p)
+				next[j] = hi + math.Log1p(math.Exp(lo-hi))
+			}
+		}
+		vec, next = next, vec
+	}
+	mx := ninf
+	for _, x := range vec {
+		mx = max(mx, x)
+	}
+	s := 0.0
+	for _, x := range vec {
+		s += math.Exp(x - mx)
+	}
+	return mx + math.Log(s)
 }

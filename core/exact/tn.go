@@ -285,9 +285,15 @@ func (e *tnEngine) product(k int) (*table, error) {
 		return nil, fmt.Errorf("exact: internal error: operand of step %d missing", k)
 	}
 	out := e.pool.get(int(s.size))
-	e.p.kernel(k, 0).run(x.vals, y.vals, out, e.pool)
-	ls := normalise(out, false)
-	return &table{vals: out, logScale: x.logScale + y.logScale + ls}, nil
+	kn := e.p.kernel(k, 0)
+	kn.run(x.vals, y.vals, out, e.pool)
+	ls, lmax := normaliseMax(out, false)
+	t := &table{vals: out, logScale: x.logScale + y.logScale + ls, lmax: lmax}
+	if !bound(x, y, t, kn.lnK, ls) {
+		e.pool.put(out)
+		return nil, errImprecise
+	}
+	return t, nil
 }
 
 func (e *tnEngine) forward(k int) error {
@@ -338,10 +344,14 @@ func (e *tnEngine) backward(k int) error {
 			return err
 		}
 		e.logZ = root.logScale + math.Log(root.vals[0])
+		precise := root.precise(root.vals[0])
 		e.pool.put(root.vals)
 		if math.IsInf(e.logZ, -1) {
 			e.zero = true
 			return errZeroSlice
+		}
+		if !precise {
+			return errImprecise
 		}
 		e.onRoot(e.logZ)
 		ak = &table{vals: []float64{1}}

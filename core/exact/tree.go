@@ -131,10 +131,14 @@ func (t *tree) strides(vars, within []int) []int {
 }
 
 // table is a non-negative table in scaled linear space: the true entries are
-// vals times exp(logScale).
+// vals times exp(logScale). The contraction engine also keeps bounds on its
+// entries, natural logs in the units of vals (precision.go): of the
+// absolute error from rounded values, of the smallest positive entry, and
+// its maximum.
 type table struct {
-	vals     []float64
-	logScale float64
+	vals             []float64
+	logScale         float64
+	lerr, lmin, lmax float64
 }
 
 // factorTable multiplies the factors assigned to step k into one table over

@@ -58,6 +58,14 @@ func BeginCall(ctx context.Context) context.Context {
 	return context.WithValue(ctx, callKey{}, &call{start: Now(ctx)})
 }
 
+// BeginOwnCall marks ctx as the context of a call that begins now,
+// whatever call ctx is part of: for a method that runs other methods one
+// after another (auto), each within a budget of its own counted from its
+// own beginning, with its own first sweep.
+func BeginOwnCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, callKey{}, &call{start: Now(ctx)})
+}
+
 // CallStart returns when the call marked on ctx began (BeginCall), or now
 // if ctx carries no mark.
 func CallStart(ctx context.Context) time.Time {

@@ -99,6 +99,47 @@ func Verify(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 // VerifyMarginals runs every check of Verify except the one on ln Z, for
 // methods that make no claim on it (samplers).
 func VerifyMarginals(m *mrf.Model, res *Result, rb RegionBeliefs) string {
+	if why := VerifyWellFormed(m, res); why != "" {
+		return why
+	}
+	mg := res.Marginals
+	tol := ConsistencyTol
+	if rb != nil {
+		tol = ReadoutTol
+	}
+	var buf [16]float64
+	marg := func(c int) []float64 {
+		if c > len(buf) {
+			return make([]float64, c)
+		}
+		return buf[:c]
+	}
+	for a := range m.Factors {
+		f := &m.Factors[a]
+		for k, ax := range axes(m, f) {
+			v := f.Vars[k]
+			out := marg(ax.Card)
+			SumAlong(mg.Factors[a], ax, out)
+			for x, s := range out {
+				if d := math.Abs(s - mg.Vars[v][x]); d > tol {
+					return fmt.Sprintf("factor %d and variable %d marginals differ by %.3g at state %d", a, v, d, x)
+				}
+			}
+		}
+	}
+	if rb != nil {
+		return regionConsistency(rb)
+	}
+	return ""
+}
+
+// VerifyWellFormed runs the checks of VerifyMarginals that make an answer
+// an answer at all, converged or not: every variable and factor marginal of
+// the model's shape, finite, non-negative and normalised, and no mass on a
+// state a zero potential or evidence excludes. It leaves out the
+// consistency between marginals, which a run stopped before convergence
+// may miss.
+func VerifyWellFormed(m *mrf.Model, res *Result) string {
 	if res == nil {
 		return "no result"
 	}
@@ -110,10 +151,6 @@ func VerifyMarginals(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 		if why := distribution(p, m.Cards[i]); why != "" {
 			return fmt.Sprintf("variable %d: %s", i, why)
 		}
-	}
-	tol := ConsistencyTol
-	if rb != nil {
-		tol = ReadoutTol
 	}
 	var buf [16]float64
 	marg := func(c int) []float64 {
@@ -143,22 +180,6 @@ func VerifyMarginals(m *mrf.Model, res *Result, rb RegionBeliefs) string {
 				}
 			}
 		}
-	}
-	for a := range m.Factors {
-		f := &m.Factors[a]
-		for k, ax := range axes(m, f) {
-			v := f.Vars[k]
-			out := marg(ax.Card)
-			SumAlong(mg.Factors[a], ax, out)
-			for x, s := range out {
-				if d := math.Abs(s - mg.Vars[v][x]); d > tol {
-					return fmt.Sprintf("factor %d and variable %d marginals differ by %.3g at state %d", a, v, d, x)
-				}
-			}
-		}
-	}
-	if rb != nil {
-		return regionConsistency(rb)
 	}
 	return ""
 }

@@ -39,7 +39,34 @@ type Result struct {
 	Check string
 	// Diagnostics holds the method's own extras, e.g. "max_delta".
 	Diagnostics map[string]float64
+	// Certificate says what backs the answer, for a method that states it
+	// (auto): one of the Cert constants; "" when the method states none.
+	Certificate string
+	// Record is the method's own account of the call where numbers do not
+	// say it (auto: what ran, for how long, and why its answer was chosen),
+	// a value that encodes as JSON; stages write it beside Diagnostics. Nil
+	// for most methods.
+	Record any
 }
+
+// Certificates: what backs an answer (Result.Certificate), strongest first.
+const (
+	// CertExact: exact inference.
+	CertExact = "exact"
+	// CertConverged: a variational answer that met its convergence test
+	// and passed the shared check (Verify); its free energy is
+	// Result.FreeEnergy.
+	CertConverged = "converged"
+	// CertMonteCarlo: a Monte Carlo answer whose chains mixed by the
+	// method's own test, with standard errors of its marginals
+	// (StandardErrors) and of its ln Z.
+	CertMonteCarlo = "monte-carlo"
+	// CertBounds: nothing above; the answer comes with a lower and an upper
+	// bound on ln Z (mean field and TRW) and their width.
+	CertBounds = "bounds"
+	// CertNone: nothing backs the answer, not even bounds.
+	CertNone = "none"
+)
 
 // Method is an inference method.
 type Method interface {

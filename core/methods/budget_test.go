@@ -16,10 +16,15 @@ import (
 	"github.com/renn-go/renn/core/region"
 )
 
-// iterative are the entries with a time budget: every method but exact.
+// iterative are the entries with a time budget that stops one loop: every
+// method but exact, and but auto, whose budget is shared among the methods
+// it runs (core/auto tests it).
 func iterative(t *testing.T) []*Entry {
 	var out []*Entry
 	for _, e := range All() {
+		if e.Name == "auto" {
+			continue
+		}
 		if e.Options(false).Has("max_seconds") {
 			out = append(out, e)
 		} else if e.Name != "exact" {
@@ -304,9 +309,14 @@ func TestTimeBudgetNotHit(t *testing.T) {
 	}
 }
 
-// Negative, NaN and infinite budgets are rejected, naming the option.
+// Negative, NaN and infinite budgets are rejected, naming the option; 0 is
+// no limit, except for auto, which needs a budget to plan by.
 func TestTimeBudgetRejected(t *testing.T) {
-	for _, e := range iterative(t) {
+	auto, err := Lookup("auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(iterative(t), auto) {
 		for _, v := range []string{"-1", "-0.5", "Inf", "+Inf", "-Inf"} {
 			o := e.Options(false)
 			if err := o.Set("max_seconds", v); err != nil {
@@ -321,8 +331,11 @@ func TestTimeBudgetRejected(t *testing.T) {
 			t.Errorf("%s: max_seconds NaN: %v", e.Name, err)
 		}
 		o := e.Options(false)
-		if err := o.Set("max_seconds", "0"); err != nil || o.Check() != nil {
-			t.Errorf("%s: max_seconds 0 (no limit) rejected", e.Name)
+		if err := o.Set("max_seconds", "0"); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Check(); (err != nil) != (e == auto) {
+			t.Errorf("%s: max_seconds 0: %v", e.Name, err)
 		}
 	}
 }

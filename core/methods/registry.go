@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"github.com/renn-go/renn/core/auto"
 	"github.com/renn-go/renn/core/bp"
 	"github.com/renn-go/renn/core/dlgbp"
 	"github.com/renn-go/renn/core/exact"
@@ -31,6 +32,7 @@ var registry = []*Entry{
 	withLogZ(define("gibbs", "Gibbs", "Gibbs sampling: single-site sweeps (variables tied together by zeros drawn jointly), several chains, standard errors from batch means, chain spread and the energy's autocorrelation time (no ln Z)", NoRegions, mcmc.DefaultOptions, mcmc.LearningOptions, newGibbs), LogZNone),
 	withLogZ(define("pcd", "PCD", "persistent Gibbs chains: the free phase of persistent contrastive divergence in learning (chains kept from update to update; no ln Z, never converged)", NoRegions, mcmc.PCDDefaultOptions, mcmc.PCDLearningOptions, newPCD), LogZNone),
 	define("pt", "Parallel Tempering", "parallel tempering: Gibbs replicas on a temperature ladder with neighbour swaps; stepping-stone ln Z", NoRegions, mcmc.PTDefaultOptions, nil, newPT),
+	define("auto", "Auto", "the best answer within a time budget (max_seconds): exact inference when its plan fits, else GBP on the largest region graph that converges, double-loop GBP, and parallel tempering beside them, chosen by a documented rule; estimates carry a certificate (exact, converged, monte-carlo, bounds, none)", NoRegions, auto.DefaultOptions, auto.LearningOptions, newAuto),
 }
 
 func newExact(o exact.Options, _ *region.Graph) (infer.Method, error) { return learn.NewExact(o), nil }
@@ -50,6 +52,8 @@ func newGibbs(o mcmc.Options, _ *region.Graph) (infer.Method, error) { return mc
 func newPCD(o mcmc.PCDOptions, _ *region.Graph) (infer.Method, error) { return mcmc.NewPCD(o) }
 
 func newPT(o mcmc.PTOptions, _ *region.Graph) (infer.Method, error) { return mcmc.NewPT(o) }
+
+func newAuto(o auto.Options, _ *region.Graph) (infer.Method, error) { return auto.New(o) }
 
 func newTRW(o trw.Options, _ *region.Graph) (infer.Method, error) { return trw.New(o) }
 

@@ -11,8 +11,9 @@ import (
 // shared check (infer.Verify): an answer that fails it is reported with
 // status CheckFailed and the reason in Result.Check, followed by what had
 // stopped the method when it had not converged ("(the method had stopped:
-// time_limit)"). Entry.New returns every method wrapped, so every
-// stage gets the check.
+// time_limit)"); a certificate it stated (other than bounds, which do not
+// rest on the answer) becomes infer.CertNone. Entry.New returns every
+// method wrapped, so every stage gets the check.
 type verified struct {
 	infer.Method
 	noLogZ bool // the method makes no claim on ln Z (LogZNone): not checked
@@ -35,6 +36,10 @@ func (c verified) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error
 			why += " (the method had stopped: " + res.Status.String() + ")"
 		}
 		res.Check, res.Status = why, infer.CheckFailed
+		if res.Certificate != "" && res.Certificate != infer.CertBounds {
+			// A failed answer is backed by nothing it claimed.
+			res.Certificate = infer.CertNone
+		}
 	}
 	return res, nil
 }

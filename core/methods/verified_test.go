@@ -172,3 +172,35 @@ func TestVerifiedKeepsStopReason(t *testing.T) {
 		}
 	}
 }
+
+// A certificate rests on the answer: one that fails the check keeps none
+// but bounds (which rest on mean field and TRW, not on it); one that passes
+// keeps its own.
+func TestVerifiedCertificate(t *testing.T) {
+	m := &mrf.Model{Cards: []int{2}, Factors: []mrf.Factor{{Vars: []int{0}, LogTable: []float64{0, math.Inf(-1)}}}}
+	good := infer.Result{Marginals: mrf.Marginals{Vars: [][]float64{{1, 0}}, Factors: [][]float64{{1, 0}}}, Status: infer.Converged}
+	bad := good
+	bad.Marginals = mrf.Marginals{Vars: [][]float64{{0.5, 0.5}}, Factors: [][]float64{{0.5, 0.5}}}
+	for _, tc := range []struct {
+		res        infer.Result
+		cert, want string
+	}{
+		{good, infer.CertExact, infer.CertExact},
+		{good, infer.CertConverged, infer.CertConverged},
+		{bad, infer.CertExact, infer.CertNone},
+		{bad, infer.CertConverged, infer.CertNone},
+		{bad, infer.CertMonteCarlo, infer.CertNone},
+		{bad, infer.CertBounds, infer.CertBounds},
+		{bad, "", ""},
+	} {
+		r := tc.res
+		r.Certificate = tc.cert
+		res, err := verified{Method: badMethod{r}}.Infer(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Certificate != tc.want {
+			t.Errorf("certificate %q on an answer with check %q: got %q, want %q", tc.cert, res.Check, res.Certificate, tc.want)
+		}
+	}
+}

@@ -9,6 +9,9 @@
 // mean absolute difference (l1) and its Pearson correlation (corr). The
 // generic scores apply to any model: the mean and largest absolute error over
 // all entries of all variable marginals, and the same over factor marginals.
+// The UAI inference competitions' scores (uai.go) apply to any model too:
+// the mean Hellinger distance of the unobserved variables' marginals and the
+// error of log10 Z.
 //
 // Marginals come as mrf.Marginals, the type exact inference (exact.Result)
 // and every method (infer.Result) return them in.

@@ -5,6 +5,7 @@ package exactinfer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio"
@@ -31,6 +33,28 @@ type Params struct {
 	// PlanOnly prints every model's plan and its cost and solves nothing
 	// (no output files).
 	PlanOnly bool `json:"plan_only,omitempty"`
+	// SkipTooWide skips a model whose plan does not fit the options'
+	// bounds (TooWide), recording it, instead of failing the stage: a
+	// folder of models gets the exact answers that fit.
+	SkipTooWide bool `json:"skip_too_wide,omitempty"`
+}
+
+// Skipped is a model exact-infer left out under SkipTooWide, and why.
+type Skipped struct {
+	ModelID int32  `json:"model_id"`
+	Model   string `json:"model"`
+	Error   string `json:"error"`
+}
+
+// TooWide reports whether err says that a model's plan does not fit the
+// bounds of exact.Options (a table over max_table, a peak over
+// max_memory, an estimated time over max_planned_seconds): a refusal
+// before any allocation, not a failure.
+func TooWide(err error) bool {
+	var table *exact.TableTooLargeError
+	var memory *exact.MemoryTooLargeError
+	var slow *exact.TooSlowError
+	return errors.As(err, &table) || errors.As(err, &memory) || errors.As(err, &slow)
 }
 
 // uai is where the UAI result files of a run into out go.
@@ -46,7 +70,9 @@ func (p Params) Check() error {
 	return p.uai("").Check()
 }
 
-// Run solves every model of p.Models exactly, writes marginals.parquet and
+// Run solves every model of p.Models exactly (but those too wide, with
+// p.SkipTooWide: listed in the provenance as "skipped" and at the end of the
+// table), writes marginals.parquet and
 // estimates.parquet into out (and the UAI result files into p.UAIOut when
 // set, refusing before any model is solved to replace those of another run:
 // a *stageio.UAIConflictError), and prints a short table to w, then how
@@ -57,15 +83,13 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var current stageio.Model // the model being solved, for the plan's log line
+	sv := &solving{p: p, out: out}
 	o := p.Options
-	o.OnPlan = func(plan *exact.Plan) { logPlan(current, plan) }
-	opts, err := entry.With(o)
-	if err != nil {
+	o.OnPlan = func(plan *exact.Plan) { logPlan(sv.current, plan) }
+	if sv.opts, err = entry.With(o); err != nil {
 		return err
 	}
-	method, err := entry.New(opts, nil)
-	if err != nil {
+	if sv.method, err = entry.New(sv.opts, nil); err != nil {
 		return err
 	}
 	models, inputs, err := stageio.LoadModels(p.Models)
@@ -78,40 +102,82 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	if err := p.uai(out).Claim([]string{entry.Name}, models); err != nil {
 		return err
 	}
+	sv.name, sv.inputs = entry.Name, inputs
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "model\tname\tln Z\tseconds\tlargest table\t")
-	var marg []formats.MarginalRow
-	var est []formats.EstimateRow
+	if done, err := sv.solveAll(ctx, models, tw); err != nil || !done {
+		tw.Flush()
+		return err
+	}
+	return sv.write(models, tw, w)
+}
+
+// solving is exact-infer's run over a models file: its method, and the
+// answers and skipped models so far.
+type solving struct {
+	p       Params
+	out     string
+	name    string
+	opts    *methods.Options
+	method  infer.Method
+	inputs  []string
+	current stageio.Model // the model being solved, for the plan's log line
+	marg    []formats.MarginalRow
+	est     []formats.EstimateRow
+	skipped []Skipped
+}
+
+// solveAll solves every model, a line each to tw. On an interruption it
+// keeps the models finished (stageio.Finished) and reports done false.
+func (sv *solving) solveAll(ctx context.Context, models []stageio.Model, tw io.Writer) (done bool, err error) {
+	p := sv.p
 	for k, e := range models {
 		if ctx.Err() != nil {
-			tw.Flush()
-			f := stageio.Finished{Stage: "exact-infer", Params: p, Seed: p.Options.Seed, Inputs: inputs,
-				Done: k, Of: len(models), Unit: "models", Marg: marg, Est: est}
-			return f.Keep(ctx.Err(), out)
+			f := stageio.Finished{Stage: "exact-infer", Params: p, Seed: p.Options.Seed, Inputs: sv.inputs,
+				Done: k, Of: len(models), Unit: "models", Marg: sv.marg, Est: sv.est}
+			return false, f.Keep(ctx.Err(), sv.out)
 		}
-		current = e
+		sv.current = e
 		start := time.Now()
-		res, err := method.Infer(ctx, e.Model)
+		res, err := sv.method.Infer(ctx, e.Model)
+		if err != nil && p.SkipTooWide && TooWide(err) {
+			sv.skipped = append(sv.skipped, Skipped{ModelID: e.ID, Model: e.Info.Name, Error: err.Error()})
+			fmt.Fprintf(tw, "%d\t%s\tskipped\t\t\t\n", e.ID, e.Info.Name)
+			slog.Warn("skipped", "model", e.ID, "name", e.Info.Name, "error", err)
+			continue
+		}
 		if err != nil {
-			return fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
+			return false, fmt.Errorf("%s: model %d (%s): %w", p.Models, e.ID, e.Info.Name, err)
 		}
 		secs := time.Since(start).Seconds()
-		marg = append(marg, stageio.MarginalRows(e.ID, entry.Name, e.Model, res.Marginals)...)
-		est = append(est, stageio.EstimateRow(e.ID, entry.Name, res, secs, opts, ""))
+		sv.marg = append(sv.marg, stageio.MarginalRows(e.ID, sv.name, e.Model, res.Marginals)...)
+		sv.est = append(sv.est, stageio.EstimateRow(e.ID, sv.name, res, secs, sv.opts, ""))
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, lnZ(res.LogZ), secs, math.Log2(res.Diagnostics["largest_table"]))
 		slog.Debug("solved", "model", e.ID, "seconds", secs)
 	}
-	prov, err := stageio.Provenance("exact-infer", p, p.Options.Seed, inputs)
+	return true, nil
+}
+
+// write commits the answers (Parquet and UAI files), then prints the
+// table, the models skipped and the UAI files' summary.
+func (sv *solving) write(models []stageio.Model, tw *tabwriter.Writer, w io.Writer) error {
+	p, out := sv.p, sv.out
+	// The parameters, and the models skipped as too wide.
+	record := struct {
+		Params
+		Skipped []Skipped `json:"skipped,omitempty"`
+	}{p, sv.skipped}
+	prov, err := stageio.Provenance("exact-infer", record, p.Options.Seed, sv.inputs)
 	if err != nil {
 		return err
 	}
-	uai, answers, err := p.uai(out).Outputs([]string{entry.Name}, models, marg, est)
+	uai, answers, err := p.uai(out).Outputs([]string{sv.name}, models, sv.marg, sv.est)
 	if err != nil {
 		return err
 	}
 	if err := stageio.Commit(out, append([]stageio.Output{
-		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, marg, prov) }},
-		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, est, prov) }},
+		{Name: formats.MarginalsFile, Write: func(path string) error { return formats.WriteMarginals(path, sv.marg, prov) }},
+		{Name: formats.EstimatesFile, Write: func(path string) error { return formats.WriteEstimates(path, sv.est, prov) }},
 	}, uai...)...); err != nil {
 		return err
 	}
@@ -120,6 +186,9 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, sk := range sv.skipped {
+		fmt.Fprintf(w, "skipped model %d (%s): %s\n", sk.ModelID, sk.Model, sk.Error)
 	}
 	stageio.WriteUAISummary(w, p.UAIOut, answers)
 	return nil

@@ -9,7 +9,7 @@
 //     plots; discussion.toml is the discussion, its prose a
 //     template whose counts are claims over the filled tables.
 //   - sections/<name>.toml declares each section beyond the paper (hard,
-//     uai, amortized, hidden) and the scale tables: the stages it reads
+//     uai, amortized, hidden, anymodel) and the scale tables: the stages it reads
 //     (by name pattern), what it reads of them (scores model by model,
 //     summaries, learning curves, costs), its tables (rows as axes of
 //     metrics, settings, models and methods; columns per method; each cell

@@ -28,6 +28,10 @@ type Params struct {
 	// (pipeline.amortize.toml): the report then has the section "Beyond
 	// the paper: amortized inference" from its amortized_* score stages.
 	Amortized string
+	// AnyModel, when set, is the pipeline config of auto against the
+	// single methods (pipeline.anymodel.toml): the report then has the
+	// section "Any model, within a budget" from its score_budget* stages.
+	AnyModel string
 }
 
 // Run reads the pipeline's outputs and writes the report and its figures.
@@ -100,6 +104,13 @@ func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []str
 			doc.Sections = append(doc.Sections, sectionDoc{Title: "Beyond the paper: amortized inference", Anchor: AmortizedAnchor, Markdown: md, Wrap: true})
 		}
 		if name == "amortized" {
+			if p.AnyModel != "" {
+				md, err := AnyModelSection(AnyModelParams{Config: p.AnyModel, Command: "go run ./cmd/report --anymodel " + p.AnyModel})
+				if err != nil {
+					return nil, nil, err
+				}
+				doc.Sections = append(doc.Sections, sectionDoc{Title: "Any model, within a budget", Anchor: AnyModelAnchor, Markdown: md})
+			}
 			continue
 		}
 		s, err := openSection(name, pl, p.BinDir)

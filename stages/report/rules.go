@@ -23,7 +23,8 @@ import (
 //     (Over "model": every model; of Graph where given), Value at most
 //     Factor times the least of Refs present (counting only those whose
 //     column's RefIf aggregate is 1, say "converged.mean"), or at most
-//     Limit without Refs; rows without Value or one of Needs are not
+//     Limit without Refs, plus Slack (AtLeast: at least that); rows
+//     without Value or one of Needs, or whose When is not 1, are not
 //     counted. Values are written as in a cell, "fact.agg@column", and in
 //     the failures with Format and Unit.
 //   - best, winners, beats, agree, combine, models: over the rows of the
@@ -48,7 +49,13 @@ type ruleSpec struct {
 	Refs                  []string
 	RefIf                 string `toml:"ref_if"`
 	Factor, Limit         float64
-	Format, Unit          string
+	Slack                 float64 // added to the limit: at most Factor × reference + Slack
+	AtLeast               bool    `toml:"at_least"` // the value at least the limit
+	// When is a value a row must have equal to 1 to be checked
+	// ("exact_over.mean@auto": where exact inference took longer than
+	// auto's budget).
+	When         string
+	Format, Unit string
 
 	Tables        []int
 	Metric        string
@@ -89,8 +96,9 @@ func (t *tally) count(held bool, fail string) {
 	}
 }
 
-// rule evaluates the declared claim id.
-func (s *section) rule(id string) (any, error) {
+// rule evaluates the declared claim id; an at_most rule on the settings
+// (or models) of parts when given, else of the section's first part.
+func (s *section) rule(id string, parts ...string) (any, error) {
 	i := slices.IndexFunc(s.spec.Claims, func(r ruleSpec) bool { return r.ID == id })
 	if i < 0 {
 		return nil, fmt.Errorf("no claim %q", id)
@@ -98,7 +106,7 @@ func (s *section) rule(id string) (any, error) {
 	r := &s.spec.Claims[i]
 	switch r.Rule {
 	case "", "at_most":
-		return s.atMost(r), nil
+		return s.atMost(r, parts), nil
 	case "gap":
 		return s.gapRule(r), nil
 	case "wall":
@@ -121,27 +129,21 @@ func (r *ruleSpec) cell(v string) string {
 	return "{" + fact + ":" + or(r.Format, "num") + v[len(fact):] + "}"
 }
 
-func (s *section) atMost(r *ruleSpec) tally {
+func (s *section) atMost(r *ruleSpec, parts []string) tally {
 	res := tally{Noun: "settings"}
-	var rows []binding
 	if r.Over == "model" {
 		res.Noun = "models"
-		for _, m := range s.data.Models {
-			rows = append(rows, binding{model: m})
-		}
 	}
-	for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph}) {
-		if r.Over != "model" {
-			rows = append(rows, binding{set: g})
-		}
-	}
-	for _, b := range rows {
+	for _, b := range s.ruleRows(r, parts) {
 		value := func(v string) (cellValue, bool) {
 			cv := s.data.eval(r.cell(v), b)
 			return cv, cv.ok && !math.IsNaN(cv.value)
 		}
 		v, ok := value(r.Value)
 		if !ok || slices.ContainsFunc(r.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
+			continue
+		}
+		if w, ok := value(r.When); r.When != "" && (!ok || w.value != 1) {
 			continue
 		}
 		ref, refOK := s.reference(r, b, value)
@@ -152,9 +154,34 @@ func (s *section) atMost(r *ruleSpec) tally {
 		if refOK {
 			limit, against = r.Factor*ref.value, " against "+ref.text+r.Unit
 		}
-		res.count(v.value <= limit, or(b.model, setLabel(b.set))+" ("+v.text+r.Unit+against+")")
+		limit += r.Slack
+		res.count(v.value <= limit && !r.AtLeast || v.value >= limit && r.AtLeast, or(b.model, setLabel(b.set))+" ("+v.text+r.Unit+against+")")
 	}
 	return res
+}
+
+// ruleRows are the rows an at_most rule is checked on: the settings (or
+// models) of parts, else of the section's first part; a model of several
+// parts is checked in each.
+func (s *section) ruleRows(r *ruleSpec, parts []string) []binding {
+	var rows []binding
+	switch {
+	case r.Over == "model" && len(parts) > 0:
+		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
+			for _, m := range s.data.ModelsOf(g) {
+				rows = append(rows, binding{set: g, model: m})
+			}
+		}
+	case r.Over == "model":
+		for _, m := range s.data.Models {
+			rows = append(rows, binding{model: m})
+		}
+	default:
+		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
+			rows = append(rows, binding{set: g})
+		}
+	}
+	return rows
 }
 
 // reference is the least of r's references at b that count.

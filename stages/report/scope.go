@@ -144,7 +144,7 @@ func (c scope) Table(id string) string {
 		return ""
 	}
 	t := &c.s.spec.Tables[i]
-	at := []binding{{family: c.b.family}}
+	at := []binding{{family: c.b.family, parts: c.b.parts}}
 	switch t.Per {
 	case "setting":
 		at = nil
@@ -228,6 +228,35 @@ func (s *section) share(stage, method, metric string) (float64, int) {
 // ReadoutTol and ConsistencyTol are the shared check's tolerances.
 func (scope) ReadoutTol() float64     { return infer.ReadoutTol }
 func (scope) ConsistencyTol() float64 { return infer.ConsistencyTol }
+
+// In is the scope narrowed to the stages of part: its tables and claims
+// (ClaimHere) read that part alone.
+func (c scope) In(part string) scope {
+	c.b.parts = []string{part}
+	return c
+}
+
+// ClaimHere evaluates a declared claim on the settings (or models) of the
+// scope's parts (In), else of the section's first part.
+func (c scope) ClaimHere(id string) any {
+	v, err := c.s.rule(id, c.b.parts...)
+	if err != nil {
+		c.s.fail(err)
+	}
+	return v
+}
+
+// PartModels are the models scored in the stages of part, setting by
+// setting; PartMethods the methods that ran there.
+func (c scope) PartModels(part string) []string {
+	var out []string
+	for _, g := range c.s.settingsOf(&tableSpec{Parts: []string{part}}) {
+		out = append(out, c.s.data.ModelsOf(g)...)
+	}
+	return out
+}
+
+func (c scope) PartMethods(part string) []string { return c.s.methodsIn([]string{part}) }
 
 // Compare is a declared comparison, for its tolerances.
 func (c scope) Compare(name string) compareSpec {

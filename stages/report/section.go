@@ -34,7 +34,7 @@ type sectionSpec struct {
 	// Columns names a run's column: "method", or "method+scheme": a run on
 	// regions of a scheme other than auto is a column of its own.
 	Columns string
-	Labels  string // "side": settings of a summaries section named 10x10
+	Labels  string // "side": settings of a summaries section named 10x10; "shape": of a scores section by their models' kind and shape (shapeLabel), ordered by kind
 	Order   string // settings: "paper" (grids first, by size, gamma), "size" (by graph, size), or as read
 	// Unscored also compares, on the models the section's methods ran on
 	// but no score stage scored, every method's answers with this one's.
@@ -125,6 +125,9 @@ func (s *sectionSpec) cells() []string {
 		}
 		for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
 			out = append(out, c.cell(v))
+		}
+		if c.When != "" {
+			out = append(out, c.cell(c.When))
 		}
 	}
 	return out

@@ -64,7 +64,7 @@ const (
 // Metrics returns every score in the order of the printed table.
 func Metrics() []string {
 	return []string{metrics.L1, metrics.Corr, metrics.LogZErr, metrics.VarMeanAbs, metrics.VarMaxAbs,
-		metrics.FactorMeanAbs, metrics.FactorMaxAbs, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
+		metrics.FactorMeanAbs, metrics.FactorMaxAbs, metrics.Hellinger, metrics.PRErr, SECoverage, LogZSECoverage, Seconds, Converged, CheckFailed, Iterations,
 		BoundHeld, SandwichWidth}
 }
 
@@ -132,18 +132,18 @@ func Run(p Params, out string, w io.Writer) error {
 		return err
 	}
 	cols := groupColumns(p.Group, shards)
-	scored, err := scoreAll(shards, truth, pred, cols)
+	scored, noTruth, err := scoreAll(shards, truth, pred, cols, p.Partial)
 	if err != nil {
 		return err
 	}
-	if len(scored) == 0 {
+	if len(scored) == 0 && len(noTruth) == 0 {
 		return fmt.Errorf("no predictions in %s", strings.Join(p.Pred, ", "))
 	}
 	miss := missing(shards, pred)
 	if len(miss) > 0 && !p.Partial {
 		return missingError(miss, p.Pred)
 	}
-	for _, m := range miss {
+	for _, m := range append(slices.Clone(miss), noTruth...) {
 		slog.Warn("score: not scored", "run", m)
 	}
 	scoreRows := scoreRowsOf(scored)
@@ -151,7 +151,8 @@ func Run(p Params, out string, w io.Writer) error {
 	record := struct {
 		Params
 		Missing []string `json:"missing,omitempty"`
-	}{p, miss}
+		NoTruth []string `json:"no_exact,omitempty"`
+	}{p, miss, noTruth}
 	prov, err := stageio.Provenance("score", record, 0, inputs)
 	if err != nil {
 		return err
@@ -160,6 +161,10 @@ func Run(p Params, out string, w io.Writer) error {
 	if len(miss) > 0 {
 		tab.notes = append(tab.notes, fmt.Sprintf("note: partial: %d (model, method) runs have no predictions and are not scored (listed under \"missing\" in the provenance of %s).",
 			len(miss), formats.SummaryFile))
+	}
+	if len(noTruth) > 0 {
+		tab.notes = append(tab.notes, fmt.Sprintf("note: partial: %d (model, method) runs are of models without an exact answer (exact-infer --skip-too-wide) and are not scored (listed under \"no_exact\" in the provenance of %s).",
+			len(noTruth), formats.SummaryFile))
 	}
 	outs := []stageio.Output{
 		{Name: formats.ScoresFile, Write: func(path string) error { return formats.WriteScores(path, scoreRows, prov) }},
@@ -524,8 +529,9 @@ type scoredRun struct {
 }
 
 // scoreAll scores every pred run against its truth, in the order of the
-// --models directories, model ids and methods.
-func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]scoredRun, error) {
+// --models directories, model ids and methods. A run whose model has no
+// exact answer is an error, or with partial listed in noTruth and left out.
+func scoreAll(shards []*shard, truth, pred *collection, groupCols []string, partial bool) (out []scoredRun, noTruth []string, err error) {
 	keys := make([]runKey, 0, len(pred.runs))
 	for k := range pred.runs {
 		keys = append(keys, k)
@@ -540,36 +546,40 @@ func scoreAll(shards []*shard, truth, pred *collection, groupCols []string) ([]s
 		}
 		return methodLess(ra.method, rb.method)
 	})
-	out := make([]scoredRun, 0, len(keys))
+	out = make([]scoredRun, 0, len(keys))
 	for _, k := range keys {
 		r := pred.runs[k]
 		if err := r.complete(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t := truth.runs[runKey{k.sha, k.id, "exact"}]
+		if t == nil && partial {
+			noTruth = append(noTruth, fmt.Sprintf("model %d (%s, models %s) method %q: no exact answer", r.model.ID, r.model.Info.Name, r.shard.dir, r.method))
+			continue
+		}
 		if t == nil {
-			return nil, fmt.Errorf("%s: model %d (%s, models %s) method %q: no exact marginals and estimates for this model in the --truth directories",
+			return nil, nil, fmt.Errorf("%s: model %d (%s, models %s) method %q: no exact marginals and estimates for this model in the --truth directories (--partial scores the others)",
 				r.margFile, r.model.ID, r.model.Info.Name, r.shard.dir, r.method)
 		}
 		if err := t.complete(); err != nil {
-			return nil, fmt.Errorf("truth: %w", err)
+			return nil, nil, fmt.Errorf("truth: %w", err)
 		}
 		if err := checkTruth(t); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := checkPred(r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s, err := scoreRun(r, t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s.values = append(s.values, boundHeld(r, t)...)
 		s.group = groupOf(r.model, groupCols, false)
 		out = append(out, s)
 	}
 	addSandwich(out)
-	return out, nil
+	return out, noTruth, nil
 }
 
 // scoreRun computes every score of r against the exact run t.
@@ -584,7 +594,8 @@ func scoreRun(r, t *run) (scoredRun, error) {
 		}
 		s.values = append(s.values, value{metrics.L1, p.L1}, value{metrics.Corr, p.Corr})
 	}
-	if !(noLogZ(r.method) && math.IsNaN(r.est.LogZ)) {
+	claimsLogZ := !(noLogZ(r.method) && math.IsNaN(r.est.LogZ))
+	if claimsLogZ {
 		s.values = append(s.values, value{metrics.LogZErr, metrics.LogZError(t.est.LogZ, r.est.LogZ)})
 	}
 	e, err := metrics.CompareMarginals(m, t.marg, r.marg)
@@ -594,6 +605,10 @@ func scoreRun(r, t *run) (scoredRun, error) {
 	s.values = append(s.values, value{metrics.VarMeanAbs, e.VarMeanAbs}, value{metrics.VarMaxAbs, e.VarMaxAbs})
 	if e.FactorEntries > 0 {
 		s.values = append(s.values, value{metrics.FactorMeanAbs, e.FactorMeanAbs}, value{metrics.FactorMaxAbs, e.FactorMaxAbs})
+	}
+	s.values, err = appendUAIScores(s.values, m, t, r, claimsLogZ)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", where, err)
 	}
 	if c, ok := coverage(r, t); ok {
 		s.values = append(s.values, value{SECoverage, c})
@@ -768,3 +783,20 @@ func summaryRows(sum summary) []formats.SummaryRow {
 // undefined reports whether the cell's mean is undefined: a NaN score, or
 // (never in practice) no values.
 func (c cell) undefined() bool { return c.NaN > 0 || math.IsNaN(c.Mean) }
+
+// appendUAIScores appends the UAI competitions' scores of r against t:
+// hellinger when some variable is unobserved (metrics.Observed), pr_err
+// when r claims an ln Z.
+func appendUAIScores(vals []value, m *mrf.Model, t, r *run, claimsLogZ bool) ([]value, error) {
+	h, n, err := metrics.MeanHellinger(m, t.marg, r.marg)
+	if err != nil {
+		return vals, err
+	}
+	if n > 0 {
+		vals = append(vals, value{metrics.Hellinger, h})
+	}
+	if claimsLogZ {
+		vals = append(vals, value{metrics.PRErr, metrics.PRError(t.est.LogZ, r.est.LogZ)})
+	}
+	return vals, nil
+}

@@ -380,7 +380,10 @@ func TestMarkdownTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// bp: l1 .01 .02; corr 1 and 0.99209 (hand-computed from the vectors);
-	// var errors .01 .03; factor mean errors .16/24 .32/24.
+	// var errors .01 .03; factor mean errors .16/24 .32/24; hellinger the
+	// mean over the four variables of H([1-t, t], [1-t-d, t+d]) with
+	// t = 0.2 + 0.1 i + 0.05 k and d = 0.01 + 0.02 k on model k (0.00768
+	// and 0.02218); pr_err 0.5 (k+1) / ln 10, renn's 0.25 / ln 10.
 	want := `| metric | gamma | models | bp | renn |
 | --- | --- | ---: | ---: | ---: |
 | l1 | 0.1 | 2 | 0.0150 ± 0.0050 | 0.0000 ± 0.0000 |
@@ -390,6 +393,8 @@ func TestMarkdownTable(t *testing.T) {
 | var_max_abs | 0.1 | 2 | 0.0200 ± 0.0100 | 0.0000 ± 0.0000 |
 | factor_mean_abs | 0.1 | 2 | 0.0100 ± 0.0033 | 0.0000 ± 0.0000 |
 | factor_max_abs | 0.1 | 2 | 0.0200 ± 0.0100 | 0.0000 ± 0.0000 |
+| hellinger | 0.1 | 2 | 0.0149 ± 0.0073 | 0.0000 ± 0.0000 |
+| pr_err | 0.1 | 2 | 0.326 ± 0.109 | 0.109 ± 0.000 |
 | seconds | 0.1 | 2 | 0.15 ± 0.05 | 2 ± 0 |
 | converged | 0.1 | 2 | 0.50 ± 0.50 | 1.00 ± 0.00 |
 | iterations | 0.1 | 2 | 20.0 ± 10.0 | 100.0 ± 0.0 |

@@ -214,9 +214,9 @@ func (t *table) dropBlank() (someBlank bool) {
 // precision is the printf verb of a metric's values, close to the paper's.
 func precision(metric string) string {
 	switch metric {
-	case metrics.L1, metrics.VarMeanAbs, metrics.VarMaxAbs, metrics.FactorMeanAbs, metrics.FactorMaxAbs:
+	case metrics.L1, metrics.VarMeanAbs, metrics.VarMaxAbs, metrics.FactorMeanAbs, metrics.FactorMaxAbs, metrics.Hellinger:
 		return "%.4f"
-	case metrics.Corr, metrics.LogZErr:
+	case metrics.Corr, metrics.LogZErr, metrics.PRErr:
 		return "%.3f"
 	case Seconds:
 		return "%.3g"
@@ -371,6 +371,7 @@ var (
 	latexMetrics = map[string]string{metrics.L1: `$\ell_1$ error`, metrics.Corr: `Correlation $\rho$`, metrics.LogZErr: `$\log Z$ error`,
 		metrics.VarMeanAbs: `mean $|\Delta p(x_i)|$`, metrics.VarMaxAbs: `max $|\Delta p(x_i)|$`,
 		metrics.FactorMeanAbs: `mean $|\Delta p(x_a)|$`, metrics.FactorMaxAbs: `max $|\Delta p(x_a)|$`,
+		metrics.Hellinger: "Hellinger", metrics.PRErr: `$\log_{10} Z$ error`,
 		Seconds: "Seconds", Converged: "Converged", CheckFailed: "Check failed", Iterations: "Iterations"}
 	latexColumns = map[string]string{"metric": "Metric", "graph": "Graph", "size": "$n$", "gamma": `$\gamma$`, "model": "Model", "models": "Models"}
 )

@@ -206,17 +206,28 @@ func MarginalRows(id int32, method string, m *mrf.Model, mg mrf.Marginals) []for
 // for every method: {"method", "options", "regions" (the region graph's
 // scheme, for region methods), "check" (the reason the answer failed the
 // shared check, infer.Verify, status check_failed; absent when it passed),
-// "diagnostics"}.
+// "diagnostics", "record" (the method's own account, infer.Result.Record,
+// when it gives one)}. The certificate (infer.Result.Certificate) goes to
+// its own column.
 func EstimateRow(id int32, method string, res *infer.Result, secs float64, opts any, scheme string) formats.EstimateRow {
-	js, _ := json.Marshal(struct {
+	type params struct {
 		Method      string         `json:"method"`
 		Options     any            `json:"options"`
 		Regions     string         `json:"regions,omitempty"`
 		Check       string         `json:"check,omitempty"`
 		Diagnostics map[string]any `json:"diagnostics"`
-	}{method, opts, scheme, res.Check, finite(res.Diagnostics)})
+		Record      any            `json:"record,omitempty"`
+	}
+	p := params{method, opts, scheme, res.Check, finite(res.Diagnostics), res.Record}
+	js, err := json.Marshal(p)
+	if err != nil && res.Record != nil {
+		// A record JSON cannot hold (a NaN) must not lose the rest.
+		p.Record = map[string]string{"error": err.Error()}
+		js, _ = json.Marshal(p)
+	}
 	return formats.EstimateRow{ModelID: id, Method: method, LogZ: res.LogZ, FreeEnergy: res.FreeEnergy,
-		Iterations: int32(res.Iterations), Converged: res.Converged(), Status: res.Status.String(), Seconds: secs, Params: string(js)}
+		Iterations: int32(res.Iterations), Converged: res.Converged(), Status: res.Status.String(), Seconds: secs, Params: string(js),
+		Certificate: res.Certificate}
 }
 
 // CheckFailure returns the reason recorded under "check" in an estimate's

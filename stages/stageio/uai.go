@@ -31,7 +31,8 @@ func UAIName(in mrf.Info) (string, error) {
 // first the answer's status (UAIStatus: converged, not converged, or failed
 // its check, with the reason), then the run that wrote it, "renn run:
 // stage=S out=\"P\" method=M", P being the stage's --out relative to the
-// file's directory. A run is its --out directory: a rerun of a stage into
+// file's directory, and for an answer with a certificate (auto's) a third,
+// "renn certificate: C". A run is its --out directory: a rerun of a stage into
 // the same --out replaces its own files, and removes those of its models it
 // no longer writes, but a file of another run (another --out), or one these
 // tools did not write, is replaced only with Overwrite (Claim).
@@ -164,7 +165,7 @@ func answer(t uaiTarget, e formats.EstimateRow, mg [][]float64) (UAIAnswer, [][]
 		}
 	}
 	mg = withEvidence(t.model.Model, mg)
-	a := UAIAnswer{ModelID: t.model.ID, Model: t.model.Info.Name, Method: e.Method, MAR: marStatus(e, mg), PR: prStatus(e)}
+	a := UAIAnswer{ModelID: t.model.ID, Model: t.model.Info.Name, Method: e.Method, MAR: marStatus(e, mg), PR: prStatus(e), Certificate: e.Certificate}
 	return a, mg, nil
 }
 
@@ -206,6 +207,11 @@ func (u UAIOut) answerOutputs(t uaiTarget, a UAIAnswer, mg [][]float64, log10Z f
 	}
 	dir := u.dir(t.method)
 	mar, pr := []string{a.MAR.comment(), run}, []string{a.PR.comment(), run}
+	if a.Certificate != "" {
+		// What backs the answer (auto's), after the status and the run.
+		cert := "renn certificate: " + a.Certificate
+		mar, pr = append(mar, cert), append(pr, cert)
+	}
 	outs := []Output{{Dir: dir, Name: t.name + ".uai." + formats.UAIResultMAR, Write: func(p string) error { return formats.WriteMARFile(p, mg, mar...) }}}
 	prName := t.name + ".uai." + formats.UAIResultPR
 	if a.PR.State == UAINoEstimate {

@@ -81,6 +81,9 @@ type UAIAnswer struct {
 	Model   string // the model's name
 	Method  string
 	MAR, PR UAIStatus
+	// Certificate is what backs the answer, for methods that state it
+	// (formats.EstimateRow.Certificate); "" otherwise.
+	Certificate string
 	// Base is the path of the files without ".MAR" and ".PR"
 	// (Dir/method/name.uai); "" when none are written.
 	Base string

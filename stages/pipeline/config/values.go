@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -27,7 +28,11 @@ func param(name string, v any) (Param, error) {
 		p.Value = strings.Join(parts, ",")
 		return p, nil
 	case string:
-		p.Value = x
+		s, err := expandEnv(x)
+		if err != nil {
+			return p, err
+		}
+		p.Value = s
 	case int64:
 		p.Value = strconv.FormatInt(x, 10)
 	case float64:
@@ -64,5 +69,40 @@ func tomlType(v any) string {
 		return "an array of tables"
 	default:
 		return "a date or time"
+	}
+}
+
+// expandEnv replaces ${NAME} in a flag value by the environment variable
+// NAME, and ${NAME:-DEFAULT} by it or, when it is unset or empty, by
+// DEFAULT, so that a config can take a parameter from the command line
+// (RENN_UAI_DIR=models pipeline run). Any other $ is kept. NAME unset
+// without a default is an error, as is an unclosed ${.
+func expandEnv(s string) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("%q: ${ without a closing }", s)
+		}
+		b.WriteString(s[:i])
+		name, def, hasDef := strings.Cut(s[i+2:i+j], ":-")
+		if name == "" {
+			return "", fmt.Errorf("%q: ${} names no environment variable", s)
+		}
+		v := os.Getenv(name)
+		switch {
+		case v != "":
+		case hasDef:
+			v = def
+		default:
+			return "", fmt.Errorf("environment variable %s is not set (write ${%s:-DEFAULT} for a default)", name, name)
+		}
+		b.WriteString(v)
+		s = s[i+j+1:]
 	}
 }

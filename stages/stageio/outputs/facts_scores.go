@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/core/mrf"
@@ -77,7 +78,14 @@ func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
 				continue
 			}
 			key := SettingKey(m.Info.Name)
+			if s.Labels == "shape" {
+				key = SettingKey(strings.TrimSuffix(m.Info.Name, ".uai"))
+			}
 			g := s.Setting(pt.Prefix+key, func() *Setting {
+				if s.Labels == "shape" {
+					kind, label := shapeLabel(key)
+					return &Setting{Key: key, Label: label, Graph: kind, Size: len(m.Info.Cards)}
+				}
 				return &Setting{Key: key, Label: settingLabel(m.Info), Graph: m.Info.Graph, Size: len(m.Info.Cards), Gamma: m.Info.Gamma}
 			})
 			s.AddScored(pt, inst.Stage, g, m, preds)
@@ -118,7 +126,7 @@ func (s *Reader) modelObs(pt *Progress, stage string, g *Setting, m *ScoredModel
 		}
 	}
 	if m.Exact {
-		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"] = m.NegLogZ, -m.NegLogZ
+		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"], o[0].Num["exact_seconds"] = m.NegLogZ, -m.NegLogZ, m.ExactSeconds
 	}
 	return o[0]
 }
@@ -148,11 +156,15 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 	var p struct {
 		Regions string
 		Check   *json.RawMessage
+		Options struct {
+			MaxSeconds float64 `json:"max_seconds"`
+		}
 	}
 	json.Unmarshal([]byte(e.Params), &p)
 	if p.Regions != "" {
 		o.Text["regions"] = p.Regions
 	}
+	budgetFacts(o, p.Options.MaxSeconds, e.Certificate, m)
 	if p.Check != nil {
 		o.Num["check_recorded"] = 1
 	}
@@ -201,4 +213,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.SortFunc(keys, methods.Compare)
 	return keys
+}
+
+// budgetFacts records a run's time budget (its max_seconds option, when
+// set), whether exact inference finished within it (exact_fits, and its
+// complement exact_over), and its certificate, one fact per kind (1 for
+// the run's, 0 for the others), so that tables and claims count them.
+func budgetFacts(o *Fact, budget float64, cert string, m *ScoredModel) {
+	if budget > 0 {
+		o.Num["budget"] = budget
+		if m.Exact {
+			fits := m.ExactSeconds <= budget
+			o.Num["exact_fits"], o.Num["exact_over"] = b2f(fits), b2f(!fits)
+		}
+	}
+	if cert == "" {
+		return
+	}
+	o.Text["certificate"] = cert
+	for _, c := range []string{infer.CertExact, infer.CertConverged, infer.CertMonteCarlo, infer.CertBounds, infer.CertNone} {
+		o.Num["cert_"+strings.ReplaceAll(c, "-", "_")] = b2f(c == cert)
+	}
 }

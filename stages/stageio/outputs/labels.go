@@ -55,3 +55,24 @@ func distText(d string) string {
 	}
 	return d
 }
+
+// shapeLabel names the models of a setting key (a model's name without its
+// index) by their kind and shape: "grid 24x24", "bipartite 16+16",
+// "csp 200", "noisy-or 100"; the kind orders them.
+func shapeLabel(key string) (kind, label string) {
+	if i := strings.Index(key, "-J"); i > 0 {
+		key = key[:i] // sample-model ising's couplings and fields
+	}
+	key = strings.TrimSuffix(key, ".uai")
+	num := strings.TrimLeft(key, "abcdefghijklmnopqrstuvwxyz-_")
+	kind = strings.TrimSuffix(key, num)
+	switch {
+	case num == "":
+		return key, key
+	case kind == "grid" || kind == "torus":
+		return kind, fmt.Sprintf("%s %sx%s", kind, num, num)
+	case kind == "bipartite":
+		return kind, "bipartite " + strings.Replace(num, "x", "+", 1)
+	}
+	return kind, kind + " " + num
+}

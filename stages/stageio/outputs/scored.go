@@ -43,7 +43,9 @@ type ScoredModel struct {
 	Model   *mrf.Model
 	NegLogZ float64
 	Exact   bool
-	Runs    map[string]*ScoredRun
+	// ExactSeconds is exact inference's wall time on the model (truth).
+	ExactSeconds float64
+	Runs         map[string]*ScoredRun
 }
 
 // ScoredRun is one method's run on a model.
@@ -191,7 +193,7 @@ func (r *scoreReader) readEstimates(dir string, pred int) error {
 			return err
 		}
 		if pred < 0 {
-			m.NegLogZ, m.Exact = -e.LogZ, true
+			m.NegLogZ, m.Exact, m.ExactSeconds = -e.LogZ, true, e.Seconds
 			continue
 		}
 		run := m.Run(e.Method)

@@ -1,0 +1,306 @@
+package auto
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// kind is what a run is, for the choice.
+type kind int
+
+const (
+	kindExact  kind = iota
+	kindRegion      // GBP or double-loop GBP on a region graph, loopy BP (the Bethe graph)
+	kindMC          // parallel tempering
+	kindMF          // mean field: the lower bound
+	kindTRW         // TRW: the upper bound
+)
+
+// candidate is one run's outcome.
+type candidate struct {
+	name string
+	kind kind
+	// rank orders region runs by their region graph: a larger graph has a
+	// larger rank (loopy BP, on the Bethe graph, the smallest).
+	rank    int
+	res     *infer.Result // nil if the run failed or was skipped
+	se      [][]float64   // standard errors of the variable marginals (kindMC)
+	check   string        // why the answer failed the shared check, "" if it passed
+	err     error         // why the run failed, or was skipped
+	limit   float64       // its time limit, seconds
+	seconds float64       // how long it ran
+}
+
+// converged reports whether c met its convergence test and passed the
+// shared check.
+func (c *candidate) converged() bool { return c.res != nil && c.res.Converged() && c.check == "" }
+
+// usable reports whether c's marginals are an answer at all
+// (infer.VerifyWellFormed): of the model's shape, finite, normalised, and
+// with no mass on an excluded state. Consistency may fail, as it does for a
+// run stopped before convergence.
+func (c *candidate) usable(m *mrf.Model) bool {
+	return c.res != nil && infer.VerifyWellFormed(m, c.res) == ""
+}
+
+// Thresholds of the choice (see the package comment).
+const (
+	// credibleRhat: parallel tempering whose chains agree this well (split
+	// R-hat over every variable) is credible even when its ladder did not
+	// mix by its own test.
+	credibleRhat = 1.1
+	// excessLow and excessHigh: parallel tempering overrules a converged
+	// variational answer when their squared differences exceed excessHigh
+	// times its squared standard errors (summed over the unobserved
+	// variables' states), and keeps it below excessLow. In between the
+	// standard errors cannot tell (they run up to several times too large
+	// on lattices, close on noisy-OR networks), and the variational answer
+	// is kept only when corroborated: a second converged region run, on
+	// another region graph, within corroboration of it.
+	excessLow  = 1.0
+	excessHigh = 3.0
+	// corroboration is the mean Hellinger distance within which two
+	// converged region runs agree: on noisy-OR networks GBP and loopy BP
+	// agree to 1e-8 and are both exact to 1e-8; where loops matter they
+	// differ by 1e-3 and more.
+	corroboration = 1e-4
+)
+
+// choice is the outcome of choose.
+type choice struct {
+	pick   int    // index of the chosen candidate
+	cert   string // infer.Cert*
+	reason string
+	// excess is the ratio of the squared differences between the best
+	// converged variational answer and parallel tempering to parallel
+	// tempering's squared standard errors (see excessRatio); NaN when they
+	// were not compared.
+	excess float64
+	bounds *Bounds
+}
+
+// choose picks the answer auto returns from the candidates, by the rule of
+// the package comment, and says what backs it. It fails when no candidate
+// has an answer at all, listing why each failed.
+func choose(m *mrf.Model, cands []candidate) (choice, error) {
+	ch := choice{pick: -1, excess: math.NaN(), bounds: bounds(cands)}
+	if i := find(cands, func(c *candidate) bool { return c.kind == kindExact && c.converged() }); i >= 0 {
+		ch.pick, ch.cert, ch.reason = i, infer.CertExact, "exact inference fitted the budget"
+		return ch, nil
+	}
+	v := bestRegion(cands, func(c *candidate) bool { return c.converged() })
+	p := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.usable(m) })
+	credible := p >= 0 && (cands[p].converged() || cands[p].res.Diagnostics["rhat_max"] <= credibleRhat)
+	switch {
+	case v >= 0 && credible:
+		ch.excess = excess(m, cands[v].res.Marginals, cands[p].res.Marginals, cands[p].se)
+		ch.pick, ch.reason = overrule(m, cands, v, p, ch.excess)
+	case v >= 0:
+		ch.pick = v
+		ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged; parallel tempering %s", cands[v].name, mcState(cands, p))
+	case credible:
+		ch.pick = p
+		ch.reason = fmt.Sprintf("no variational method converged; %s is credible (%s)", cands[p].name, mcState(cands, p))
+	default:
+		ch.pick = fallback(m, cands, p)
+		if ch.pick < 0 {
+			return ch, failure(m, cands)
+		}
+		ch.reason = fmt.Sprintf("nothing converged and parallel tempering %s: %s is the best left (consistent region runs by graph, parallel tempering, the other region runs, mean field, TRW)",
+			mcState(cands, p), cands[ch.pick].name)
+	}
+	ch.cert = certificate(&cands[ch.pick], ch.bounds)
+	return ch, nil
+}
+
+// overrule decides between V, the best converged region run (index v), and
+// credible parallel tempering P (index p) by their excess (see excessLow).
+func overrule(m *mrf.Model, cands []candidate, v, p int, ex float64) (int, string) {
+	cv, cp := cands[v].name, cands[p].name
+	switch {
+	case ex > excessHigh:
+		return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, above %g: the variational answer's bias shows beyond the Monte Carlo noise", cp, cv, ex, excessHigh)
+	case !(ex > excessLow):
+		return v, fmt.Sprintf("%s converged on the largest region graph that converged, and %s differs from it by %.3g times its squared standard errors, at most %g", cv, cp, ex, excessLow)
+	}
+	if w := corroborate(m, cands, v); w >= 0 {
+		return v, fmt.Sprintf("%s converged on the largest region graph that converged; %s differs from it by %.3g times its squared standard errors, which cannot tell, and %s agrees with it within mean Hellinger %g",
+			cv, cp, ex, cands[w].name, corroboration)
+	}
+	return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, between %g and %g, and no other region run corroborates %s", cp, cv, ex, excessLow, excessHigh, cv)
+}
+
+// corroborate returns a converged region run on another region graph than
+// run v whose answer is within corroboration of v's, or -1.
+func corroborate(m *mrf.Model, cands []candidate, v int) int {
+	for i := range cands {
+		c := &cands[i]
+		if i == v || c.kind != kindRegion || c.rank == cands[v].rank || !c.converged() {
+			continue
+		}
+		if h, _, err := metrics.MeanHellinger(m, cands[v].res.Marginals, c.res.Marginals); err == nil && h <= corroboration {
+			return i
+		}
+	}
+	return -1
+}
+
+// certificate is what backs candidate c: converged for a variational
+// answer that converged and passed the check, monte-carlo for parallel
+// tempering that mixed by its own test, else bounds when both bounds are
+// there, else none.
+func certificate(c *candidate, b *Bounds) string {
+	switch {
+	case c.kind == kindExact && c.converged():
+		return infer.CertExact
+	case c.kind == kindRegion && c.converged():
+		return infer.CertConverged
+	case c.kind == kindMC && c.converged():
+		return infer.CertMonteCarlo
+	case b != nil:
+		return infer.CertBounds
+	}
+	return infer.CertNone
+}
+
+// bestRegion returns the region run of the largest rank that ok accepts
+// (the first of equal rank), or -1.
+func bestRegion(cands []candidate, ok func(*candidate) bool) int {
+	best := -1
+	for i := range cands {
+		c := &cands[i]
+		if c.kind == kindRegion && ok(c) && (best < 0 || c.rank > cands[best].rank) {
+			best = i
+		}
+	}
+	return best
+}
+
+// fallback returns the best usable answer when nothing converged and
+// parallel tempering is not credible (p its index, or -1): region runs that
+// passed the shared check (consistent, stopped before their convergence
+// test) by rank, then parallel tempering, then the other usable region runs
+// by rank, then mean field, then TRW; -1 if none is usable.
+func fallback(m *mrf.Model, cands []candidate, p int) int {
+	if r := bestRegion(cands, func(c *candidate) bool { return c.res != nil && c.check == "" }); r >= 0 {
+		return r
+	}
+	if p >= 0 {
+		return p
+	}
+	if r := bestRegion(cands, func(c *candidate) bool { return c.usable(m) }); r >= 0 {
+		return r
+	}
+	for _, k := range []kind{kindMF, kindTRW} {
+		if i := find(cands, func(c *candidate) bool { return c.kind == k && c.usable(m) }); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func mcState(cands []candidate, p int) string {
+	switch {
+	case p < 0:
+		return "gave no answer"
+	case cands[p].converged():
+		return "mixed"
+	}
+	return fmt.Sprintf("did not mix (split R-hat %.3g)", cands[p].res.Diagnostics["rhat_max"])
+}
+
+func find(cands []candidate, ok func(*candidate) bool) int {
+	for i := range cands {
+		if ok(&cands[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// bounds returns mean field's lower and TRW's upper bound on ln Z when both
+// runs gave one: mean field's ln Z bounds ln Z from below for an answer
+// that passed the shared check, TRW's from above whenever it is finite
+// (core/trw: the bound holds at any messages).
+func bounds(cands []candidate) *Bounds {
+	lo, hi := math.NaN(), math.NaN()
+	for i := range cands {
+		c := &cands[i]
+		if c.res == nil || math.IsNaN(c.res.LogZ) || math.IsInf(c.res.LogZ, 0) {
+			continue
+		}
+		switch {
+		case c.kind == kindMF && c.check == "":
+			lo = c.res.LogZ
+		case c.kind == kindTRW:
+			hi = c.res.LogZ
+		}
+	}
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return nil
+	}
+	return &Bounds{Lower: Float(lo), Upper: Float(hi), Width: Float(hi - lo)}
+}
+
+// excess returns Σ (v - p)² / Σ se² over the states of m's unobserved
+// variables (all of them if every one is observed) where p's standard
+// error se is finite: how far apart the answers are, in units of the Monte
+// Carlo noise. If v were exact, and se honest, it would be about 1. It is
+// NaN when no state has a finite standard error, 0 when the answers are
+// equal there, and +Inf when they differ where every standard error is 0.
+func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
+	obs := metrics.Observed(m)
+	all := !slices.Contains(obs, false)
+	var d2, s2 float64
+	n := 0
+	for i := range m.Cards {
+		if obs[i] && !all || i >= len(se) {
+			continue
+		}
+		for x := range v.Vars[i] {
+			if x >= len(se[i]) || !finite(se[i][x]) {
+				continue
+			}
+			d := v.Vars[i][x] - p.Vars[i][x]
+			d2 += d * d
+			s2 += se[i][x] * se[i][x]
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return math.NaN()
+	case d2 == 0:
+		return 0
+	}
+	return d2 / s2
+}
+
+// failure is the error of a call where no run gave an answer.
+func failure(m *mrf.Model, cands []candidate) error {
+	var why []string
+	for i := range cands {
+		c := &cands[i]
+		switch {
+		case c.err != nil:
+			// Methods name themselves in their errors ("pt: ...").
+			msg := strings.TrimPrefix(c.err.Error(), c.name+": ")
+			why = append(why, fmt.Sprintf("%s: %s", c.name, msg))
+		case c.res == nil:
+			why = append(why, fmt.Sprintf("%s: no answer", c.name))
+		default:
+			why = append(why, fmt.Sprintf("%s: %s", c.name, infer.VerifyWellFormed(m, c.res)))
+		}
+	}
+	if len(why) == 0 {
+		return errors.New("auto: no method ran")
+	}
+	return fmt.Errorf("auto: every method failed on this model (%s)", strings.Join(why, "; "))
+}
