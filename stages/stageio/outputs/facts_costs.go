@@ -1,5 +1,10 @@
 package outputs
 
+// Reading method stages for their cost: estimates.parquet (seconds,
+// iterations, convergence) with the stamps of their instances (the
+// process's wall and CPU seconds and peak memory), a fact per setting
+// and method.
+
 import (
 	"errors"
 	"fmt"
@@ -13,11 +18,6 @@ import (
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 )
-
-// Reading method stages for their cost: estimates.parquet (seconds,
-// iterations, convergence) with the stamps of their instances (the
-// process's wall and CPU seconds and peak memory), a fact obs per setting
-// and method.
 
 // CostSpec declares how a cost section compares its methods.
 type CostSpec struct {

@@ -1,5 +1,10 @@
 package outputs
 
+// Reading learn-mrf stages: every model's learning run (its test NLL and
+// seconds per epoch) from curves.parquet, the setting of its model from
+// model_info.parquet of the models input, and the true model's test NLL
+// from samples.parquet of the samples input.
+
 import (
 	"errors"
 	"fmt"
@@ -10,11 +15,6 @@ import (
 
 	"github.com/renn-go/renn/formats"
 )
-
-// Reading learn-mrf stages: every model's learning run (its test NLL and
-// seconds per epoch) from curves.parquet, the setting of its model from
-// model_info.parquet of the models input, and the true model's test NLL
-// from samples.parquet of the samples input.
 
 // TrueMethod is the method of the true model's test NLL.
 const TrueMethod = "true"

@@ -1,5 +1,9 @@
 package outputs
 
+// Reading score stages model by model (ReadScored) into facts: a
+// model's exact ln Z and shape, every run's scores and estimate, and the
+// comparisons the caller derives from them (OnModel).
+
 import (
 	"encoding/json"
 	"errors"
@@ -17,10 +21,6 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 )
-
-// Reading score stages model by model (ReadScored) into facts: a
-// model's exact ln Z and shape, every run's scores and estimate, and the
-// declared comparisons of its runs.
 
 // scored is a model a score stage scored, with its runs.
 

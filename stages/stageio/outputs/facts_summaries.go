@@ -1,5 +1,9 @@
 package outputs
 
+// Reading score stages' summaries (a mean, std and count per setting,
+// method and metric), and the answers of method stages on models no score
+// stage scored, compared with a reference method's.
+
 import (
 	"errors"
 	"fmt"
@@ -12,10 +16,6 @@ import (
 
 	"github.com/renn-go/renn/formats"
 )
-
-// Reading score stages' summaries (a mean, std and count per setting,
-// method and metric), and the answers of method stages on models no score
-// stage scored, compared with a reference method's.
 
 // Family is one score stage of a summaries section: the settings it
 // scored, named after the network its predictions read.
