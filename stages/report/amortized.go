@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // AmortizedAnchor is the Markdown anchor of the section.
@@ -45,14 +47,14 @@ func AmortizedSection(p AmortizedParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if matched, _ := withPrefix(pl.insts, spec.Parts); len(stages(matched, "score")) == 0 {
+	if matched, _ := withPrefix(pl.insts, spec.Parts); len(outputs.Stages(matched, "score")) == 0 {
 		return "", fmt.Errorf("%s: no score stage named %s*", p.Config, spec.Parts[0])
 	}
 	s, err := newSection(spec, pl, "")
 	if err != nil {
 		return "", err
 	}
-	if p.Committed && !slices.ContainsFunc(s.data.families, func(f *family) bool { return f.Present }) {
+	if p.Committed && !slices.ContainsFunc(s.data.Families, func(f *family) bool { return f.Present }) {
 		path := filepath.Join(pl.data, ResultsFile)
 		if rel, err := filepath.Rel(pl.dir, path); err == nil {
 			path = rel // as REPORT.md, beside the config, names it

@@ -15,22 +15,22 @@ import (
 
 // addSummary adds a summary cell of a family's setting to s.
 func addSummary(s *section, fam string, size int, method, metric string, mean, std float64, n int) {
-	ps := paperSetting("grid", size, 1)
-	g := s.data.setting(fam+ps.key, func() *group {
-		ps.family, ps.label = fam, s.label(ps)
+	ps := outputs.SettingOf("grid", size, 1)
+	g := s.data.Setting(fam+ps.Key, func() *group {
+		ps.Family, ps.Label = fam, s.reader().Label(ps)
 		return ps
 	})
-	o := s.data.find(g, "", method)
+	o := s.data.Find(g, "", method)
 	if len(o) == 0 {
-		o = []*obs{s.data.add(newObs("amortized_", fam, g, "", method))}
+		o = []*obs{s.data.Add(outputs.NewFact("amortized_", fam, g, "", method))}
 	}
-	o[0].num[metric], o[0].num[metric+"_std"], o[0].num[metric+"_n"] = mean, std, float64(n)
+	o[0].Num[metric], o[0].Num[metric+"_std"], o[0].Num[metric+"_n"] = mean, std, float64(n)
 }
 
 func TestAmortizedMarkdown(t *testing.T) {
 	s := emptySection(t, "amortized", "amortized_", "unscored")
 	const fam = "grid-n01-gamma1"
-	s.data.families = []*family{{Name: fam, Stage: "amortized_n01_g1", Present: true}, {Name: "grid-u5", Stage: "amortized_u5"}}
+	s.data.Families = []*family{{Name: fam, Stage: "amortized_n01_g1", Present: true}, {Name: "grid-u5", Stage: "amortized_u5"}}
 	addSummary(s, fam, 100, "bp", metrics.L1, 0.05, 0, 100)
 	addSummary(s, fam, 100, "bp", metrics.VarMeanAbs, 0.024, 0, 100)
 	addSummary(s, fam, 100, "bp", metrics.LogZErr, 0.3, 0.4, 100) // RMSE 0.5
@@ -43,7 +43,7 @@ func TestAmortizedMarkdown(t *testing.T) {
 	addSummary(s, fam, 400, "gbp", metrics.L1, 0.0004, 0, 20)      // its ln Z error not measured
 	addSummary(s, fam, 100, "someone-else", metrics.L1, 1, 0, 100) // not a column
 	s.sortSettings()
-	s.data.sortMethods()
+	s.data.SortMethods()
 	got := markdownOf(t, s)
 	for _, want := range []string{
 		"## Beyond the paper: amortized inference",
@@ -102,27 +102,27 @@ func TestCompareAnswers(t *testing.T) {
 	ref := run(0.5, 0.5, 10, 20)
 	ref.Seconds = map[int32]float64{0: 0.25, 1: 0.75}
 	s := emptySection(t, "amortized", "amortized_", "unscored")
-	g := &group{family: "grid-u2", key: "t30", label: "30x30 (2)", graph: "grid", size: 900}
-	g = s.data.setting("t30", func() *group { return g })
-	pt := &part{prefix: "unscored"}
-	if err := s.compareAnswers(pt, g, "renn-family-fwd", run(0.6, 0.3, 13, 16), ref, "gbp"); err != nil {
+	g := &group{Family: "grid-u2", Key: "t30", Label: "30x30 (2)", Graph: "grid", Size: 900}
+	g = s.data.Setting("t30", func() *group { return g })
+	pt := newPart("unscored")
+	if err := s.reader().CompareAnswers(&pt.Progress, g, "renn-family-fwd", run(0.6, 0.3, 13, 16), ref, "gbp"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.compareAnswers(pt, g, "gbp", ref, ref, "gbp"); err != nil {
+	if err := s.reader().CompareAnswers(&pt.Progress, g, "gbp", ref, ref, "gbp"); err != nil {
 		t.Fatal(err)
 	}
 	// Model 0: entries |0.1|,|0.1|,0,0 -> 0.05; model 1: 0.2,0.2,0,0 -> 0.1.
 	// ln Z errors 3 and -4: RMS sqrt(12.5).
-	o := s.data.find(g, "", "renn-family-fwd")[0]
-	if math.Abs(o.num["ref_mean_abs"]-0.075) > 1e-12 || math.Abs(o.num["ref_logz_rms"]-math.Sqrt(12.5)) > 1e-12 || o.num["seconds"] != 2 {
-		t.Fatalf("got %v", o.num)
+	o := s.data.Find(g, "", "renn-family-fwd")[0]
+	if math.Abs(o.Num["ref_mean_abs"]-0.075) > 1e-12 || math.Abs(o.Num["ref_logz_rms"]-math.Sqrt(12.5)) > 1e-12 || o.Num["seconds"] != 2 {
+		t.Fatalf("got %v", o.Num)
 	}
 	bad := run(0.6, 0.3, 13, 16)
 	bad.Vars[[2]int32{0, 0}] = []float64{1}
-	if err := s.compareAnswers(pt, g, "x", bad, ref, "gbp"); err == nil || !strings.Contains(err.Error(), "states") {
+	if err := s.reader().CompareAnswers(&pt.Progress, g, "x", bad, ref, "gbp"); err == nil || !strings.Contains(err.Error(), "states") {
 		t.Fatalf("err = %v, want a state-count mismatch", err)
 	}
-	s.data.sortMethods()
+	s.data.SortMethods()
 	md := scope{s: s}.Table("against-gbp")
 	for _, want := range []string{"| grid-u2 | 30x30 (2) | renn-family-fwd | 0.0750 | 3.536 | 2.000 |", "| grid-u2 | 30x30 (2) | gbp | – | – | 0.500 |"} {
 		if !strings.Contains(md, want) {

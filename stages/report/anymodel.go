@@ -6,7 +6,11 @@ package report
 // not the paper's; report --anymodel CONFIG prints it, --with-anymodel
 // CONFIG adds it to the report.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/renn-go/renn/stages/stageio/outputs"
+)
 
 // AnyModelAnchor is the Markdown anchor of the section.
 const AnyModelAnchor = "any-model-within-a-budget"
@@ -28,7 +32,7 @@ func AnyModelSection(p AnyModelParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if matched, _ := withPrefix(pl.insts, spec.Parts); len(stages(matched, "score")) == 0 {
+	if matched, _ := withPrefix(pl.insts, spec.Parts); len(outputs.Stages(matched, "score")) == 0 {
 		return "", fmt.Errorf("%s: no score stage named %s", p.Config, quoteJoin(spec.Parts))
 	}
 	s, err := newSection(spec, pl, "")

@@ -21,32 +21,32 @@ type compareSpec struct {
 	Stationary       float64 // fixed_points: the largest Bethe residual of a stationary point
 }
 
-func (s *section) compareRuns(mo *obs, m *scored) {
+func (s *section) compareRuns(mo *obs, m *outputs.ScoredModel) {
 	for _, c := range s.spec.Compare {
 		a, b := m.Runs[c.A], m.Runs[c.B]
 		if a == nil || b == nil || a.Est == nil || b.Est == nil {
 			continue
 		}
-		set := func(name string, v bool) { mo.num[c.Name+"_"+name] = b2f(v) }
+		set := func(name string, v bool) { mo.Num[c.Name+"_"+name] = b2f(v) }
 		if c.Kind == "same_point" {
 			c.samePoint(m, a, b, set, mo)
 			continue
 		}
-		ma, mb := answer(m, a), answer(m, b)
+		ma, mb := m.Answer(a), m.Answer(b)
 		f, ok := metrics.CompareFixedPoints(m.Model, ma, mb, c.Same)
 		if !ok {
 			continue
 		}
 		convA, convB := a.Est.Converged, b.Est.Converged
 		statA, statB := convA && f.ResidualA <= c.Stationary, convB && f.ResidualB <= c.Stationary
-		mo.num[c.Name+"_converged"], mo.num[c.Name+"_stationary"] = b2f(convA)+b2f(convB), b2f(statA)+b2f(statB)
-		mo.num[c.Name+"_res_a"], mo.num[c.Name+"_res_b"] = f.ResidualA, f.ResidualB
+		mo.Num[c.Name+"_converged"], mo.Num[c.Name+"_stationary"] = b2f(convA)+b2f(convB), b2f(statA)+b2f(statB)
+		mo.Num[c.Name+"_res_a"], mo.Num[c.Name+"_res_b"] = f.ResidualA, f.ResidualB
 		set("both", f.Both)
 		set("same", f.Both && !f.Different)
 		set("different", f.Different)
 		set("b_higher", f.BHigher)
 		set("lower_f_better", f.LowerFBetter)
-		mo.text[c.Name+"_verdict"] = c.verdict(convA, convB, f.Distance, ma.F, mb.F, f.ResidualA, f.ResidualB)
+		mo.Text[c.Name+"_verdict"] = c.verdict(convA, convB, f.Distance, ma.F, mb.F, f.ResidualA, f.ResidualB)
 	}
 }
 
@@ -73,8 +73,8 @@ func (c compareSpec) verdict(convA, convB bool, dist, fA, fB, resA, resB float64
 
 // samePoint asks whether B converged at A's point where A converged, and
 // converged where A did not; the models where it did not are named.
-func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(string, bool), mo *obs) {
-	miss := func(why string) { mo.text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
+func (c compareSpec) samePoint(m *outputs.ScoredModel, a, b *outputs.ScoredRun, set func(string, bool), mo *obs) {
+	miss := func(why string) { mo.Text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
 	convA, convB := a.Est.Converged, b.Est.Converged
 	set("models", true)
 	set("a_converged", convA)
@@ -87,9 +87,9 @@ func (c compareSpec) samePoint(m *scored, a, b *outputs.ScoredRun, set func(stri
 		}
 		return
 	}
-	d, ok := metrics.BeliefDistance(answer(m, a).Beliefs, answer(m, b).Beliefs)
+	d, ok := metrics.BeliefDistance(m.Answer(a).Beliefs, m.Answer(b).Beliefs)
 	if ok {
-		mo.num[c.Name+"_distance"] = d
+		mo.Num[c.Name+"_distance"] = d
 	}
 	switch {
 	case !convB:

@@ -30,8 +30,10 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	var d discussionSpec
+	var d sectionSpec
 	if err := decode("discussion.toml", discussionTOML, &d); err != nil {
+		t.Error(err)
+	} else if err := checkRules(d.Claims); err != nil {
 		t.Error(err)
 	}
 	if got, err := reportSections(); err != nil || strings.Join(got, ",") != "hard,uai,amortized,hidden" {
@@ -105,7 +107,7 @@ func TestDeclaredTable(t *testing.T) {
 		addModel(s, budget, family, m)
 	}
 	for _, budget := range []string{"auto_b1_", "auto_b10_"} {
-		s.data.parts = append(s.data.parts, &part{prefix: budget})
+		s.data.parts = append(s.data.parts, newPart(budget))
 	}
 	add("auto_b1_", "csp", "csp-0", map[string][3]float64{"auto": {0.01, 0.5, 1}, "gbp": {0.002, 0.25, 0.1}})
 	add("auto_b1_", "csp", "csp-1", map[string][3]float64{"auto": {0.03, 1.5, 1}})
@@ -189,10 +191,10 @@ func TestListedTable(t *testing.T) {
 	sets := map[string]*group{}
 	for _, n := range []int{4, 9} {
 		key := fmt.Sprintf("s%d", n)
-		sets[key] = s.data.setting(key, func() *group { return &group{key: key, label: key, size: n} })
+		sets[key] = s.data.Setting(key, func() *group { return &group{Key: key, Label: key, Size: n} })
 	}
 	add := func(part, set, model, method string, v float64) {
-		s.data.add(newObs(part, "", sets[set], model, method)).num["err"] = v
+		s.data.Add(outputs.NewFact(part, "", sets[set], model, method)).Num["err"] = v
 	}
 	add("a", "s4", "m1", "exact", 0.25)
 	add("a", "s4", "m2", "exact", 0.25)
@@ -201,7 +203,7 @@ func TestListedTable(t *testing.T) {
 	add("b", "s4", "m1", "y", 0.5)
 	add("b", "s4", "m2", "y", 0.5)
 	add("a", "s9", "m3", "x", 0.5)
-	s.data.add(newObs("p", "", sets["s4"], "", "A")).text["err"] = "0.25 ± 0.1"
+	s.data.Add(outputs.NewFact("p", "", sets["s4"], "", "A")).Text["err"] = "0.25 ± 0.1"
 	want := `| metric | n | Exact | A | B |
 | --- | --- | ---: | ---: | ---: |
 | error | 4 | 0.25 | **0.50** ± 0.25<br><sub>paper 0.25 ± 0.1</sub> | **0.50** ± 0.00 |

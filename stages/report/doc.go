@@ -7,8 +7,7 @@
 //   - paper.toml transcribes the RENN paper's tables (rows, columns, the
 //     paper's numbers) with the stages our numbers come from, and the
 //     plots; discussion.toml is the discussion, its prose a
-//     template whose counts are claims, named rules over the filled
-//     tables (discussion.go).
+//     template whose counts are claims over the filled tables.
 //   - sections/<name>.toml declares each section beyond the paper (hard,
 //     uai, amortized, hidden, anymodel) and the scale tables: the stages it reads
 //     (by name pattern), what it reads of them (scores model by model,
@@ -16,6 +15,10 @@
 //     metrics, settings, models and methods; columns per method; each cell
 //     a template of aggregated facts and a number format), its claims and
 //     figures, and its text, a Go text/template.
+//   - every claim, a section's or the discussion's, is a rule of the one
+//     rule engine (rules.go), declared as [[claim]]: rows (settings,
+//     models, the paper's table rows, a learning part's settings) and a
+//     test counted as "holds on k of n".
 //   - sections/report.tmpl is REPORT.md's frame: machine, run time,
 //     contents, tables, sections, plots.
 //
@@ -29,11 +32,10 @@
 // another method's wall time, a longer budget against the better rival,
 // growth exponents, belief distances, cost per iteration and per step,
 // marginals and answers against a reference's; core/mrf: model shape). Stage outputs are read by stages/stageio/outputs
-// (a score instance's scores joined with the models, estimates and
-// marginals it scored; learning curves; summaries by setting) and the run
-// time from the stamps by the runner (pipeline.Plan.RunTime); the report
-// turns what they read into facts and applies declarations. The runner is
-// reached through plan.go alone.
+// into facts (outputs.Reader: scores model by model, summaries by
+// setting, learning curves, costs) and the run time from the stamps by the
+// runner (pipeline.Plan.RunTime); the report joins the declarations with
+// those facts. The runner is reached through plan.go alone.
 //
 // A new results section is a declaration: in_report (its place in
 // REPORT.md after the paper's tables), parts (its stages), reads, and

@@ -3,6 +3,7 @@ package report
 import (
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // figureSpec declares a figure: the learning curves of a part's runs, a
@@ -39,7 +40,7 @@ func (s *section) figures() []figureFile {
 func (s *section) learningFigure(part string) score.Figure {
 	var fig score.Figure
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		panel := score.Panel{Title: g.label, XLabel: "epoch", YLabel: "test NLL"}
+		panel := score.Panel{Title: g.Label, XLabel: "epoch", YLabel: "test NLL"}
 		epochs := 0
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)
@@ -58,7 +59,7 @@ func (s *section) learningFigure(part string) score.Figure {
 			}
 			panel.Series = append(panel.Series, ser)
 		}
-		if t, ok := aggregate(s.partObs(part, g, trueMethod), "nll", "mean"); ok && epochs > 0 {
+		if t, ok := aggregate(s.partObs(part, g, outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
 			panel.Series = append(panel.Series, score.Series{Name: "true model", Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
 		}
 		fig.Panels = append(fig.Panels, panel)

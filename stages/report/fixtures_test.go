@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // appendStages appends stages (TOML) to the config file cfg.
@@ -83,20 +84,18 @@ func emptySection(t *testing.T, name string, prefixes ...string) *section {
 		t.Fatal(err)
 	}
 	for _, p := range prefixes {
-		s.data.parts = append(s.data.parts, &part{prefix: p})
+		s.data.parts = append(s.data.parts, newPart(p))
 	}
 	return s
 }
 
+// scored is a model a score stage scored, with its runs.
+type scored = outputs.ScoredModel
+
 // addModel adds a model and its runs to s in the setting labelled label of
 // part prefix, as reading a score stage does.
 func addModel(s *section, prefix, label string, m *scored) {
-	g := s.data.setting(prefix+label, func() *group { return &group{key: label, label: label} })
-	pt := &part{prefix: prefix}
-	mo := s.modelObs(pt, "test", g, m)
-	for _, method := range sortedKeys(m.Runs) {
-		s.runObs(pt, "test", g, m, method, m.Runs[method], nil)
-	}
-	s.compareRuns(mo, m)
-	s.data.sortMethods()
+	g := s.data.Setting(prefix+label, func() *group { return &group{Key: label, Label: label} })
+	s.reader().AddScored(&newPart(prefix).Progress, "test", g, m, nil)
+	s.data.SortMethods()
 }

@@ -99,8 +99,8 @@ func TestHiddenClaimFails(t *testing.T) {
 	cfg := writeHiddenFixture(t, root, `data = "data"`)
 	d := readHiddenOf(t, cfg)
 	setRENN := func(nll float64) {
-		for _, o := range d.partObs("hidden_", d.data.settings[0], "renn-mp") {
-			o.num["nll"] = nll
+		for _, o := range d.partObs("hidden_", d.data.Settings[0], "renn-mp") {
+			o.Num["nll"] = nll
 		}
 	}
 	claim := func() string {

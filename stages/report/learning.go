@@ -5,10 +5,10 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // learningSpec declares how a learning section compares methods.
@@ -18,19 +18,20 @@ type learningSpec struct {
 	Tail      int      // epochs the longer part's tail means are over
 	Long      string   // the part of the longer budget
 	PCD       string   // the method compared at another's wall time
-	WallRef   string   `toml:"wall_ref"` // whose wall time it is compared at
-	LongRef   string   `toml:"long_ref"` // the longer budget's subject
-	Subjects  []string // the methods the small budget's claim checks
-	Rivals    []string // ... against the better of these
+	WallRef   string   `toml:"wall_ref"`    // whose wall time it is compared at
+	LongRef   string   `toml:"long_ref"`    // the longer budget's subject
 	LongRival []string `toml:"long_rivals"` // the longer budget's rivals
+	// Subjects and Rivals are a gap claim's methods and rivals where it
+	// names none.
+	Subjects, Rivals []string
 }
 
 // runs are the learning runs of part of method on g.
 func (s *section) runs(part string, g *group, method string) []metrics.LearningRun {
 	var out []metrics.LearningRun
-	for _, o := range s.data.find(g, "", method) {
-		if o.part == part && o.curve != nil {
-			out = append(out, metrics.LearningRun{Model: o.model, Seed: o.seed, NLL: o.curve, Seconds: o.secs})
+	for _, o := range s.data.Find(g, "", method) {
+		if o.Part == part && o.Curve != nil {
+			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
 		}
 	}
 	return out
@@ -50,15 +51,15 @@ func (s *section) paired(part string, g *group, method string, tail int, only []
 func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		if t, ok := aggregate(s.partObs(part, g, trueMethod), "nll", "mean"); ok {
-			s.data.add(newObs(part, "", g, "", "true model")).num["nll_last"] = t
+		if t, ok := aggregate(s.partObs(part, g, outputs.TrueMethod), "nll", "mean"); ok {
+			s.data.Add(outputs.NewFact(part, "", g, "", "true model")).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)
 			if len(runs) == 0 {
 				continue
 			}
-			o := newObs(part, "", g, "", m)
+			o := outputs.NewFact(part, "", g, "", m)
 			p := s.paired(part, g, m, tail, nil)
 			nlls := p.NLL
 			if len(p.Seeds) == 0 {
@@ -68,24 +69,24 @@ func (s *section) summarise(part string, tail int) {
 				}
 			}
 			for name, f := range measures {
-				o.num["nll_"+name], o.text["gap_"+name] = metrics.Mean(metrics.Field(nlls, f)), "—"
+				o.Num["nll_"+name], o.Text["gap_"+name] = metrics.Mean(metrics.Field(nlls, f)), "—"
 				if len(p.Gap) > 0 {
-					o.text["gap_"+name] = spread(metrics.Field(p.Gap, f))
+					o.Text["gap_"+name] = spread(metrics.Field(p.Gap, f))
 				}
 			}
 			for _, r := range runs {
-				o.num["epochs"] = max(o.num["epochs"], float64(len(r.NLL)))
+				o.Num["epochs"] = max(o.Num["epochs"], float64(len(r.NLL)))
 			}
-			o.num["seeds"] = float64(len(nlls))
-			o.num["s_epoch"], _ = aggregate(s.partObs(part, g, m), "epoch_seconds", "mean")
-			s.data.add(o)
+			o.Num["seeds"] = float64(len(nlls))
+			o.Num["s_epoch"], _ = aggregate(s.partObs(part, g, m), "epoch_seconds", "mean")
+			s.data.Add(o)
 		}
 	}
 }
 
 // partObs are the obs of part of method on g.
 func (s *section) partObs(part string, g *group, method string) []*obs {
-	return slices.DeleteFunc(slices.Clone(s.data.find(g, "", method)), func(o *obs) bool { return o.part != part })
+	return slices.DeleteFunc(slices.Clone(s.data.Find(g, "", method)), func(o *obs) bool { return o.Part != part })
 }
 
 // spread is the mean of gaps over seeds, with their range when there are
@@ -132,155 +133,20 @@ func (p *WallPoint) RunsNoun() string {
 func (p *WallPoint) MinSecs() float64 { return slices.Min(p.SeedSecs) }
 func (p *WallPoint) MaxSecs() float64 { return slices.Max(p.SeedSecs) }
 
-// claimTally counts where a claim held, naming where it did not.
-type claimTally struct {
-	Ref, PCD      string // a wall-time claim's methods and tolerance
-	Tol           float64
-	Checked, Held int
-	Multi         bool     // some setting has several seeds
-	Notes         []string // where the claim does not hold
-	Unfinished    []string // settings where PCD had not finished an epoch
-}
-
-// gapClaim checks, on every setting, each subject's gap to the reference
-// (last epoch, mean over the models) against the better of the rivals'.
-func (s *section) gapClaim(part string) claimTally {
-	l := s.spec.Learning
-	var c claimTally
-	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		gap := func(m string) (float64, bool) {
-			e, okE := aggregate(s.partObs(part, g, l.Reference), "nll", "mean")
-			v, okV := aggregate(s.partObs(part, g, m), "nll", "mean")
-			return v - e, okE && okV
-		}
-		ref, refOK := math.Inf(1), false
-		for _, m := range l.Rivals {
-			if v, ok := gap(m); ok {
-				ref, refOK = min(ref, v), true
-			}
-		}
-		for _, m := range l.Subjects {
-			if v, ok := gap(m); ok && refOK {
-				c.Checked++
-				c.count(v <= ref+l.Tol, fmt.Sprintf("%s on %s: %+.3f against %+.3f", m, g.label, v, ref))
-			}
-		}
-	}
-	return c
-}
-
-func (c *claimTally) count(held bool, note string) {
-	if held {
-		c.Held++
-	} else {
-		c.Notes = append(c.Notes, note)
-	}
-}
-
-// wallClaim checks, on every setting, ref's gap (last epoch) against
-// PCD's at ref's wall time, each to the reference of the same seed.
-func (s *section) wallClaim(refPart, pcdPart, ref string, tail int) claimTally {
-	c := claimTally{Ref: ref, PCD: s.spec.Learning.PCD, Tol: s.spec.Learning.Tol}
-	for _, g := range s.settingsOf(&tableSpec{Parts: []string{refPart}}) {
-		p := s.wallPoint(refPart, pcdPart, g, ref, tail)
-		switch {
-		case p == nil || len(s.runs(refPart, g, s.spec.Learning.Reference)) == 0:
-			continue
-		case len(p.Epochs) == 0:
-			c.Unfinished = append(c.Unfinished, g.label)
-			continue
-		case p.GapSeeds == 0:
-			continue
-		}
-		c.Checked++
-		c.Multi = c.Multi || p.GapSeeds > 1
-		name := g.label + seedsText(p.GapSeeds)
-		note := fmt.Sprintf("%s: %s against %s (%.3f nats worse", name, fmtGap(p.SlowGap), fmtGap(p.Gap), p.SlowGap-p.Gap)
-		if tail > 0 {
-			note += fmt.Sprintf("; %s's gap over its last %d epochs %s", ref, tail, fmtGap(p.SlowTailGap))
-		}
-		c.count(p.SlowGap <= p.Gap+s.spec.Learning.Tol, note+")")
-	}
-	return c
-}
-
-func seedsText(n int) string {
-	if n > 1 {
-		return fmt.Sprintf(" (%d seeds)", n)
-	}
-	return ""
-}
-
-// LongClaim is the longer budget's claim: LongRef's gap to the reference
-// at most the better of the rivals', at the last epoch and over the tail
-// (metrics.CompareBudget), and seed by seed.
-type LongClaim struct {
-	Checked, HeldLast, HeldTail int
-	Multi                       bool
-	SeedCounts                  []string // seeds compared per setting
-	Notes                       []LongNote
-	SeedPairs                   int
-	SeedHeldLast, SeedHeldTail  int
-}
-
-// LongNote is a setting where the longer budget's claim does not hold.
-type LongNote struct {
-	Name       string
-	Last, Tail Versus
-}
-
-// Versus is a gap against the better rival's, of a measure (What).
-type Versus struct {
-	What string
-	metrics.Versus
-}
-
-func (s *section) longClaim() LongClaim {
-	l := s.spec.Learning
-	var c LongClaim
-	for _, g := range s.settingsOf(&tableSpec{Parts: []string{l.Long}}) {
-		var rivals [][]metrics.LearningRun
-		for _, m := range l.LongRival {
-			rivals = append(rivals, s.runs(l.Long, g, m))
-		}
-		b, ok := metrics.CompareBudget(s.runs(l.Long, g, l.Reference), s.runs(l.Long, g, l.LongRef), l.LongRival, rivals, l.Tail, l.Tol)
-		if !ok {
-			continue
-		}
-		c.Checked++
-		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.label))
-		c.Multi = c.Multi || len(b.Seeds) > 1
-		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
-		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
-		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
-		if !okLast || !okTail {
-			c.Notes = append(c.Notes, LongNote{Name: g.label + seedsText(len(b.Seeds)),
-				Last: Versus{"last epoch", b.Last}, Tail: Versus{fmt.Sprintf("mean of the last %d epochs", l.Tail), b.Tail}})
-		}
-	}
-	return c
-}
-
 // The learning rules, for a section's text.
 
 func (c scope) Learning() learningSpec { return c.s.spec.Learning }
 
 // HasRuns reports whether some learning run of part has finished.
 func (c scope) HasRuns(part string) bool {
-	return slices.ContainsFunc(c.s.data.obs, func(o *obs) bool { return o.part == part && o.curve != nil })
+	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool { return o.Part == part && o.Curve != nil })
 }
 
 // HasPCD reports whether PCD has a finished run in the first part.
 func (c scope) HasPCD() bool {
-	return slices.ContainsFunc(c.s.data.obs, func(o *obs) bool {
-		return o.part == c.s.spec.Parts[0] && o.method == c.s.spec.Learning.PCD && o.curve != nil
+	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool {
+		return o.Part == c.s.spec.Parts[0] && o.Method == c.s.spec.Learning.PCD && o.Curve != nil
 	})
-}
-
-func (c scope) GapClaim(part string) claimTally { return c.s.gapClaim(part) }
-func (c scope) LongClaim() LongClaim            { return c.s.longClaim() }
-func (c scope) WallClaim(refPart, pcdPart, ref string, tail int) claimTally {
-	return c.s.wallClaim(refPart, pcdPart, ref, tail)
 }
 
 // WallPoint is PCD at ref's wall time on the scope's setting, or nil.

@@ -4,12 +4,20 @@ package report
 // the curves of their learn-mrf stages, into a section's data.
 
 import (
+	_ "embed"
 	"fmt"
 	"slices"
 
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
+
+// discussionTOML is the discussion: its text, whose counts are claims
+// over the paper's tables filled with our numbers (rules.go).
+//
+//go:embed discussion.toml
+var discussionTOML []byte
 
 // paperData is the paper's stages' outputs: a part per score stage (its
 // summary), part learnPart (the learn-mrf stages' runs), and a part per
@@ -27,6 +35,12 @@ const learnPart = "learn"
 // paper name (optional learning stages where the config has them).
 func readPaper(paper *Paper, p *plan) (*paperData, error) {
 	spec := &sectionSpec{Title: "paper", Order: "paper"}
+	if err := decode("discussion.toml", discussionTOML, spec); err != nil {
+		return nil, err
+	}
+	if err := checkRules(spec.Claims); err != nil {
+		return nil, fmt.Errorf("discussion.toml: %w", err)
+	}
 	for i := range paper.Tables {
 		spec.Tables = append(spec.Tables, paper.Tables[i].spec())
 	}
@@ -35,7 +49,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		return nil, err
 	}
 	s.plan = p
-	d := &paperData{s: s, fams: map[string]*family{}, learn: &part{prefix: learnPart}}
+	d := &paperData{s: s, fams: map[string]*family{}, learn: newPart(learnPart)}
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		for _, st := range t.OptionalSources {
@@ -52,7 +66,7 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		}
 		fam := &family{Name: stage, Stage: stage}
 		for _, inst := range insts {
-			ok, err := d.s.readSummary(&part{prefix: stage}, fam, inst, "")
+			ok, err := d.s.reader().ReadSummary(&newPart(stage).Progress, fam, inst, "")
 			if err != nil {
 				return nil, err
 			}
@@ -61,13 +75,12 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 		d.fams[stage] = fam
 	}
 	if len(learnStages) > 0 {
-		r := &learnReader{d: d.s.data, plan: p}
-		if err := r.read(d.learn, learnStages); err != nil {
+		if err := d.s.reader().ReadLearning(&d.learn.Progress, learnStages); err != nil {
 			return nil, err
 		}
 	}
 	d.addPaper(paper)
-	d.s.data.sortMethods()
+	d.s.data.SortMethods()
 	return d, nil
 }
 
@@ -76,10 +89,10 @@ func readPaper(paper *Paper, p *plan) (*paperData, error) {
 func (d *paperData) addPaper(paper *Paper) {
 	for _, t := range paper.Tables {
 		for _, r := range t.Rows {
-			g := d.s.data.setting(r.setting(), func() *group { return paperSetting(r.Graph, r.Size, r.Gamma) })
+			g := d.s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
 				if r.values[j].OK {
-					d.s.data.add(newObs(paperPart(t.Number), "", g, "", c.Name)).text[t.factOf(r)] = r.values[j].Text
+					d.s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[t.factOf(r)] = r.values[j].Text
 				}
 			}
 		}
@@ -128,10 +141,10 @@ func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
 		if f == nil || !f.Present {
 			continue
 		}
-		if cols != nil && !slices.Equal(cols, f.cols) {
-			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.path, f.cols, cols)
+		if cols != nil && !slices.Equal(cols, f.Cols) {
+			return nil, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.Path, f.Cols, cols)
 		}
-		cols, rows = f.cols, append(rows, f.rows...)
+		cols, rows = f.Cols, append(rows, f.Rows...)
 	}
 	d.s.spec.Order = "paper"
 	d.s.sortSettings()
@@ -139,7 +152,7 @@ func (d *paperData) figures(paper *Paper) ([]figureFile, error) {
 	for _, fs := range paper.Figures {
 		var fig score.Figure
 		if fs.Plot == "" {
-			fig = d.s.learningFigure(d.learn.prefix)
+			fig = d.s.learningFigure(d.learn.Prefix)
 		}
 		for _, sp := range score.SizePlots() {
 			if fs.Plot != "" && sp.Metric == fs.Plot && len(rows) > 0 {

@@ -12,51 +12,58 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
-// cell is one method on one row: our number and the paper's.
-type cell struct {
-	ours  stat
-	paper Value
+// tableDoc is a paper table as the report shows it: filled with our
+// numbers (the largest n of our cells), its stages and those not run yet,
+// and its columns from other tables.
+type tableDoc struct {
+	T                         *Table
+	Caption, Anchor, Markdown string
+	Stages, NotRun, Added     []string
+	Models                    int
 }
 
-// result is one paper table filled with our numbers, for the discussion.
-type result struct {
-	t      *Table
-	cells  [][]cell // by row, then column
-	notRun []string // source stages without outputs yet
-	models int      // the largest n of our cells
-}
-
-// fill computes the result of t from the data read.
-func fill(t *Table, d *paperData) *result {
-	res := &result{t: t}
+// fill writes the table doc of t from the data read.
+func fill(t *Table, d *paperData, md string) *tableDoc {
+	doc := &tableDoc{T: t, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
 	if t.Kind == KindInference {
+		doc.Stages = nil
 		for _, c := range t.Columns {
-			if f := d.fams[t.columnSource(c)]; f != nil && !f.Present && !slices.Contains(res.notRun, f.Stage) {
-				res.notRun = append(res.notRun, f.Stage)
+			if f := d.fams[t.columnSource(c)]; f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
+				doc.NotRun = append(doc.NotRun, f.Stage)
+			}
+			if s := t.columnSource(c); !slices.Contains(doc.Stages, s) {
+				doc.Stages = append(doc.Stages, s)
 			}
 		}
-	} else if n := len(d.learn.notRun); n > 0 {
-		res.notRun = append(res.notRun, fmt.Sprintf("%d of %d learn-mrf instances", n, d.learn.instances))
+	} else if n := len(d.learn.NotRun); n > 0 {
+		doc.NotRun = append(doc.NotRun, fmt.Sprintf("%d of %d learn-mrf instances", n, d.learn.Instances))
 	}
-	for _, r := range t.Rows {
-		row := make([]cell, len(t.Columns))
+	for i := range t.Rows {
 		for j, c := range t.Columns {
-			row[j] = cell{paper: r.values[j], ours: d.stat(t.partOf(c), r.setting(), c.Method, t.factOf(r))}
-			if row[j].ours.ok {
-				res.models = max(res.models, row[j].ours.n)
+			if st := d.s.paperStat(t, i, j, false); st.ok {
+				doc.Models = max(doc.Models, st.n)
+			}
+			if i == 0 && c.From != "" {
+				doc.Added = append(doc.Added, fmt.Sprintf("%s (paper: %s)", c.Name, c.From))
 			}
 		}
-		res.cells = append(res.cells, row)
 	}
-	return res
+	return doc
 }
 
-// stat is our mean ± std over the models of fact of method's runs on the
-// setting key in part.
-func (d *paperData) stat(part, key, method, fact string) stat {
-	found := slices.DeleteFunc(slices.Clone(d.s.data.find(d.s.data.byKey[key], "", method)), func(o *obs) bool { return o.part != part })
+// paperStat is column j of row i of t: our mean ± std over the models of
+// the row's fact of the column's runs in its part, or the paper's.
+func (s *section) paperStat(t *Table, i, j int, paper bool) stat {
+	r, c := t.Rows[i], t.Columns[j]
+	if paper {
+		v := r.values[j]
+		return stat{ok: v.OK, mean: v.Mean, std: v.Std}
+	}
+	found := slices.DeleteFunc(slices.Clone(s.data.Find(s.data.ByKey[r.setting()], "", c.Method)), func(o *obs) bool { return o.Part != t.partOf(c) })
+	fact := t.factOf(r)
 	mean, ok := aggregate(found, fact, "mean")
 	std, _ := aggregate(found, fact, "std")
 	n, _ := aggregate(found, fact, "n")
@@ -64,7 +71,7 @@ func (d *paperData) stat(part, key, method, fact string) stat {
 }
 
 // setting is the key of the row's setting.
-func (r Row) setting() string { return paperSetting(r.Graph, r.Size, r.Gamma).key }
+func (r Row) setting() string { return outputs.SettingOf(r.Graph, r.Size, r.Gamma).Key }
 
 // partOf is the part a column's facts are read from: its score stage, or
 // the learning runs.
@@ -144,7 +151,7 @@ func (t *Table) spec() tableSpec {
 }
 
 // reference methods are not approximations and never the best of a row.
-func isReference(method string) bool { return method == trueMethod || method == "exact" }
+func isReference(method string) bool { return method == outputs.TrueMethod || method == "exact" }
 
 func better(metric string, a, b float64) bool {
 	if metric == "corr" {

@@ -192,8 +192,8 @@ func (d *dataset) eval(tmpl string, b binding) cellValue {
 func (d *dataset) evalRef(p piece, b binding) cellValue {
 	text := map[string]string{"": "", "method": b.method, "model": b.model}
 	if b.set != nil {
-		text["setting"], text["family"], text["size"] = b.set.label, b.set.family, fmt.Sprint(b.set.size)
-		text["graph"], text["gamma"] = b.set.graph, strconv.FormatFloat(b.set.gamma, 'g', -1, 64)
+		text["setting"], text["family"], text["size"] = b.set.Label, b.set.Family, fmt.Sprint(b.set.Size)
+		text["graph"], text["gamma"] = b.set.Graph, strconv.FormatFloat(b.set.Gamma, 'g', -1, 64)
 	}
 	if b.total != "" {
 		text["setting"], text["model"] = b.total, b.total
@@ -206,19 +206,19 @@ func (d *dataset) evalRef(p piece, b binding) cellValue {
 	case "metric":
 		return cellValue{text: b.metric.Label, ok: true}
 	case "models":
-		return cellValue{text: fmt.Sprint(len(d.modelsOf(b.set))), ok: true}
+		return cellValue{text: fmt.Sprint(len(d.ModelsOf(b.set))), ok: true}
 	}
 	return cellValue{text: text[p.ref], ok: true}
 }
 
 // fact aggregates a fact over the runs at b.
 func (d *dataset) fact(p piece, b binding) cellValue {
-	found, parts := d.find(b.set, b.model, or(p.onMethod, b.method)), b.parts
+	found, parts := d.Find(b.set, b.model, or(p.onMethod, b.method)), b.parts
 	if p.onPart != "" {
 		parts = []string{p.onPart}
 	}
 	if parts != nil {
-		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(parts, o.part) })
+		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(parts, o.Part) })
 	}
 	fact, format := p.fact, p.format
 	if b.metric != nil {
@@ -238,8 +238,9 @@ func (d *dataset) fact(p piece, b binding) cellValue {
 	return cellValue{text: s, value: v, n: n, numeric: true, ok: ok, numEnd: len(s)}
 }
 
-func or(s, dflt string) string {
-	if s == "" {
+// or is s, or dflt when s is empty.
+func or[T string | []string](s, dflt T) T {
+	if len(s) == 0 {
 		return dflt
 	}
 	return s
@@ -265,7 +266,7 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 	var rows [][]cellValue
 	var labels []string
 	for _, rg := range t.Rows {
-		if rg.When != "" && !s.has(s.data.obs, rg.When) {
+		if rg.When != "" && !s.has(s.data.Obs, rg.When) {
 			continue
 		}
 		var fit fitRow
@@ -351,7 +352,7 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 				if slices.Contains(cg.Except, m) {
 					continue
 				}
-				if it.Need == "" || s.has(s.data.find(nil, "", m), it.Need) {
+				if it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
 					out = append(out, column{method: m, item: it})
 				}
 			}
@@ -389,17 +390,17 @@ func (s *section) methodsOf(list []string, kind string, parts []string) []string
 
 // methodsIn are the methods run in the stages of parts (nil: all).
 func (s *section) methodsIn(parts []string) []string {
-	return slices.DeleteFunc(slices.Clone(s.data.methods), func(m string) bool { return !s.inParts(s.data.find(nil, "", m), parts) })
+	return slices.DeleteFunc(slices.Clone(s.data.Methods), func(m string) bool { return !s.inParts(s.data.Find(nil, "", m), parts) })
 }
 
 func (s *section) inParts(found []*obs, parts []string) bool {
-	return slices.ContainsFunc(found, func(o *obs) bool { return len(parts) == 0 || slices.Contains(parts, o.part) })
+	return slices.ContainsFunc(found, func(o *obs) bool { return len(parts) == 0 || slices.Contains(parts, o.Part) })
 }
 
 // partsOf are the parts a table reads: its own, else the section's first.
 func (s *section) partsOf(t *tableSpec) []string {
 	if len(t.Parts) == 0 && len(s.data.parts) > 0 {
-		return []string{s.data.parts[0].prefix}
+		return []string{s.data.parts[0].Prefix}
 	}
 	return t.Parts
 }
@@ -407,8 +408,8 @@ func (s *section) partsOf(t *tableSpec) []string {
 // settingsOf are the settings with runs of a table's parts, of its graph.
 func (s *section) settingsOf(t *tableSpec) []*group {
 	parts := s.partsOf(t)
-	return slices.DeleteFunc(slices.Clone(s.data.settings), func(g *group) bool {
-		return !s.inParts(s.data.bySet[g], parts) || t.Graph != "" && g.graph != t.Graph
+	return slices.DeleteFunc(slices.Clone(s.data.Settings), func(g *group) bool {
+		return !s.inParts(s.data.BySet[g], parts) || t.Graph != "" && g.Graph != t.Graph
 	})
 }
 
@@ -427,9 +428,9 @@ func (s *section) rows(t *tableSpec, rg rowGroup, at binding) []binding {
 		bs = next
 	}
 	return slices.DeleteFunc(bs, func(b binding) bool {
-		return rg.Need != "" && !slices.ContainsFunc(s.data.obs, func(o *obs) bool {
-			_, ok := o.num[rg.Need]
-			return ok && (b.set == nil || o.set == b.set) && (b.parts == nil || slices.Contains(b.parts, o.part)) && (b.model == "" || o.model == b.model) && (b.method == "" || o.method == b.method)
+		return rg.Need != "" && !slices.ContainsFunc(s.data.Obs, func(o *obs) bool {
+			_, ok := o.Num[rg.Need]
+			return ok && (b.set == nil || o.Set == b.set) && (b.parts == nil || slices.Contains(b.parts, o.Part)) && (b.model == "" || o.Model == b.model) && (b.method == "" || o.Method == b.method)
 		})
 	})
 }
@@ -445,24 +446,24 @@ func (s *section) axis(t *tableSpec, rg rowGroup, axis string, b binding) []bind
 		}
 	case "setting":
 		for _, g := range s.settingsOf(&tableSpec{Parts: b.parts, Graph: t.Graph}) {
-			if b.set = g; b.family == "" || g.family == b.family {
+			if b.set = g; b.family == "" || g.Family == b.family {
 				out = append(out, b)
 			}
 		}
 	case "listed":
 		for _, l := range rg.Listed {
 			i := slices.IndexFunc(rg.Metrics, func(m metricItem) bool { return m.Name == l.Metric })
-			b.metric, b.set = &rg.Metrics[i], s.data.byKey[l.Setting]
+			b.metric, b.set = &rg.Metrics[i], s.data.ByKey[l.Setting]
 			out = append(out, b)
 		}
 	case "model":
-		for _, m := range s.data.modelsOf(b.set) {
+		for _, m := range s.data.ModelsOf(b.set) {
 			b.model = m
 			out = append(out, b)
 		}
 	case "method":
 		for _, m := range s.methodsOf(rg.Methods, "", b.parts) {
-			if len(s.data.find(b.set, b.model, m)) > 0 && !slices.Contains(rg.Except, m) {
+			if len(s.data.Find(b.set, b.model, m)) > 0 && !slices.Contains(rg.Except, m) {
 				b.method = m
 				out = append(out, b)
 			}
@@ -529,8 +530,8 @@ type fitRow struct {
 func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRow {
 	var fitted []string
 	for _, g := range f.sets {
-		if float64(g.size) >= minN {
-			fitted = append(fitted, g.label)
+		if float64(g.Size) >= minN {
+			fitted = append(fitted, g.Label)
 		}
 	}
 	if len(fitted) > 0 {
@@ -541,7 +542,7 @@ func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRo
 		var n, y []float64
 		for i, vals := range f.vals {
 			if vals[j].ok && vals[j].numeric {
-				n, y = append(n, float64(f.sets[i].size)), append(y, vals[j].value)
+				n, y = append(n, float64(f.sets[i].Size)), append(y, vals[j].value)
 			}
 		}
 		exp := ""

@@ -6,9 +6,8 @@ package report
 // or its config.
 
 import (
-	"slices"
-
 	"github.com/renn-go/renn/stages/pipeline"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // plan is a pipeline config's instances, in dependency order.
@@ -18,23 +17,11 @@ type plan struct {
 	data   string // the root of the stage outputs
 	insts  []*instance
 	pp     *pipeline.Plan
+	pis    map[*instance]*pipeline.Instance // the runner's own
 }
 
 // instance is one run of a stage binary.
-type instance struct {
-	id, stage, outDir string
-	binary            string            // the binary it runs (score, learn-mrf, ...)
-	flags             map[string]string // the stage's flags
-	shard             map[string]string // the values naming its shard
-	inputs            []input
-	p                 *pipeline.Instance
-}
-
-// input is an upstream instance given to a flag.
-type input struct {
-	flag string
-	from *instance
-}
+type instance = outputs.Instance
 
 // readPlan reads the config at path and plans its instances.
 func readPlan(path string) (*plan, error) {
@@ -43,49 +30,43 @@ func readPlan(path string) (*plan, error) {
 		return nil, err
 	}
 	cfg := pp.Config
-	p := &plan{config: path, dir: cfg.Dir, data: cfg.DataDir, pp: pp}
+	p := &plan{config: path, dir: cfg.Dir, data: cfg.DataDir, pp: pp, pis: map[*instance]*pipeline.Instance{}}
 	byP := map[*pipeline.Instance]*instance{}
 	for _, in := range pp.Instances {
-		inst := &instance{id: in.ID, stage: in.Stage.Name, outDir: in.OutDir, p: in,
-			flags: map[string]string{}, shard: map[string]string{}}
+		inst := &instance{ID: in.ID, Stage: in.Stage.Name, OutDir: in.OutDir, Flags: map[string]string{}, Shard: map[string]string{}}
 		if len(in.Stage.Run) > 0 {
-			inst.binary = in.Stage.Run[0]
+			inst.Binary = in.Stage.Run[0]
 		}
 		for _, f := range in.Stage.Flags {
-			inst.flags[f.Name] = f.Value
+			inst.Flags[f.Name] = f.Value
 		}
 		for _, s := range in.Shard {
-			inst.shard[s.Name] = s.Value
+			inst.Shard[s.Name] = s.Value
 		}
 		for _, d := range in.Inputs {
-			inst.inputs = append(inst.inputs, input{flag: d.Flag, from: byP[d.From]})
+			inst.Inputs = append(inst.Inputs, outputs.Input{Flag: d.Flag, From: byP[d.From]})
 		}
-		byP[in] = inst
+		byP[in], p.pis[inst] = inst, in
 		p.insts = append(p.insts, inst)
 	}
 	return p, nil
+}
+
+// usage is what an instance's process used, from its stamp.
+func usage(dir string) (outputs.Usage, error) {
+	st, err := pipeline.ReadStamp(dir)
+	if err != nil {
+		return outputs.Usage{}, err
+	}
+	return outputs.Usage{Seconds: st.Seconds, CPUSeconds: st.CPUSeconds, MaxRSSKiB: st.MaxRSSKiB}, nil
 }
 
 // of returns the instances of the named stage.
 func (p *plan) of(stage string) []*instance {
 	var out []*instance
 	for _, inst := range p.insts {
-		if inst.stage == stage {
+		if inst.Stage == stage {
 			out = append(out, inst)
-		}
-	}
-	return out
-}
-
-// stages lists the names of the stages of insts that run binary ("" any),
-// in plan order.
-func stages(insts []*instance, binary string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, inst := range insts {
-		if (binary == "" || inst.binary == binary) && !seen[inst.stage] {
-			seen[inst.stage] = true
-			out = append(out, inst.stage)
 		}
 	}
 	return out
@@ -95,36 +76,11 @@ func stages(insts []*instance, binary string) []string {
 // of prefixes and the others.
 func withPrefix(insts []*instance, prefixes []string) (matched, rest []*instance) {
 	for _, inst := range insts {
-		if hasPrefix(inst.stage, prefixes) {
+		if outputs.HasPrefix(inst.Stage, prefixes) {
 			matched = append(matched, inst)
 		} else {
 			rest = append(rest, inst)
 		}
 	}
 	return matched, rest
-}
-
-// hasPrefix reports whether s begins with one of prefixes (or matches one
-// of them as a part pattern, see sectionSpec.Parts).
-func hasPrefix(s string, prefixes []string) bool {
-	return slices.ContainsFunc(prefixes, func(p string) bool { return matchPart(s, p) })
-}
-
-// inputs are the instances given to flag.
-func (inst *instance) inputsOf(flag string) []*instance {
-	var out []*instance
-	for _, in := range inst.inputs {
-		if in.flag == flag && in.from != nil {
-			out = append(out, in.from)
-		}
-	}
-	return out
-}
-
-// inputOf is the first instance given to flag, or nil.
-func (inst *instance) inputOf(flag string) *instance {
-	if in := inst.inputsOf(flag); len(in) > 0 {
-		return in[0]
-	}
-	return nil
 }

@@ -61,17 +61,17 @@ func Run(p Params) error {
 	if doc.RT, doc.StatusErr, err = readRunTime(pl, paperInsts, p.BinDir); err != nil {
 		return err
 	}
-	rs := results{}
+	data.s.filled = map[int]*tableDoc{}
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
-		rs[t.Number] = fill(t, data)
 		md, err := data.s.build(&data.s.spec.Tables[i], binding{})
 		if err != nil {
 			return err
 		}
-		doc.Tables = append(doc.Tables, newTableDoc(rs[t.Number], md))
+		data.s.filled[t.Number] = fill(t, data, md)
+		doc.Tables = append(doc.Tables, *data.s.filled[t.Number])
 	}
-	if doc.Discussion, err = discussion(rs, data); err != nil {
+	if doc.Discussion, err = data.s.markdown(); err != nil {
 		return err
 	}
 	plots, err := data.figures(paper)
@@ -168,64 +168,10 @@ type docData struct {
 	Figures         []figureFile
 }
 
-// tableDoc is a paper table as the report shows it.
-type tableDoc struct {
-	T                         *Table
-	R                         *result
-	Caption, Anchor, Markdown string
-	Stages                    []string
-}
-
 // sectionDoc is a section beyond the paper; Wrap puts its anchor before it.
 type sectionDoc struct {
 	Title, Anchor, Markdown string
 	Wrap                    bool
-}
-
-func newTableDoc(res *result, md string) tableDoc {
-	t := res.t
-	d := tableDoc{T: t, R: res, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
-	if t.Kind == KindInference {
-		d.Stages = nil
-		for _, c := range t.Columns {
-			if s := t.columnSource(c); !slices.Contains(d.Stages, s) {
-				d.Stages = append(d.Stages, s)
-			}
-		}
-	}
-	return d
-}
-
-// A filled table, for the report's text: its table, its largest number of
-// models, its stages not run, and its columns from other tables.
-func (res *result) T() *Table        { return res.t }
-func (res *result) Models() int      { return res.models }
-func (res *result) NotRun() []string { return res.notRun }
-func (res *result) Added() []string {
-	var out []string
-	for _, c := range res.t.Columns {
-		if c.From != "" {
-			out = append(out, fmt.Sprintf("%s (paper: %s)", c.Name, c.From))
-		}
-	}
-	return out
-}
-
-// discussion writes the declared discussion over the filled tables.
-func discussion(rs results, data *paperData) (string, error) {
-	var spec discussionSpec
-	if err := decode("discussion.toml", discussionTOML, &spec); err != nil {
-		return "", err
-	}
-	t, err := template.New("discussion").Parse(spec.Text)
-	var out strings.Builder
-	if err == nil {
-		err = t.Execute(&out, discussionScope{rs: rs, claims: spec.Claims, paper: data})
-	}
-	if err != nil {
-		return "", fmt.Errorf("discussion: %w", err)
-	}
-	return out.String(), nil
 }
 
 // documentTemplate is the template of REPORT.md.

@@ -61,7 +61,7 @@ type runTime struct{ pipeline.RunTime }
 func readRunTime(p *plan, insts []*instance, binDir string) (rt runTime, statusErr, err error) {
 	pis := make([]*pipeline.Instance, len(insts))
 	for i, inst := range insts {
-		pis[i] = inst.p
+		pis[i] = p.pis[inst]
 	}
 	rt.RunTime, statusErr, err = p.pp.RunTime(pis, binDir)
 	return rt, statusErr, err

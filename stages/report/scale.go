@@ -57,8 +57,8 @@ func ScaleTable(p ScaleParams) (string, error) {
 	if err := s.read(""); err != nil {
 		return "", err
 	}
-	if len(s.data.settings) == 0 {
-		return "", fmt.Errorf("%s: no stage instance with estimates.parquet has completed (%d to run): run the pipeline first", p.Config, s.data.parts[0].instances)
+	if len(s.data.Settings) == 0 {
+		return "", fmt.Errorf("%s: no stage instance with estimates.parquet has completed (%d to run): run the pipeline first", p.Config, s.data.parts[0].Instances)
 	}
 	return s.markdown()
 }

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // scope is what a section's text sees: the section's data at a binding (a
@@ -20,10 +22,10 @@ func (c scope) Anchor() string            { return c.s.spec.Anchor }
 func (c scope) Setting() *group           { return c.b.set }
 func (c scope) PartName() string          { return strings.Join(c.b.parts, ", ") }
 func (c scope) Var(name string) string    { return c.s.vars[name] }
-func (c scope) Cost() costSpec            { return c.s.spec.Cost }
-func (c scope) Families() []*family       { return c.s.data.families }
+func (c scope) Cost() outputs.CostSpec    { return c.s.spec.Cost }
+func (c scope) Families() []*family       { return c.s.data.Families }
 func (c scope) Note(family string) string { return c.s.spec.Notes[family] }
-func (c scope) Models() int               { return len(c.s.data.modelsOf(c.b.set)) }
+func (c scope) Models() int               { return len(c.s.data.ModelsOf(c.b.set)) }
 
 // Settings are the settings of the section's first part.
 func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
@@ -31,7 +33,7 @@ func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
 // Val is an aggregate of a fact over the scope, of the method given (else
 // of the models themselves); NaN when missing.
 func (c scope) Val(fact, agg string, method ...string) float64 {
-	v, ok := aggregate(c.s.data.find(c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
+	v, ok := aggregate(c.s.data.Find(c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
 	if !ok {
 		return math.NaN()
 	}
@@ -47,18 +49,18 @@ func (c scope) Int(fact, agg string, method ...string) int {
 }
 
 // Has reports whether some run of the section has fact.
-func (c scope) Has(fact string) bool { return c.s.has(c.s.data.obs, fact) }
+func (c scope) Has(fact string) bool { return c.s.has(c.s.data.Obs, fact) }
 
 func (s *section) has(found []*obs, fact string) bool {
-	return slices.ContainsFunc(found, func(o *obs) bool { _, ok := o.num[fact]; return ok })
+	return slices.ContainsFunc(found, func(o *obs) bool { _, ok := o.Num[fact]; return ok })
 }
 
 // Texts lists a text fact of the scope's models, setting by setting.
 func (c scope) Texts(fact string) []string {
 	var out []string
-	for _, g := range c.s.data.settings {
-		for _, m := range c.s.data.modelsOf(g) {
-			if t, ok := firstText(c.s.data.find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
+	for _, g := range c.s.data.Settings {
+		for _, m := range c.s.data.ModelsOf(g) {
+			if t, ok := firstText(c.s.data.Find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
 				out = append(out, t)
 			}
 		}
@@ -68,7 +70,7 @@ func (c scope) Texts(fact string) []string {
 
 // Part is what the section read from the stages of a pattern.
 func (c scope) Part(pattern string) *part {
-	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.prefix == pattern }); i >= 0 {
+	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.Prefix == pattern }); i >= 0 {
 		return c.s.data.parts[i]
 	}
 	c.s.fail(fmt.Errorf("no part %q", pattern))
@@ -102,15 +104,15 @@ func (c scope) Summaries(ms ...string) []string {
 func (c scope) Having(fact string) []string { return c.HavingOf(fact, nil) }
 
 func (c scope) HavingOf(fact string, list []string) []string {
-	return slices.DeleteFunc(c.s.methodsOf(list, "", nil), func(m string) bool { return !c.s.has(c.s.data.find(nil, "", m), fact) })
+	return slices.DeleteFunc(c.s.methodsOf(list, "", nil), func(m string) bool { return !c.s.has(c.s.data.Find(nil, "", m), fact) })
 }
 
 // Fitted are the settings whose sizes enter the growth exponents.
 func (c scope) Fitted() []string {
 	var out []string
-	for _, g := range c.s.data.settings {
-		if g.size >= c.s.spec.Cost.MinFitN {
-			out = append(out, g.label)
+	for _, g := range c.s.data.Settings {
+		if g.Size >= c.s.spec.Cost.MinFitN {
+			out = append(out, g.Label)
 		}
 	}
 	return out
@@ -173,14 +175,59 @@ func (c scope) TableOf(id, family string) string {
 	return c.Table(id)
 }
 
-// Claim evaluates a declared claim.
-func (c scope) Claim(id string) claimResult {
-	if i := slices.IndexFunc(c.s.spec.Claims, func(cl claimSpec) bool { return cl.ID == id }); i >= 0 {
-		return c.s.claim(&c.s.spec.Claims[i])
+// Claim evaluates a declared claim (rules.go).
+func (c scope) Claim(id string) any {
+	v, err := c.s.rule(id)
+	if err != nil {
+		c.s.fail(err)
 	}
-	c.s.fail(fmt.Errorf("no claim %q", id))
-	return claimResult{}
+	return v
 }
+
+// Converged is method's convergence on the settings of a score stage:
+// the mean of the 0/1 metrics converged and check_failed over its
+// summary, weighted by each setting's runs.
+func (c scope) Converged(stage, method, where string) convergence {
+	share, runs := c.s.share(stage, method, "converged")
+	out := convergence{Where: where, Runs: runs, Percent: 100 * share}
+	if f, n := c.s.share(stage, method, "check_failed"); n > 0 && f > 0 {
+		out.FailedPercent = 100 * f
+	}
+	return out
+}
+
+// convergence is how often a method reported convergence, and how often
+// the shared check refused it.
+type convergence struct {
+	Where                  string
+	Runs                   int
+	Percent, FailedPercent float64
+}
+
+// CheckFailed is the share of method's runs on stage's settings that
+// failed the shared check (NaN without runs).
+func (c scope) CheckFailed(stage, method string) float64 {
+	v, _ := c.s.share(stage, method, "check_failed")
+	return v
+}
+
+func (s *section) share(stage, method, metric string) (float64, int) {
+	total, runs := 0.0, 0
+	for _, o := range s.data.Obs {
+		if v, ok := o.Num[metric]; ok && o.Stage == stage && o.Method == method && !math.IsNaN(v) {
+			total += v * o.Num[metric+"_n"]
+			runs += int(o.Num[metric+"_n"])
+		}
+	}
+	if runs == 0 {
+		return math.NaN(), 0
+	}
+	return total / float64(runs), runs
+}
+
+// ReadoutTol and ConsistencyTol are the shared check's tolerances.
+func (scope) ReadoutTol() float64     { return infer.ReadoutTol }
+func (scope) ConsistencyTol() float64 { return infer.ConsistencyTol }
 
 // In is the scope narrowed to the stages of part: its tables and claims
 // (ClaimHere) read that part alone.
@@ -191,12 +238,12 @@ func (c scope) In(part string) scope {
 
 // ClaimHere evaluates a declared claim on the settings (or models) of the
 // scope's parts (In), else of the section's first part.
-func (c scope) ClaimHere(id string) claimResult {
-	if i := slices.IndexFunc(c.s.spec.Claims, func(cl claimSpec) bool { return cl.ID == id }); i >= 0 {
-		return c.s.claim(&c.s.spec.Claims[i], c.b.parts...)
+func (c scope) ClaimHere(id string) any {
+	v, err := c.s.rule(id, c.b.parts...)
+	if err != nil {
+		c.s.fail(err)
 	}
-	c.s.fail(fmt.Errorf("no claim %q", id))
-	return claimResult{}
+	return v
 }
 
 // PartModels are the models scored in the stages of part, setting by
@@ -204,7 +251,7 @@ func (c scope) ClaimHere(id string) claimResult {
 func (c scope) PartModels(part string) []string {
 	var out []string
 	for _, g := range c.s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		out = append(out, c.s.data.modelsOf(g)...)
+		out = append(out, c.s.data.ModelsOf(g)...)
 	}
 	return out
 }

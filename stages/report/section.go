@@ -4,11 +4,13 @@ import (
 	"embed"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // sectionSpec declares a section of the report (sections/*.toml): the
@@ -41,11 +43,11 @@ type sectionSpec struct {
 	Beliefs  []string          // methods whose marginals are read, for Compare
 	Compare  []compareSpec
 	Learning learningSpec
-	Cost     costSpec
+	Cost     outputs.CostSpec
 	Text     string
 	Tables   []tableSpec  `toml:"table"`
 	Figures  []figureSpec `toml:"figure"`
-	Claims   []claimSpec  `toml:"claim"`
+	Claims   []ruleSpec   `toml:"claim"`
 }
 
 //go:embed sections/*.toml sections/*.tmpl
@@ -58,7 +60,10 @@ type section struct {
 	tmpl *template.Template
 	plan *plan
 	vars map[string]string // values the caller gives the text (Var)
-	err  error             // the first error met while writing the text
+	// filled are the paper's tables with our numbers, by number, for the
+	// rules over them (the discussion's).
+	filled map[int]*tableDoc
+	err    error // the first error met while writing the text
 }
 
 // loadSection parses sections/<name>.toml.
@@ -81,6 +86,9 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 		if _, err := parseCell(c); err != nil {
 			return nil, fmt.Errorf("section %s: %w", name, err)
 		}
+	}
+	if err := checkRules(s.Claims); err != nil {
+		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	return &s, nil
 }
@@ -112,6 +120,9 @@ func (s *sectionSpec) cells() []string {
 		}
 	}
 	for _, c := range s.Claims {
+		if c.Rule != "" && c.Rule != "at_most" {
+			continue
+		}
 		for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
 			out = append(out, c.cell(v))
 		}
@@ -172,32 +183,32 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 
 // read reads the stages of every part of the section.
 func (s *section) read(binDir string) error {
-	learn := &learnReader{d: s.data, plan: s.plan}
 	for i, pattern := range s.spec.Parts {
-		pt := &part{prefix: pattern}
+		pt := newPart(pattern)
 		var all, own []*instance
 		for _, inst := range s.plan.insts {
-			if matchPart(inst.stage, pattern) {
+			if outputs.MatchPart(inst.Stage, pattern) {
 				all = append(all, inst)
-				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return matchPart(inst.stage, p) }) {
+				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return outputs.MatchPart(inst.Stage, p) }) {
 					own = append(own, inst)
 				}
 			}
 		}
 		var err error
-		if pt.rt, pt.statusErr, err = readRunTime(s.plan, all, binDir); err != nil {
+		if pt.RT, pt.StatusErr, err = readRunTime(s.plan, all, binDir); err != nil {
 			return err
 		}
+		rd := s.reader()
 		switch s.spec.Reads {
 		case "scores":
-			err = s.readScores(pt, own)
+			err = rd.ReadScores(&pt.Progress, own)
 		case "summaries":
-			err = s.readSummaries(pt, own)
+			err = rd.ReadSummaries(&pt.Progress, own)
 		case "learning":
-			pt.stages, learn.samplesRead = stages(own, "learn-mrf"), nil
-			err = learn.read(pt, pt.stages)
+			pt.Stages = outputs.Stages(own, "learn-mrf")
+			err = rd.ReadLearning(&pt.Progress, pt.Stages)
 		case "costs":
-			err = s.readCosts(pt)
+			err = rd.ReadCosts(&pt.Progress)
 		default:
 			err = fmt.Errorf("section %s: reads %q, want scores, summaries, learning or costs", s.spec.Title, s.spec.Reads)
 		}
@@ -212,43 +223,66 @@ func (s *section) read(binDir string) error {
 // derive sorts what was read and adds the facts that need all of it.
 func (s *section) derive() error {
 	if s.spec.Unscored != "" {
-		if err := s.readUnscored(s.spec.Unscored); err != nil {
+		pt, err := s.reader().ReadUnscored(s.spec.Unscored)
+		if err != nil {
 			return err
 		}
+		s.data.parts = append(s.data.parts, &part{Progress: *pt})
 	}
 	s.sortSettings()
-	s.data.sortMethods()
+	s.data.SortMethods()
 	switch s.spec.Reads {
 	case "scores":
 		s.autoRegions()
 	case "costs":
-		s.costLabels()
+		s.reader().CostLabels()
 	case "learning":
 		for _, pt := range s.data.parts {
 			tail := 0
-			if pt.prefix == s.spec.Learning.Long {
+			if pt.Prefix == s.spec.Learning.Long {
 				tail = s.spec.Learning.Tail
 			}
-			s.summarise(pt.prefix, tail)
+			s.summarise(pt.Prefix, tail)
 		}
-		s.data.sortMethods()
+		s.data.SortMethods()
 	}
 	return nil
 }
 
-// matchPart reports whether stage is of the part pattern (see Parts).
-func matchPart(stage, pattern string) bool {
-	prefix, suffix, _ := strings.Cut(pattern, "*")
-	return strings.HasPrefix(stage, prefix) && strings.HasSuffix(stage, suffix)
+// reader reads the section's stages into its data.
+func (s *section) reader() *outputs.Reader {
+	r := &outputs.Reader{Store: &s.data.Store, Usage: usage, Parts: s.spec.Parts, Beliefs: s.spec.Beliefs,
+		Columns: s.spec.Columns, Labels: s.spec.Labels, Cost: s.spec.Cost, OnModel: s.compareRuns}
+	if s.plan != nil {
+		r.Insts, r.CfgDir = s.plan.insts, s.plan.dir
+	}
+	return r
+}
+
+// sortSettings orders the settings as the section says (Order).
+func (s *section) sortSettings() {
+	sort.SliceStable(s.data.Settings, func(a, b int) bool {
+		x, y := s.data.Settings[a], s.data.Settings[b]
+		switch s.spec.Order {
+		case "size":
+			if x.Graph != y.Graph {
+				return x.Graph < y.Graph
+			}
+			return x.Size < y.Size
+		case "paper":
+			return x.Less(y)
+		}
+		return false
+	})
 }
 
 // autoRegions records on every model the region scheme its first run on
 // auto regions used (a column without a scheme of its own).
 func (s *section) autoRegions() {
-	for _, mo := range s.data.find(nil, "", "") {
-		for _, col := range s.data.methods {
-			if t, ok := firstText(s.data.find(mo.set, mo.model, col), "regions"); ok && !strings.Contains(col, " (") {
-				mo.text["auto_regions"] = t
+	for _, mo := range s.data.Find(nil, "", "") {
+		for _, col := range s.data.Methods {
+			if t, ok := firstText(s.data.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
+				mo.Text["auto_regions"] = t
 				break
 			}
 		}

@@ -157,7 +157,7 @@ func TestUAISection(t *testing.T) {
 	writeStamp(t, filepath.Join(root, "data", "uai_exact"), t0, 30)
 	writeStamp(t, filepath.Join(root, "data", "uai_base"), t0.Add(time.Minute), 90)
 	s := sectionOf(t, "uai", cfg)
-	if got := strings.Join(s.data.methods, ","); got != "mf,gbp,gbp (bethe)" {
+	if got := strings.Join(s.data.Methods, ","); got != "mf,gbp,gbp (bethe)" {
 		t.Errorf("columns %s, want mf,gbp,gbp (bethe): methods in registry order, then those on other regions", got)
 	}
 	doc := markdownOf(t, s)
@@ -215,10 +215,10 @@ func TestUAISectionNotRun(t *testing.T) {
 	m := &scored{Info: formats.ModelInfoRow{Name: "m", Cards: []int32{2}}, Model: &mrf.Model{Cards: []int{2}}, Runs: map[string]*outputs.ScoredRun{}}
 	m.Run("bp").Est = &formats.EstimateRow{Method: "bp", Params: `{"method":"bp","regions":"bethe"}`}
 	addModel(sec, "uai_", "m", m)
-	sec.data.parts[0].stages = []string{"uai_score"}
-	o := sec.data.find(nil, "m", "bp")[0]
-	if _, ok := o.num["check_recorded"]; ok || o.text["regions"] != "bethe" || o.num["check_failed"] != 0 {
-		t.Errorf("params without check: %v %v", o.num, o.text)
+	sec.data.parts[0].Stages = []string{"uai_score"}
+	o := sec.data.Find(nil, "m", "bp")[0]
+	if _, ok := o.Num["check_recorded"]; ok || o.Text["regions"] != "bethe" || o.Num["check_failed"] != 0 {
+		t.Errorf("params without check: %v %v", o.Num, o.Text)
 	}
 	if doc := markdownOf(t, sec); strings.Contains(doc, "shared check failed |") || !strings.Contains(doc, "The estimates record no shared check") {
 		t.Errorf("a section without checks:\n%s", doc)

@@ -1,7 +1,10 @@
 // Package outputs reads what stages wrote, for the report: a score
 // instance's scores joined with the models, estimates and marginals it
 // scored, learning curves, the true model's test NLL, a method stage's
-// answers, and summaries by setting. The stage binaries do not link it.
+// answers, and summaries by setting; and a Reader turns them into facts
+// (a Store of Fact by setting, model and method): a model's shape and
+// exact ln Z, a run's scores, estimate and cost, a method's answers
+// against a reference's. The stage binaries do not link it.
 package outputs
 
 import (

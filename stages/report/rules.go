@@ -1,0 +1,520 @@
+package report
+
+// The one rule engine. Every claim of the report (a section's, the
+// discussion's over the paper's tables, a learning section's) is a rule
+// declared as data ([[claim]]): rows (settings, models, or the rows of
+// the paper's tables) and a test on each, counted as "holds on k of n".
+// What no declaration can compute (seed-paired gaps, PCD at another
+// method's wall time, a longer budget against the better rival) is a
+// metric of core/metrics.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/renn-go/renn/core/metrics"
+)
+
+// ruleSpec declares a claim. Rule is one of:
+//
+//   - at_most (the default): on every setting of the section's first part
+//     (Over "model": every model; of Graph where given), Value at most
+//     Factor times the least of Refs present (counting only those whose
+//     column's RefIf aggregate is 1, say "converged.mean"), or at most
+//     Limit without Refs, plus Slack (AtLeast: at least that); rows
+//     without Value or one of Needs, or whose When is not 1, are not
+//     counted. Values are written as in a cell, "fact.agg@column", and in
+//     the failures with Format and Unit.
+//   - best, winners, beats, agree, combine, models: over the rows of the
+//     paper's Tables (of Metric, Graph, Size, Gamma where given), for us
+//     and for the paper: best counts the rows where Method is the best of
+//     the paper's methods; winners names our best method of each row;
+//     beats counts where Method is better than Other (From: Method's
+//     column taken from another table); agree where their means differ by
+//     less than the smaller std; combine is the mean over the rows (First:
+//     the first row) of Op (a, diff, ratio, pair) of Method's value and
+//     Other's, written with Format; models is the models per setting.
+//   - gap, wall, budget: over the settings of a learning Part: gap, each
+//     of Methods' gap to the learning reference at most the better of
+//     Rivals'; wall, Method's gap at most PCD's at Method's wall time
+//     (PCD's runs in PCDPart, Method's Tail epochs noted); budget,
+//     Method's gap at most the better of Rivals' at the last epoch and
+//     over the last Tail (metrics.CompareBudget), and seed by seed.
+type ruleSpec struct {
+	ID, Rule, Over, Graph string
+	Needs                 []string
+	Value                 string
+	Refs                  []string
+	RefIf                 string `toml:"ref_if"`
+	Factor, Limit         float64
+	Slack                 float64 // added to the limit: at most Factor × reference + Slack
+	AtLeast               bool    `toml:"at_least"` // the value at least the limit
+	// When is a value a row must have equal to 1 to be checked
+	// ("exact_over.mean@auto": where exact inference took longer than
+	// auto's budget).
+	When         string
+	Format, Unit string
+
+	Tables        []int
+	Metric        string
+	Size          int
+	Gamma         float64
+	First, From   bool
+	Method, Other string
+	Op            string
+
+	Part    string
+	PCDPart string `toml:"pcd_part"`
+	Methods []string
+	Rivals  []string
+	Tail    int
+}
+
+var rules = []string{"", "at_most", "best", "winners", "beats", "agree", "combine", "models", "gap", "wall", "budget"}
+
+// tally says where a rule holds: on Holds of N rows (the Noun); Fails
+// names the others. A wall rule adds its methods, whether a setting has
+// several seeds, and where PCD had not finished an epoch.
+type tally struct {
+	Holds, N   int
+	Noun       string
+	Fails      []string
+	Ref, PCD   string
+	Tol        float64
+	Multi      bool
+	Unfinished []string
+}
+
+func (t *tally) count(held bool, fail string) {
+	t.N++
+	if held {
+		t.Holds++
+	} else {
+		t.Fails = append(t.Fails, fail)
+	}
+}
+
+// rule evaluates the declared claim id; an at_most rule on the settings
+// (or models) of parts when given, else of the section's first part.
+func (s *section) rule(id string, parts ...string) (any, error) {
+	i := slices.IndexFunc(s.spec.Claims, func(r ruleSpec) bool { return r.ID == id })
+	if i < 0 {
+		return nil, fmt.Errorf("no claim %q", id)
+	}
+	r := &s.spec.Claims[i]
+	switch r.Rule {
+	case "", "at_most":
+		return s.atMost(r, parts), nil
+	case "gap":
+		return s.gapRule(r), nil
+	case "wall":
+		return s.wallRule(r), nil
+	case "budget":
+		return s.budgetRule(r), nil
+	case "winners":
+		return winnersText(s.paperRule(r).winners), nil
+	case "combine":
+		return s.combine(r), nil
+	case "models":
+		return s.modelsText(r), nil
+	}
+	return s.paperRule(r).text, nil
+}
+
+// cell is the cell template of a value "fact.agg@column".
+func (r *ruleSpec) cell(v string) string {
+	fact, _, _ := strings.Cut(v, "@")
+	return "{" + fact + ":" + or(r.Format, "num") + v[len(fact):] + "}"
+}
+
+func (s *section) atMost(r *ruleSpec, parts []string) tally {
+	res := tally{Noun: "settings"}
+	if r.Over == "model" {
+		res.Noun = "models"
+	}
+	for _, b := range s.ruleRows(r, parts) {
+		value := func(v string) (cellValue, bool) {
+			cv := s.data.eval(r.cell(v), b)
+			return cv, cv.ok && !math.IsNaN(cv.value)
+		}
+		v, ok := value(r.Value)
+		if !ok || slices.ContainsFunc(r.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
+			continue
+		}
+		if w, ok := value(r.When); r.When != "" && (!ok || w.value != 1) {
+			continue
+		}
+		ref, refOK := s.reference(r, b, value)
+		if len(r.Refs) > 0 && !refOK {
+			continue
+		}
+		limit, against := r.Limit, ""
+		if refOK {
+			limit, against = r.Factor*ref.value, " against "+ref.text+r.Unit
+		}
+		limit += r.Slack
+		res.count(v.value <= limit && !r.AtLeast || v.value >= limit && r.AtLeast, or(b.model, setLabel(b.set))+" ("+v.text+r.Unit+against+")")
+	}
+	return res
+}
+
+// ruleRows are the rows an at_most rule is checked on: the settings (or
+// models) of parts, else of the section's first part; a model of several
+// parts is checked in each.
+func (s *section) ruleRows(r *ruleSpec, parts []string) []binding {
+	var rows []binding
+	switch {
+	case r.Over == "model" && len(parts) > 0:
+		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
+			for _, m := range s.data.ModelsOf(g) {
+				rows = append(rows, binding{set: g, model: m})
+			}
+		}
+	case r.Over == "model":
+		for _, m := range s.data.Models {
+			rows = append(rows, binding{model: m})
+		}
+	default:
+		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
+			rows = append(rows, binding{set: g})
+		}
+	}
+	return rows
+}
+
+// reference is the least of r's references at b that count.
+func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValue, bool)) (ref cellValue, ok bool) {
+	for _, v := range r.Refs {
+		rv, has := value(v)
+		if has && r.RefIf != "" {
+			_, col, _ := strings.Cut(v, "@")
+			fact, agg, _ := strings.Cut(r.RefIf, ".")
+			cond, found := aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
+			has = found && cond == 1
+		}
+		if has && (!ok || rv.value < ref.value) {
+			ref, ok = rv, true
+		}
+	}
+	return ref, ok
+}
+
+func setLabel(g *group) string {
+	if g == nil {
+		return ""
+	}
+	return g.Label
+}
+
+// The rules over the paper's tables, each counted for us and the paper.
+
+// paperRow is row i of a paper table, with the columns a rule compares.
+type paperRow struct {
+	t      *Table
+	i      int
+	metric string
+	a, b   int
+	hasStd bool // the paper gives both columns' std
+}
+
+// paperRows are the rows of r's tables (of its metric, graph, size,
+// gamma) that have Method's column and Other's.
+func (s *section) paperRows(r *ruleSpec) []paperRow {
+	var out []paperRow
+	for _, n := range r.Tables {
+		doc := s.filled[n]
+		if doc == nil {
+			continue
+		}
+		t := doc.T
+		a, b := col(t, r.Method, false), col(t, r.Other, false)
+		if r.From || r.Other == "" {
+			b = col(t, r.Method, r.From)
+		}
+		for i, row := range t.Rows {
+			m := t.factOf(row)
+			keep := (r.Metric == "" || m == r.Metric) && (r.Graph == "" || row.Graph == r.Graph) && (r.Size == 0 || row.Size == r.Size) && (r.Gamma == 0 || row.Gamma == r.Gamma)
+			if keep && a >= 0 && b >= 0 {
+				out = append(out, paperRow{t, i, m, a, b, row.values[a].HasStd && row.values[b].HasStd})
+			}
+		}
+	}
+	return out
+}
+
+// col is the column of method: its own, or with from its column taken
+// from another table.
+func col(t *Table, method string, from bool) int {
+	return slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == method && (c.From != "") == from })
+}
+
+// paperCount is a paper rule's count for us and the paper, written, and
+// our best methods counted by rows (best, winners).
+type paperCount struct {
+	text    string
+	winners map[string]int
+}
+
+func (s *section) paperRule(r *ruleSpec) paperCount {
+	var side [2]tally
+	out := paperCount{winners: map[string]int{}}
+	for _, p := range s.paperRows(r) {
+		for k, paper := range []bool{false, true} {
+			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
+			switch r.Rule {
+			case "best", "winners":
+				if w, ok := s.winner(p.t, p.i, p.metric, paper); ok {
+					side[k].count(p.t.Columns[w].Method == r.Method, "")
+					if !paper {
+						out.winners[p.t.Columns[w].Method]++
+					}
+				}
+			case "beats":
+				if a.ok && b.ok {
+					side[k].count(better(p.metric, a.mean, b.mean), "")
+				}
+			case "agree":
+				if a.ok && b.ok && (!paper || p.hasStd) {
+					side[k].count(math.Abs(a.mean-b.mean) < min(a.std, b.std), "")
+				}
+			}
+		}
+	}
+	out.text = sides(side[0].N > 0, side[1].N > 0, fmt.Sprintf("%d of %d settings", side[0].Holds, side[0].N), fmt.Sprintf("%d of %d", side[1].Holds, side[1].N))
+	return out
+}
+
+// sides writes ours, or "not run yet", then the paper's if it has one.
+func sides(oursOK, paperOK bool, ours, paper string) string {
+	if !oursOK {
+		ours = "*(not run yet)*"
+	}
+	if paperOK {
+		ours += " (paper: " + paper + ")"
+	}
+	return ours
+}
+
+// combine is the mean over the rows (or the first) of Op of the two
+// values, for us and for the paper.
+func (s *section) combine(r *ruleSpec) string {
+	var text [2]string
+	var ok [2]bool
+	for k, paper := range []bool{false, true} {
+		var xs, ys []float64
+		for _, p := range s.paperRows(r) {
+			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
+			if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs) == 0) {
+				xs, ys = append(xs, a.mean), append(ys, b.mean)
+			}
+		}
+		if ok[k] = len(xs) > 0; ok[k] {
+			text[k] = r.combined(xs, ys)
+		}
+	}
+	return sides(ok[0], ok[1], text[0], text[1])
+}
+
+// combined writes the mean of Op over xs and ys.
+func (r *ruleSpec) combined(xs, ys []float64) string {
+	sum := 0.0
+	for i := range xs {
+		switch r.Op {
+		case "diff":
+			sum += xs[i] - ys[i]
+		case "ratio":
+			sum += xs[i] / ys[i]
+		case "pair":
+			return fmt.Sprintf(r.Format, formatNumber(r.Metric, ys[i]), formatNumber(r.Metric, xs[i]))
+		default:
+			sum += xs[i]
+		}
+	}
+	if r.Format == "" {
+		return formatNumber(r.Metric, sum/float64(len(xs)))
+	}
+	return fmt.Sprintf(r.Format, sum/float64(len(xs)))
+}
+
+func (s *section) modelsText(r *ruleSpec) string {
+	models := 0
+	for _, n := range r.Tables {
+		if doc := s.filled[n]; doc != nil {
+			models = max(models, doc.Models)
+		}
+	}
+	if models == 0 {
+		return "random models"
+	}
+	return fmt.Sprintf("%d random models per setting", models)
+}
+
+// winner is the best column of row i of t among the paper's methods; ok
+// is false unless two compete (and, for us, all of them ran).
+func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok bool) {
+	var cols []int
+	for k, c := range t.Columns {
+		if c.From == "" && !isReference(c.Method) && t.Rows[i].values[k].OK {
+			cols = append(cols, k)
+		}
+	}
+	if len(cols) < 2 || slices.ContainsFunc(cols, func(k int) bool { return !s.paperStat(t, i, k, paper).ok }) {
+		return 0, false
+	}
+	w = cols[0]
+	for _, k := range cols[1:] {
+		if better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
+			w = k
+		}
+	}
+	return w, true
+}
+
+func winnersText(w map[string]int) string {
+	if len(w) == 0 {
+		return "*(not run yet)*"
+	}
+	ms := make([]string, 0, len(w))
+	for m := range w {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b string) int {
+		if w[a] != w[b] {
+			return w[b] - w[a]
+		}
+		return strings.Compare(a, b)
+	})
+	for i, m := range ms {
+		ms[i] = fmt.Sprintf("%s %d", m, w[m])
+	}
+	return strings.Join(ms, ", ")
+}
+
+// The learning rules.
+
+// gapRule checks, on every setting, each of Methods' gap to the reference
+// (last epoch, mean over the models) against the better of Rivals'.
+func (s *section) gapRule(r *ruleSpec) tally {
+	l := s.spec.Learning
+	var c tally
+	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
+		gap := func(m string) (float64, bool) {
+			e, okE := aggregate(s.partObs(r.Part, g, l.Reference), "nll", "mean")
+			v, okV := aggregate(s.partObs(r.Part, g, m), "nll", "mean")
+			return v - e, okE && okV
+		}
+		ref, refOK := math.Inf(1), false
+		for _, m := range or(r.Rivals, l.Rivals) {
+			if v, ok := gap(m); ok {
+				ref, refOK = min(ref, v), true
+			}
+		}
+		for _, m := range or(r.Methods, l.Subjects) {
+			if v, ok := gap(m); ok && refOK {
+				c.count(v <= ref+l.Tol, fmt.Sprintf("%s on %s: %+.3f against %+.3f", m, g.Label, v, ref))
+			}
+		}
+	}
+	return c
+}
+
+// wallRule checks, on every setting, Method's gap (last epoch) against
+// PCD's at Method's wall time, each to the reference of the same seed.
+func (s *section) wallRule(r *ruleSpec) tally {
+	l := s.spec.Learning
+	c := tally{Ref: r.Method, PCD: l.PCD, Tol: l.Tol}
+	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
+		p := s.wallPoint(r.Part, r.PCDPart, g, r.Method, r.Tail)
+		switch {
+		case p == nil || len(s.runs(r.Part, g, l.Reference)) == 0:
+			continue
+		case len(p.Epochs) == 0:
+			c.Unfinished = append(c.Unfinished, g.Label)
+			continue
+		case p.GapSeeds == 0:
+			continue
+		}
+		c.Multi = c.Multi || p.GapSeeds > 1
+		note := fmt.Sprintf("%s%s: %s against %s (%.3f nats worse", g.Label, seedsText(p.GapSeeds), fmtGap(p.SlowGap), fmtGap(p.Gap), p.SlowGap-p.Gap)
+		if r.Tail > 0 {
+			note += fmt.Sprintf("; %s's gap over its last %d epochs %s", r.Method, r.Tail, fmtGap(p.SlowTailGap))
+		}
+		c.count(p.SlowGap <= p.Gap+l.Tol, note+")")
+	}
+	return c
+}
+
+func seedsText(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(" (%d seeds)", n)
+	}
+	return ""
+}
+
+// budgetTally is a budget rule's count: at the last epoch and over the
+// tail, per setting and seed by seed.
+type budgetTally struct {
+	Checked, HeldLast, HeldTail int
+	Multi                       bool
+	SeedCounts                  []string // seeds compared per setting
+	Notes                       []budgetNote
+	SeedPairs                   int
+	SeedHeldLast, SeedHeldTail  int
+}
+
+// budgetNote is a setting where a budget rule does not hold.
+type budgetNote struct {
+	Name       string
+	Last, Tail Versus
+}
+
+// Versus is a gap against the better rival's, of a measure (What).
+type Versus struct {
+	What string
+	metrics.Versus
+}
+
+func (s *section) budgetRule(r *ruleSpec) budgetTally {
+	l := s.spec.Learning
+	var c budgetTally
+	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
+		var rivals [][]metrics.LearningRun
+		for _, m := range r.Rivals {
+			rivals = append(rivals, s.runs(r.Part, g, m))
+		}
+		b, ok := metrics.CompareBudget(s.runs(r.Part, g, l.Reference), s.runs(r.Part, g, r.Method), r.Rivals, rivals, r.Tail, l.Tol)
+		if !ok {
+			continue
+		}
+		c.Checked++
+		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.Label))
+		c.Multi = c.Multi || len(b.Seeds) > 1
+		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
+		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
+		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
+		if !okLast || !okTail {
+			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)),
+				Last: Versus{"last epoch", b.Last}, Tail: Versus{fmt.Sprintf("mean of the last %d epochs", r.Tail), b.Tail}})
+		}
+	}
+	return c
+}
+
+// checkRules checks the rules of a declaration.
+func checkRules(rs []ruleSpec) error {
+	for _, r := range rs {
+		if !slices.Contains(rules, r.Rule) {
+			return fmt.Errorf("claim %s: unknown rule %q (want one of %s)", r.ID, r.Rule, strings.Join(rules[1:], ", "))
+		}
+	}
+	return nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

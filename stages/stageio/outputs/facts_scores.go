@@ -1,0 +1,237 @@
+package outputs
+
+// Reading score stages model by model (ReadScored) into facts: a
+// model's exact ln Z and shape, every run's scores and estimate, and the
+// comparisons the caller derives from them (OnModel).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/renn-go/renn/core/infer"
+	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/core/mrf"
+	"github.com/renn-go/renn/formats"
+)
+
+// scored is a model a score stage scored, with its runs.
+
+// ReadScores reads the score instances among insts into part pt.
+func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
+	for _, inst := range insts {
+		if inst.Binary != "score" {
+			continue
+		}
+		if !slices.Contains(pt.Stages, inst.Stage) {
+			pt.Stages = append(pt.Stages, inst.Stage)
+		}
+		if _, err := os.Stat(filepath.Join(inst.OutDir, formats.ScoresFile)); errors.Is(err, fs.ErrNotExist) {
+			pt.NotRun = append(pt.NotRun, inst.ID)
+			continue
+		}
+		in := ScoreInputs{Name: inst.ID, Dir: inst.OutDir, CfgDir: s.CfgDir, Beliefs: s.Beliefs,
+			Models: outDirs(inst.InputsOf("models")), Truth: outDirs(inst.InputsOf("truth")), Pred: outDirs(inst.InputsOf("pred"))}
+		shards, err := ReadScored(in)
+		if err != nil {
+			return err
+		}
+		s.emit(pt, inst, shards)
+	}
+	return nil
+}
+
+func outDirs(insts []*Instance) []string {
+	out := make([]string, len(insts))
+	for i, inst := range insts {
+		out[i] = inst.OutDir
+	}
+	return out
+}
+
+// Answer is r as metrics compares answers, its factor beliefs in the
+// model's order.
+func (m *ScoredModel) Answer(r *ScoredRun) metrics.Answer {
+	a := metrics.Answer{Converged: r.Est.Converged, F: r.Est.FreeEnergy, MeanAbs: r.Metrics[metrics.VarMeanAbs], Beliefs: mrf.Marginals{Vars: r.Vars}}
+	for k := range m.Model.Factors {
+		a.Beliefs.Factors = append(a.Beliefs.Factors, r.Factors[int32(k)])
+	}
+	return a
+}
+
+// emit adds the models of a score instance to the store, shard
+// by shard in model_info order, each in the setting of its family (its
+// name without the trailing index).
+func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
+	preds := inst.InputsOf("pred")
+	for _, sh := range shards {
+		for _, id := range sh.Order {
+			m := sh.Models[id]
+			if m == nil {
+				continue
+			}
+			key := SettingKey(m.Info.Name)
+			if s.Labels == "shape" {
+				key = SettingKey(strings.TrimSuffix(m.Info.Name, ".uai"))
+			}
+			g := s.Setting(pt.Prefix+key, func() *Setting {
+				if s.Labels == "shape" {
+					kind, label := shapeLabel(key)
+					return &Setting{Key: key, Label: label, Graph: kind, Size: len(m.Info.Cards)}
+				}
+				return &Setting{Key: key, Label: settingLabel(m.Info), Graph: m.Info.Graph, Size: len(m.Info.Cards), Gamma: m.Info.Gamma}
+			})
+			s.AddScored(pt, inst.Stage, g, m, preds)
+		}
+	}
+}
+
+// AddScored adds model m of a score stage and its runs (preds: the stage's
+// pred inputs, which runs name by index) in setting g.
+func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel, preds []*Instance) {
+	mo := s.modelObs(pt, stage, g, m)
+	for _, method := range sortedKeys(m.Runs) {
+		if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
+			var pred *Instance
+			if r.Pred >= 0 {
+				pred = preds[r.Pred]
+			}
+			s.runObs(pt, stage, g, m, method, r, pred)
+		}
+	}
+	if s.OnModel != nil {
+		s.OnModel(mo, m)
+	}
+}
+
+// modelObs returns the facts of model m itself (its exact ln Z and shape),
+// made on first reading.
+func (s *Reader) modelObs(pt *Progress, stage string, g *Setting, m *ScoredModel) *Fact {
+	o := s.Find(g, m.Info.Name, "")
+	if len(o) == 0 {
+		o = []*Fact{s.Add(NewFact(pt.Prefix, stage, g, m.Info.Name, ""))}
+		sh := mrf.ShapeOf(m.Model)
+		o[0].Num["n_vars"], o[0].Num["n_factors"], o[0].Num["max_arity"] = float64(len(m.Info.Cards)), float64(sh.Factors), float64(sh.MaxArity)
+		o[0].Num["zeros"], o[0].Num["observed"] = float64(sh.Zeros), float64(sh.Observed)
+		o[0].Text["states"] = strconv.Itoa(sh.MaxCard)
+		if sh.MinCard != sh.MaxCard {
+			o[0].Text["states"] = fmt.Sprintf("%d-%d", sh.MinCard, sh.MaxCard)
+		}
+	}
+	if m.Exact {
+		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"], o[0].Num["exact_seconds"] = m.NegLogZ, -m.NegLogZ, m.ExactSeconds
+	}
+	return o[0]
+}
+
+// runObs adds one run: its scores, its estimate and what follows from it
+// and the exact ln Z (the free energy's gap, a bound's slack).
+func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, method string, r *ScoredRun, pred *Instance) {
+	col := s.column(method, pred)
+	for _, o := range s.Find(g, m.Info.Name, col) {
+		if pred != nil && o.Text["pred"] == pred.ID {
+			return // one run scored by two stages
+		}
+		col += " [" + stage + "]"
+	}
+	o := s.Add(NewFact(pt.Prefix, stage, g, m.Info.Name, col))
+	for k, v := range r.Metrics {
+		o.Num[k] = v
+	}
+	e := r.Est
+	if e == nil {
+		return
+	}
+	if pred != nil {
+		o.Text["pred"] = pred.ID
+	}
+	o.Num["est_converged"], o.Num["free_energy"], o.Num["log_z"] = b2f(e.Converged), e.FreeEnergy, e.LogZ
+	var p struct {
+		Regions string
+		Check   *json.RawMessage
+		Options struct {
+			MaxSeconds float64 `json:"max_seconds"`
+		}
+	}
+	json.Unmarshal([]byte(e.Params), &p)
+	if p.Regions != "" {
+		o.Text["regions"] = p.Regions
+	}
+	budgetFacts(o, p.Options.MaxSeconds, e.Certificate, m)
+	if p.Check != nil {
+		o.Num["check_recorded"] = 1
+	}
+	var check string
+	o.Num["check_failed"] = b2f(p.Check != nil && json.Unmarshal(*p.Check, &check) == nil && check != "")
+	if !m.Exact {
+		return
+	}
+	o.Num["fe_exact"], o.Num["fe_gap"] = e.FreeEnergy, e.FreeEnergy-m.NegLogZ
+	if entry, err := methods.Lookup(method); err == nil && (entry.LogZ == methods.LogZLowerBound || entry.LogZ == methods.LogZUpperBound) {
+		slack := e.LogZ + m.NegLogZ // ln Ẑ − ln Z
+		if entry.LogZ == methods.LogZLowerBound {
+			slack = -slack
+		}
+		o.Num["bound_slack"] = slack
+	}
+}
+
+// column names a run's column: its method, and, where the reader's
+// columns say so, the region scheme its regions input asked for when not
+// auto.
+func (s *Reader) column(method string, pred *Instance) string {
+	if s.Columns == "method+scheme" && pred != nil {
+		if reg := pred.InputOf("regions"); reg != nil && reg.Flags["scheme"] != "" && reg.Flags["scheme"] != "auto" {
+			return method + " (" + reg.Flags["scheme"] + ")"
+		}
+	}
+	return method
+}
+
+// settingKey is a model's name without its trailing index: the models of
+// one sample-model call share it.
+func SettingKey(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			return name[:i]
+		}
+	}
+	return name
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, methods.Compare)
+	return keys
+}
+
+// budgetFacts records a run's time budget (its max_seconds option, when
+// set), whether exact inference finished within it (exact_fits, and its
+// complement exact_over), and its certificate, one fact per kind (1 for
+// the run's, 0 for the others), so that tables and claims count them.
+func budgetFacts(o *Fact, budget float64, cert string, m *ScoredModel) {
+	if budget > 0 {
+		o.Num["budget"] = budget
+		if m.Exact {
+			fits := m.ExactSeconds <= budget
+			o.Num["exact_fits"], o.Num["exact_over"] = b2f(fits), b2f(!fits)
+		}
+	}
+	if cert == "" {
+		return
+	}
+	o.Text["certificate"] = cert
+	for _, c := range []string{infer.CertExact, infer.CertConverged, infer.CertMonteCarlo, infer.CertBounds, infer.CertNone} {
+		o.Num["cert_"+strings.ReplaceAll(c, "-", "_")] = b2f(c == cert)
+	}
+}
