@@ -17,17 +17,6 @@ import (
 // function at once.
 const maxFuncLines = 75
 
-// longFuncAllowed lists functions still over maxFuncLines, as
-// "path: name". It holds only core/exact, which is being rewritten
-// separately; empty it when that lands.
-var longFuncAllowed = []string{
-	"core/exact/kernel.go: buildGeom",
-	"core/exact/kernel.go: sumProduct",
-	"core/exact/plan.go: graph.cuthillMcKee",
-	"core/exact/sample.go: Sample",
-	"core/exact/sweep.go: sweep",
-}
-
 // TestFunctionLength fails listing every function of the module's non-test
 // Go files (testdata excluded) longer than maxFuncLines.
 func TestFunctionLength(t *testing.T) {
@@ -37,17 +26,10 @@ func TestFunctionLength(t *testing.T) {
 	}
 	var bad []string
 	for _, f := range long {
-		if !slices.Contains(longFuncAllowed, f.id()) {
-			bad = append(bad, f.String())
-		}
+		bad = append(bad, f.String())
 	}
 	if len(bad) > 0 {
 		t.Errorf("%d functions longer than %d lines; split them:\n%s", len(bad), maxFuncLines, strings.Join(bad, "\n"))
-	}
-	for _, id := range longFuncAllowed {
-		if !slices.ContainsFunc(long, func(f longFunc) bool { return f.id() == id }) {
-			t.Errorf("%s is allowed to be long but is not (or is gone): remove it from longFuncAllowed", id)
-		}
 	}
 }
 

@@ -451,7 +451,7 @@ func checkExcluded(t *testing.T, m *mrf.Model, res *infer.Result) {
 }
 
 // TestZerosThroughRegistry: on models with zero potentials and evidence
-// (issue 20's kinds), the registry's dlgbp gives finite answers with zero
+// (the UAI-like kinds), the registry's dlgbp gives finite answers with zero
 // mass on excluded states; every answer reported converged passed the shared
 // check, and the loopy ones with evidence converge.
 func TestZerosThroughRegistry(t *testing.T) {

@@ -65,6 +65,7 @@ func newReducingGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int
 	return g
 }
 
+// buildGeom is newGeom, or with reduce newReducingGeom without its blas.
 func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, reduce bool) *geom {
 	g := &geom{split: -1}
 	total := 1
@@ -81,33 +82,43 @@ func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, redu
 		}
 	}
 	if len(rest) == 0 { // everything is summed: the innermost becomes a reduction
-		rest, summed = summed[len(summed)-1:], summed[:len(summed)-1]
+		g.orderSweep(summed[:len(summed)-1], summed[len(summed)-1:], orderOp)
 	} else if d := g.unitDim(sumOp); reduce && d >= 0 && g.stride[sumOp][d] == 0 && g.size[d] >= minInner {
 		// The largest read table is contiguous along a long enough summed
 		// dimension: reduce along it innermost.
-		i := slices.Index(summed, d)
-		summed = slices.Delete(summed, i, i+1)
-		g.nsum = len(summed)
-		// The longest kept dimension gives the rows of a block.
-		r := 0
-		for j, e := range rest {
-			if g.size[e] > g.size[rest[r]] {
-				r = j
-			}
-		}
-		row := rest[r]
-		rest = slices.Delete(rest, r, r+1)
-		perm := append(append(append(slices.Clone(summed), rest...), row), d)
-		g.size = permute(g.size, perm)
-		for op := range g.stride {
-			g.stride[op] = permute(g.stride[op], perm)
-		}
-		g.block = 2
-		if total >= parallelMin {
-			g.chooseSplit(disjoint)
-		}
-		return g
+		g.orderReduce(summed, rest, d)
+	} else {
+		g.orderSweep(summed, rest, orderOp)
 	}
+	if total >= parallelMin {
+		g.chooseSplit(disjoint)
+	}
+	return g
+}
+
+// orderReduce orders the dimensions for a reduction along the summed
+// dimension d: the other summed ones outermost, then the kept ones, the
+// longest of which gives the rows of a block, and d innermost.
+func (g *geom) orderReduce(summed, rest []int, d int) {
+	i := slices.Index(summed, d)
+	summed = slices.Delete(summed, i, i+1)
+	g.nsum = len(summed)
+	r := 0
+	for j, e := range rest {
+		if g.size[e] > g.size[rest[r]] {
+			r = j
+		}
+	}
+	row := rest[r]
+	rest = slices.Delete(rest, r, r+1)
+	g.reorder(append(append(append(slices.Clone(summed), rest...), row), d))
+	g.block = 2
+}
+
+// orderSweep orders the dimensions so the written operand is swept in
+// orderOp's memory order: the summed ones outermost, then rest slowest
+// first, the largest of them as the rows of a block before the innermost.
+func (g *geom) orderSweep(summed, rest []int, orderOp int) {
 	// Memory order of orderOp, slowest first; dimensions it lacks go first.
 	memStride := func(d int) int {
 		if s := g.stride[orderOp][d]; s != 0 {
@@ -116,21 +127,17 @@ func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, redu
 		return math.MaxInt
 	}
 	slices.SortStableFunc(rest, func(a, b int) int { return cmp.Compare(memStride(b), memStride(a)) })
-	largest := func(ds []int) int {
-		b := len(ds) - 1
-		for i, d := range ds {
-			if g.size[d] > g.size[ds[b]] {
-				b = i
-			}
-		}
-		return b
-	}
 	inner := rest[len(rest)-1]
 	rest = rest[:len(rest)-1]
 	g.block = 1
 	row := -1
 	if len(rest) > 0 {
-		b := largest(rest)
+		b := len(rest) - 1 // the largest
+		for i, d := range rest {
+			if g.size[d] > g.size[rest[b]] {
+				b = i
+			}
+		}
 		row = rest[b]
 		rest = slices.Delete(rest, b, b+1)
 		if g.size[inner] < minInner && g.size[row] > g.size[inner] {
@@ -142,16 +149,17 @@ func buildGeom(cards []int, st [][]int, disjoint []int, sumOp, orderOp int, redu
 	if row >= 0 {
 		perm = append(perm, row)
 	}
-	perm = append(perm, inner)
 	g.nsum = len(summed)
+	g.reorder(append(perm, inner))
+}
+
+// reorder permutes the loop dimensions: dimension i becomes the former
+// perm[i].
+func (g *geom) reorder(perm []int) {
 	g.size = permute(g.size, perm)
 	for op := range g.stride {
 		g.stride[op] = permute(g.stride[op], perm)
 	}
-	if total >= parallelMin {
-		g.chooseSplit(disjoint)
-	}
-	return g
 }
 
 // unitDim returns the dimension along which the largest operand other than
@@ -339,107 +347,160 @@ func (g *geom) blockShape(lo, hi []int) (rows, n int, rs, is []int) {
 // g, which must have been built with that operand as sumOp. Two workers
 // write disjoint parts of out.
 func sumProduct(g *geom, in [][]float64, out []float64) {
-	oop := len(in)
 	g.run(func(_ int, lo, hi []int) {
-		rows, n, rs, is := g.blockShape(lo, hi)
+		p := productPart{in: in, out: out, blas: g.blas}
+		p.rows, p.n, p.rs, p.is = g.blockShape(lo, hi)
 		var scal, vec []int // operands constant along a row, and the others
 		for op := range in {
-			if is[op] == 0 {
+			if p.is[op] == 0 {
 				scal = append(scal, op)
 			} else {
 				vec = append(vec, op)
 			}
 		}
-		so := is[oop]
-		g.walk(lo, hi, func(off []int, first bool) {
-			for i := range rows {
-				oo := off[oop] + i*rs[oop]
-				if first {
-					if so == 0 {
-						out[oo] = 0
-					} else {
-						for j := range n {
-							out[oo+j*so] = 0
-						}
-					}
-				}
-				f := 1.0
-				for _, op := range scal {
-					f *= in[op][off[op]+i*rs[op]]
-				}
-				if f == 0 {
-					continue
-				}
-				switch len(vec) {
-				case 0:
-					if so == 0 {
-						out[oo] += f * float64(n)
-						continue
-					}
-					for j := range n {
-						out[oo+j*so] += f
-					}
-				case 1:
-					a, sa := in[vec[0]], is[vec[0]]
-					oa := off[vec[0]] + i*rs[vec[0]]
-					switch {
-					case g.blas && n >= minBLAS && so == 0:
-						// The tables are non-negative: Dasum is their sum.
-						out[oo] += f * blas64.Dasum(n, a[oa:], sa)
-					case g.blas && n >= minBLAS:
-						blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
-					case so == 0:
-						out[oo] += f * sumStrided(a, oa, sa, n)
-					case so == 1 && sa == 1:
-						o, a := out[oo:oo+n], a[oa:oa+n]
-						for j, x := range a {
-							o[j] += f * x
-						}
-					default:
-						for j := range n {
-							out[oo+j*so] += f * a[oa+j*sa]
-						}
-					}
-				case 2:
-					a, sa := in[vec[0]], is[vec[0]]
-					b, sb := in[vec[1]], is[vec[1]]
-					oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
-					switch {
-					case g.blas && n >= minBLAS && so == 0:
-						out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
-					case so == 0:
-						var acc0, acc1 float64
-						j := 0
-						for ; j+1 < n; j += 2 {
-							acc0 += a[oa+j*sa] * b[ob+j*sb]
-							acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
-						}
-						if j < n {
-							acc0 += a[oa+j*sa] * b[ob+j*sb]
-						}
-						out[oo] += f * (acc0 + acc1)
-					case so == 1 && sa == 1 && sb == 1:
-						o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
-						for j, x := range a {
-							o[j] += f * x * b[j]
-						}
-					default:
-						for j := range n {
-							out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
-						}
-					}
-				default:
-					for j := range n {
-						p := f
-						for _, op := range vec {
-							p *= in[op][off[op]+i*rs[op]+j*is[op]]
-						}
-						out[oo+j*so] += p
-					}
-				}
-			}
-		})
+		// scal and vec are passed apart from p so they stay on the stack.
+		if len(vec) <= 1 {
+			g.walk(lo, hi, func(off []int, first bool) { p.blockUpToOne(scal, vec, off, first) })
+		} else {
+			g.walk(lo, hi, func(off []int, first bool) { p.blockTwoOrMore(scal, vec, off, first) })
+		}
 	})
+}
+
+// productPart is one worker's share of a sumProduct: the operands and the
+// block shape of its range.
+type productPart struct {
+	in      [][]float64
+	out     []float64 // operand len(in)
+	rows, n int       // rows of a block, and their length
+	rs, is  []int     // every operand's row and inner strides
+	blas    bool      // from the geom
+}
+
+// blockUpToOne adds into out the products of the block whose operands start
+// at off, zeroing out's entries first if they are reached for the first
+// time, when at most one operand (vec) varies along a row and the others
+// (scal) are constant along it.
+func (p *productPart) blockUpToOne(scal, vec, off []int, first bool) {
+	in, out, oop := p.in, p.out, len(p.in)
+	rows, n, rs, is := p.rows, p.n, p.rs, p.is
+	so := is[oop]
+	for i := range rows {
+		oo := off[oop] + i*rs[oop]
+		if first {
+			zeroStrided(out, oo, so, n)
+		}
+		f := rowFactor(in, scal, off, rs, i)
+		if f == 0 {
+			continue
+		}
+		if len(vec) == 0 {
+			if so == 0 {
+				out[oo] += f * float64(n)
+				continue
+			}
+			for j := range n {
+				out[oo+j*so] += f
+			}
+			continue
+		}
+		a, sa := in[vec[0]], is[vec[0]]
+		oa := off[vec[0]] + i*rs[vec[0]]
+		switch {
+		case p.blas && n >= minBLAS && so == 0:
+			// The tables are non-negative: Dasum is their sum.
+			out[oo] += f * blas64.Dasum(n, a[oa:], sa)
+		case p.blas && n >= minBLAS:
+			blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
+		case so == 0:
+			out[oo] += f * sumStrided(a, oa, sa, n)
+		case so == 1 && sa == 1:
+			o, a := out[oo:oo+n], a[oa:oa+n]
+			for j, x := range a {
+				o[j] += f * x
+			}
+		default:
+			for j := range n {
+				out[oo+j*so] += f * a[oa+j*sa]
+			}
+		}
+	}
+}
+
+// blockTwoOrMore is blockUpToOne for two or more operands varying along a
+// row.
+func (p *productPart) blockTwoOrMore(scal, vec, off []int, first bool) {
+	in, out, oop := p.in, p.out, len(p.in)
+	rows, n, rs, is := p.rows, p.n, p.rs, p.is
+	so := is[oop]
+	for i := range rows {
+		oo := off[oop] + i*rs[oop]
+		if first {
+			zeroStrided(out, oo, so, n)
+		}
+		f := rowFactor(in, scal, off, rs, i)
+		if f == 0 {
+			continue
+		}
+		if len(vec) > 2 {
+			for j := range n {
+				q := f
+				for _, op := range vec {
+					q *= in[op][off[op]+i*rs[op]+j*is[op]]
+				}
+				out[oo+j*so] += q
+			}
+			continue
+		}
+		a, sa := in[vec[0]], is[vec[0]]
+		b, sb := in[vec[1]], is[vec[1]]
+		oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
+		switch {
+		case p.blas && n >= minBLAS && so == 0:
+			out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
+		case so == 0:
+			var acc0, acc1 float64
+			j := 0
+			for ; j+1 < n; j += 2 {
+				acc0 += a[oa+j*sa] * b[ob+j*sb]
+				acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
+			}
+			if j < n {
+				acc0 += a[oa+j*sa] * b[ob+j*sb]
+			}
+			out[oo] += f * (acc0 + acc1)
+		case so == 1 && sa == 1 && sb == 1:
+			o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
+			for j, x := range a {
+				o[j] += f * x * b[j]
+			}
+		default:
+			for j := range n {
+				out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
+			}
+		}
+	}
+}
+
+// rowFactor is the product of the operands scal, constant along row i of
+// the block at off.
+func rowFactor(in [][]float64, scal, off, rs []int, i int) float64 {
+	f := 1.0
+	for _, op := range scal {
+		f *= in[op][off[op]+i*rs[op]]
+	}
+	return f
+}
+
+// zeroStrided sets a[o+j*s] to zero for j < n (just a[o] if s is 0).
+func zeroStrided(a []float64, o, s, n int) {
+	if s == 0 {
+		a[o] = 0
+		return
+	}
+	for j := range n {
+		a[o+j*s] = 0
+	}
 }
 
 // sumStrided returns Σ_j a[o+j*s] for j < n, with two accumulators to

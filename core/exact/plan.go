@@ -682,84 +682,104 @@ func (h *vheap) fix(v int32) {
 // cliques hold about L+1 variables.
 func (g *graph) cuthillMcKee() []int32 {
 	n := len(g.adj)
-	visited := make([]bool, n)
-	dist := make([]int32, n)
-	for i := range dist {
-		dist[i] = -1
+	b := &bfs{adj: g.adj, visited: make([]bool, n), dist: make([]int32, n)}
+	for i := range b.dist {
+		b.dist[i] = -1
 	}
 	order := make([]int32, 0, n)
-	var touched, queue []int32
-	// levels runs a BFS from s over unvisited vertices and returns the
-	// eccentricity of s and the vertices of the last level.
-	levels := func(s int32) (int32, []int32) {
-		for _, u := range touched {
-			dist[u] = -1
-		}
-		touched = append(touched[:0], s)
-		dist[s] = 0
-		for i := 0; i < len(touched); i++ {
-			u := touched[i]
-			for _, x := range g.adj[u] {
-				if dist[x] < 0 && !visited[x] {
-					dist[x] = dist[u] + 1
-					touched = append(touched, x)
-				}
-			}
-		}
-		ecc := dist[touched[len(touched)-1]]
-		i := len(touched)
-		for i > 0 && dist[touched[i-1]] == ecc {
-			i--
-		}
-		return ecc, touched[i:]
-	}
-	deg := func(u int32) int { return len(g.adj[u]) }
 	for s0 := range n {
-		if visited[s0] {
-			continue
+		if !b.visited[s0] {
+			order = b.appendOrder(order, b.peripheral(int32(s0)))
 		}
-		// Start from a vertex of least degree in the component.
-		start := int32(s0)
-		levels(start)
-		for _, u := range touched {
-			if deg(u) < deg(start) {
-				start = u
+	}
+	return order
+}
+
+// bfs holds the breadth-first searches of cuthillMcKee.
+type bfs struct {
+	adj     [][]int32
+	visited []bool  // vertices already ordered
+	dist    []int32 // distance from the start of the latest levels; -1 if not reached
+	touched []int32 // vertices reached by the latest levels, by distance
+	queue   []int32
+}
+
+func (b *bfs) deg(u int32) int { return len(b.adj[u]) }
+
+// levels runs a BFS from s over unvisited vertices and returns the
+// eccentricity of s and the vertices of the last level.
+func (b *bfs) levels(s int32) (int32, []int32) {
+	for _, u := range b.touched {
+		b.dist[u] = -1
+	}
+	b.touched = append(b.touched[:0], s)
+	b.dist[s] = 0
+	for i := 0; i < len(b.touched); i++ {
+		u := b.touched[i]
+		for _, x := range b.adj[u] {
+			if b.dist[x] < 0 && !b.visited[x] {
+				b.dist[x] = b.dist[u] + 1
+				b.touched = append(b.touched, x)
 			}
 		}
-		ecc, last := levels(start)
-		for {
-			cand := last[0]
-			for _, u := range last {
-				if deg(u) < deg(cand) || (deg(u) == deg(cand) && u < cand) {
-					cand = u
-				}
-			}
-			e2, l2 := levels(cand)
-			if e2 <= ecc {
-				break
-			}
-			start, ecc, last = cand, e2, l2
+	}
+	ecc := b.dist[b.touched[len(b.touched)-1]]
+	i := len(b.touched)
+	for i > 0 && b.dist[b.touched[i-1]] == ecc {
+		i--
+	}
+	return ecc, b.touched[i:]
+}
+
+// peripheral returns a pseudo-peripheral vertex of s0's unvisited component:
+// from a vertex of least degree, it moves to a least-degree vertex of the
+// last level while that increases the eccentricity.
+func (b *bfs) peripheral(s0 int32) int32 {
+	start := s0
+	b.levels(start)
+	for _, u := range b.touched {
+		if b.deg(u) < b.deg(start) {
+			start = u
 		}
-		queue = append(queue[:0], start)
-		visited[start] = true
-		for i := 0; i < len(queue); i++ {
-			u := queue[i]
-			order = append(order, u)
-			first := len(queue)
-			for _, x := range g.adj[u] {
-				if !visited[x] {
-					visited[x] = true
-					queue = append(queue, x)
-				}
+	}
+	ecc, last := b.levels(start)
+	for {
+		cand := last[0]
+		for _, u := range last {
+			if b.deg(u) < b.deg(cand) || (b.deg(u) == b.deg(cand) && u < cand) {
+				cand = u
 			}
-			next := queue[first:]
-			slices.SortFunc(next, func(a, b int32) int {
-				if d := deg(a) - deg(b); d != 0 {
-					return d
-				}
-				return int(a - b)
-			})
 		}
+		e2, l2 := b.levels(cand)
+		if e2 <= ecc {
+			return start
+		}
+		start, ecc, last = cand, e2, l2
+	}
+}
+
+// appendOrder appends to order the breadth-first order of start's
+// component, each vertex's new neighbours by increasing degree, then index.
+func (b *bfs) appendOrder(order []int32, start int32) []int32 {
+	b.queue = append(b.queue[:0], start)
+	b.visited[start] = true
+	for i := 0; i < len(b.queue); i++ {
+		u := b.queue[i]
+		order = append(order, u)
+		first := len(b.queue)
+		for _, x := range b.adj[u] {
+			if !b.visited[x] {
+				b.visited[x] = true
+				b.queue = append(b.queue, x)
+			}
+		}
+		next := b.queue[first:]
+		slices.SortFunc(next, func(x, y int32) int {
+			if d := b.deg(x) - b.deg(y); d != 0 {
+				return d
+			}
+			return int(x - y)
+		})
 	}
 	return order
 }

@@ -25,47 +25,79 @@ type stepper interface {
 // sweep visits steps hi-1 down to lo. On entry the messages of steps below
 // lo whose parent is in [lo, hi) are held.
 func sweep(e stepper, t schedule, lo, hi int) error {
-	needed := func(j int) bool {
-		p := t.parentOf(j)
-		return p >= 0 && p < hi
+	total, count := neededBytes(t, lo, hi)
+	avail := e.avail()
+	if total <= avail || count <= 1 {
+		return sweepHolding(e, t, lo, hi)
 	}
-	var total int64
-	count := 0
+	bounds := segmentBounds(t, lo, hi, total, segmentCount(count, total, avail))
+	if err := forwardCheckpoints(e, t, lo, hi, bounds); err != nil {
+		return err
+	}
+	for i := len(bounds) - 2; i >= 0; i-- {
+		if err := sweep(e, t, bounds[i], bounds[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// needed reports whether step j's message is consumed by a step below hi.
+func needed(t schedule, j, hi int) bool {
+	p := t.parentOf(j)
+	return p >= 0 && p < hi
+}
+
+// neededBytes returns the bytes and the number of the messages of steps in
+// [lo, hi) that are consumed below hi.
+func neededBytes(t schedule, lo, hi int) (total int64, count int) {
 	for j := lo; j < hi; j++ {
-		if needed(j) {
+		if needed(t, j, hi) {
 			total += 8 * t.entries(j)
 			count++
 		}
 	}
-	avail := e.avail()
-	if total <= avail || count <= 1 {
-		for j := lo; j < hi; j++ {
-			if needed(j) {
-				if err := e.forward(j); err != nil {
-					return err
-				}
-			}
-		}
-		for k := hi - 1; k >= lo; k-- {
-			if err := e.backward(k); err != nil {
+	return total, count
+}
+
+// sweepHolding visits steps hi-1 down to lo holding every message at once:
+// forward through all of them, then backward.
+func sweepHolding(e stepper, t schedule, lo, hi int) error {
+	for j := lo; j < hi; j++ {
+		if needed(t, j, hi) {
+			if err := e.forward(j); err != nil {
 				return err
 			}
 		}
-		return nil
 	}
-	// Segments of about three quarters of the available memory each, so a
-	// segment fits next to the checkpoints; without memory to spare, about
-	// sqrt(count) segments, which recurse.
+	for k := hi - 1; k >= lo; k-- {
+		if err := e.backward(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// segmentCount is the number of segments to cut [lo, hi) into: of about
+// three quarters of the available memory each, so a segment fits next to
+// the checkpoints; without memory to spare, about sqrt(count) segments,
+// which recurse.
+func segmentCount(count int, total, avail int64) int {
 	segs := int(math.Ceil(math.Sqrt(float64(count))))
 	if q := avail * 3 / 4; q > 0 {
 		segs = min(segs, int((total+q-1)/q))
 	}
-	segs = max(segs, 2)
+	return max(segs, 2)
+}
+
+// segmentBounds cuts [lo, hi) into at most segs segments of about equal
+// needed bytes and returns their bounds, lo first and hi last.
+func segmentBounds(t schedule, lo, hi int, total int64, segs int) []int {
 	bounds := []int{lo}
 	var acc int64
 	lastNeeded := lo
 	for j := lo; j < hi; j++ {
-		if !needed(j) {
+		if !needed(t, j, hi) {
 			continue
 		}
 		lastNeeded = j
@@ -78,17 +110,20 @@ func sweep(e stepper, t schedule, lo, hi int) error {
 		// All the weight is on the last needed step: cut just before it.
 		bounds = append(bounds, lastNeeded)
 	}
-	bounds = append(bounds, hi)
+	return append(bounds, hi)
+}
+
+// forwardCheckpoints goes forward through all but the last segment of
+// bounds, keeping only the messages that cross into a later segment.
+func forwardCheckpoints(e stepper, t schedule, lo, hi int, bounds []int) error {
 	seg := make([]int, hi-lo)
 	for i := 0; i+1 < len(bounds); i++ {
 		for j := bounds[i]; j < bounds[i+1]; j++ {
 			seg[j-lo] = i
 		}
 	}
-	// Forward through all but the last segment, keeping only the messages
-	// that cross into a later segment.
 	for j := lo; j < bounds[len(bounds)-2]; j++ {
-		if !needed(j) {
+		if !needed(t, j, hi) {
 			continue
 		}
 		if err := e.forward(j); err != nil {
@@ -98,11 +133,6 @@ func sweep(e stepper, t schedule, lo, hi int) error {
 			if c >= lo && seg[c-lo] == seg[j-lo] {
 				e.releaseMsg(c)
 			}
-		}
-	}
-	for i := len(bounds) - 2; i >= 0; i-- {
-		if err := sweep(e, t, bounds[i], bounds[i+1]); err != nil {
-			return err
 		}
 	}
 	return nil
