@@ -24,11 +24,13 @@
 //     model the graph of build-regions' auto scheme (bounded cycles, the
 //     plaquettes of a lattice, the star of a complete graph); and
 //     double-loop GBP on the largest graph in the rest, when GBP did not
-//     converge there. With one core (GOMAXPROCS 1, or parallel=false) the
-//     variational methods run first, then parallel tempering. Where the
-//     variational methods fail, parallel tempering's error falls as one
-//     over the square root of its sweeps, so their share is kept small:
-//     it keeps about 90% of the machine's time on two cores.
+//     converge there. Then, on that core, Gibbs sampling until the
+//     deadline (no cap on its sweeps). With one core (GOMAXPROCS 1, or
+//     parallel=false) the variational methods run first, then parallel
+//     tempering, and no Gibbs sampling. Where the variational methods
+//     fail, the samplers' error falls as one over the square root of
+//     their sweeps, so the variational share is kept small: on two cores
+//     the samplers keep about 85% of the machine's time.
 //
 // The measurements behind this order (one model each, seed 1, run alone
 // for 20 s on the project's 2-core machine; REPORT.md, "Any model, within
@@ -47,14 +49,19 @@
 // A run's answer is usable when its marginals have the model's shape and
 // are finite and normalised; it converged when it met its convergence test
 // and passed the shared check (infer.Verify; for parallel tempering
-// infer.VerifyMarginals, its ln Z being weighed apart). Parallel tempering
-// is credible when it converged (its chains mixed by its own test) or its
-// split R-hat is at most 1.1 on every variable. In order:
+// infer.VerifyMarginals, its ln Z being weighed apart). A sampler is
+// credible when it converged (its chains mixed by its own test), parallel
+// tempering also when its split R-hat is at most 1.1 on every variable
+// (Gibbs sampling has no ladder tests behind a looser R-hat). P, the
+// sampler weighed below, is the credible one with the smaller Σ se² over
+// the unobserved variables' states (a standard error missing or not finite
+// counts as infinite), else the first usable one (parallel tempering, then
+// Gibbs sampling). In order:
 //
 //  1. Exact inference, if it ran and passed the check.
 //  2. V: the converged region run (GBP or double-loop GBP on a region
 //     graph, loopy BP on the Bethe graph) of the largest region graph.
-//  3. If V and a credible parallel tempering answer P both exist, they are
+//  3. If V and a credible sampler's answer P both exist, they are
 //     compared over the states of the unobserved variables
 //     (metrics.Observed): the excess Σ (V - P)² / Σ se², se P's standard
 //     errors, is about 1 when V is exact and the standard errors honest,
@@ -71,14 +78,16 @@
 //  5. P alone, if credible and no region run converged.
 //  6. Otherwise, by order: a region run that passed the shared check
 //     without converging (consistent, stopped by its time limit) of the
-//     largest graph, parallel tempering, the other usable region runs by
+//     largest graph, P, the other usable region runs by
 //     graph, mean field, TRW.
 //
 // No usable answer at all is an error naming every run's failure.
 //
 // ln Z is the chosen answer's (-F for a variational one; the stepping-stone
-// estimate for parallel tempering), replaced by the best converged region
-// run's when it is not finite, and moved into [mean field's ln Z, TRW's
+// estimate for parallel tempering; none for Gibbs sampling), replaced when
+// it is not finite: for Gibbs sampling by parallel tempering's if that
+// converged (with its "log_z_se"), else by the best converged region
+// run's; and moved into [mean field's ln Z, TRW's
 // ln Z] when both bounds are there and it lies outside them (the record says
 // so).
 //
@@ -86,9 +95,10 @@
 //
 // infer.Result.Certificate says what backs the answer: exact (exact
 // inference), converged (a region run that converged and passed the check;
-// its free energy is the result's FreeEnergy), monte-carlo (parallel
-// tempering that mixed by its own test; standard errors of every marginal,
-// StandardErrors, and of ln Z, diagnostics "log_z_se"), bounds (none of
+// its free energy is the result's FreeEnergy), monte-carlo (a sampler
+// that mixed by its own test; standard errors of every marginal,
+// StandardErrors, and of ln Z, diagnostics "log_z_se", when ln Z is a
+// sampler's), bounds (none of
 // these, but mean field's lower and TRW's upper bound on ln Z are there:
 // diagnostics "log_z_lower", "log_z_upper", "bounds_width"), or none.
 //

@@ -70,6 +70,42 @@ func TestCertificateNeverOverstates(t *testing.T) {
 	}
 }
 
+// Gibbs sampling's answer has no ln Z: it takes parallel tempering's, with
+// its standard error, when that converged, else the best converged region
+// run's.
+func TestAnswerLogZFromSampler(t *testing.T) {
+	m := twoVars()
+	a, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		ptMixed   bool
+		wantFrom  string
+		wantLogZ  float64
+		wantLogSE bool
+	}{
+		{"pt mixed", true, "pt", 1, true},
+		{"pt did not mix", false, "gbp@faces", 2, false},
+	} {
+		gibbs := gibbsRun(0.31, 0.002, 1.001, true)
+		gibbs.res.LogZ = math.NaN()
+		pt := mc(0.3, 0.01, 1, tc.ptMixed)
+		pt.res.Diagnostics["log_z_se"] = 0.05
+		cands := []candidate{mfLow, trwHigh, fake("gbp@faces", kindRegion, 1, 0.4, 2, true, ""), gibbs, pt}
+		res := a.answer(m, cands, choice{pick: 3, cert: infer.CertMonteCarlo, excess: 100, bounds: bounds(cands)}, &Record{})
+		rec := res.Record.(*Record)
+		_, hasSE := res.Diagnostics["log_z_se"]
+		if res.LogZ != tc.wantLogZ || rec.LogZFrom != tc.wantFrom || hasSE != tc.wantLogSE {
+			t.Errorf("%s: ln Z %v from %q (log_z_se %v), want %v from %s (%v)", tc.name, res.LogZ, rec.LogZFrom, hasSE, tc.wantLogZ, tc.wantFrom, tc.wantLogSE)
+		}
+		if se := a.StandardErrors(); len(se) != 2 || se[0][0] != 0.002 {
+			t.Errorf("%s: standard errors %v, want Gibbs sampling's", tc.name, se)
+		}
+	}
+}
+
 // The answer takes ln Z from the best converged region run when the chosen
 // one's is not finite, and moves it into the bounds when it lies outside.
 func TestAnswerLogZ(t *testing.T) {
@@ -128,8 +164,9 @@ func TestEveryMethodFails(t *testing.T) {
 	}
 }
 
-// On two cores parallel tempering runs beside the variational methods, and
-// the call keeps to its budget on the wall clock.
+// On two cores parallel tempering runs beside the variational methods and
+// Gibbs sampling after them, and the call keeps to its budget on the wall
+// clock.
 func TestParallelWallTime(t *testing.T) {
 	const budget = 0.5
 	o := DefaultOptions()
@@ -147,16 +184,25 @@ func TestParallelWallTime(t *testing.T) {
 	if secs := time.Since(start).Seconds(); secs > 1.1*budget+1 {
 		t.Errorf("%.2f s on a %.2g s budget", secs, budget)
 	}
-	var pt, sum float64
+	var pt, gibbs, sum float64
 	for _, r := range res.Record.(*Record).Runs {
-		if r.Method == "pt" {
+		switch r.Method {
+		case "pt":
 			pt = r.Seconds
-		} else {
+		case "gibbs":
+			gibbs = r.Seconds
+			fallthrough
+		default:
 			sum += r.Seconds
 		}
 	}
 	if pt < 0.8*budget {
 		t.Errorf("parallel tempering ran %.2f s of a %.2g s budget", pt, budget)
+	}
+	// Gibbs sampling takes up the first core after the variational
+	// methods, which run one after the other there, up to the deadline.
+	if !(gibbs > 0) || sum > budget {
+		t.Errorf("gibbs ran %.2f s, the first core's runs %.2f s of a %.2g s budget", gibbs, sum, budget)
 	}
 }
 
