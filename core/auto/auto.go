@@ -173,7 +173,7 @@ func (a *Auto) approximate(ctx context.Context, m *mrf.Model, ck clock) []candid
 	cands := a.variational(ctx, m, vc)
 	// The first core would idle once the variational methods end: Gibbs
 	// sampling takes it up to the deadline (see the package comment).
-	gibbs := step{name: "gibbs", method: "gibbs", kind: kindMC}
+	gibbs := step{name: gibbsName, method: "gibbs", kind: kindMC}
 	cands = append(cands, a.timed(ctx, m, gibbs, ck.left()))
 	wg.Wait()
 	return append(cands, mc)

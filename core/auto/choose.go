@@ -120,37 +120,44 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 	return ch, nil
 }
 
+// gibbsName names Gibbs sampling's run; any other Monte Carlo run is
+// parallel tempering.
+const gibbsName = "gibbs"
+
 // isCredible reports whether Monte Carlo run c may be chosen over the
 // fallbacks: it converged by its own test, or, for parallel tempering, its
 // split R-hat is at most credibleRhat (its ladder's own tests are the
 // stricter part of its convergence; Gibbs sampling has only R-hat).
 func isCredible(c *candidate) bool {
-	return c.converged() || c.name == "pt" && c.res.Diagnostics["rhat_max"] <= credibleRhat
+	return c.converged() || c.name != gibbsName && c.res.Diagnostics["rhat_max"] <= credibleRhat
 }
 
 // sampler returns the Monte Carlo run auto weighs against the variational
-// answers (P of the package comment), or -1 when none is usable: the
-// credible one with the smallest squared standard errors summed over the
-// unobserved variables' states, else the first usable one (parallel
-// tempering before Gibbs sampling: its order in the runs).
+// answers (P of the package comment), or -1 when none is usable: parallel
+// tempering, unless Gibbs sampling converged with smaller squared standard
+// errors (summed over the unobserved variables' states) and agrees with
+// credible parallel tempering within their joint noise (see agree). Gibbs
+// chains that all sit in one mode pass R-hat and show small errors; only
+// parallel tempering's ladder sees the other modes. Without a usable
+// parallel tempering answer, a usable Gibbs answer is P.
 func sampler(m *mrf.Model, cands []candidate) int {
-	best, first := -1, -1
-	for i := range cands {
-		c := &cands[i]
-		if c.kind != kindMC || !c.usable(m) {
-			continue
-		}
-		if first < 0 || c.name == "pt" && cands[first].name != "pt" {
-			first = i
-		}
-		if isCredible(c) && (best < 0 || seSquared(m, c.se) < seSquared(m, cands[best].se)) {
-			best = i
-		}
+	p := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.name != gibbsName && c.usable(m) })
+	g := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.name == gibbsName && c.usable(m) })
+	switch {
+	case p < 0:
+		return g
+	case g < 0 || !cands[g].converged() || !isCredible(&cands[p]):
+		return p
+	case seSquared(m, cands[g].se) < seSquared(m, cands[p].se) && agree(m, &cands[g], &cands[p]):
+		return g
 	}
-	if best >= 0 {
-		return best
-	}
-	return first
+	return p
+}
+
+// agree reports whether samplers a and b differ by at most excessHigh times
+// their joint squared standard errors over the unobserved variables' states.
+func agree(m *mrf.Model, a, b *candidate) bool {
+	return excess(m, a.res.Marginals, b.res.Marginals, a.se, b.se) <= excessHigh
 }
 
 // seSquared returns Σ se² over the states of m's unobserved variables (all
@@ -309,27 +316,30 @@ func bounds(cands []candidate) *Bounds {
 }
 
 // excess returns Σ (v - p)² / Σ se² over the states of m's unobserved
-// variables (all of them if every one is observed) where p's standard
-// error se is finite: how far apart the answers are, in units of the Monte
-// Carlo noise. If v were exact, and se honest, it would be about 1. It is
-// NaN when no state has a finite standard error, 0 when the answers are
-// equal there, and +Inf when they differ where every standard error is 0.
-func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
+// variables (all of them if every one is observed) where every standard
+// error given (ses: p's, or both answers' when both are Monte Carlo; se² is
+// their sum) is finite: how far apart the answers are, in units of the
+// Monte Carlo noise. If v were exact, and se honest, it would be about 1.
+// It is NaN when no state has finite standard errors, 0 when the answers
+// are equal there, and +Inf when they differ where every standard error is
+// 0.
+func excess(m *mrf.Model, v, p mrf.Marginals, ses ...[][]float64) float64 {
 	obs := metrics.Observed(m)
 	all := !slices.Contains(obs, false)
 	var d2, s2 float64
 	n := 0
 	for i := range m.Cards {
-		if obs[i] && !all || i >= len(se) {
+		if obs[i] && !all {
 			continue
 		}
 		for x := range v.Vars[i] {
-			if x >= len(se[i]) || !finite(se[i][x]) {
+			e2, ok := sumSquares(ses, i, x)
+			if !ok {
 				continue
 			}
 			d := v.Vars[i][x] - p.Vars[i][x]
 			d2 += d * d
-			s2 += se[i][x] * se[i][x]
+			s2 += e2
 			n++
 		}
 	}
@@ -340,6 +350,19 @@ func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
 		return 0
 	}
 	return d2 / s2
+}
+
+// sumSquares returns Σ se[i][x]² over ses, and false when one is missing or
+// not finite.
+func sumSquares(ses [][][]float64, i, x int) (float64, bool) {
+	var s float64
+	for _, se := range ses {
+		if i >= len(se) || x >= len(se[i]) || !finite(se[i][x]) {
+			return 0, false
+		}
+		s += se[i][x] * se[i][x]
+	}
+	return s, true
 }
 
 // failure is the error of a call where no run gave an answer.

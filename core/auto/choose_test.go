@@ -134,9 +134,9 @@ func gibbsRun(p, se, rhat float64, converged bool) candidate {
 	return c
 }
 
-// Of the two samplers, the credible one with the smaller standard errors is
-// weighed against the variational answers; Gibbs sampling is credible only
-// when it converged (it has no ladder whose tests back a looser R-hat).
+// Of the two samplers, Gibbs sampling is weighed against the variational
+// answers instead of parallel tempering only when it converged, has the
+// smaller standard errors and agrees with credible parallel tempering.
 func TestChooseSampler(t *testing.T) {
 	gbp := fake("gbp@faces", kindRegion, 1, 0.4, 1, true, "")
 	tests := []struct {
@@ -152,8 +152,15 @@ func TestChooseSampler(t *testing.T) {
 			"pt", infer.CertMonteCarlo, "pt differs from gbp@faces"},
 		{"gibbs not converged, R-hat 1.05: pt", []candidate{gbp, gibbsRun(0.31, 0.002, 1.05, false), mc(0.3, 0.01, 1.05, false)},
 			"pt", infer.CertNone, "pt differs"},
+		// Gibbs's chains may all sit in one mode: without credible pt to
+		// corroborate it, it is not weighed.
 		{"pt not credible, gibbs converged", []candidate{gbp, gibbsRun(0.31, 0.02, 1.001, true), mc(0.3, 0.001, 1.5, false)},
-			"gibbs", infer.CertMonteCarlo, "gibbs differs"},
+			"gbp@faces", infer.CertConverged, "pt did not mix"},
+		// (0.31 - 0.6)² / (0.002² + 0.01²) = 809: Gibbs stuck in a mode.
+		{"gibbs disagrees with pt", []candidate{gbp, gibbsRun(0.31, 0.002, 1.001, true), mc(0.6, 0.01, 1, true)},
+			"pt", infer.CertMonteCarlo, "pt differs"},
+		{"no pt: gibbs", []candidate{failed("gbp@faces", kindRegion, "boom"), gibbsRun(0.31, 0.002, 1.001, true), failed("pt", kindMC, "boom")},
+			"gibbs", infer.CertMonteCarlo, "gibbs is credible"},
 		{"gibbs with a NaN error loses", []candidate{gbp, withSE(gibbsRun(0.31, 0.001, 1.001, true), math.NaN()), mc(0.3, 0.01, 1, true)},
 			"pt", infer.CertMonteCarlo, "pt differs"},
 		{"nothing credible: pt before gibbs", []candidate{failed("gbp@faces", kindRegion, "boom"), gibbsRun(0.31, 0.001, 2, false), mc(0.3, 0.01, 2, false)},
