@@ -58,13 +58,17 @@
 // (0.18-0.72 against parallel tempering's 2e-4 to 0.09). On one RBM its four chains passed
 // split R-hat 1.01 in one mode (0.72), which is why Gibbs sampling stands
 // in for parallel tempering only when parallel tempering corroborates it.
-// Run beside parallel tempering on every model (two runs of auto with
-// exact=false over the 32 models, 20 s, the machine shared, load 6-11),
+// Run beside parallel tempering on every model (auto with exact=false on
+// the 32 models at 20 s, seed 1, the 2-core machine shared at load 6-11),
 // Gibbs sampling cost parallel tempering 4-9x of its sweeps on the tori
 // (8444 against 77782 on torus13-0), hence hard constraints only, where
-// the ladder cannot lift them: there it took auto's mean Hellinger on the
-// pedigrees of 100 from 5.1e-3 to 2.2e-3, CSPs of 60 from 3.9e-3 to
-// 2.8e-3, linkage models of 12 from 2.5e-3 to 1.6e-3.
+// the ladder cannot lift them. Gibbs there, against the same auto without
+// it run the same hour, auto's mean Hellinger over the two models of each
+// family and size: pedigrees of 100 variables 5.1e-3 to 1.0e-3 (Gibbs
+// alone 6.7e-4), of 400 4.8e-3 to 7.7e-4, linkage models of 12 2.5e-3 to
+// 1.4e-3, of 18 5.4e-3 to 5.2e-3, CSPs of 60 3.9e-3 to 2.9e-3, of 200
+// 1.0e-2 to 1.1e-2; the tori kept parallel tempering's sweeps (85003 on
+// torus13-0). Wall time at most 19.9 s per model.
 //
 // # The choice
 //
