@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -171,6 +172,14 @@ func (a *Auto) approximate(ctx context.Context, m *mrf.Model, ck clock) []candid
 		mc = a.timed(ctx, m, pt, ck.left())
 	}()
 	cands := a.variational(ctx, m, vc)
+	if deterministic(m) {
+		// Where hard constraints hold at every rung of parallel
+		// tempering's ladder, Gibbs sampling takes the first core up to
+		// the deadline (see the package comment); elsewhere parallel
+		// tempering's chains keep both cores.
+		gibbs := step{name: gibbsName, method: "gibbs", kind: kindMC}
+		cands = append(cands, a.timed(ctx, m, gibbs, ck.left()))
+	}
 	wg.Wait()
 	return append(cands, mc)
 }
@@ -182,4 +191,16 @@ func (a *Auto) timed(ctx context.Context, m *mrf.Model, s step, limit float64) c
 		return s.skipped(fmt.Sprintf("skipped: %.3g s left", limit))
 	}
 	return a.run(ctx, m, s, limit)
+}
+
+// deterministic reports whether a factor over two or more variables has a
+// zero entry (a hard constraint: pedigrees, linkage models, CSPs, noisy-OR
+// networks), as opposed to evidence alone.
+func deterministic(m *mrf.Model) bool {
+	for _, f := range m.Factors {
+		if len(f.Vars) >= 2 && slices.Contains(f.LogTable, math.Inf(-1)) {
+			return true
+		}
+	}
+	return false
 }

@@ -18,7 +18,7 @@ type kind int
 const (
 	kindExact  kind = iota
 	kindRegion      // GBP or double-loop GBP on a region graph, loopy BP (the Bethe graph)
-	kindMC          // parallel tempering
+	kindMC          // parallel tempering, Gibbs sampling
 	kindMF          // mean field: the lower bound
 	kindTRW         // TRW: the upper bound
 )
@@ -56,7 +56,7 @@ const (
 	// R-hat over every variable) is credible even when its ladder did not
 	// mix by its own test.
 	credibleRhat = 1.1
-	// excessLow and excessHigh: parallel tempering overrules a converged
+	// excessLow and excessHigh: the sampler (see sampler) overrules a converged
 	// variational answer when their squared differences exceed excessHigh
 	// times its squared standard errors (summed over the unobserved
 	// variables' states), and keeps it below excessLow. In between the
@@ -79,8 +79,8 @@ type choice struct {
 	cert   string // infer.Cert*
 	reason string
 	// excess is the ratio of the squared differences between the best
-	// converged variational answer and parallel tempering to parallel
-	// tempering's squared standard errors (see excessRatio); NaN when they
+	// converged variational answer and the sampler's to the sampler's
+	// squared standard errors (see excess); NaN when they
 	// were not compared.
 	excess float64
 	bounds *Bounds
@@ -96,15 +96,15 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 		return ch, nil
 	}
 	v := bestRegion(cands, func(c *candidate) bool { return c.converged() })
-	p := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.usable(m) })
-	credible := p >= 0 && (cands[p].converged() || cands[p].res.Diagnostics["rhat_max"] <= credibleRhat)
+	p := sampler(m, cands)
+	credible := p >= 0 && isCredible(&cands[p])
 	switch {
 	case v >= 0 && credible:
 		ch.excess = excess(m, cands[v].res.Marginals, cands[p].res.Marginals, cands[p].se)
 		ch.pick, ch.reason = overrule(m, cands, v, p, ch.excess)
 	case v >= 0:
 		ch.pick = v
-		ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged; parallel tempering %s", cands[v].name, mcState(cands, p))
+		ch.reason = fmt.Sprintf("%s converged on the largest region graph that converged; the sampler %s", cands[v].name, mcState(cands, p))
 	case credible:
 		ch.pick = p
 		ch.reason = fmt.Sprintf("no variational method converged; %s is credible (%s)", cands[p].name, mcState(cands, p))
@@ -113,15 +113,80 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 		if ch.pick < 0 {
 			return ch, failure(m, cands)
 		}
-		ch.reason = fmt.Sprintf("nothing converged and parallel tempering %s: %s is the best left (consistent region runs by graph, parallel tempering, the other region runs, mean field, TRW)",
+		ch.reason = fmt.Sprintf("nothing converged and the sampler %s: %s is the best left (consistent region runs by graph, the sampler, the other region runs, mean field, TRW)",
 			mcState(cands, p), cands[ch.pick].name)
 	}
 	ch.cert = certificate(&cands[ch.pick], ch.bounds)
 	return ch, nil
 }
 
+// gibbsName names Gibbs sampling's run; any other Monte Carlo run is
+// parallel tempering.
+const gibbsName = "gibbs"
+
+// isCredible reports whether Monte Carlo run c may be chosen over the
+// fallbacks: it converged by its own test, or, for parallel tempering, its
+// split R-hat is at most credibleRhat (its ladder's own tests are the
+// stricter part of its convergence; Gibbs sampling has only R-hat).
+func isCredible(c *candidate) bool {
+	return c.converged() || c.name != gibbsName && c.res.Diagnostics["rhat_max"] <= credibleRhat
+}
+
+// sampler returns the Monte Carlo run auto weighs against the variational
+// answers (P of the package comment), or -1 when none is usable: parallel
+// tempering, unless Gibbs sampling converged with smaller squared standard
+// errors (summed over the unobserved variables' states) and agrees with
+// credible parallel tempering within their joint noise (see agree). Gibbs
+// chains that all sit in one mode pass R-hat and show small errors; only
+// parallel tempering's ladder sees the other modes. Without a usable
+// parallel tempering answer, a usable Gibbs answer is P.
+func sampler(m *mrf.Model, cands []candidate) int {
+	p := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.name != gibbsName && c.usable(m) })
+	g := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.name == gibbsName && c.usable(m) })
+	switch {
+	case p < 0:
+		return g
+	case g < 0 || !cands[g].converged() || !isCredible(&cands[p]):
+		return p
+	case seSquared(m, cands[g].se) < seSquared(m, cands[p].se) && agree(m, &cands[g], &cands[p]):
+		return g
+	}
+	return p
+}
+
+// agree reports whether samplers a and b differ by at most excessHigh times
+// their joint squared standard errors over the unobserved variables' states.
+func agree(m *mrf.Model, a, b *candidate) bool {
+	return excess(m, a.res.Marginals, b.res.Marginals, a.se, b.se) <= excessHigh
+}
+
+// seSquared returns Σ se² over the states of m's unobserved variables (all
+// of them if every one is observed): the estimated squared error of a Monte
+// Carlo answer. It is +Inf when a state's standard error is missing or not
+// finite, so that such a run loses to one whose errors are all known.
+func seSquared(m *mrf.Model, se [][]float64) float64 {
+	obs := metrics.Observed(m)
+	all := !slices.Contains(obs, false)
+	var s2 float64
+	for i, c := range m.Cards {
+		if obs[i] && !all {
+			continue
+		}
+		if i >= len(se) || len(se[i]) < c {
+			return math.Inf(1)
+		}
+		for _, e := range se[i][:c] {
+			if !finite(e) {
+				return math.Inf(1)
+			}
+			s2 += e * e
+		}
+	}
+	return s2
+}
+
 // overrule decides between V, the best converged region run (index v), and
-// credible parallel tempering P (index p) by their excess (see excessLow).
+// the credible sampler P (index p) by their excess (see excessLow).
 func overrule(m *mrf.Model, cands []candidate, v, p int, ex float64) (int, string) {
 	cv, cp := cands[v].name, cands[p].name
 	switch {
@@ -183,10 +248,10 @@ func bestRegion(cands []candidate, ok func(*candidate) bool) int {
 	return best
 }
 
-// fallback returns the best usable answer when nothing converged and
-// parallel tempering is not credible (p its index, or -1): region runs that
+// fallback returns the best usable answer when nothing converged and the
+// sampler p (see sampler; -1 if none) is not credible: region runs that
 // passed the shared check (consistent, stopped before their convergence
-// test) by rank, then parallel tempering, then the other usable region runs
+// test) by rank, then the sampler, then the other usable region runs
 // by rank, then mean field, then TRW; -1 if none is usable.
 func fallback(m *mrf.Model, cands []candidate, p int) int {
 	if r := bestRegion(cands, func(c *candidate) bool { return c.res != nil && c.check == "" }); r >= 0 {
@@ -206,14 +271,15 @@ func fallback(m *mrf.Model, cands []candidate, p int) int {
 	return -1
 }
 
+// mcState says what became of the sampler p (-1: none gave an answer).
 func mcState(cands []candidate, p int) string {
 	switch {
 	case p < 0:
 		return "gave no answer"
 	case cands[p].converged():
-		return "mixed"
+		return cands[p].name + " mixed"
 	}
-	return fmt.Sprintf("did not mix (split R-hat %.3g)", cands[p].res.Diagnostics["rhat_max"])
+	return fmt.Sprintf("%s did not mix (split R-hat %.3g)", cands[p].name, cands[p].res.Diagnostics["rhat_max"])
 }
 
 func find(cands []candidate, ok func(*candidate) bool) int {
@@ -250,27 +316,30 @@ func bounds(cands []candidate) *Bounds {
 }
 
 // excess returns Σ (v - p)² / Σ se² over the states of m's unobserved
-// variables (all of them if every one is observed) where p's standard
-// error se is finite: how far apart the answers are, in units of the Monte
-// Carlo noise. If v were exact, and se honest, it would be about 1. It is
-// NaN when no state has a finite standard error, 0 when the answers are
-// equal there, and +Inf when they differ where every standard error is 0.
-func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
+// variables (all of them if every one is observed) where every standard
+// error given (ses: p's, or both answers' when both are Monte Carlo; se² is
+// their sum) is finite: how far apart the answers are, in units of the
+// Monte Carlo noise. If v were exact, and se honest, it would be about 1.
+// It is NaN when no state has finite standard errors, 0 when the answers
+// are equal there, and +Inf when they differ where every standard error is
+// 0.
+func excess(m *mrf.Model, v, p mrf.Marginals, ses ...[][]float64) float64 {
 	obs := metrics.Observed(m)
 	all := !slices.Contains(obs, false)
 	var d2, s2 float64
 	n := 0
 	for i := range m.Cards {
-		if obs[i] && !all || i >= len(se) {
+		if obs[i] && !all {
 			continue
 		}
 		for x := range v.Vars[i] {
-			if x >= len(se[i]) || !finite(se[i][x]) {
+			e2, ok := sumSquares(ses, i, x)
+			if !ok {
 				continue
 			}
 			d := v.Vars[i][x] - p.Vars[i][x]
 			d2 += d * d
-			s2 += se[i][x] * se[i][x]
+			s2 += e2
 			n++
 		}
 	}
@@ -281,6 +350,19 @@ func excess(m *mrf.Model, v, p mrf.Marginals, se [][]float64) float64 {
 		return 0
 	}
 	return d2 / s2
+}
+
+// sumSquares returns Σ se[i][x]² over ses, and false when one is missing or
+// not finite.
+func sumSquares(ses [][][]float64, i, x int) (float64, bool) {
+	var s float64
+	for _, se := range ses {
+		if i >= len(se) || x >= len(se[i]) || !finite(se[i][x]) {
+			return 0, false
+		}
+		s += se[i][x] * se[i][x]
+	}
+	return s, true
 }
 
 // failure is the error of a call where no run gave an answer.

@@ -126,6 +126,74 @@ func TestChoose(t *testing.T) {
 	}
 }
 
+// gibbsRun is Gibbs sampling's candidate with standard error se on every
+// state and split R-hat rhat, converged (R-hat within its own test) or not.
+func gibbsRun(p, se, rhat float64, converged bool) candidate {
+	c := mc(p, se, rhat, converged)
+	c.name = "gibbs"
+	return c
+}
+
+// Of the two samplers, Gibbs sampling is weighed against the variational
+// answers instead of parallel tempering only when it converged, has the
+// smaller standard errors and agrees with credible parallel tempering.
+func TestChooseSampler(t *testing.T) {
+	gbp := fake("gbp@faces", kindRegion, 1, 0.4, 1, true, "")
+	tests := []struct {
+		name   string
+		cands  []candidate
+		pick   string
+		cert   string
+		reason string
+	}{
+		{"gibbs's errors smaller", []candidate{gbp, gibbsRun(0.31, 0.002, 1.001, true), mc(0.3, 0.01, 1, true)},
+			"gibbs", infer.CertMonteCarlo, "gibbs differs from gbp@faces"},
+		{"pt's errors smaller", []candidate{gbp, gibbsRun(0.31, 0.02, 1.001, true), mc(0.3, 0.01, 1, true)},
+			"pt", infer.CertMonteCarlo, "pt differs from gbp@faces"},
+		{"gibbs not converged, R-hat 1.05: pt", []candidate{gbp, gibbsRun(0.31, 0.002, 1.05, false), mc(0.3, 0.01, 1.05, false)},
+			"pt", infer.CertNone, "pt differs"},
+		// Gibbs's chains may all sit in one mode: without credible pt to
+		// corroborate it, it is not weighed.
+		{"pt not credible, gibbs converged", []candidate{gbp, gibbsRun(0.31, 0.02, 1.001, true), mc(0.3, 0.001, 1.5, false)},
+			"gbp@faces", infer.CertConverged, "pt did not mix"},
+		// (0.31 - 0.6)² / (0.002² + 0.01²) = 809: Gibbs stuck in a mode.
+		{"gibbs disagrees with pt", []candidate{gbp, gibbsRun(0.31, 0.002, 1.001, true), mc(0.6, 0.01, 1, true)},
+			"pt", infer.CertMonteCarlo, "pt differs"},
+		{"no pt: gibbs", []candidate{failed("gbp@faces", kindRegion, "boom"), gibbsRun(0.31, 0.002, 1.001, true), failed("pt", kindMC, "boom")},
+			"gibbs", infer.CertMonteCarlo, "gibbs is credible"},
+		{"gibbs with a NaN error loses", []candidate{gbp, withSE(gibbsRun(0.31, 0.001, 1.001, true), math.NaN()), mc(0.3, 0.01, 1, true)},
+			"pt", infer.CertMonteCarlo, "pt differs"},
+		{"nothing credible: pt before gibbs", []candidate{failed("gbp@faces", kindRegion, "boom"), gibbsRun(0.31, 0.001, 2, false), mc(0.3, 0.01, 2, false)},
+			"pt", infer.CertNone, "best left"},
+		{"nothing credible, no pt: gibbs", []candidate{failed("gbp@faces", kindRegion, "boom"), gibbsRun(0.31, 0.001, 2, false), failed("pt", kindMC, "boom")},
+			"gibbs", infer.CertNone, "best left"},
+		{"no variational answer, gibbs better", []candidate{mfLow, trwHigh, fake("gbp@faces", kindRegion, 1, 0.4, 1, false, ""), gibbsRun(0.31, 0.002, 1.001, true), mc(0.3, 0.01, 1, true)},
+			"gibbs", infer.CertMonteCarlo, "gibbs is credible"},
+	}
+	m := twoVars()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch, err := choose(m, tt.cands)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tt.cands[ch.pick].name
+			if got != tt.pick || ch.cert != tt.cert {
+				t.Errorf("chose %s (%s), want %s (%s): %s", got, ch.cert, tt.pick, tt.cert, ch.reason)
+			}
+			if !strings.Contains(ch.reason, tt.reason) {
+				t.Errorf("reason %q lacks %q", ch.reason, tt.reason)
+			}
+		})
+	}
+}
+
+// withSE sets the standard error of variable 0's first state.
+func withSE(c candidate, se float64) candidate {
+	c.se = [][]float64{{se, c.se[0][1]}, {0, 0}}
+	return c
+}
+
 // With no usable answer, choose fails naming every run's failure.
 func TestChooseNothing(t *testing.T) {
 	cands := []candidate{failed("exact", kindExact, "table too large"), malformed("gbp@faces", kindRegion), failed("pt", kindMC, "no feasible state")}

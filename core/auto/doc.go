@@ -24,11 +24,18 @@
 //     model the graph of build-regions' auto scheme (bounded cycles, the
 //     plaquettes of a lattice, the star of a complete graph); and
 //     double-loop GBP on the largest graph in the rest, when GBP did not
-//     converge there. With one core (GOMAXPROCS 1, or parallel=false) the
-//     variational methods run first, then parallel tempering. Where the
-//     variational methods fail, parallel tempering's error falls as one
-//     over the square root of its sweeps, so their share is kept small:
-//     it keeps about 90% of the machine's time on two cores.
+//     converge there. Then, on that core, on a model with hard
+//     constraints (a zero entry in a factor over two or more variables:
+//     pedigrees, linkage models, CSPs, noisy-OR networks), Gibbs sampling
+//     until the deadline (no cap on its sweeps); on other models parallel
+//     tempering's chains, which run in goroutines of their own and wait
+//     for each other every sweep, keep both cores. With one core
+//     (GOMAXPROCS 1, or parallel=false) the variational methods run
+//     first, then parallel tempering, and no Gibbs sampling. Where the
+//     variational methods fail, the samplers' error falls as one over the
+//     square root of their sweeps, so the variational share is kept
+//     small: on two cores the samplers keep about 85% of the machine's
+//     time.
 //
 // The measurements behind this order (one model each, seed 1, run alone
 // for 20 s on the project's 2-core machine; REPORT.md, "Any model, within
@@ -42,19 +49,45 @@
 // 0.025 and parallel tempering reached 0.0033; on noisy-OR networks and
 // pedigrees GBP converged within 0.004 of exact in under 0.1 s.
 //
+// Gibbs sampling, alone for 20 s on the 32 models of that section (seed 1):
+// on the pedigrees it beat parallel tempering by 2.8-4.8x in mean
+// Hellinger (pedigree100-1: 6.3e-4 against 2.8e-3), on the CSPs, linkage
+// models, noisy-OR networks and Potts models of 40 variables parallel
+// tempering's error was 0.53-3.8 times its, and on spin-glass grids and
+// tori, RBMs and Potts models of 80 variables its chains sat in modes
+// (0.18-0.72 against parallel tempering's 2e-4 to 0.09). On one RBM its four chains passed
+// split R-hat 1.01 in one mode (0.72), which is why Gibbs sampling stands
+// in for parallel tempering only when parallel tempering corroborates it.
+// Run beside parallel tempering on every model (auto with exact=false on
+// the 32 models at 20 s, seed 1, the 2-core machine shared at load 6-11),
+// Gibbs sampling cost parallel tempering 4-9x of its sweeps on the tori
+// (8444 against 77782 on torus13-0), hence hard constraints only, where
+// the ladder cannot lift them. Gibbs there, against the same auto without
+// it run the same hour, auto's mean Hellinger over the two models of each
+// family and size: pedigrees of 100 variables 5.1e-3 to 1.0e-3 (Gibbs
+// alone 6.7e-4), of 400 4.8e-3 to 7.7e-4, linkage models of 12 2.5e-3 to
+// 1.4e-3, of 18 5.4e-3 to 5.2e-3, CSPs of 60 3.9e-3 to 2.9e-3, of 200
+// 1.0e-2 to 1.1e-2; the tori kept parallel tempering's sweeps (85003 on
+// torus13-0). Wall time at most 19.9 s per model.
+//
 // # The choice
 //
 // A run's answer is usable when its marginals have the model's shape and
 // are finite and normalised; it converged when it met its convergence test
 // and passed the shared check (infer.Verify; for parallel tempering
-// infer.VerifyMarginals, its ln Z being weighed apart). Parallel tempering
-// is credible when it converged (its chains mixed by its own test) or its
-// split R-hat is at most 1.1 on every variable. In order:
+// infer.VerifyMarginals, its ln Z being weighed apart). A sampler is
+// credible when it converged (its chains mixed by its own test), parallel
+// tempering also when its split R-hat is at most 1.1 on every variable
+// (Gibbs sampling has no ladder tests behind a looser R-hat). P, the
+// sampler weighed below, is the credible one with the smaller Σ se² over
+// the unobserved variables' states (a standard error missing or not finite
+// counts as infinite), else the first usable one (parallel tempering, then
+// Gibbs sampling). In order:
 //
 //  1. Exact inference, if it ran and passed the check.
 //  2. V: the converged region run (GBP or double-loop GBP on a region
 //     graph, loopy BP on the Bethe graph) of the largest region graph.
-//  3. If V and a credible parallel tempering answer P both exist, they are
+//  3. If V and a credible sampler's answer P both exist, they are
 //     compared over the states of the unobserved variables
 //     (metrics.Observed): the excess Σ (V - P)² / Σ se², se P's standard
 //     errors, is about 1 when V is exact and the standard errors honest,
@@ -71,14 +104,16 @@
 //  5. P alone, if credible and no region run converged.
 //  6. Otherwise, by order: a region run that passed the shared check
 //     without converging (consistent, stopped by its time limit) of the
-//     largest graph, parallel tempering, the other usable region runs by
+//     largest graph, P, the other usable region runs by
 //     graph, mean field, TRW.
 //
 // No usable answer at all is an error naming every run's failure.
 //
 // ln Z is the chosen answer's (-F for a variational one; the stepping-stone
-// estimate for parallel tempering), replaced by the best converged region
-// run's when it is not finite, and moved into [mean field's ln Z, TRW's
+// estimate for parallel tempering; none for Gibbs sampling), replaced when
+// it is not finite: for Gibbs sampling by parallel tempering's if that
+// converged (with its "log_z_se"), else by the best converged region
+// run's; and moved into [mean field's ln Z, TRW's
 // ln Z] when both bounds are there and it lies outside them (the record says
 // so).
 //
@@ -86,9 +121,10 @@
 //
 // infer.Result.Certificate says what backs the answer: exact (exact
 // inference), converged (a region run that converged and passed the check;
-// its free energy is the result's FreeEnergy), monte-carlo (parallel
-// tempering that mixed by its own test; standard errors of every marginal,
-// StandardErrors, and of ln Z, diagnostics "log_z_se"), bounds (none of
+// its free energy is the result's FreeEnergy), monte-carlo (a sampler
+// that mixed by its own test; standard errors of every marginal,
+// StandardErrors, and of ln Z, diagnostics "log_z_se", when ln Z is a
+// sampler's), bounds (none of
 // these, but mean field's lower and TRW's upper bound on ln Z are there:
 // diagnostics "log_z_lower", "log_z_upper", "bounds_width"), or none.
 //

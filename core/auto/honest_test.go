@@ -70,6 +70,42 @@ func TestCertificateNeverOverstates(t *testing.T) {
 	}
 }
 
+// Gibbs sampling's answer has no ln Z: it takes parallel tempering's, with
+// its standard error, when that converged, else the best converged region
+// run's.
+func TestAnswerLogZFromSampler(t *testing.T) {
+	m := twoVars()
+	a, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		ptMixed   bool
+		wantFrom  string
+		wantLogZ  float64
+		wantLogSE bool
+	}{
+		{"pt mixed", true, "pt", 1, true},
+		{"pt did not mix", false, "gbp@faces", 2, false},
+	} {
+		gibbs := gibbsRun(0.31, 0.002, 1.001, true)
+		gibbs.res.LogZ = math.NaN()
+		pt := mc(0.3, 0.01, 1, tc.ptMixed)
+		pt.res.Diagnostics["log_z_se"] = 0.05
+		cands := []candidate{mfLow, trwHigh, fake("gbp@faces", kindRegion, 1, 0.4, 2, true, ""), gibbs, pt}
+		res := a.answer(m, cands, choice{pick: 3, cert: infer.CertMonteCarlo, excess: 100, bounds: bounds(cands)}, &Record{})
+		rec := res.Record.(*Record)
+		_, hasSE := res.Diagnostics["log_z_se"]
+		if res.LogZ != tc.wantLogZ || rec.LogZFrom != tc.wantFrom || hasSE != tc.wantLogSE {
+			t.Errorf("%s: ln Z %v from %q (log_z_se %v), want %v from %s (%v)", tc.name, res.LogZ, rec.LogZFrom, hasSE, tc.wantLogZ, tc.wantFrom, tc.wantLogSE)
+		}
+		if se := a.StandardErrors(); len(se) != 2 || se[0][0] != 0.002 {
+			t.Errorf("%s: standard errors %v, want Gibbs sampling's", tc.name, se)
+		}
+	}
+}
+
 // The answer takes ln Z from the best converged region run when the chosen
 // one's is not finite, and moves it into the bounds when it lies outside.
 func TestAnswerLogZ(t *testing.T) {
@@ -128,8 +164,9 @@ func TestEveryMethodFails(t *testing.T) {
 	}
 }
 
-// On two cores parallel tempering runs beside the variational methods, and
-// the call keeps to its budget on the wall clock.
+// On two cores parallel tempering runs beside the variational methods,
+// Gibbs sampling after them on a model with hard constraints, and the call
+// keeps to its budget on the wall clock.
 func TestParallelWallTime(t *testing.T) {
 	const budget = 0.5
 	o := DefaultOptions()
@@ -138,25 +175,52 @@ func TestParallelWallTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := families(t)[1].m
-	start := time.Now()
-	res, err := a.Infer(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if secs := time.Since(start).Seconds(); secs > 1.1*budget+1 {
-		t.Errorf("%.2f s on a %.2g s budget", secs, budget)
-	}
-	var pt, sum float64
-	for _, r := range res.Record.(*Record).Runs {
-		if r.Method == "pt" {
-			pt = r.Seconds
-		} else {
-			sum += r.Seconds
+	for _, f := range []int{1, 5} { // the torus, the pedigree
+		fam := families(t)[f]
+		start := time.Now()
+		res, err := a.Infer(context.Background(), fam.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if secs := time.Since(start).Seconds(); secs > 1.1*budget+1 {
+			t.Errorf("%s: %.2f s on a %.2g s budget", fam.name, secs, budget)
+		}
+		var pt, sum float64
+		ranGibbs := false
+		for _, r := range res.Record.(*Record).Runs {
+			switch r.Method {
+			case "pt":
+				pt = r.Seconds
+			case "gibbs":
+				ranGibbs = true
+				fallthrough
+			default:
+				sum += r.Seconds
+			}
+		}
+		if pt < 0.8*budget {
+			t.Errorf("%s: parallel tempering ran %.2f s of a %.2g s budget", fam.name, pt, budget)
+		}
+		// Gibbs sampling takes up the first core after the variational
+		// methods on the pedigree (recorded, if skipped for lack of time),
+		// not on the torus.
+		if ranGibbs != (f == 5) || sum > 1.1*budget+1 {
+			t.Errorf("%s: gibbs recorded %v, the first core's runs %.2f s of a %.2g s budget", fam.name, ranGibbs, sum, budget)
 		}
 	}
-	if pt < 0.8*budget {
-		t.Errorf("parallel tempering ran %.2f s of a %.2g s budget", pt, budget)
+}
+
+// Hard constraints are zero entries of factors over two or more variables;
+// evidence alone is not one.
+func TestDeterministic(t *testing.T) {
+	for _, f := range families(t) {
+		want := f.name == "csp" || f.name == "noisy-or" || f.name == "pedigree" || f.name == "linkage"
+		if got := deterministic(f.m); got != want {
+			t.Errorf("%s: deterministic %v, want %v", f.name, got, want)
+		}
+	}
+	if deterministic(twoVars()) {
+		t.Error("evidence alone counted as a hard constraint")
 	}
 }
 

@@ -160,6 +160,10 @@ func (a *Auto) build(s step, limit float64) (infer.Method, error) {
 		o := dlgbp.DefaultOptions()
 		o.MaxSeconds, o.GBPIter = limit, 0
 		return dlgbp.New(s.graph, o)
+	case "gibbs":
+		o := mcmc.DefaultOptions()
+		o.Seed, o.Sweeps, o.MaxSeconds = seed, 0, limit
+		return mcmc.New(o)
 	case "pt":
 		// No cap on sweeps: the chains use all the time they are given.
 		o := mcmc.PTDefaultOptions()
@@ -226,6 +230,9 @@ func (a *Auto) answer(m *mrf.Model, cands []candidate, ch choice, rec *Record) *
 		if i := logZSource(cands, ch.pick); i >= 0 {
 			res.LogZ, res.FreeEnergy = cands[i].res.LogZ, cands[i].res.FreeEnergy
 			rec.LogZFrom = cands[i].name
+			if se, ok := cands[i].res.Diagnostics["log_z_se"]; ok {
+				res.Diagnostics["log_z_se"] = se
+			}
 		}
 	}
 	if b := ch.bounds; b != nil {
@@ -243,10 +250,17 @@ func (a *Auto) answer(m *mrf.Model, cands []candidate, ch choice, rec *Record) *
 }
 
 // logZSource returns the run whose ln Z stands in for the chosen one's when
-// that is not finite: the best converged region run, else any finite one
-// (region runs by rank first), or -1.
+// that is not finite (Gibbs sampling has none): for a sampler's answer the
+// other sampler's if it converged (parallel tempering's stepping stones,
+// with their standard error), else the best converged region run, else any
+// finite one (region runs by rank first), or -1.
 func logZSource(cands []candidate, pick int) int {
 	ok := func(c *candidate) bool { return c.res != nil && finite(c.res.LogZ) && c.check == "" }
+	if cands[pick].kind == kindMC {
+		if i := find(cands, func(c *candidate) bool { return c.kind == kindMC && ok(c) && c.converged() }); i >= 0 {
+			return i
+		}
+	}
 	if i := bestRegion(cands, func(c *candidate) bool { return ok(c) && c.converged() }); i >= 0 {
 		return i
 	}
