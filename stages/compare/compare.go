@@ -25,12 +25,24 @@ import (
 // legitimately reshape without changing a number of the results.
 func IgnoredColumns() []string { return []string{"seconds", "params"} }
 
-// AddedColumns returns the columns added to a file since files of it were
-// cached: a new file may hold one that its cached file, written before,
-// lacks; the columns both hold are compared. status (estimates.parquet)
-// says why a method stopped; a file without it reads with the status
-// derived from converged and params, and converged is still compared.
-func AddedColumns() []string { return []string{"status"} }
+// AddedColumn is a column added to a file since files of it were cached:
+// a new file may hold it where its cached file, written before, lacks it;
+// the columns both hold are compared.
+type AddedColumn struct {
+	Name string
+	// Value, if set, is what readers take the column to hold in a file
+	// without it: every value of the new file's column must be it.
+	Value string
+}
+
+// AddedColumns returns the columns added since files were cached. status
+// (estimates.parquet) says why a method stopped; a file without it reads
+// with the status derived from converged and params, and converged is
+// still compared. kind (stderrs.parquet) tells a variable's standard
+// errors (var) from ln Z's; a file without it holds var rows only.
+func AddedColumns() []AddedColumn {
+	return []AddedColumn{{Name: "status"}, {Name: "kind", Value: "var"}}
+}
 
 // Difference is the first difference between two Parquet files. Its JSON
 // form is what compare-outputs --json writes.
@@ -99,9 +111,16 @@ func ParquetWithin(a, b string, tol float64) (*Difference, error) {
 	}
 	defer tb.Release()
 	na, nb := fieldNames(ta.Schema()), fieldNames(tb.Schema())
-	added := func(name string) bool { return slices.Contains(AddedColumns(), name) && !slices.Contains(na, name) }
+	added := func(name string) bool { return addedColumn(name) != nil && !slices.Contains(na, name) }
 	if shared := slices.DeleteFunc(slices.Clone(nb), added); !slices.Equal(na, shared) {
 		return &Difference{Note: fmt.Sprintf("columns: cached %v, new %v", na, nb)}, nil
+	}
+	for i, name := range nb {
+		if added(name) {
+			if d := checkAdded(tb.Column(i).Data(), addedColumn(name)); d != nil {
+				return d, nil
+			}
+		}
 	}
 	for _, f := range ta.Schema().Fields() {
 		if g := tb.Schema().Field(slices.Index(nb, f.Name)); !arrow.TypeEqual(f.Type, g.Type) {
@@ -125,6 +144,33 @@ func ParquetWithin(a, b string, tol float64) (*Difference, error) {
 		}
 	}
 	return nil, nil
+}
+
+// addedColumn returns the added column called name, or nil.
+func addedColumn(name string) *AddedColumn {
+	for _, c := range AddedColumns() {
+		if c.Name == name {
+			return &c
+		}
+	}
+	return nil
+}
+
+// checkAdded returns the first value of a new file's added column that is
+// not the value a file without the column reads as; nil if none.
+func checkAdded(col *arrow.Chunked, c *AddedColumn) *Difference {
+	if c.Value == "" {
+		return nil
+	}
+	row := 0
+	for _, chunk := range col.Chunks() {
+		for i := 0; i < chunk.Len(); i, row = i+1, row+1 {
+			if v := chunk.ValueStr(i); v != c.Value {
+				return &Difference{Column: c.Name, Row: row, Element: -1, Cached: strconv.Quote(c.Value) + " (no column)", New: strconv.Quote(v)}
+			}
+		}
+	}
+	return nil
 }
 
 func fieldNames(s *arrow.Schema) []string {

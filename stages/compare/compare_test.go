@@ -110,3 +110,29 @@ func TestParquetWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetAddedKind: stderrs.parquet's kind column, absent from files
+// written before it (variable rows only), is accepted when every new row
+// is a variable's, and reported when one is not.
+func TestParquetAddedKind(t *testing.T) {
+	old := filepath.Join("testdata", "stderrs-before-kind.parquet")
+	rows, prov, err := formats.ReadStderrs(old)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	same := filepath.Join(t.TempDir(), formats.StderrsFile)
+	if err := formats.WriteStderrs(same, rows, prov); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Parquet(old, same); err != nil || d != nil {
+		t.Errorf("old file against the same rows with kind var: %v, %v", d, err)
+	}
+	rows[1].Kind = formats.StderrLogZ
+	other := filepath.Join(t.TempDir(), formats.StderrsFile)
+	if err := formats.WriteStderrs(other, rows, prov); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Parquet(old, other); err != nil || d == nil || d.Column != "kind" || d.Row != 1 {
+		t.Errorf("a row of kind log_z: %v, %v", d, err)
+	}
+}
