@@ -282,7 +282,6 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 			lp[s] += t[base+s*st]
 		}
 	}
-	mx := math.Inf(-1)
 	for s := range lp {
 		switch { // as tempered
 		case beta == 0:
@@ -292,26 +291,8 @@ func (l *layout) draw(u []float64, idx []int, xi, lo, hi int, beta float64, rng 
 		default:
 			lp[s] = u[s] + beta*lp[s]
 		}
-		mx = max(mx, lp[s])
 	}
-	tot := 0.0
-	for s := range lp {
-		lp[s] = math.Exp(lp[s] - mx)
-		tot += lp[s]
-	}
-	r := rng.Float64() * tot
-	last := xi
-	for s, w := range lp {
-		if w == 0 {
-			continue
-		}
-		last = s
-		if r < w {
-			return s
-		}
-		r -= w
-	}
-	return last // rounding: the last state of non-zero weight
+	return drawLog(lp, xi, rng)
 }
 
 // start returns a configuration of non-zero probability for chain rng: each
