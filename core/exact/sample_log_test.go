@@ -210,3 +210,27 @@ func TestSampleExtremeCouplings(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveExtremeWithEvidence: a spin glass of couplings U(-400, 400)
+// with evidence and a zero whose linear contraction ends in a value out of
+// float64's range is solved in log space, not answered with ln Z NaN.
+func TestSolveExtremeWithEvidence(t *testing.T) {
+	for _, seed := range []int64{3, 6} {
+		m := extremeModel(t, seed)
+		got, err := Solve(m, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := logSpaceSolve(t, m)
+		if !closeTo(got.LogZ, want.LogZ, 1e-9) {
+			t.Errorf("seed %d: ln Z %v, in log space %v", seed, got.LogZ, want.LogZ)
+		}
+		for v, marg := range want.Marginals.Vars {
+			for s, p := range marg {
+				if !(math.Abs(got.Marginals.Vars[v][s]-p) <= 1e-9) {
+					t.Errorf("seed %d: p(x%d=%d) = %v, in log space %v", seed, v, s, got.Marginals.Vars[v][s], p)
+				}
+			}
+		}
+	}
+}
