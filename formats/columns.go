@@ -15,6 +15,9 @@ type table[R any] struct {
 	// prepare, if set, readies freshly allocated rows before the columns
 	// fill them (the summary table allocates its group slices here).
 	prepare func(rows []R)
+	// derivable lists the columns added after files of the table were
+	// written, which its reader derives for those files (Schemas).
+	derivable []Derivable
 }
 
 // schema returns the Arrow schema written for t, with meta as its metadata.

@@ -28,16 +28,11 @@ func Statuses() []string {
 // status column, absent from a file written before it, and the optional
 // certificate column.
 func estimatesFor(sc *arrow.Schema) (table[EstimateRow], error) {
-	var cols []column[EstimateRow]
-	for _, c := range estimatesTable.cols {
-		if c.name != "status" || sc.HasField("status") {
-			cols = append(cols, c)
-		}
-	}
+	t := estimatesTable.lacking(sc)
 	if sc.HasField(certificateColumn.name) {
-		cols = append(cols, certificateColumn)
+		t.cols = append(t.cols, certificateColumn)
 	}
-	return table[EstimateRow]{cols: cols}, nil
+	return t, nil
 }
 
 // EstimateStatus is the status of an estimate that has none (a file written

@@ -149,21 +149,12 @@ var stderrsTable = table[StderrRow]{cols: []column[StderrRow]{
 	stringColumn("kind", func(r *StderrRow) *string { return &r.Kind }),
 	int32Column("index", func(r *StderrRow) *int32 { return &r.Index }),
 	float64ListColumn("stderr", func(r *StderrRow) *[]float64 { return &r.Stderr }),
-}}
+}, derivable: []Derivable{stderrKindDerivable}}
 
 // stderrsFor reads stderrs.parquet with its kind column, or without it
 // (every row a variable's) from a file written before it.
 func stderrsFor(sc *arrow.Schema) (table[StderrRow], error) {
-	if sc.HasField("kind") {
-		return stderrsTable, nil
-	}
-	var cols []column[StderrRow]
-	for _, c := range stderrsTable.cols {
-		if c.name != "kind" {
-			cols = append(cols, c)
-		}
-	}
-	return table[StderrRow]{cols: cols}, nil
+	return stderrsTable.lacking(sc), nil
 }
 
 // EstimateRow is one method's estimate on one model: a row of
@@ -201,13 +192,14 @@ var estimatesTable = table[EstimateRow]{cols: []column[EstimateRow]{
 	stringColumn("status", func(r *EstimateRow) *string { return &r.Status }),
 	float64Column("seconds", func(r *EstimateRow) *float64 { return &r.Seconds }),
 	stringColumn("params", func(r *EstimateRow) *string { return &r.Params }),
-}}
+}, derivable: []Derivable{statusDerivable}}
 
 // certificateColumn is estimates' optional column of certificates.
 var certificateColumn = stringColumn("certificate", func(r *EstimateRow) *string { return &r.Certificate })
 
 // estimatesWithCertificate is estimates with the certificate column.
-var estimatesWithCertificate = table[EstimateRow]{cols: append(append([]column[EstimateRow](nil), estimatesTable.cols...), certificateColumn)}
+var estimatesWithCertificate = table[EstimateRow]{cols: append(append([]column[EstimateRow](nil), estimatesTable.cols...), certificateColumn),
+	derivable: estimatesTable.derivable}
 
 // SampleRow is one sample of a model: a row of samples.parquet.
 type SampleRow struct {
@@ -403,7 +395,7 @@ func ReadStderrs(path string) ([]StderrRow, Provenance, error) {
 	rows, prov, err := readTable(path, stderrsFor)
 	for i := range rows {
 		if rows[i].Kind == "" {
-			rows[i].Kind = StderrVar
+			rows[i].Kind = stderrKindDerivable.Value
 		}
 	}
 	return rows, prov, err

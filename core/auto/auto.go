@@ -21,8 +21,9 @@ type Auto struct {
 	// run runs one step; the methods of the registry's packages by
 	// default, fakes in tests.
 	run func(ctx context.Context, m *mrf.Model, s step, limit float64) candidate
-	// estimate returns exact inference's estimated seconds on m.
-	estimate func(m *mrf.Model) (float64, error)
+	// estimate plans exact inference of m: its estimated seconds, and the
+	// plan that runs it.
+	estimate func(m *mrf.Model) (exactPlan, error)
 	se       [][]float64 // standard errors of the last answer, if Monte Carlo
 }
 
@@ -33,12 +34,12 @@ func New(opts Options) (*Auto, error) {
 	}
 	a := &Auto{opts: opts}
 	a.run = a.runStep
-	a.estimate = func(m *mrf.Model) (float64, error) {
+	a.estimate = func(m *mrf.Model) (exactPlan, error) {
 		// Planning effort grows with the bound on the estimated time: a
 		// model hopelessly over the budget is given up after one round.
 		o := a.exactOptions()
 		o.MaxPlannedSeconds = a.opts.MaxSeconds
-		return exactSeconds(m, o)
+		return planExact(m, o)
 	}
 	return a, nil
 }
@@ -115,9 +116,10 @@ func (a *Auto) exactStep(ctx context.Context, m *mrf.Model, ck clock, rec *Recor
 		d.Why = "exact=false"
 		return candidate{}, false
 	}
-	est, err := a.estimate(m)
+	ep, err := a.estimate(m)
+	est := ep.seconds
 	d.Left = Float(ck.left())
-	s := step{name: "exact", method: "exact", kind: kindExact}
+	s := step{name: "exact", method: "exact", kind: kindExact, plan: ep.plan}
 	if err != nil {
 		// Listed among the runs, so that a model every method fails on
 		// (Z = 0, say) has exact inference's reason in its error too.

@@ -60,11 +60,11 @@ func fakeAuto(t *testing.T, opts Options, clock *fakeClock, scripts map[string]s
 	var mu sync.Mutex
 	var log []logged
 	t0 := clock.now()
-	a.estimate = func(*mrf.Model) (float64, error) {
+	a.estimate = func(*mrf.Model) (exactPlan, error) {
 		if math.IsInf(exactEst, 1) {
-			return 0, errors.New("too wide")
+			return exactPlan{}, errors.New("too wide")
 		}
-		return exactEst, nil
+		return exactPlan{seconds: exactEst}, nil
 	}
 	a.run = func(ctx context.Context, m *mrf.Model, s step, limit float64) candidate {
 		mu.Lock()

@@ -25,8 +25,9 @@ type step struct {
 	name   string // as recorded: "exact", "mf", "bp", "trw", "gbp@faces", "dlgbp@blocks3", "pt"
 	method string // the method: the name before "@"
 	kind   kind
-	rank   int           // region runs: larger graphs rank higher (bp 0)
-	graph  *region.Graph // gbp and dlgbp
+	rank   int             // region runs: larger graphs rank higher (bp 0)
+	graph  *region.Graph   // gbp and dlgbp
+	plan   *exact.Prepared // exact: its plan, made when estimating it
 }
 
 // on returns the step of method on region graph g of rank rank.
@@ -138,7 +139,7 @@ func (a *Auto) build(s step, limit float64) (infer.Method, error) {
 	seed := a.opts.Seed
 	switch s.method {
 	case "exact":
-		return exactMethod{a.exactOptions()}, nil
+		return exactMethod{opts: a.exactOptions(), plan: s.plan}, nil
 	case "mf":
 		o := meanfield.DefaultOptions()
 		o.Seed, o.MaxSeconds = seed, limit
@@ -180,8 +181,12 @@ func (a *Auto) exactOptions() exact.Options {
 	return o
 }
 
-// exactMethod is exact inference as a method.
-type exactMethod struct{ opts exact.Options }
+// exactMethod is exact inference as a method: it runs plan, made for the
+// model it is given, if set, else plans the model with opts.
+type exactMethod struct {
+	opts exact.Options
+	plan *exact.Prepared
+}
 
 func (exactMethod) Name() string { return "exact" }
 
@@ -189,7 +194,13 @@ func (e exactMethod) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r, err := exact.Solve(m, e.opts)
+	var r *exact.Result
+	var err error
+	if e.plan != nil {
+		r, err = e.plan.Solve(ctx)
+	} else {
+		r, err = exact.Solve(m, e.opts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -82,22 +82,14 @@ type Plan struct {
 // (Plan.Cost; Plan.Seconds is the estimated run time), without solving. It
 // fails as Solve does before allocating: on an invalid model, a model whose
 // zeros make Z = 0, or a plan that exceeds opt's bounds (a *TooSlowError or
-// a *MemoryTooLargeError, returned with the plan). A future "auto" method
-// uses it to decide whether exact inference fits a time budget.
+// a *MemoryTooLargeError, returned with the plan). To solve the plan
+// after deciding by its cost, without planning again, use Prepare.
 func Estimate(m *mrf.Model, opt Options) (*Plan, error) {
-	opt, err := opt.resolve()
-	if err != nil {
+	pr, err := prepare(m, opt)
+	if pr == nil {
 		return nil, err
 	}
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("exact: invalid model: %w", err)
-	}
-	nw, err := newNetwork(m)
-	if err != nil {
-		return nil, err
-	}
-	_, plan, err := makePlan(nw, opt)
-	return plan, err
+	return pr.Plan, err
 }
 
 // TooSlowError reports that the best plan found, sliced to fit MaxTable and

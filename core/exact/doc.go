@@ -34,5 +34,8 @@
 //
 // Sample eliminates along a greedy order (MakeOrder) over the model as
 // given, stores the forward messages of that elimination tree (with the same
-// checkpointing) and samples the variables in reverse elimination order.
+// checkpointing) and samples the variables in reverse elimination order. Its
+// tables are scaled linear too; where a product of a step's tables might
+// leave float64's normal range, found before any draw, it samples with
+// tables of logs instead.
 package exact

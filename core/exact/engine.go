@@ -28,14 +28,34 @@ type engine struct {
 	pool     pool
 	forwards int               // forward steps computed, recomputations included
 	visit    func(k int) error // backward visit of step k
+	// logSpace: every table holds the logs of its entries (logStep), so
+	// no value leaves float64's range.
+	logSpace bool
+	// vouch (linear space only): forward fails with errImprecise, before
+	// computing, when a product of step k's operands might leave float64's
+	// normal range (vouched); ranges holds every message's log range once
+	// computed, kept after the message is released.
+	vouch  bool
+	ranges [][2]float64
 }
 
-func newEngine(t *tree, budget int64) (*engine, error) {
+func newEngine(t *tree, budget int64) (*engine, error) { return newEngineIn(t, budget, false) }
+
+// newEngineIn is newEngine with tables of logs if logSpace.
+func newEngineIn(t *tree, budget int64, logSpace bool) (*engine, error) {
 	n := len(t.steps)
 	e := &engine{t: t, fac: make([]*table, n), msg: make([]*table, n), down: make([]*table, n),
-		budget: budget, pool: pool{free: map[int][][]float64{}, limit: budget}}
+		budget: budget, pool: pool{free: map[int][][]float64{}, limit: budget}, logSpace: logSpace}
 	for k := range t.steps {
-		f, err := t.factorTable(k)
+		var f *table
+		var err error
+		if logSpace {
+			var logs []float64
+			logs, err = t.factorLogs(k)
+			f = &table{vals: logs}
+		} else {
+			f, err = t.factorTable(k)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -98,11 +118,23 @@ func (e *engine) forward(k int) error {
 	if err != nil {
 		return err
 	}
+	if e.vouch && !e.vouched(k) {
+		return errImprecise
+	}
 	in = append(in, e.fac[k].vals)
 	out := e.pool.get(s.sepSize)
-	sumProduct(e.geom(k, false), in, out)
-	// A parent with many children multiplies many messages: normalise them.
-	ls := normalise(out, len(e.t.steps[s.parent].children) > maxRawChildren)
+	var ls float64
+	if e.logSpace {
+		ls = logStep(e.t, k, in, out)
+	} else {
+		sumProduct(e.geom(k, false), in, out)
+		// A parent with many children multiplies many messages: normalise them.
+		var lmax float64
+		ls, lmax = normaliseMax(out, len(e.t.steps[s.parent].children) > maxRawChildren)
+		if e.vouch {
+			e.ranges[k] = [2]float64{logMinPositive(out), lmax}
+		}
+	}
 	if math.IsInf(ls, -1) {
 		e.pool.put(out)
 		return fmt.Errorf("exact: %w (the message eliminating variable %d is zero)", ErrZeroPartition, s.v)

@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"strings"
@@ -56,7 +57,7 @@ func TestEstimateMemoryTracksAllocation(t *testing.T) {
 				var start runtime.MemStats
 				runtime.ReadMemStats(&start)
 				before.TotalAlloc += start.TotalAlloc - mid.TotalAlloc
-				if _, _, err := run(p, plan, opt); err != nil {
+				if _, _, err := run(context.Background(), p, plan, opt); err != nil {
 					t.Fatal(err)
 				}
 				est = plan.PeakMemory

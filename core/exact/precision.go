@@ -61,9 +61,10 @@ func bound(x, y, out *table, lnK, ls float64) bool {
 }
 
 // precise reports whether a scalar table's value v is within maxRelErr of
-// the true one.
+// the true one. A value out of float64's range (an infinity or NaN, as
+// scaling a table whose maximum is denormal by its inverse leaves) is not.
 func (t *table) precise(v float64) bool {
-	return t.lerr-math.Log(v) < math.Log(maxRelErr)
+	return v > 0 && v <= math.MaxFloat64 && t.lerr-math.Log(v) < math.Log(maxRelErr)
 }
 
 // lnSummed returns ln of the number of joint states of the variables of

@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -21,9 +22,59 @@ type Result struct {
 // one that cannot fit even sliced (a *MemoryTooLargeError) or would take
 // longer than opt.MaxPlannedSeconds (a *TooSlowError) is refused before any table
 // is allocated. It fails on an invalid model and on a model whose partition
-// function is zero.
+// function is zero. Solve(m, opt) is Prepare(m, opt) followed by the
+// prepared plan's Solve.
 func Solve(m *mrf.Model, opt Options) (*Result, error) {
 	res, _, err := solve(m, opt)
+	return res, err
+}
+
+// Prepared is a plan made for one model with one set of options, ready to
+// run: a caller that plans to decide whether to solve (by the plan's
+// Cost) solves without planning again. It is not safe for concurrent use.
+type Prepared struct {
+	Plan *Plan // the plan and its cost
+	p    *cplan
+	opt  Options
+}
+
+// Prepare plans the solve of m as Solve does, failing as Solve does before
+// allocating (a *TooSlowError or a *MemoryTooLargeError carries the plan),
+// and calls opt.OnPlan with the plan.
+func Prepare(m *mrf.Model, opt Options) (*Prepared, error) {
+	pr, err := prepare(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	if pr.opt.OnPlan != nil {
+		pr.opt.OnPlan(pr.Plan)
+	}
+	return pr, nil
+}
+
+// prepare is Prepare without OnPlan; on a plan over opt's bounds it
+// returns the plan with the error.
+func prepare(m *mrf.Model, opt Options) (*Prepared, error) {
+	opt, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("exact: invalid model: %w", err)
+	}
+	nw, err := newNetwork(m)
+	if err != nil {
+		return nil, err
+	}
+	p, plan, err := makePlan(nw, opt)
+	return &Prepared{Plan: plan, p: p, opt: opt}, err
+}
+
+// Solve runs the prepared plan: the same ln Z and marginals, bit for bit,
+// as Solve of the model and options it was prepared with. ctx is checked
+// before every slice.
+func (pr *Prepared) Solve(ctx context.Context) (*Result, error) {
+	res, _, err := run(ctx, pr.p, pr.Plan, pr.opt)
 	return res, err
 }
 
@@ -35,35 +86,24 @@ type runStats struct {
 }
 
 func solve(m *mrf.Model, opt Options) (*Result, *runStats, error) {
-	opt, err := opt.resolve()
+	pr, err := Prepare(m, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := m.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("exact: invalid model: %w", err)
-	}
-	nw, err := newNetwork(m)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, plan, err := makePlan(nw, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	if opt.OnPlan != nil {
-		opt.OnPlan(plan)
-	}
-	return run(p, plan, opt)
+	return run(context.Background(), pr.p, pr.Plan, pr.opt)
 }
 
 // run solves along a plan.
-func run(p *cplan, plan *Plan, opt Options) (*Result, *runStats, error) {
+func run(ctx context.Context, p *cplan, plan *Plan, opt Options) (*Result, *runStats, error) {
 	nw, m := p.nw, p.nw.model
 	acc := newAccum(nw)
 	stats := &runStats{}
 	pl := &pool{free: map[int][][]float64{}, limit: opt.Memory}
 	assign := make([]int, len(p.sliced))
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("exact: %w", err)
+		}
 		if err := p.runSlice(assign, pl, opt.Memory, acc, stats); err != nil {
 			return nil, nil, err
 		}

@@ -142,8 +142,29 @@ type table struct {
 }
 
 // factorTable multiplies the factors assigned to step k into one table over
-// its scope. It fails if that product is zero everywhere.
+// its scope, its maximum 1, with the log of its smallest positive entry
+// before any underflow (lmin) and of its maximum (lmax, 0). It fails if
+// that product is zero everywhere.
 func (t *tree) factorTable(k int) (*table, error) {
+	logs, err := t.factorLogs(k)
+	if err != nil {
+		return nil, err
+	}
+	mx, lmin := math.Inf(-1), math.Inf(1)
+	for _, x := range logs {
+		mx = max(mx, x)
+		if !math.IsInf(x, -1) {
+			lmin = min(lmin, x)
+		}
+	}
+	for i, x := range logs {
+		logs[i] = math.Exp(x - mx)
+	}
+	return &table{vals: logs, logScale: mx, lmin: lmin - mx}, nil
+}
+
+// factorLogs is the log of factorTable's product, unscaled.
+func (t *tree) factorLogs(k int) ([]float64, error) {
 	s := &t.steps[k]
 	size := 1
 	for _, v := range s.scope {
@@ -162,18 +183,11 @@ func (t *tree) factorTable(k int) (*table, error) {
 		}
 		odometer(t.cards, s.scope, st, func(i, off int) { logs[i] += f.LogTable[off] })
 	}
-	mx := math.Inf(-1)
-	for _, x := range logs {
-		mx = max(mx, x)
-	}
-	if math.IsInf(mx, -1) {
+	if slices.Max(logs) == math.Inf(-1) {
 		return nil, fmt.Errorf("exact: %w (the factors on variable %d and its later neighbours are zero everywhere)",
 			ErrZeroPartition, s.v)
 	}
-	for i, x := range logs {
-		logs[i] = math.Exp(x - mx)
-	}
-	return &table{vals: logs, logScale: mx}, nil
+	return logs, nil
 }
 
 // odometer visits every joint state of vars (row-major, last fastest) and

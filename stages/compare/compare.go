@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/renn-go/renn/formats"
 )
 
 // IgnoredColumns returns the Parquet columns whose values Parquet does not
@@ -24,25 +26,6 @@ import (
 // description of a run's options and diagnostics, which a refactor may
 // legitimately reshape without changing a number of the results.
 func IgnoredColumns() []string { return []string{"seconds", "params"} }
-
-// AddedColumn is a column added to a file since files of it were cached:
-// a new file may hold it where its cached file, written before, lacks it;
-// the columns both hold are compared.
-type AddedColumn struct {
-	Name string
-	// Value, if set, is what readers take the column to hold in a file
-	// without it: every value of the new file's column must be it.
-	Value string
-}
-
-// AddedColumns returns the columns added since files were cached. status
-// (estimates.parquet) says why a method stopped; a file without it reads
-// with the status derived from converged and params, and converged is
-// still compared. kind (stderrs.parquet) tells a variable's standard
-// errors (var) from ln Z's; a file without it holds var rows only.
-func AddedColumns() []AddedColumn {
-	return []AddedColumn{{Name: "status"}, {Name: "kind", Value: "var"}}
-}
 
 // Difference is the first difference between two Parquet files. Its JSON
 // form is what compare-outputs --json writes.
@@ -83,10 +66,14 @@ func readParquet(path string) (arrow.Table, error) {
 }
 
 // Parquet compares the Parquet files a (cached) and b (new) and returns
-// their first difference, or nil if they hold the same results: the same column
-// names (but for AddedColumns new to b) and types and the same rows, compared exactly (floats by bit
+// their first difference, or nil if they hold the same results: the same
+// column names and types and the same rows, compared exactly (floats by bit
 // pattern, any NaN equal to any NaN), but for the values of
-// IgnoredColumns. Their key/value metadata is not compared, since it
+// IgnoredColumns. b may hold columns a lacks where the table of both
+// declares them derivable for older files (formats.Schemas): a column that
+// older files read as one value must hold it in every row of b; one derived
+// row by row from other columns is compared through those of them that are
+// compared. Their key/value metadata is not compared, since it
 // records provenance such as the binary's version.
 func Parquet(a, b string) (*Difference, error) { return ParquetWithin(a, b, 0) }
 
@@ -97,6 +84,11 @@ func Parquet(a, b string) (*Difference, error) { return ParquetWithin(a, b, 0) }
 // summation order, which moves results in their last digits, keep the
 // cached outputs of a stage.
 func ParquetWithin(a, b string, tol float64) (*Difference, error) {
+	return parquetWithin(a, b, tol, formats.Schemas())
+}
+
+// parquetWithin is ParquetWithin with the tables declared in schemas.
+func parquetWithin(a, b string, tol float64, schemas []formats.Schema) (*Difference, error) {
 	if !(tol >= 0) || math.IsInf(tol, 1) {
 		return nil, fmt.Errorf("compare: tolerance %v, want a finite number >= 0", tol)
 	}
@@ -111,13 +103,14 @@ func ParquetWithin(a, b string, tol float64) (*Difference, error) {
 	}
 	defer tb.Release()
 	na, nb := fieldNames(ta.Schema()), fieldNames(tb.Schema())
-	added := func(name string) bool { return addedColumn(name) != nil && !slices.Contains(na, name) }
+	derived := derivable(schemas, na, nb)
+	added := func(name string) bool { return derived[name] != nil }
 	if shared := slices.DeleteFunc(slices.Clone(nb), added); !slices.Equal(na, shared) {
 		return &Difference{Note: fmt.Sprintf("columns: cached %v, new %v", na, nb)}, nil
 	}
 	for i, name := range nb {
 		if added(name) {
-			if d := checkAdded(tb.Column(i).Data(), addedColumn(name)); d != nil {
+			if d := checkAdded(tb.Column(i).Data(), derived[name]); d != nil {
 				return d, nil
 			}
 		}
@@ -146,19 +139,27 @@ func ParquetWithin(a, b string, tol float64) (*Difference, error) {
 	return nil, nil
 }
 
-// addedColumn returns the added column called name, or nil.
-func addedColumn(name string) *AddedColumn {
-	for _, c := range AddedColumns() {
-		if c.Name == name {
-			return &c
+// derivable returns, by name, the columns of nb (a new file's) that na (its
+// cached file's) lacks and that a table of schemas holding both declares
+// derivable for older files.
+func derivable(schemas []formats.Schema, na, nb []string) map[string]*formats.Derivable {
+	out := map[string]*formats.Derivable{}
+	for _, s := range schemas {
+		if !s.Holds(na) || !s.Holds(nb) {
+			continue
+		}
+		for i, d := range s.Derivable {
+			if slices.Contains(nb, d.Column) && !slices.Contains(na, d.Column) {
+				out[d.Column] = &s.Derivable[i]
+			}
 		}
 	}
-	return nil
+	return out
 }
 
 // checkAdded returns the first value of a new file's added column that is
 // not the value a file without the column reads as; nil if none.
-func checkAdded(col *arrow.Chunked, c *AddedColumn) *Difference {
+func checkAdded(col *arrow.Chunked, c *formats.Derivable) *Difference {
 	if c.Value == "" {
 		return nil
 	}
@@ -166,7 +167,7 @@ func checkAdded(col *arrow.Chunked, c *AddedColumn) *Difference {
 	for _, chunk := range col.Chunks() {
 		for i := 0; i < chunk.Len(); i, row = i+1, row+1 {
 			if v := chunk.ValueStr(i); v != c.Value {
-				return &Difference{Column: c.Name, Row: row, Element: -1, Cached: strconv.Quote(c.Value) + " (no column)", New: strconv.Quote(v)}
+				return &Difference{Column: c.Column, Row: row, Element: -1, Cached: strconv.Quote(c.Value) + " (no column)", New: strconv.Quote(v)}
 			}
 		}
 	}

@@ -2,8 +2,14 @@ package compare
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/renn-go/renn/formats"
 )
@@ -134,5 +140,73 @@ func TestParquetAddedKind(t *testing.T) {
 	}
 	if d, err := Parquet(old, other); err != nil || d == nil || d.Column != "kind" || d.Row != 1 {
 		t.Errorf("a row of kind log_z: %v, %v", d, err)
+	}
+}
+
+// writeColumns writes a Parquet file of string columns named by cols, one
+// row per value of each, and returns its path.
+func writeColumns(t *testing.T, cols map[string][]string, order []string) string {
+	t.Helper()
+	fields := make([]arrow.Field, len(order))
+	arrs := make([]arrow.Array, len(order))
+	for i, name := range order {
+		fields[i] = arrow.Field{Name: name, Type: arrow.BinaryTypes.String}
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		b.AppendValues(cols[name], nil)
+		arrs[i] = b.NewArray()
+		defer arrs[i].Release()
+	}
+	rec := array.NewRecord(arrow.NewSchema(fields, nil), arrs, int64(len(cols[order[0]])))
+	defer rec.Release()
+	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
+	defer tbl.Release()
+	path := filepath.Join(t.TempDir(), "future.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pqarrow.WriteTable(tbl, f, 1024, nil, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestParquetDerivableDeclared: a column that a table's declaration (as
+// formats declares its tables) makes derivable for older files is accepted
+// in a new file beside an older one without it, with its value checked
+// when older files read as one value; undeclared, it is a difference.
+func TestParquetDerivableDeclared(t *testing.T) {
+	methods := []string{"bp", "gbp"}
+	old := writeColumns(t, map[string][]string{"method": methods}, []string{"method"})
+	withUnit := func(units ...string) string {
+		return writeColumns(t, map[string][]string{"method": methods, "unit": units}, []string{"method", "unit"})
+	}
+	future := func(d formats.Derivable) []formats.Schema {
+		return append(formats.Schemas(), formats.Schema{File: "future.parquet", Columns: []string{"method", "unit"},
+			Derivable: []formats.Derivable{d}})
+	}
+	nat := formats.Derivable{Column: "unit", Value: "nat"}
+	perRow := formats.Derivable{Column: "unit", From: []string{"method"}}
+	for _, tc := range []struct {
+		name    string
+		new     string
+		schemas []formats.Schema
+		want    string // the difference's column, "-" for a note, "" for none
+	}{
+		{"undeclared", withUnit("nat", "nat"), formats.Schemas(), "-"},
+		{"declared, its value", withUnit("nat", "nat"), future(nat), ""},
+		{"declared, another value", withUnit("nat", "bit"), future(nat), "unit"},
+		{"declared, derived per row", withUnit("nat", "bit"), future(perRow), ""},
+	} {
+		d, err := parquetWithin(old, tc.new, 0, tc.schemas)
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", tc.name, err)
+		case tc.want == "" && d != nil, tc.want != "" && d == nil:
+			t.Errorf("%s: difference %v, want %q", tc.name, d, tc.want)
+		case d != nil && tc.want == "-" && d.Column != "", d != nil && tc.want != "-" && (d.Column != tc.want || d.Row != 1):
+			t.Errorf("%s: difference %v, want in %q", tc.name, d, tc.want)
+		}
 	}
 }

@@ -1,0 +1,51 @@
+package auto
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/renn-go/renn/core/exact"
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// TestExactPlannedOnce: auto runs the plan it estimated, so its exact
+// answer is, bit for bit, exact inference's with the options it estimated
+// with; and the exact step given a plan runs it without planning (options
+// that could not plan do not matter).
+func TestExactPlannedOnce(t *testing.T) {
+	for _, f := range families(t) {
+		a, err := New(DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var planned []exactPlan
+		estimate := a.estimate
+		a.estimate = func(m *mrf.Model) (exactPlan, error) {
+			ep, err := estimate(m)
+			planned = append(planned, ep)
+			return ep, err
+		}
+		res, err := a.Infer(context.Background(), f.m)
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		if len(planned) != 1 || planned[0].plan == nil {
+			t.Fatalf("%s: %d plans, want one ready to run", f.name, len(planned))
+		}
+		o := a.exactOptions()
+		o.MaxPlannedSeconds = a.opts.MaxSeconds
+		want, err := exact.Solve(f.m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Float64bits(res.LogZ) != math.Float64bits(want.LogZ) || !reflect.DeepEqual(res.Marginals, want.Marginals) {
+			t.Errorf("%s: auto's ln Z %v, exact inference's %v (or other marginals)", f.name, res.LogZ, want.LogZ)
+		}
+		unplannable := exactMethod{opts: exact.Options{}, plan: planned[0].plan}
+		if _, err := unplannable.Infer(context.Background(), f.m); err != nil {
+			t.Errorf("%s: the exact step with a plan planned again: %v", f.name, err)
+		}
+	}
+}
