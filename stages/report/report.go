@@ -24,14 +24,10 @@ type Params struct {
 	BinDir string
 	// Command is how the report was made, printed at its top.
 	Command string
-	// Amortized, when set, is the pipeline config of the family networks
-	// (pipeline.amortize.toml): the report then has the section "Beyond
-	// the paper: amortized inference" from its amortized_* score stages.
-	Amortized string
-	// AnyModel, when set, is the pipeline config of auto against the
-	// single methods (pipeline.anymodel.toml): the report then has the
-	// section "Any model, within a budget" from its score_budget* stages.
-	AnyModel string
+	// Sections are the pipeline configs of the sections that read their
+	// own (own_config), by name: REPORT.md has such a section only when
+	// its config is given.
+	Sections map[string]string
 }
 
 // Run reads the pipeline's outputs and writes the report and its figures.
@@ -52,7 +48,7 @@ func Run(p Params) error {
 		return err
 	}
 	doc := &docData{Config: p.Config, Command: or(p.Command, fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)), Machine: ThisMachine()}
-	figs, beyond, err := doc.sections(p, pl)
+	figs, beyond, err := doc.sections(p)
 	if err != nil {
 		return err
 	}
@@ -89,40 +85,36 @@ func Run(p Params) error {
 }
 
 // sections writes the sections beyond the paper into doc, and returns
-// their figures and the stage patterns they read.
-func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []string, err error) {
+// the figures and stage patterns of those that read the paper's config.
+func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err error) {
 	names, err := reportSections()
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, name := range names {
-		if name == "amortized" && p.Amortized != "" {
-			md, err := AmortizedSection(AmortizedParams{Config: p.Amortized, Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true})
-			if err != nil {
-				return nil, nil, err
-			}
-			doc.Sections = append(doc.Sections, sectionDoc{Title: "Beyond the paper: amortized inference", Anchor: AmortizedAnchor, Markdown: md, Wrap: true})
-		}
-		if name == "amortized" {
-			if p.AnyModel != "" {
-				md, err := AnyModelSection(AnyModelParams{Config: p.AnyModel, Command: "go run ./cmd/report --anymodel " + p.AnyModel})
-				if err != nil {
-					return nil, nil, err
-				}
-				doc.Sections = append(doc.Sections, sectionDoc{Title: "Any model, within a budget", Anchor: AnyModelAnchor, Markdown: md})
-			}
-			continue
-		}
-		s, err := openSection(name, pl, p.BinDir)
+		spec, err := loadSection(name)
 		if err != nil {
 			return nil, nil, err
 		}
-		md, err := s.markdown()
+		sp := SectionParams{Config: p.Config, BinDir: p.BinDir, InReport: true}
+		if spec.OwnConfig {
+			if sp.Config = p.Sections[name]; sp.Config == "" {
+				continue
+			}
+			sp.BinDir, sp.Command = "", "go run ./cmd/report --"+name+" "+sp.Config
+		}
+		s, err := newSection(spec, sp)
 		if err != nil {
 			return nil, nil, err
 		}
-		doc.Sections = append(doc.Sections, sectionDoc{Title: s.spec.Title, Anchor: s.spec.Anchor, Markdown: md})
-		figs, parts = append(figs, s.figures()...), append(parts, s.spec.Parts...)
+		md, err := s.write(true)
+		if err != nil {
+			return nil, nil, err
+		}
+		doc.Sections = append(doc.Sections, sectionDoc{Title: spec.Title, Anchor: spec.Anchor, Markdown: md, Wrap: spec.WrapAnchor})
+		if !spec.OwnConfig {
+			figs, parts = append(figs, s.figures()...), append(parts, spec.Parts...)
+		}
 	}
 	return figs, parts, nil
 }
@@ -240,13 +232,4 @@ func writeFile(path, text string) error {
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
-}
-
-// openSection reads the declared section name.
-func openSection(name string, p *plan, binDir string) (*section, error) {
-	spec, err := loadSection(name)
-	if err != nil {
-		return nil, err
-	}
-	return newSection(spec, p, binDir)
 }

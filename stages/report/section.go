@@ -21,6 +21,21 @@ type sectionSpec struct {
 	// InReport is the section's place among those REPORT.md has after the
 	// paper's tables (1 first); 0: not in REPORT.md.
 	InReport int `toml:"in_report"`
+	// OwnConfig: the section reads a pipeline config of its own, not the
+	// paper's, given by the section's name (report --with-<name>); REPORT.md
+	// has the section only when it is given. WrapAnchor puts the anchor
+	// before it there (its text, written on its own too, has none).
+	OwnConfig  bool `toml:"own_config"`
+	WrapAnchor bool `toml:"wrap_anchor"`
+	// Require names a binary: a config without a stage of the parts that
+	// runs it is an error.
+	Require string
+	// Committed is a file in the config's data directory holding the
+	// section as written on its own: REPORT.md takes it when none of the
+	// section's stages has outputs, after its heading CommittedNote (a
+	// template; Var "file" is the file).
+	Committed     string
+	CommittedNote string `toml:"committed_note"`
 	// Reads is what the section reads of its stages: "scores" (every
 	// model's scores, with the estimates, exact ln Z and marginals scored),
 	// "summaries" (score stages' summaries), "learning" (learn-mrf
@@ -141,16 +156,6 @@ func colItems(cgs []colGroup) []leadColumn {
 	return out
 }
 
-// newSection reads the data of spec from plan and prepares its text.
-func newSection(spec *sectionSpec, p *plan, binDir string) (*section, error) {
-	s, err := prepare(spec, &dataset{})
-	if err != nil {
-		return nil, err
-	}
-	s.plan = p
-	return s, s.read(binDir)
-}
-
 // prepare parses the text of spec, to be written from data.
 func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 	s := &section{spec: spec, data: data}
@@ -167,6 +172,9 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 	t, err := template.New(spec.Title).Funcs(funcs).Option("missingkey=error").ParseFS(sectionFiles, "sections/*.tmpl")
 	if err == nil {
 		s.tmpl, err = t.New("text").Parse(spec.Text)
+	}
+	if err == nil {
+		_, err = s.tmpl.New("committed").Parse(spec.CommittedNote)
 	}
 	for _, tb := range spec.Tables {
 		for _, part := range [][2]string{{"title:", tb.Title}, {"note:", tb.Note}} {
@@ -216,6 +224,9 @@ func (s *section) read(binDir string) error {
 			return err
 		}
 		s.data.parts = append(s.data.parts, pt)
+	}
+	if s.spec.Reads == "costs" && len(s.data.Settings) == 0 {
+		return fmt.Errorf("%s: no stage instance with estimates.parquet has completed (%d to run): run the pipeline first", s.plan.config, s.data.parts[0].Instances)
 	}
 	return s.derive()
 }
