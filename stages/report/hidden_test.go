@@ -84,7 +84,7 @@ func TestHiddenSection(t *testing.T) {
 			t.Errorf("section lacks %q", want)
 		}
 	}
-	if fs := d.figures(); len(fs) != 1 || len(fs[0].fig.Panels) != 1 || len(fs[0].fig.Panels[0].Series) != 4 {
+	if fs, _ := d.figures(); len(fs) != 1 || len(fs[0].fig.Panels) != 1 || len(fs[0].fig.Panels[0].Series) != 4 {
 		t.Errorf("figures %+v: want one, with one panel, three methods and the true model", fs)
 	}
 	if t.Failed() {

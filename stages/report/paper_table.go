@@ -26,24 +26,24 @@ type tableDoc struct {
 }
 
 // fill writes the table doc of t from the data read.
-func fill(t *Table, d *paperData, md string) *tableDoc {
+func (s *section) fill(t *Table, md string) *tableDoc {
 	doc := &tableDoc{T: t, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
 	if t.Kind == KindInference {
 		doc.Stages = nil
 		for _, c := range t.Columns {
-			if f := d.fams[t.columnSource(c)]; f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
+			if f := s.family(t.columnSource(c)); f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
 				doc.NotRun = append(doc.NotRun, f.Stage)
 			}
 			if s := t.columnSource(c); !slices.Contains(doc.Stages, s) {
 				doc.Stages = append(doc.Stages, s)
 			}
 		}
-	} else if n := len(d.learn.NotRun); n > 0 {
-		doc.NotRun = append(doc.NotRun, fmt.Sprintf("%d of %d learn-mrf instances", n, d.learn.Instances))
+	} else if learn := s.part(learnPart); len(learn.NotRun) > 0 {
+		doc.NotRun = append(doc.NotRun, fmt.Sprintf("%d of %d learn-mrf instances", len(learn.NotRun), learn.Instances))
 	}
 	for i := range t.Rows {
 		for j, c := range t.Columns {
-			if st := d.s.paperStat(t, i, j, false); st.ok {
+			if st := s.paperStat(t, i, j, false); st.ok {
 				doc.Models = max(doc.Models, st.n)
 			}
 			if i == 0 && c.From != "" {
@@ -130,7 +130,7 @@ func (t *Table) spec() tableSpec {
 	}
 	var items []leadColumn
 	for _, c := range t.Columns {
-		items = append(items, leadColumn{Head: c.Name, Cell: cell, Method: c.Method, Part: t.partOf(c), Ref: isReference(c.Method),
+		items = append(items, leadColumn{Head: c.Name, Cell: cell, Method: c.Method, Part: t.partOf(c), Ref: c.Ref,
 			Below: "paper {$m.text@" + c.Name + "#" + paperPart(t.Number) + "}"})
 		ts.Parts = append(ts.Parts, t.partOf(c))
 	}
@@ -149,9 +149,6 @@ func (t *Table) spec() tableSpec {
 	}
 	return ts
 }
-
-// reference methods are not approximations and never the best of a row.
-func isReference(method string) bool { return method == outputs.TrueMethod || method == "exact" }
 
 func better(metric string, a, b float64) bool {
 	if metric == "corr" {

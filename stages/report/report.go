@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/template"
 )
 
 // Params are the report parameters.
@@ -30,20 +29,18 @@ type Params struct {
 	Sections map[string]string
 }
 
-// Run reads the pipeline's outputs and writes the report and its figures.
+// Run reads the pipeline's outputs and writes the report and its figures:
+// the paper's section (its tables, discussion and plots), then the
+// sections beyond the paper.
 func Run(p Params) error {
 	if p.Config == "" || p.Out == "" {
 		return errors.New("need a pipeline config and an output file")
 	}
-	paper, err := PaperTables()
+	spec, err := loadSection("paper")
 	if err != nil {
 		return err
 	}
-	pl, err := readPlan(p.Config)
-	if err != nil {
-		return err
-	}
-	data, err := readPaper(paper, pl)
+	s, err := newSection(spec, SectionParams{Config: p.Config})
 	if err != nil {
 		return err
 	}
@@ -53,30 +50,30 @@ func Run(p Params) error {
 		return err
 	}
 	// The sections' stages are not the paper's: their run time is theirs.
-	_, paperInsts := withPrefix(pl.insts, beyond)
-	if doc.RT, doc.StatusErr, err = readRunTime(pl, paperInsts, p.BinDir); err != nil {
+	_, paperInsts := withPrefix(s.plan.insts, beyond)
+	if doc.RT, doc.StatusErr, err = readRunTime(s.plan, paperInsts, p.BinDir); err != nil {
 		return err
 	}
-	data.s.filled = map[int]*tableDoc{}
-	for i := range paper.Tables {
-		t := &paper.Tables[i]
-		md, err := data.s.build(&data.s.spec.Tables[i], binding{})
+	s.filled = map[int]*tableDoc{}
+	for i := range spec.paper.Tables {
+		t := &spec.paper.Tables[i]
+		md, err := s.build(&spec.Tables[i], binding{})
 		if err != nil {
 			return err
 		}
-		data.s.filled[t.Number] = fill(t, data, md)
-		doc.Tables = append(doc.Tables, *data.s.filled[t.Number])
+		s.filled[t.Number] = s.fill(t, md)
+		doc.Tables = append(doc.Tables, *s.filled[t.Number])
 	}
-	if doc.Discussion, err = data.s.markdown(); err != nil {
+	if doc.Discussion, err = s.markdown(); err != nil {
 		return err
 	}
-	plots, err := data.figures(paper)
+	plots, err := s.figures()
 	if err == nil {
 		doc.Figures, err = writeFigures(p, append(plots, figs...))
 	}
 	var b strings.Builder
 	if err == nil {
-		err = documentTemplate().ExecuteTemplate(&b, "report", doc)
+		err = s.tmpl.ExecuteTemplate(&b, "report", doc)
 	}
 	if err != nil {
 		return err
@@ -113,7 +110,11 @@ func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err e
 		}
 		doc.Sections = append(doc.Sections, sectionDoc{Title: spec.Title, Anchor: spec.Anchor, Markdown: md, Wrap: spec.WrapAnchor})
 		if !spec.OwnConfig {
-			figs, parts = append(figs, s.figures()...), append(parts, spec.Parts...)
+			more, err := s.figures()
+			if err != nil {
+				return nil, nil, err
+			}
+			figs, parts = append(figs, more...), append(parts, spec.Parts...)
 		}
 	}
 	return figs, parts, nil
@@ -164,15 +165,6 @@ type docData struct {
 type sectionDoc struct {
 	Title, Anchor, Markdown string
 	Wrap                    bool
-}
-
-// documentTemplate is the template of REPORT.md.
-func documentTemplate() *template.Template {
-	s, err := prepare(&sectionSpec{Title: "report"}, &dataset{})
-	if err != nil {
-		panic(err) // the embedded templates are checked by the tests
-	}
-	return s.tmpl
 }
 
 // writeFigures writes the figures into the assets directory and returns

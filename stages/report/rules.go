@@ -356,7 +356,7 @@ func (s *section) modelsText(r *ruleSpec) string {
 func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok bool) {
 	var cols []int
 	for k, c := range t.Columns {
-		if c.From == "" && !isReference(c.Method) && t.Rows[i].values[k].OK {
+		if c.From == "" && !c.Ref && t.Rows[i].values[k].OK {
 			cols = append(cols, k)
 		}
 	}

@@ -69,11 +69,15 @@ func (c scope) Texts(fact string) []string {
 }
 
 // Part is what the section read from the stages of a pattern.
-func (c scope) Part(pattern string) *part {
-	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.Prefix == pattern }); i >= 0 {
-		return c.s.data.parts[i]
+func (c scope) Part(pattern string) *part { return c.s.part(pattern) }
+
+// part is what the section read from the stages of a pattern; a part it
+// has not is an error of its text.
+func (s *section) part(pattern string) *part {
+	if i := slices.IndexFunc(s.data.parts, func(p *part) bool { return p.Prefix == pattern }); i >= 0 {
+		return s.data.parts[i]
 	}
-	c.s.fail(fmt.Errorf("no part %q", pattern))
+	s.fail(fmt.Errorf("no part %q", pattern))
 	return &part{}
 }
 

@@ -39,7 +39,9 @@ type sectionSpec struct {
 	// Reads is what the section reads of its stages: "scores" (every
 	// model's scores, with the estimates, exact ln Z and marginals scored),
 	// "summaries" (score stages' summaries), "learning" (learn-mrf
-	// curves) or "costs" (method stages' estimates and stamps).
+	// curves), "costs" (method stages' estimates and stamps) or "paper"
+	// (the stages of the paper's tables, paper.toml, with the paper's
+	// numbers; the tables are the section's, by number).
 	Reads string
 	// Parts are the stage groups read: the stages whose names begin with a
 	// prefix ("hidden_"), or begin and end as a pattern ("hidden_*_long").
@@ -60,9 +62,14 @@ type sectionSpec struct {
 	Learning learningSpec
 	Cost     outputs.CostSpec
 	Text     string
-	Tables   []tableSpec  `toml:"table"`
-	Figures  []figureSpec `toml:"figure"`
-	Claims   []ruleSpec   `toml:"claim"`
+	// PlotSources are the score stages whose summaries a Plot figure
+	// draws (stages whose settings do not overlap).
+	PlotSources []string     `toml:"plot_sources"`
+	Tables      []tableSpec  `toml:"table"`
+	Figures     []figureSpec `toml:"figure"`
+	Claims      []ruleSpec   `toml:"claim"`
+
+	paper *Paper // the paper's tables, of a section that reads "paper"
 }
 
 //go:embed sections/*.toml sections/*.tmpl
@@ -96,6 +103,15 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 	var s sectionSpec
 	if err := decode(name, b, &s); err != nil {
 		return nil, err
+	}
+	if s.Reads == "paper" {
+		var err error
+		if s.paper, err = PaperTables(); err != nil {
+			return nil, err
+		}
+		for i := range s.paper.Tables {
+			s.Tables = append(s.Tables, s.paper.Tables[i].spec())
+		}
 	}
 	for _, c := range s.cells() {
 		if _, err := parseCell(c); err != nil {
@@ -191,6 +207,12 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 
 // read reads the stages of every part of the section.
 func (s *section) read(binDir string) error {
+	if s.spec.Reads == "paper" {
+		if err := s.readPaper(); err != nil {
+			return err
+		}
+		return s.derive()
+	}
 	for i, pattern := range s.spec.Parts {
 		pt := newPart(pattern)
 		var all, own []*instance
@@ -218,7 +240,7 @@ func (s *section) read(binDir string) error {
 		case "costs":
 			err = rd.ReadCosts(&pt.Progress)
 		default:
-			err = fmt.Errorf("section %s: reads %q, want scores, summaries, learning or costs", s.spec.Title, s.spec.Reads)
+			err = fmt.Errorf("section %s: reads %q, want scores, summaries, learning, costs or paper", s.spec.Title, s.spec.Reads)
 		}
 		if err != nil {
 			return err
