@@ -30,6 +30,16 @@ type part struct {
 	StatusErr error
 }
 
+// findIn are the facts of (set, model, method), as Find, read from the
+// stages of parts (nil: any).
+func (d *dataset) findIn(parts []string, set *group, model, method string) []*obs {
+	found := d.Find(set, model, method)
+	if parts == nil {
+		return found
+	}
+	return slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(parts, o.Part) })
+}
+
 func newPart(prefix string) *part { return &part{Progress: outputs.Progress{Prefix: prefix}} }
 
 // aggregates are what a cell can make of a fact over runs.

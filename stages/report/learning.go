@@ -29,8 +29,8 @@ type learningSpec struct {
 // runs are the learning runs of part of method on g.
 func (s *section) runs(part string, g *group, method string) []metrics.LearningRun {
 	var out []metrics.LearningRun
-	for _, o := range s.data.Find(g, "", method) {
-		if o.Part == part && o.Curve != nil {
+	for _, o := range s.data.findIn([]string{part}, g, "", method) {
+		if o.Curve != nil {
 			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
 		}
 	}
@@ -51,7 +51,7 @@ func (s *section) paired(part string, g *group, method string, tail int, only []
 func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		if t, ok := aggregate(s.partObs(part, g, outputs.TrueMethod), "nll", "mean"); ok {
+		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok {
 			s.data.Add(outputs.NewFact(part, "", g, "", "true model")).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
@@ -78,15 +78,10 @@ func (s *section) summarise(part string, tail int) {
 				o.Num["epochs"] = max(o.Num["epochs"], float64(len(r.NLL)))
 			}
 			o.Num["seeds"] = float64(len(nlls))
-			o.Num["s_epoch"], _ = aggregate(s.partObs(part, g, m), "epoch_seconds", "mean")
+			o.Num["s_epoch"], _ = aggregate(s.data.findIn([]string{part}, g, "", m), "epoch_seconds", "mean")
 			s.data.Add(o)
 		}
 	}
-}
-
-// partObs are the obs of part of method on g.
-func (s *section) partObs(part string, g *group, method string) []*obs {
-	return slices.DeleteFunc(slices.Clone(s.data.Find(g, "", method)), func(o *obs) bool { return o.Part != part })
 }
 
 // spread is the mean of gaps over seeds, with their range when there are

@@ -62,7 +62,7 @@ func (s *section) paperStat(t *Table, i, j int, paper bool) stat {
 		v := r.values[j]
 		return stat{ok: v.OK, mean: v.Mean, std: v.Std}
 	}
-	found := slices.DeleteFunc(slices.Clone(s.data.Find(s.data.ByKey[r.setting()], "", c.Method)), func(o *obs) bool { return o.Part != t.partOf(c) })
+	found := s.data.findIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
 	fact := t.factOf(r)
 	mean, ok := aggregate(found, fact, "mean")
 	std, _ := aggregate(found, fact, "std")

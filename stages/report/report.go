@@ -3,8 +3,9 @@ package report
 import (
 	"errors"
 	"fmt"
-	"maps"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,21 +85,17 @@ func Run(p Params) error {
 // sections writes the sections beyond the paper into doc, and returns
 // the figures and stage patterns of those that read the paper's config.
 func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err error) {
-	names, err := reportSections()
+	specs, err := reportSections()
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, name := range names {
-		spec, err := loadSection(name)
-		if err != nil {
-			return nil, nil, err
-		}
+	for _, spec := range specs {
 		sp := SectionParams{Config: p.Config, BinDir: p.BinDir, InReport: true}
 		if spec.OwnConfig {
-			if sp.Config = p.Sections[name]; sp.Config == "" {
+			if sp.Config = p.Sections[spec.name]; sp.Config == "" {
 				continue
 			}
-			sp.BinDir, sp.Command = "", "go run ./cmd/report --"+name+" "+sp.Config
+			sp.BinDir, sp.Command = "", "go run ./cmd/report --"+spec.name+" "+sp.Config
 		}
 		s, err := newSection(spec, sp)
 		if err != nil {
@@ -122,31 +119,27 @@ func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err e
 
 // reportSections are the declared sections that REPORT.md has after the
 // paper's tables (in_report), in their declared order.
-func reportSections() ([]string, error) {
-	files, err := sectionFiles.ReadDir("sections")
+func reportSections() ([]*sectionSpec, error) {
+	files, err := fs.Glob(sectionFiles, "sections/*.toml")
 	if err != nil {
 		return nil, err
 	}
-	at := map[string]int{}
+	var out []*sectionSpec
 	for _, f := range files {
-		name, ok := strings.CutSuffix(f.Name(), ".toml")
-		if !ok {
-			continue
-		}
-		spec, err := loadSection(name)
+		spec, err := loadSection(strings.TrimSuffix(path.Base(f), ".toml"))
 		if err != nil {
 			return nil, err
 		}
-		if spec.InReport > 0 {
-			if slices.Contains(slices.Collect(maps.Values(at)), spec.InReport) {
-				return nil, fmt.Errorf("sections/%s.toml: in_report %d is another section's", name, spec.InReport)
-			}
-			at[name] = spec.InReport
+		if spec.InReport == 0 {
+			continue
 		}
+		if i := slices.IndexFunc(out, func(o *sectionSpec) bool { return o.InReport == spec.InReport }); i >= 0 {
+			return nil, fmt.Errorf("%s: in_report %d is %s's", f, spec.InReport, out[i].name)
+		}
+		out = append(out, spec)
 	}
-	names := slices.Collect(maps.Keys(at))
-	slices.SortFunc(names, func(a, b string) int { return at[a] - at[b] })
-	return names, nil
+	slices.SortFunc(out, func(a, b *sectionSpec) int { return a.InReport - b.InReport })
+	return out, nil
 }
 
 // docData is what REPORT.md shows (sections/report.tmpl).

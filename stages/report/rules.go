@@ -401,8 +401,8 @@ func (s *section) gapRule(r *ruleSpec) tally {
 	var c tally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		gap := func(m string) (float64, bool) {
-			e, okE := aggregate(s.partObs(r.Part, g, l.Reference), "nll", "mean")
-			v, okV := aggregate(s.partObs(r.Part, g, m), "nll", "mean")
+			e, okE := aggregate(s.data.findIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
+			v, okV := aggregate(s.data.findIn([]string{r.Part}, g, "", m), "nll", "mean")
 			return v - e, okE && okV
 		}
 		ref, refOK := math.Inf(1), false

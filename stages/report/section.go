@@ -69,6 +69,7 @@ type sectionSpec struct {
 	Figures     []figureSpec `toml:"figure"`
 	Claims      []ruleSpec   `toml:"claim"`
 
+	name  string // of its file, sections/<name>.toml
 	paper *Paper // the paper's tables, of a section that reads "paper"
 }
 
@@ -100,7 +101,7 @@ func loadSection(name string) (*sectionSpec, error) {
 // parseSection parses a section's declaration, checking every key and
 // cell.
 func parseSection(name string, b []byte) (*sectionSpec, error) {
-	var s sectionSpec
+	s := sectionSpec{name: name}
 	if err := decode(name, b, &s); err != nil {
 		return nil, err
 	}
