@@ -263,10 +263,10 @@ func (c scope) PartModels(part string) []string {
 func (c scope) PartMethods(part string) []string { return c.s.methodsIn([]string{part}) }
 
 // Compare is a declared comparison, for its tolerances.
-func (c scope) Compare(name string) compareSpec {
-	if i := slices.IndexFunc(c.s.spec.Compare, func(cs compareSpec) bool { return cs.Name == name }); i >= 0 {
+func (c scope) Compare(name string) outputs.CompareSpec {
+	if i := slices.IndexFunc(c.s.spec.Compare, func(cs outputs.CompareSpec) bool { return cs.Name == name }); i >= 0 {
 		return c.s.spec.Compare[i]
 	}
 	c.s.fail(fmt.Errorf("no comparison %q", name))
-	return compareSpec{}
+	return outputs.CompareSpec{}
 }

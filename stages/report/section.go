@@ -58,7 +58,7 @@ type sectionSpec struct {
 	Unscored string
 	Notes    map[string]string // text by family (a summaries section's score stage)
 	Beliefs  []string          // methods whose marginals are read, for Compare
-	Compare  []compareSpec
+	Compare  []outputs.CompareSpec
 	Learning learningSpec
 	Cost     outputs.CostSpec
 	Text     string
@@ -268,6 +268,7 @@ func (s *section) derive() error {
 	switch s.spec.Reads {
 	case "scores":
 		s.autoRegions()
+		s.verdicts()
 	case "costs":
 		s.reader().CostLabels()
 	case "learning":
@@ -286,7 +287,7 @@ func (s *section) derive() error {
 // reader reads the section's stages into its data.
 func (s *section) reader() *outputs.Reader {
 	r := &outputs.Reader{Store: &s.data.Store, Usage: usage, Parts: s.spec.Parts, Beliefs: s.spec.Beliefs,
-		Columns: s.spec.Columns, Labels: s.spec.Labels, Cost: s.spec.Cost, OnModel: s.compareRuns}
+		Columns: s.spec.Columns, Labels: s.spec.Labels, Cost: s.spec.Cost, Compare: s.spec.Compare}
 	if s.plan != nil {
 		r.Insts, r.CfgDir = s.plan.insts, s.plan.dir
 	}
