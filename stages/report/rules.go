@@ -161,25 +161,20 @@ func (s *section) atMost(r *ruleSpec, parts []string) tally {
 }
 
 // ruleRows are the rows an at_most rule is checked on: the settings (or
-// models) of parts, else of the section's first part; a model of several
-// parts is checked in each.
+// models) of parts, else of the section's first part (as a table's
+// rows); a model of several parts is checked in each. A row's values are
+// read from every part.
 func (s *section) ruleRows(r *ruleSpec, parts []string) []binding {
-	var rows []binding
-	switch {
-	case r.Over == "model" && len(parts) > 0:
-		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
-			for _, m := range s.data.ModelsOf(g) {
-				rows = append(rows, binding{set: g, model: m})
-			}
+	axes := []string{"setting"}
+	if r.Over == "model" {
+		axes = []string{"model"}
+		if len(parts) > 0 {
+			axes = []string{"setting", "model"}
 		}
-	case r.Over == "model":
-		for _, m := range s.data.Models {
-			rows = append(rows, binding{model: m})
-		}
-	default:
-		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
-			rows = append(rows, binding{set: g})
-		}
+	}
+	rows := s.rows(&tableSpec{Graph: r.Graph}, rowGroup{Axes: axes}, binding{parts: parts})
+	for i := range rows {
+		rows[i].parts = nil
 	}
 	return rows
 }
