@@ -190,7 +190,7 @@ func (t *Table) check() error {
 			return err
 		}
 	}
-	for _, c := range (&sectionSpec{Tables: []tableSpec{t.spec()}}).cells() {
+	for _, c := range (&sectionSpec{Tables: []tableSpec{t.spec(nil)}}).cells() {
 		if _, err := parseCell(c); err != nil {
 			return err // a column name the builder cannot read
 		}

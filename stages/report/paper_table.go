@@ -96,23 +96,13 @@ func (t *Table) factOf(r Row) string {
 // paperPart is the part holding the paper's numbers of table n.
 func paperPart(n int) string { return fmt.Sprintf("paper %d", n) }
 
-// metricItems are the row metrics of the paper's tables: the label, the
-// format, and which way is best.
-var metricItems = []metricItem{
-	{Name: "l1", Label: "ℓ1 error", Agg: "mean", Format: "num", Best: "min"},
-	{Name: "corr", Label: "correlation ρ", Agg: "mean", Format: "num", Best: "max"},
-	{Name: "logz_err", Label: "log Z error", Agg: "mean", Format: "num", Best: "min"},
-	{Name: score.Seconds, Label: "seconds per model (ours)", Agg: "mean", Format: "sec", Best: "min"},
-	{Name: "nll", Agg: "mean", Format: "num", Best: "min"},
-	{Name: "epoch_seconds", Agg: "mean", Format: "sec", Best: "min"},
-}
-
 // layoutColumns are the row keys as lead columns, and as a transposed
 // table's column heads.
 var layoutColumns = map[string][2]string{"metric": {"metric", "{metric}"}, "graph": {"graph", "{graph}"}, "size": {"n", "{size}"}, "gamma": {"γ", "{gamma}"}}
 
-// spec declares t as a table of the builder.
-func (t *Table) spec() tableSpec {
+// spec declares t as a table of the builder, its rows' metrics those
+// declared (metrics: label, format, best).
+func (t *Table) spec(metrics []metricItem) tableSpec {
 	missing := "not run"
 	ts := tableSpec{ID: fmt.Sprint(t.Number), Missing: &missing, Ties: true, Counts: true, Corner: "method"}
 	var heads []string
@@ -142,7 +132,7 @@ func (t *Table) spec() tableSpec {
 			seconds.Listed = append(seconds.Listed, l)
 		}
 	}
-	rows.Metrics, seconds.Metrics = metricItems, metricItems
+	rows.Metrics, seconds.Metrics = metrics, metrics
 	ts.Rows = []rowGroup{rows}
 	if t.Kind == KindInference {
 		ts.Rows = append(ts.Rows, seconds)
@@ -150,8 +140,10 @@ func (t *Table) spec() tableSpec {
 	return ts
 }
 
-func better(metric string, a, b float64) bool {
-	if metric == "corr" {
+// better reports whether a is better than b in metric: higher where its
+// declared best is "max", else lower.
+func (s *section) better(metric string, a, b float64) bool {
+	if slices.ContainsFunc(s.spec.Metrics, func(m metricItem) bool { return m.Name == metric && m.Best == "max" }) {
 		return a > b
 	}
 	return a < b

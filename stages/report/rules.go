@@ -268,7 +268,7 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 				}
 			case "beats":
 				if a.ok && b.ok {
-					side[k].count(better(p.metric, a.mean, b.mean), "")
+					side[k].count(s.better(p.metric, a.mean, b.mean), "")
 				}
 			case "agree":
 				if a.ok && b.ok && (!paper || p.hasStd) {
@@ -360,7 +360,7 @@ func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok 
 	}
 	w = cols[0]
 	for _, k := range cols[1:] {
-		if better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
+		if s.better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
 			w = k
 		}
 	}

@@ -87,7 +87,7 @@ func TestRulesPaper(t *testing.T) {
 		{Metric: "l1", Graph: "grid", Size: 16, values: []Value{v(0, 0), v(0.3, 0.1), v(0.45, 0.1)}},
 		{Metric: "corr", Graph: "complete", Size: 9, values: []Value{v(1, 0), v(0.9, 0.1), v(0.5, 0.1)}},
 	}}
-	s, err := prepare(&sectionSpec{Title: "paper"}, &dataset{})
+	s, err := prepare(&sectionSpec{Title: "paper", Metrics: []metricItem{{Name: "corr", Best: "max"}}}, &dataset{})
 	if err != nil {
 		t.Fatal(err)
 	}

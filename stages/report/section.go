@@ -62,6 +62,8 @@ type sectionSpec struct {
 	Learning learningSpec
 	Cost     outputs.CostSpec
 	Text     string
+	// Metrics are the row metrics of the paper's tables (reads "paper").
+	Metrics []metricItem
 	// PlotSources are the score stages whose summaries a Plot figure
 	// draws (stages whose settings do not overlap).
 	PlotSources []string     `toml:"plot_sources"`
@@ -111,7 +113,7 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 			return nil, err
 		}
 		for i := range s.paper.Tables {
-			s.Tables = append(s.Tables, s.paper.Tables[i].spec())
+			s.Tables = append(s.Tables, s.paper.Tables[i].spec(s.Metrics))
 		}
 	}
 	for _, c := range s.cells() {
