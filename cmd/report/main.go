@@ -1,10 +1,10 @@
 // Command report writes REPORT.md: every table of the RENN paper with this
 // project's numbers, read from the outputs of the paper pipeline, next to
-// the paper's, with plots, the machine, the run time and a discussion; or,
-// with --scale, the cost-against-size table of the README; or, with
-// --amortized, the section on the family networks (pipeline.amortize.toml),
-// which --with-amortized includes in the report. Run
-// 'report --help' for the flags.
+// the paper's, with plots, the machine, the run time, a discussion and the
+// sections beyond the paper; or, with --scale, --amortized or --anymodel,
+// the declared section of that name alone, from the pipeline config given
+// (--with-amortized and --with-anymodel include the latter two in the
+// report). Run 'report --help' for the flags.
 package main
 
 import (
