@@ -11,6 +11,10 @@ import (
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
+// trueModel is the row of the true model's test NLL in a learning
+// section's tables and plots (from the runs of outputs.TrueMethod).
+const trueModel = "true model"
+
 // learningSpec declares how a learning section compares methods.
 type learningSpec struct {
 	Reference string   // the method every gap is to (exact learning)
@@ -47,12 +51,12 @@ func (s *section) paired(part string, g *group, method string, tail int, only []
 // (gap_last, ..., text), each a mean over the seeds paired with the
 // reference's (else over its own seeds, without gaps), the seeds, the
 // epochs and the mean seconds per epoch; and the true model's test NLL
-// (method "true model").
+// (method trueModel).
 func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
 		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok {
-			s.data.Add(outputs.NewFact(part, "", g, "", "true model")).Num["nll_last"] = t
+			s.data.Add(outputs.NewFact(part, "", g, "", trueModel)).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)
