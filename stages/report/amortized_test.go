@@ -173,7 +173,15 @@ func TestAmortizedSectionCommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Section("amortized", SectionParams{Config: "../../pipeline.amortize.toml", InReport: true})
+	spec, err := loadSection("amortized")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSection(spec, SectionParams{Config: "../../pipeline.amortize.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.write(true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err e
 		return nil, nil, err
 	}
 	for _, spec := range specs {
-		sp := SectionParams{Config: p.Config, BinDir: p.BinDir, InReport: true}
+		sp := SectionParams{Config: p.Config, BinDir: p.BinDir}
 		if spec.OwnConfig {
 			if sp.Config = p.Sections[spec.name]; sp.Config == "" {
 				continue

@@ -23,10 +23,6 @@ type SectionParams struct {
 	// BinDir holds the stage binaries, to say which outputs are stale;
 	// empty skips the check.
 	BinDir string
-	// InReport: the section is written into REPORT.md, where a section
-	// declaring a committed file takes it when none of its stages has
-	// outputs.
-	InReport bool
 }
 
 // Section writes the declared section name (sections/<name>.toml) from the
@@ -40,7 +36,7 @@ func Section(name string, p SectionParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.write(p.InReport)
+	return s.write(false)
 }
 
 // newSection reads the stages of spec from the plan of p.Config.
@@ -62,8 +58,8 @@ func newSection(spec *sectionSpec, p SectionParams) (*section, error) {
 	return s, s.read(p.BinDir)
 }
 
-// write writes the section; in the report, a section with a committed file
-// and no outputs is that file.
+// write writes the section; in REPORT.md (inReport), a section declaring
+// a committed file is that file when none of its stages has outputs.
 func (s *section) write(inReport bool) (string, error) {
 	ran := slices.ContainsFunc(s.data.Obs, func(o *obs) bool { return slices.Contains(s.spec.Parts, o.Part) })
 	if inReport && s.spec.Committed != "" && !ran {
