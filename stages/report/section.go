@@ -250,7 +250,7 @@ func (s *section) read(binDir string) error {
 		}
 		s.data.parts = append(s.data.parts, pt)
 	}
-	if s.spec.Reads == "costs" && len(s.data.Settings) == 0 {
+	if s.spec.Reads == "costs" && len(s.data.Settings) == 0 && len(s.data.parts) > 0 {
 		return fmt.Errorf("%s: no stage instance with estimates.parquet has completed (%d to run): run the pipeline first", s.plan.config, s.data.parts[0].Instances)
 	}
 	return s.derive()
