@@ -136,15 +136,11 @@ func (p *WallPoint) MaxSecs() float64 { return slices.Max(p.SeedSecs) }
 
 func (c scope) Learning() learningSpec { return c.s.spec.Learning }
 
-// HasRuns reports whether some learning run of part has finished.
-func (c scope) HasRuns(part string) bool {
-	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool { return o.Part == part && o.Curve != nil })
-}
-
-// HasPCD reports whether PCD has a finished run in the first part.
-func (c scope) HasPCD() bool {
+// HasRuns reports whether some learning run of part (of the method, if
+// given) has finished.
+func (c scope) HasRuns(part string, method ...string) bool {
 	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool {
-		return o.Part == c.s.spec.Parts[0] && o.Method == c.s.spec.Learning.PCD && o.Curve != nil
+		return o.Part == part && o.Curve != nil && (len(method) == 0 || o.Method == method[0])
 	})
 }
 
