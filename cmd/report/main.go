@@ -1,10 +1,10 @@
 // Command report writes REPORT.md: every table of the RENN paper with this
 // project's numbers, read from the outputs of the paper pipeline, next to
-// the paper's, with plots, the machine, the run time and a discussion; or,
-// with --scale, the cost-against-size table of the README; or, with
-// --amortized, the section on the family networks (pipeline.amortize.toml),
-// which --with-amortized includes in the report. Run
-// 'report --help' for the flags.
+// the paper's, with plots, the machine, the run time, a discussion and the
+// sections beyond the paper; or, with --scale, --amortized or --anymodel,
+// the declared section of that name alone, from the pipeline config given
+// (--with-amortized and --with-anymodel include the latter two in the
+// report). Run 'report --help' for the flags.
 package main
 
 import (
@@ -75,29 +75,14 @@ func (r *root) Validate() error {
 }
 
 func (r *root) Run() error {
-	if r.Scale != "" {
-		p := report.DefaultScaleParams(r.Scale)
-		p.Command = "go run ./cmd/report --scale " + r.Scale
-		table, err := report.ScaleTable(p)
-		if err == nil {
-			fmt.Print(table)
+	for name, config := range map[string]string{"scale": r.Scale, "amortized": r.Amortized, "anymodel": r.AnyModel} {
+		if config != "" {
+			sec, err := report.Section(name, report.SectionParams{Config: config, Command: "go run ./cmd/report --" + name + " " + config})
+			if err == nil {
+				fmt.Print(sec)
+			}
+			return err
 		}
-		return err
-	}
-	if r.AnyModel != "" {
-		sec, err := report.AnyModelSection(report.AnyModelParams{Config: r.AnyModel, Command: "go run ./cmd/report --anymodel " + r.AnyModel})
-		if err == nil {
-			fmt.Print(sec)
-		}
-		return err
-	}
-	if r.Amortized != "" {
-		sec, err := report.AmortizedSection(report.AmortizedParams{Config: r.Amortized,
-			Command: "go run ./cmd/report --amortized " + r.Amortized})
-		if err == nil {
-			fmt.Print(sec)
-		}
-		return err
 	}
 	cmd := "go run ./cmd/report --config " + r.Config + " --out " + r.Out
 	if r.Assets != "report" {
@@ -109,7 +94,8 @@ func (r *root) Run() error {
 	if r.WithAnyModel != "" {
 		cmd += " --with-anymodel " + r.WithAnyModel
 	}
-	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd, Amortized: r.WithAmortized, AnyModel: r.WithAnyModel})
+	err := report.Run(report.Params{Config: r.Config, Out: r.Out, Assets: r.Assets, BinDir: r.Bin, Command: cmd,
+		Sections: map[string]string{"amortized": r.WithAmortized, "anymodel": r.WithAnyModel}})
 	if err == nil {
 		fmt.Fprintf(os.Stderr, "report: wrote %s (figures in %s)\n", r.Out, strings.TrimSuffix(r.Assets, "/"))
 	}

@@ -71,13 +71,13 @@ func TestAmortizedMarkdown(t *testing.T) {
 }
 
 func TestAmortizedSectionNoStages(t *testing.T) {
-	if _, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.scale.toml"}); err == nil || !strings.Contains(err.Error(), "amortized_") {
+	if _, err := Section("amortized", SectionParams{Config: "../../pipeline.scale.toml"}); err == nil || !strings.Contains(err.Error(), "amortized_") {
 		t.Fatalf("err = %v, want one naming the missing amortized_ stages", err)
 	}
 }
 
 func TestAmortizedSectionNotRun(t *testing.T) {
-	got, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml", Command: "go run ./cmd/report --amortized pipeline.amortize.toml"})
+	got, err := Section("amortized", SectionParams{Config: "../../pipeline.amortize.toml", Command: "go run ./cmd/report --amortized pipeline.amortize.toml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRunAmortized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(Params{Config: cfg, Out: out, Amortized: amortized}); err != nil {
+	if err := Run(Params{Config: cfg, Out: out, Sections: map[string]string{"amortized": amortized}}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -151,8 +151,8 @@ func TestRunAmortized(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	contents := strings.Index(doc, "- [Beyond the paper: amortized inference](#"+AmortizedAnchor+")")
-	section := strings.Index(doc, "<a id=\""+AmortizedAnchor+"\"></a>\n\n## Beyond the paper: amortized inference")
+	contents := strings.Index(doc, "- [Beyond the paper: amortized inference](#"+"beyond-the-paper-amortized-inference"+")")
+	section := strings.Index(doc, "<a id=\""+"beyond-the-paper-amortized-inference"+"\"></a>\n\n## Beyond the paper: amortized inference")
 	if contents < 0 || section < 0 || section < strings.LastIndex(doc, "## Table ") {
 		t.Errorf("contents entry at %d, section at %d", contents, section)
 	}
@@ -160,7 +160,7 @@ func TestRunAmortized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(Params{Config: cfg, Out: out, Amortized: scale}); err == nil || !strings.Contains(err.Error(), "amortized_") {
+	if err := Run(Params{Config: cfg, Out: out, Sections: map[string]string{"amortized": scale}}); err == nil || !strings.Contains(err.Error(), "amortized_") {
 		t.Errorf("err = %v, want one naming the missing amortized_ stages", err)
 	}
 }
@@ -169,16 +169,24 @@ func TestRunAmortized(t *testing.T) {
 // section from the committed RESULTS.md and says so; report --amortized,
 // which writes that file, still says "Not run yet".
 func TestAmortizedSectionCommitted(t *testing.T) {
-	results, err := os.ReadFile("../../data/networks/" + ResultsFile)
+	results, err := os.ReadFile("../../data/networks/RESULTS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml", Committed: true})
+	spec, err := loadSection("amortized")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSection(spec, SectionParams{Config: "../../pipeline.amortize.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.write(true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, tables, _ := strings.Cut(string(results), "\n")
-	for _, want := range []string{amortizedHeading + "\n\nThe tables below are data/networks/RESULTS.md, written by `report --amortized ../../pipeline.amortize.toml`", tables} {
+	for _, want := range []string{"## Beyond the paper: amortized inference" + "\n\nThe tables below are data/networks/RESULTS.md, written by `report --amortized ../../pipeline.amortize.toml`", tables} {
 		if !strings.Contains(got, want) {
 			t.Errorf("section lacks %q:\n%s", want, got)
 		}
@@ -186,7 +194,7 @@ func TestAmortizedSectionCommitted(t *testing.T) {
 	if strings.Contains(got, "Not run yet") {
 		t.Errorf("section says Not run yet:\n%s", got)
 	}
-	plain, err := AmortizedSection(AmortizedParams{Config: "../../pipeline.amortize.toml"})
+	plain, err := Section("amortized", SectionParams{Config: "../../pipeline.amortize.toml"})
 	if err != nil || !strings.Contains(plain, "Not run yet") {
 		t.Errorf("report --amortized without outputs: %v\n%s", err, plain)
 	}

@@ -133,7 +133,7 @@ inputs = { models = "models", truth = "exact", pred = ["auto"] }
 	if err := os.WriteFile(cfg, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := AnyModelSection(AnyModelParams{Config: cfg}); err != nil || !strings.Contains(s, "Not run yet: score_budget20") {
+	if s, err := Section("anymodel", SectionParams{Config: cfg}); err != nil || !strings.Contains(s, "Not run yet: score_budget20") {
 		t.Fatalf("before any run: %v\n%s", err, s)
 	}
 	out := func(stage string) string {
@@ -171,7 +171,7 @@ inputs = { models = "models", truth = "exact", pred = ["auto"] }
 	if err := formats.WriteScores(filepath.Join(out("score_budget20"), formats.ScoresFile), scores, prov); err != nil {
 		t.Fatal(err)
 	}
-	s, err := AnyModelSection(AnyModelParams{Config: cfg, Command: "report --anymodel am.toml"})
+	s, err := Section("anymodel", SectionParams{Config: cfg, Command: "report --anymodel am.toml"})
 	if err != nil {
 		t.Fatal(err)
 	}

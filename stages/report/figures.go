@@ -1,13 +1,18 @@
 package report
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // figureSpec declares a figure: the learning curves of a part's runs, a
-// panel per setting; or (the paper's, Plot) a metric against graph size.
+// panel per setting; or (Plot) a metric of the summaries of the section's
+// plot sources against graph size.
 type figureSpec struct {
 	File, Title, Caption string
 	Part, Plot           string
@@ -24,15 +29,48 @@ type figureFile struct {
 func (f figureFile) Title() string   { return f.title }
 func (f figureFile) Caption() string { return f.caption }
 
-// figures are the section's figures whose part has runs.
-func (s *section) figures() []figureFile {
+// figures are the section's figures that have something to draw.
+func (s *section) figures() ([]figureFile, error) {
 	var out []figureFile
 	for _, f := range s.spec.Figures {
-		if fig := s.learningFigure(f.Part); len(fig.Panels) > 0 {
+		var fig score.Figure
+		var err error
+		if f.Plot != "" {
+			fig, err = s.sizeFigure(f.Plot)
+		} else {
+			fig = s.learningFigure(f.Part)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(fig.Panels) > 0 {
 			out = append(out, figureFile{file: f.File, title: f.Title, caption: f.Caption, fig: fig})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// sizeFigure plots metric against graph size from the summaries of the
+// plot sources that have run (score.SizePanels).
+func (s *section) sizeFigure(metric string) (score.Figure, error) {
+	var cols []string
+	var rows []formats.SummaryRow
+	for _, st := range s.spec.PlotSources {
+		f := s.family(st)
+		if f == nil || !f.Present {
+			continue
+		}
+		if cols != nil && !slices.Equal(cols, f.Cols) {
+			return score.Figure{}, fmt.Errorf("%s: group columns %v differ from the other plotted summaries' %v", f.Path, f.Cols, cols)
+		}
+		cols, rows = f.Cols, append(rows, f.Rows...)
+	}
+	i := slices.IndexFunc(score.SizePlots(), func(sp score.SizePlot) bool { return sp.Metric == metric })
+	if i < 0 || len(rows) == 0 {
+		return score.Figure{}, nil
+	}
+	panels, err := score.SizePanels(cols, rows, metric, score.SizePlots()[i].LogY)
+	return score.Figure{Panels: panels}, err
 }
 
 // learningFigure draws the mean test NLL per epoch of every method of
@@ -59,8 +97,8 @@ func (s *section) learningFigure(part string) score.Figure {
 			}
 			panel.Series = append(panel.Series, ser)
 		}
-		if t, ok := aggregate(s.partObs(part, g, outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
-			panel.Series = append(panel.Series, score.Series{Name: "true model", Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
+		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
+			panel.Series = append(panel.Series, score.Series{Name: trueModel, Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}

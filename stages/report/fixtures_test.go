@@ -43,15 +43,11 @@ func readHiddenOf(t *testing.T, cfg string) *section {
 
 // readSection reads the declared section name from the plan of cfg.
 func readSection(name, cfg string) (*section, error) {
-	p, err := readPlan(cfg)
-	if err != nil {
-		return nil, err
-	}
 	spec, err := loadSection(name)
 	if err != nil {
 		return nil, err
 	}
-	return newSection(spec, p, "")
+	return newSection(spec, SectionParams{Config: cfg})
 }
 
 func sectionOf(t *testing.T, name, cfg string) *section {

@@ -11,6 +11,7 @@ import (
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/score"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // hardConfig has a bipartite family that has been scored (but for one
@@ -309,7 +310,7 @@ func TestRunHard(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
-	c := compareSpec{A: "bp", B: "dbp", Same: 1e-3, Stationary: 1e-6}
+	c := outputs.CompareSpec{A: "bp", B: "dbp", Same: 1e-3, Stationary: 1e-6}
 	for _, tc := range []struct {
 		convA, convB       bool
 		dist, fA, fB, resB float64
@@ -324,7 +325,7 @@ func TestVerdict(t *testing.T) {
 		{true, true, 0.9, -20, -18, 1.6, "two different converged points, not both stationary: dbp's F higher by 2.000"},
 		{true, true, 0.9, -20, -18, math.NaN(), "two different converged points, not both stationary: dbp's F higher by 2.000"},
 	} {
-		if got := c.verdict(tc.convA, tc.convB, tc.dist, tc.fA, tc.fB, 0, tc.resB); got != tc.want {
+		if got := verdict(c, tc.convA, tc.convB, tc.dist, tc.fA, tc.fB, 0, tc.resB); got != tc.want {
 			t.Errorf("verdict(%+v) = %q, want %q", tc, got, tc.want)
 		}
 	}

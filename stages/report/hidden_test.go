@@ -84,7 +84,7 @@ func TestHiddenSection(t *testing.T) {
 			t.Errorf("section lacks %q", want)
 		}
 	}
-	if fs := d.figures(); len(fs) != 1 || len(fs[0].fig.Panels) != 1 || len(fs[0].fig.Panels[0].Series) != 4 {
+	if fs, _ := d.figures(); len(fs) != 1 || len(fs[0].fig.Panels) != 1 || len(fs[0].fig.Panels[0].Series) != 4 {
 		t.Errorf("figures %+v: want one, with one panel, three methods and the true model", fs)
 	}
 	if t.Failed() {
@@ -99,7 +99,7 @@ func TestHiddenClaimFails(t *testing.T) {
 	cfg := writeHiddenFixture(t, root, `data = "data"`)
 	d := readHiddenOf(t, cfg)
 	setRENN := func(nll float64) {
-		for _, o := range d.partObs("hidden_", d.data.Settings[0], "renn-mp") {
+		for _, o := range d.data.findIn([]string{"hidden_"}, d.data.Settings[0], "", "renn-mp") {
 			o.Num["nll"] = nll
 		}
 	}

@@ -11,6 +11,10 @@ import (
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
+// trueModel is the row of the true model's test NLL in a learning
+// section's tables and plots (from the runs of outputs.TrueMethod).
+const trueModel = "true model"
+
 // learningSpec declares how a learning section compares methods.
 type learningSpec struct {
 	Reference string   // the method every gap is to (exact learning)
@@ -29,8 +33,8 @@ type learningSpec struct {
 // runs are the learning runs of part of method on g.
 func (s *section) runs(part string, g *group, method string) []metrics.LearningRun {
 	var out []metrics.LearningRun
-	for _, o := range s.data.Find(g, "", method) {
-		if o.Part == part && o.Curve != nil {
+	for _, o := range s.data.findIn([]string{part}, g, "", method) {
+		if o.Curve != nil {
 			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
 		}
 	}
@@ -47,12 +51,12 @@ func (s *section) paired(part string, g *group, method string, tail int, only []
 // (gap_last, ..., text), each a mean over the seeds paired with the
 // reference's (else over its own seeds, without gaps), the seeds, the
 // epochs and the mean seconds per epoch; and the true model's test NLL
-// (method "true model").
+// (method trueModel).
 func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		if t, ok := aggregate(s.partObs(part, g, outputs.TrueMethod), "nll", "mean"); ok {
-			s.data.Add(outputs.NewFact(part, "", g, "", "true model")).Num["nll_last"] = t
+		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok {
+			s.data.Add(outputs.NewFact(part, "", g, "", trueModel)).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
 			runs := s.runs(part, g, m)
@@ -78,15 +82,10 @@ func (s *section) summarise(part string, tail int) {
 				o.Num["epochs"] = max(o.Num["epochs"], float64(len(r.NLL)))
 			}
 			o.Num["seeds"] = float64(len(nlls))
-			o.Num["s_epoch"], _ = aggregate(s.partObs(part, g, m), "epoch_seconds", "mean")
+			o.Num["s_epoch"], _ = aggregate(s.data.findIn([]string{part}, g, "", m), "epoch_seconds", "mean")
 			s.data.Add(o)
 		}
 	}
-}
-
-// partObs are the obs of part of method on g.
-func (s *section) partObs(part string, g *group, method string) []*obs {
-	return slices.DeleteFunc(slices.Clone(s.data.Find(g, "", method)), func(o *obs) bool { return o.Part != part })
 }
 
 // spread is the mean of gaps over seeds, with their range when there are
@@ -137,15 +136,11 @@ func (p *WallPoint) MaxSecs() float64 { return slices.Max(p.SeedSecs) }
 
 func (c scope) Learning() learningSpec { return c.s.spec.Learning }
 
-// HasRuns reports whether some learning run of part has finished.
-func (c scope) HasRuns(part string) bool {
-	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool { return o.Part == part && o.Curve != nil })
-}
-
-// HasPCD reports whether PCD has a finished run in the first part.
-func (c scope) HasPCD() bool {
+// HasRuns reports whether some learning run of part (of the method, if
+// given) has finished.
+func (c scope) HasRuns(part string, method ...string) bool {
 	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool {
-		return o.Part == c.s.spec.Parts[0] && o.Method == c.s.spec.Learning.PCD && o.Curve != nil
+		return o.Part == part && o.Curve != nil && (len(method) == 0 || o.Method == method[0])
 	})
 }
 

@@ -31,11 +31,7 @@ var layoutKeys = []string{"metric", "graph", "size", "gamma"}
 
 // Paper is the set of the paper's tables with where our numbers come from.
 type Paper struct {
-	// PlotSources are the score stages whose summaries the size plots
-	// are drawn from (stages whose settings do not overlap).
-	PlotSources []string     `toml:"plot_sources"`
-	Tables      []Table      `toml:"table"`
-	Figures     []figureSpec `toml:"figure"`
+	Tables []Table `toml:"table"`
 }
 
 // Table is one table of the paper.
@@ -64,6 +60,7 @@ type Column struct {
 	Method string `toml:"method"` // our method name; "true" is the true model's NLL
 	Source string `toml:"source"` // score stage, when not the table's
 	From   string `toml:"from"`   // the paper table its paper numbers come from, when not this one
+	Ref    bool   `toml:"ref"`    // a reference (the true model, exact learning): never the best of a row
 }
 
 // Row is one row of the paper: a metric (inference tables) on a setting.
@@ -193,7 +190,7 @@ func (t *Table) check() error {
 			return err
 		}
 	}
-	for _, c := range (&sectionSpec{Tables: []tableSpec{t.spec()}}).cells() {
+	for _, c := range (&sectionSpec{Tables: []tableSpec{t.spec(nil)}}).cells() {
 		if _, err := parseCell(c); err != nil {
 			return err // a column name the builder cannot read
 		}

@@ -26,24 +26,24 @@ type tableDoc struct {
 }
 
 // fill writes the table doc of t from the data read.
-func fill(t *Table, d *paperData, md string) *tableDoc {
+func (s *section) fill(t *Table, md string) *tableDoc {
 	doc := &tableDoc{T: t, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
 	if t.Kind == KindInference {
 		doc.Stages = nil
 		for _, c := range t.Columns {
-			if f := d.fams[t.columnSource(c)]; f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
+			if f := s.family(t.columnSource(c)); f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
 				doc.NotRun = append(doc.NotRun, f.Stage)
 			}
 			if s := t.columnSource(c); !slices.Contains(doc.Stages, s) {
 				doc.Stages = append(doc.Stages, s)
 			}
 		}
-	} else if n := len(d.learn.NotRun); n > 0 {
-		doc.NotRun = append(doc.NotRun, fmt.Sprintf("%d of %d learn-mrf instances", n, d.learn.Instances))
+	} else if learn := s.part(learnPart); len(learn.NotRun) > 0 {
+		doc.NotRun = append(doc.NotRun, fmt.Sprintf("%d of %d learn-mrf instances", len(learn.NotRun), learn.Instances))
 	}
 	for i := range t.Rows {
 		for j, c := range t.Columns {
-			if st := d.s.paperStat(t, i, j, false); st.ok {
+			if st := s.paperStat(t, i, j, false); st.ok {
 				doc.Models = max(doc.Models, st.n)
 			}
 			if i == 0 && c.From != "" {
@@ -62,7 +62,7 @@ func (s *section) paperStat(t *Table, i, j int, paper bool) stat {
 		v := r.values[j]
 		return stat{ok: v.OK, mean: v.Mean, std: v.Std}
 	}
-	found := slices.DeleteFunc(slices.Clone(s.data.Find(s.data.ByKey[r.setting()], "", c.Method)), func(o *obs) bool { return o.Part != t.partOf(c) })
+	found := s.data.findIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
 	fact := t.factOf(r)
 	mean, ok := aggregate(found, fact, "mean")
 	std, _ := aggregate(found, fact, "std")
@@ -96,23 +96,13 @@ func (t *Table) factOf(r Row) string {
 // paperPart is the part holding the paper's numbers of table n.
 func paperPart(n int) string { return fmt.Sprintf("paper %d", n) }
 
-// metricItems are the row metrics of the paper's tables: the label, the
-// format, and which way is best.
-var metricItems = []metricItem{
-	{Name: "l1", Label: "ℓ1 error", Agg: "mean", Format: "num", Best: "min"},
-	{Name: "corr", Label: "correlation ρ", Agg: "mean", Format: "num", Best: "max"},
-	{Name: "logz_err", Label: "log Z error", Agg: "mean", Format: "num", Best: "min"},
-	{Name: score.Seconds, Label: "seconds per model (ours)", Agg: "mean", Format: "sec", Best: "min"},
-	{Name: "nll", Agg: "mean", Format: "num", Best: "min"},
-	{Name: "epoch_seconds", Agg: "mean", Format: "sec", Best: "min"},
-}
-
 // layoutColumns are the row keys as lead columns, and as a transposed
 // table's column heads.
 var layoutColumns = map[string][2]string{"metric": {"metric", "{metric}"}, "graph": {"graph", "{graph}"}, "size": {"n", "{size}"}, "gamma": {"γ", "{gamma}"}}
 
-// spec declares t as a table of the builder.
-func (t *Table) spec() tableSpec {
+// spec declares t as a table of the builder, its rows' metrics those
+// declared (metrics: label, format, best).
+func (t *Table) spec(metrics []metricItem) tableSpec {
 	missing := "not run"
 	ts := tableSpec{ID: fmt.Sprint(t.Number), Missing: &missing, Ties: true, Counts: true, Corner: "method"}
 	var heads []string
@@ -130,7 +120,7 @@ func (t *Table) spec() tableSpec {
 	}
 	var items []leadColumn
 	for _, c := range t.Columns {
-		items = append(items, leadColumn{Head: c.Name, Cell: cell, Method: c.Method, Part: t.partOf(c), Ref: isReference(c.Method),
+		items = append(items, leadColumn{Head: c.Name, Cell: cell, Method: c.Method, Part: t.partOf(c), Ref: c.Ref,
 			Below: "paper {$m.text@" + c.Name + "#" + paperPart(t.Number) + "}"})
 		ts.Parts = append(ts.Parts, t.partOf(c))
 	}
@@ -142,7 +132,7 @@ func (t *Table) spec() tableSpec {
 			seconds.Listed = append(seconds.Listed, l)
 		}
 	}
-	rows.Metrics, seconds.Metrics = metricItems, metricItems
+	rows.Metrics, seconds.Metrics = metrics, metrics
 	ts.Rows = []rowGroup{rows}
 	if t.Kind == KindInference {
 		ts.Rows = append(ts.Rows, seconds)
@@ -150,11 +140,10 @@ func (t *Table) spec() tableSpec {
 	return ts
 }
 
-// reference methods are not approximations and never the best of a row.
-func isReference(method string) bool { return method == outputs.TrueMethod || method == "exact" }
-
-func better(metric string, a, b float64) bool {
-	if metric == "corr" {
+// better reports whether a is better than b in metric: higher where its
+// declared best is "max", else lower.
+func (s *section) better(metric string, a, b float64) bool {
+	if slices.ContainsFunc(s.spec.Metrics, func(m metricItem) bool { return m.Name == metric && m.Best == "max" }) {
 		return a > b
 	}
 	return a < b

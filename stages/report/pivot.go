@@ -213,13 +213,11 @@ func (d *dataset) evalRef(p piece, b binding) cellValue {
 
 // fact aggregates a fact over the runs at b.
 func (d *dataset) fact(p piece, b binding) cellValue {
-	found, parts := d.Find(b.set, b.model, or(p.onMethod, b.method)), b.parts
+	parts := b.parts
 	if p.onPart != "" {
 		parts = []string{p.onPart}
 	}
-	if parts != nil {
-		found = slices.DeleteFunc(slices.Clone(found), func(o *obs) bool { return !slices.Contains(parts, o.Part) })
-	}
+	found := d.findIn(parts, b.set, b.model, or(p.onMethod, b.method))
 	fact, format := p.fact, p.format
 	if b.metric != nil {
 		fact = strings.Replace(fact, "$m", b.metric.Name, 1)

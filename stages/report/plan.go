@@ -84,3 +84,18 @@ func withPrefix(insts []*instance, prefixes []string) (matched, rest []*instance
 	}
 	return matched, rest
 }
+
+// runTime is a pipeline's run time as the report shows it.
+type runTime struct{ pipeline.RunTime }
+
+// readRunTime sums the stamps of insts and, unless binDir is empty, counts
+// them by state against the binaries in binDir (statusErr says why that
+// failed).
+func readRunTime(p *plan, insts []*instance, binDir string) (rt runTime, statusErr, err error) {
+	pis := make([]*pipeline.Instance, len(insts))
+	for i, inst := range insts {
+		pis[i] = p.pis[inst]
+	}
+	rt.RunTime, statusErr, err = p.pp.RunTime(pis, binDir)
+	return rt, statusErr, err
+}

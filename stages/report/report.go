@@ -3,12 +3,12 @@ package report
 import (
 	"errors"
 	"fmt"
-	"maps"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/template"
 )
 
 // Params are the report parameters.
@@ -24,63 +24,57 @@ type Params struct {
 	BinDir string
 	// Command is how the report was made, printed at its top.
 	Command string
-	// Amortized, when set, is the pipeline config of the family networks
-	// (pipeline.amortize.toml): the report then has the section "Beyond
-	// the paper: amortized inference" from its amortized_* score stages.
-	Amortized string
-	// AnyModel, when set, is the pipeline config of auto against the
-	// single methods (pipeline.anymodel.toml): the report then has the
-	// section "Any model, within a budget" from its score_budget* stages.
-	AnyModel string
+	// Sections are the pipeline configs of the sections that read their
+	// own (own_config), by name: REPORT.md has such a section only when
+	// its config is given.
+	Sections map[string]string
 }
 
-// Run reads the pipeline's outputs and writes the report and its figures.
+// Run reads the pipeline's outputs and writes the report and its figures:
+// the paper's section (its tables, discussion and plots), then the
+// sections beyond the paper.
 func Run(p Params) error {
 	if p.Config == "" || p.Out == "" {
 		return errors.New("need a pipeline config and an output file")
 	}
-	paper, err := PaperTables()
+	spec, err := loadSection("paper")
 	if err != nil {
 		return err
 	}
-	pl, err := readPlan(p.Config)
-	if err != nil {
-		return err
-	}
-	data, err := readPaper(paper, pl)
+	s, err := newSection(spec, SectionParams{Config: p.Config})
 	if err != nil {
 		return err
 	}
 	doc := &docData{Config: p.Config, Command: or(p.Command, fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)), Machine: ThisMachine()}
-	figs, beyond, err := doc.sections(p, pl)
+	figs, beyond, err := doc.sections(p)
 	if err != nil {
 		return err
 	}
 	// The sections' stages are not the paper's: their run time is theirs.
-	_, paperInsts := withPrefix(pl.insts, beyond)
-	if doc.RT, doc.StatusErr, err = readRunTime(pl, paperInsts, p.BinDir); err != nil {
+	_, paperInsts := withPrefix(s.plan.insts, beyond)
+	if doc.RT, doc.StatusErr, err = readRunTime(s.plan, paperInsts, p.BinDir); err != nil {
 		return err
 	}
-	data.s.filled = map[int]*tableDoc{}
-	for i := range paper.Tables {
-		t := &paper.Tables[i]
-		md, err := data.s.build(&data.s.spec.Tables[i], binding{})
+	s.filled = map[int]*tableDoc{}
+	for i := range spec.paper.Tables {
+		t := &spec.paper.Tables[i]
+		md, err := s.build(&spec.Tables[i], binding{})
 		if err != nil {
 			return err
 		}
-		data.s.filled[t.Number] = fill(t, data, md)
-		doc.Tables = append(doc.Tables, *data.s.filled[t.Number])
+		s.filled[t.Number] = s.fill(t, md)
+		doc.Tables = append(doc.Tables, *s.filled[t.Number])
 	}
-	if doc.Discussion, err = data.s.markdown(); err != nil {
+	if doc.Discussion, err = s.markdown(); err != nil {
 		return err
 	}
-	plots, err := data.figures(paper)
+	plots, err := s.figures()
 	if err == nil {
 		doc.Figures, err = writeFigures(p, append(plots, figs...))
 	}
 	var b strings.Builder
 	if err == nil {
-		err = documentTemplate().ExecuteTemplate(&b, "report", doc)
+		err = s.tmpl.ExecuteTemplate(&b, "report", doc)
 	}
 	if err != nil {
 		return err
@@ -89,71 +83,63 @@ func Run(p Params) error {
 }
 
 // sections writes the sections beyond the paper into doc, and returns
-// their figures and the stage patterns they read.
-func (doc *docData) sections(p Params, pl *plan) (figs []figureFile, parts []string, err error) {
-	names, err := reportSections()
+// the figures and stage patterns of those that read the paper's config.
+func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err error) {
+	specs, err := reportSections()
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, name := range names {
-		if name == "amortized" && p.Amortized != "" {
-			md, err := AmortizedSection(AmortizedParams{Config: p.Amortized, Command: "go run ./cmd/report --amortized " + p.Amortized, Committed: true})
+	for _, spec := range specs {
+		sp := SectionParams{Config: p.Config, BinDir: p.BinDir}
+		if spec.OwnConfig {
+			if sp.Config = p.Sections[spec.name]; sp.Config == "" {
+				continue
+			}
+			sp.BinDir, sp.Command = "", "go run ./cmd/report --"+spec.name+" "+sp.Config
+		}
+		s, err := newSection(spec, sp)
+		if err != nil {
+			return nil, nil, err
+		}
+		md, err := s.write(true)
+		if err != nil {
+			return nil, nil, err
+		}
+		doc.Sections = append(doc.Sections, sectionDoc{Title: spec.Title, Anchor: spec.Anchor, Markdown: md, Wrap: spec.WrapAnchor})
+		if !spec.OwnConfig {
+			more, err := s.figures()
 			if err != nil {
 				return nil, nil, err
 			}
-			doc.Sections = append(doc.Sections, sectionDoc{Title: "Beyond the paper: amortized inference", Anchor: AmortizedAnchor, Markdown: md, Wrap: true})
+			figs, parts = append(figs, more...), append(parts, spec.Parts...)
 		}
-		if name == "amortized" {
-			if p.AnyModel != "" {
-				md, err := AnyModelSection(AnyModelParams{Config: p.AnyModel, Command: "go run ./cmd/report --anymodel " + p.AnyModel})
-				if err != nil {
-					return nil, nil, err
-				}
-				doc.Sections = append(doc.Sections, sectionDoc{Title: "Any model, within a budget", Anchor: AnyModelAnchor, Markdown: md})
-			}
-			continue
-		}
-		s, err := openSection(name, pl, p.BinDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		md, err := s.markdown()
-		if err != nil {
-			return nil, nil, err
-		}
-		doc.Sections = append(doc.Sections, sectionDoc{Title: s.spec.Title, Anchor: s.spec.Anchor, Markdown: md})
-		figs, parts = append(figs, s.figures()...), append(parts, s.spec.Parts...)
 	}
 	return figs, parts, nil
 }
 
 // reportSections are the declared sections that REPORT.md has after the
 // paper's tables (in_report), in their declared order.
-func reportSections() ([]string, error) {
-	files, err := sectionFiles.ReadDir("sections")
+func reportSections() ([]*sectionSpec, error) {
+	files, err := fs.Glob(sectionFiles, "sections/*.toml")
 	if err != nil {
 		return nil, err
 	}
-	at := map[string]int{}
+	var out []*sectionSpec
 	for _, f := range files {
-		name, ok := strings.CutSuffix(f.Name(), ".toml")
-		if !ok {
-			continue
-		}
-		spec, err := loadSection(name)
+		spec, err := loadSection(strings.TrimSuffix(path.Base(f), ".toml"))
 		if err != nil {
 			return nil, err
 		}
-		if spec.InReport > 0 {
-			if slices.Contains(slices.Collect(maps.Values(at)), spec.InReport) {
-				return nil, fmt.Errorf("sections/%s.toml: in_report %d is another section's", name, spec.InReport)
-			}
-			at[name] = spec.InReport
+		if spec.InReport == 0 {
+			continue
 		}
+		if i := slices.IndexFunc(out, func(o *sectionSpec) bool { return o.InReport == spec.InReport }); i >= 0 {
+			return nil, fmt.Errorf("%s: in_report %d is %s's", f, spec.InReport, out[i].name)
+		}
+		out = append(out, spec)
 	}
-	names := slices.Collect(maps.Keys(at))
-	slices.SortFunc(names, func(a, b string) int { return at[a] - at[b] })
-	return names, nil
+	slices.SortFunc(out, func(a, b *sectionSpec) int { return a.InReport - b.InReport })
+	return out, nil
 }
 
 // docData is what REPORT.md shows (sections/report.tmpl).
@@ -172,15 +158,6 @@ type docData struct {
 type sectionDoc struct {
 	Title, Anchor, Markdown string
 	Wrap                    bool
-}
-
-// documentTemplate is the template of REPORT.md.
-func documentTemplate() *template.Template {
-	s, err := prepare(&sectionSpec{Title: "report"}, &dataset{})
-	if err != nil {
-		panic(err) // the embedded templates are checked by the tests
-	}
-	return s.tmpl
 }
 
 // writeFigures writes the figures into the assets directory and returns
@@ -240,13 +217,4 @@ func writeFile(path, text string) error {
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
-}
-
-// openSection reads the declared section name.
-func openSection(name string, p *plan, binDir string) (*section, error) {
-	spec, err := loadSection(name)
-	if err != nil {
-		return nil, err
-	}
-	return newSection(spec, p, binDir)
 }

@@ -201,6 +201,12 @@ func TestRun(t *testing.T) {
 	if strings.Contains(doc, "NaN") {
 		t.Error("report shows NaN")
 	}
+	// The sections with a config of their own are left out without it.
+	for _, own := range []string{"## Beyond the paper: amortized inference", "## Any model, within a budget"} {
+		if strings.Contains(doc, own) {
+			t.Errorf("report has %q without its config", own)
+		}
+	}
 	for _, f := range []string{"l1_vs_size.png", "logz_err_vs_size.png", "seconds_vs_size.png", "learning_curves.png"} {
 		data, err := os.ReadFile(filepath.Join(root, "report", f))
 		if err != nil {

@@ -161,25 +161,20 @@ func (s *section) atMost(r *ruleSpec, parts []string) tally {
 }
 
 // ruleRows are the rows an at_most rule is checked on: the settings (or
-// models) of parts, else of the section's first part; a model of several
-// parts is checked in each.
+// models) of parts, else of the section's first part (as a table's
+// rows); a model of several parts is checked in each. A row's values are
+// read from every part.
 func (s *section) ruleRows(r *ruleSpec, parts []string) []binding {
-	var rows []binding
-	switch {
-	case r.Over == "model" && len(parts) > 0:
-		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
-			for _, m := range s.data.ModelsOf(g) {
-				rows = append(rows, binding{set: g, model: m})
-			}
+	axes := []string{"setting"}
+	if r.Over == "model" {
+		axes = []string{"model"}
+		if len(parts) > 0 {
+			axes = []string{"setting", "model"}
 		}
-	case r.Over == "model":
-		for _, m := range s.data.Models {
-			rows = append(rows, binding{model: m})
-		}
-	default:
-		for _, g := range s.settingsOf(&tableSpec{Graph: r.Graph, Parts: parts}) {
-			rows = append(rows, binding{set: g})
-		}
+	}
+	rows := s.rows(&tableSpec{Graph: r.Graph}, rowGroup{Axes: axes}, binding{parts: parts})
+	for i := range rows {
+		rows[i].parts = nil
 	}
 	return rows
 }
@@ -273,7 +268,7 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 				}
 			case "beats":
 				if a.ok && b.ok {
-					side[k].count(better(p.metric, a.mean, b.mean), "")
+					side[k].count(s.better(p.metric, a.mean, b.mean), "")
 				}
 			case "agree":
 				if a.ok && b.ok && (!paper || p.hasStd) {
@@ -356,7 +351,7 @@ func (s *section) modelsText(r *ruleSpec) string {
 func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok bool) {
 	var cols []int
 	for k, c := range t.Columns {
-		if c.From == "" && !isReference(c.Method) && t.Rows[i].values[k].OK {
+		if c.From == "" && !c.Ref && t.Rows[i].values[k].OK {
 			cols = append(cols, k)
 		}
 	}
@@ -365,7 +360,7 @@ func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok 
 	}
 	w = cols[0]
 	for _, k := range cols[1:] {
-		if better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
+		if s.better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
 			w = k
 		}
 	}
@@ -401,8 +396,8 @@ func (s *section) gapRule(r *ruleSpec) tally {
 	var c tally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		gap := func(m string) (float64, bool) {
-			e, okE := aggregate(s.partObs(r.Part, g, l.Reference), "nll", "mean")
-			v, okV := aggregate(s.partObs(r.Part, g, m), "nll", "mean")
+			e, okE := aggregate(s.data.findIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
+			v, okV := aggregate(s.data.findIn([]string{r.Part}, g, "", m), "nll", "mean")
 			return v - e, okE && okV
 		}
 		ref, refOK := math.Inf(1), false

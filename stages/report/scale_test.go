@@ -158,10 +158,16 @@ func row(t *testing.T, table, label string) []string {
 
 func TestScaleTable(t *testing.T) {
 	cfg := writeScaleFixture(t)
-	p := DefaultScaleParams(cfg)
-	p.MinFitN = 16
-	p.Command = "report --scale X"
-	md, err := ScaleTable(p)
+	spec, err := loadSection("scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Cost.MinFitN = 16
+	s, err := newSection(spec, SectionParams{Config: cfg, Command: "report --scale X"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := s.markdown()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +232,7 @@ func TestScaleTablePartial(t *testing.T) {
 	cfg := writeScaleFixture(t, "renn/size=8", "gbp/size=2")
 	// A stamp written before usage was recorded.
 	writeScaleStamp(t, filepath.Join(filepath.Dir(cfg), "data", "bp", "size=4"), 1, 0, 0)
-	md, err := ScaleTable(DefaultScaleParams(cfg))
+	md, err := Section("scale", SectionParams{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +264,7 @@ func TestScaleTableNothingRun(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(scaleFixtureConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ScaleTable(DefaultScaleParams(cfg))
+	_, err := Section("scale", SectionParams{Config: cfg})
 	if err == nil || !strings.Contains(err.Error(), "no stage instance") {
 		t.Errorf("err %v", err)
 	}

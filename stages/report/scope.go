@@ -30,10 +30,11 @@ func (c scope) Models() int               { return len(c.s.data.ModelsOf(c.b.set
 // Settings are the settings of the section's first part.
 func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
 
-// Val is an aggregate of a fact over the scope, of the method given (else
-// of the models themselves); NaN when missing.
+// Val is an aggregate of a fact over the scope (its parts, if narrowed by
+// In), of the method given (else of the models themselves); NaN when
+// missing.
 func (c scope) Val(fact, agg string, method ...string) float64 {
-	v, ok := aggregate(c.s.data.Find(c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
+	v, ok := aggregate(c.s.data.findIn(c.b.parts, c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
 	if !ok {
 		return math.NaN()
 	}
@@ -69,11 +70,15 @@ func (c scope) Texts(fact string) []string {
 }
 
 // Part is what the section read from the stages of a pattern.
-func (c scope) Part(pattern string) *part {
-	if i := slices.IndexFunc(c.s.data.parts, func(p *part) bool { return p.Prefix == pattern }); i >= 0 {
-		return c.s.data.parts[i]
+func (c scope) Part(pattern string) *part { return c.s.part(pattern) }
+
+// part is what the section read from the stages of a pattern; a part it
+// has not is an error of its text.
+func (s *section) part(pattern string) *part {
+	if i := slices.IndexFunc(s.data.parts, func(p *part) bool { return p.Prefix == pattern }); i >= 0 {
+		return s.data.parts[i]
 	}
-	c.s.fail(fmt.Errorf("no part %q", pattern))
+	s.fail(fmt.Errorf("no part %q", pattern))
 	return &part{}
 }
 
@@ -184,47 +189,6 @@ func (c scope) Claim(id string) any {
 	return v
 }
 
-// Converged is method's convergence on the settings of a score stage:
-// the mean of the 0/1 metrics converged and check_failed over its
-// summary, weighted by each setting's runs.
-func (c scope) Converged(stage, method, where string) convergence {
-	share, runs := c.s.share(stage, method, "converged")
-	out := convergence{Where: where, Runs: runs, Percent: 100 * share}
-	if f, n := c.s.share(stage, method, "check_failed"); n > 0 && f > 0 {
-		out.FailedPercent = 100 * f
-	}
-	return out
-}
-
-// convergence is how often a method reported convergence, and how often
-// the shared check refused it.
-type convergence struct {
-	Where                  string
-	Runs                   int
-	Percent, FailedPercent float64
-}
-
-// CheckFailed is the share of method's runs on stage's settings that
-// failed the shared check (NaN without runs).
-func (c scope) CheckFailed(stage, method string) float64 {
-	v, _ := c.s.share(stage, method, "check_failed")
-	return v
-}
-
-func (s *section) share(stage, method, metric string) (float64, int) {
-	total, runs := 0.0, 0
-	for _, o := range s.data.Obs {
-		if v, ok := o.Num[metric]; ok && o.Stage == stage && o.Method == method && !math.IsNaN(v) {
-			total += v * o.Num[metric+"_n"]
-			runs += int(o.Num[metric+"_n"])
-		}
-	}
-	if runs == 0 {
-		return math.NaN(), 0
-	}
-	return total / float64(runs), runs
-}
-
 // ReadoutTol and ConsistencyTol are the shared check's tolerances.
 func (scope) ReadoutTol() float64     { return infer.ReadoutTol }
 func (scope) ConsistencyTol() float64 { return infer.ConsistencyTol }
@@ -259,10 +223,10 @@ func (c scope) PartModels(part string) []string {
 func (c scope) PartMethods(part string) []string { return c.s.methodsIn([]string{part}) }
 
 // Compare is a declared comparison, for its tolerances.
-func (c scope) Compare(name string) compareSpec {
-	if i := slices.IndexFunc(c.s.spec.Compare, func(cs compareSpec) bool { return cs.Name == name }); i >= 0 {
+func (c scope) Compare(name string) outputs.CompareSpec {
+	if i := slices.IndexFunc(c.s.spec.Compare, func(cs outputs.CompareSpec) bool { return cs.Name == name }); i >= 0 {
 		return c.s.spec.Compare[i]
 	}
 	c.s.fail(fmt.Errorf("no comparison %q", name))
-	return compareSpec{}
+	return outputs.CompareSpec{}
 }

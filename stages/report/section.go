@@ -21,10 +21,27 @@ type sectionSpec struct {
 	// InReport is the section's place among those REPORT.md has after the
 	// paper's tables (1 first); 0: not in REPORT.md.
 	InReport int `toml:"in_report"`
+	// OwnConfig: the section reads a pipeline config of its own, not the
+	// paper's, given by the section's name (report --with-<name>); REPORT.md
+	// has the section only when it is given. WrapAnchor puts the anchor
+	// before it there (its text, written on its own too, has none).
+	OwnConfig  bool `toml:"own_config"`
+	WrapAnchor bool `toml:"wrap_anchor"`
+	// Require names a binary: a config without a stage of the parts that
+	// runs it is an error.
+	Require string
+	// Committed is a file in the config's data directory holding the
+	// section as written on its own: REPORT.md takes it when none of the
+	// section's stages has outputs, after its heading CommittedNote (a
+	// template; Var "file" is the file).
+	Committed     string
+	CommittedNote string `toml:"committed_note"`
 	// Reads is what the section reads of its stages: "scores" (every
 	// model's scores, with the estimates, exact ln Z and marginals scored),
 	// "summaries" (score stages' summaries), "learning" (learn-mrf
-	// curves) or "costs" (method stages' estimates and stamps).
+	// curves), "costs" (method stages' estimates and stamps) or "paper"
+	// (the stages of the paper's tables, paper.toml, with the paper's
+	// numbers; the tables are the section's, by number).
 	Reads string
 	// Parts are the stage groups read: the stages whose names begin with a
 	// prefix ("hidden_"), or begin and end as a pattern ("hidden_*_long").
@@ -41,13 +58,21 @@ type sectionSpec struct {
 	Unscored string
 	Notes    map[string]string // text by family (a summaries section's score stage)
 	Beliefs  []string          // methods whose marginals are read, for Compare
-	Compare  []compareSpec
+	Compare  []outputs.CompareSpec
 	Learning learningSpec
 	Cost     outputs.CostSpec
 	Text     string
-	Tables   []tableSpec  `toml:"table"`
-	Figures  []figureSpec `toml:"figure"`
-	Claims   []ruleSpec   `toml:"claim"`
+	// Metrics are the row metrics of the paper's tables (reads "paper").
+	Metrics []metricItem
+	// PlotSources are the score stages whose summaries a Plot figure
+	// draws (stages whose settings do not overlap).
+	PlotSources []string     `toml:"plot_sources"`
+	Tables      []tableSpec  `toml:"table"`
+	Figures     []figureSpec `toml:"figure"`
+	Claims      []ruleSpec   `toml:"claim"`
+
+	name  string // of its file, sections/<name>.toml
+	paper *Paper // the paper's tables, of a section that reads "paper"
 }
 
 //go:embed sections/*.toml sections/*.tmpl
@@ -78,9 +103,18 @@ func loadSection(name string) (*sectionSpec, error) {
 // parseSection parses a section's declaration, checking every key and
 // cell.
 func parseSection(name string, b []byte) (*sectionSpec, error) {
-	var s sectionSpec
+	s := sectionSpec{name: name}
 	if err := decode(name, b, &s); err != nil {
 		return nil, err
+	}
+	if s.Reads == "paper" {
+		var err error
+		if s.paper, err = PaperTables(); err != nil {
+			return nil, err
+		}
+		for i := range s.paper.Tables {
+			s.Tables = append(s.Tables, s.paper.Tables[i].spec(s.Metrics))
+		}
 	}
 	for _, c := range s.cells() {
 		if _, err := parseCell(c); err != nil {
@@ -141,16 +175,6 @@ func colItems(cgs []colGroup) []leadColumn {
 	return out
 }
 
-// newSection reads the data of spec from plan and prepares its text.
-func newSection(spec *sectionSpec, p *plan, binDir string) (*section, error) {
-	s, err := prepare(spec, &dataset{})
-	if err != nil {
-		return nil, err
-	}
-	s.plan = p
-	return s, s.read(binDir)
-}
-
 // prepare parses the text of spec, to be written from data.
 func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 	s := &section{spec: spec, data: data}
@@ -168,6 +192,9 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 	if err == nil {
 		s.tmpl, err = t.New("text").Parse(spec.Text)
 	}
+	if err == nil {
+		_, err = s.tmpl.New("committed").Parse(spec.CommittedNote)
+	}
 	for _, tb := range spec.Tables {
 		for _, part := range [][2]string{{"title:", tb.Title}, {"note:", tb.Note}} {
 			if err == nil {
@@ -183,6 +210,12 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 
 // read reads the stages of every part of the section.
 func (s *section) read(binDir string) error {
+	if s.spec.Reads == "paper" {
+		if err := s.readPaper(); err != nil {
+			return err
+		}
+		return s.derive()
+	}
 	for i, pattern := range s.spec.Parts {
 		pt := newPart(pattern)
 		var all, own []*instance
@@ -210,12 +243,15 @@ func (s *section) read(binDir string) error {
 		case "costs":
 			err = rd.ReadCosts(&pt.Progress)
 		default:
-			err = fmt.Errorf("section %s: reads %q, want scores, summaries, learning or costs", s.spec.Title, s.spec.Reads)
+			err = fmt.Errorf("section %s: reads %q, want scores, summaries, learning, costs or paper", s.spec.Title, s.spec.Reads)
 		}
 		if err != nil {
 			return err
 		}
 		s.data.parts = append(s.data.parts, pt)
+	}
+	if s.spec.Reads == "costs" && len(s.data.Settings) == 0 && len(s.data.parts) > 0 {
+		return fmt.Errorf("%s: no stage instance with estimates.parquet has completed (%d to run): run the pipeline first", s.plan.config, s.data.parts[0].Instances)
 	}
 	return s.derive()
 }
@@ -234,6 +270,7 @@ func (s *section) derive() error {
 	switch s.spec.Reads {
 	case "scores":
 		s.autoRegions()
+		s.verdicts()
 	case "costs":
 		s.reader().CostLabels()
 	case "learning":
@@ -252,7 +289,7 @@ func (s *section) derive() error {
 // reader reads the section's stages into its data.
 func (s *section) reader() *outputs.Reader {
 	r := &outputs.Reader{Store: &s.data.Store, Usage: usage, Parts: s.spec.Parts, Beliefs: s.spec.Beliefs,
-		Columns: s.spec.Columns, Labels: s.spec.Labels, Cost: s.spec.Cost, OnModel: s.compareRuns}
+		Columns: s.spec.Columns, Labels: s.spec.Labels, Cost: s.spec.Cost, Compare: s.spec.Compare}
 	if s.plan != nil {
 		r.Insts, r.CfgDir = s.plan.insts, s.plan.dir
 	}

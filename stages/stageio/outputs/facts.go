@@ -194,9 +194,9 @@ type Reader struct {
 	Columns string
 	Labels  string // "side": settings of a summaries section named 10x10
 	Cost    CostSpec
-	// OnModel, when set, is called on every scored model with its own
-	// facts, once its runs are read (the report's comparisons of runs).
-	OnModel func(mo *Fact, m *ScoredModel)
+	// Compare are the comparisons of two methods' answers recorded on
+	// every scored model, once its runs are read.
+	Compare []CompareSpec
 
 	samplesRead map[string]bool
 }

@@ -2,7 +2,7 @@ package outputs
 
 // Reading score stages model by model (ReadScored) into facts: a
 // model's exact ln Z and shape, every run's scores and estimate, and the
-// comparisons the caller derives from them (OnModel).
+// comparisons of two methods' runs the reader is given (Compare).
 
 import (
 	"encoding/json"
@@ -106,9 +106,7 @@ func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredMode
 			s.runObs(pt, stage, g, m, method, r, pred)
 		}
 	}
-	if s.OnModel != nil {
-		s.OnModel(mo, m)
-	}
+	s.compare(mo, m)
 }
 
 // modelObs returns the facts of model m itself (its exact ln Z and shape),
