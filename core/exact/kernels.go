@@ -444,6 +444,10 @@ const minGemmRun = 16
 // are cut into tiles here and run in turn. The tiles, and the order of the
 // summation within each entry, are the same either way.
 func dgemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if min(m, n) >= minTiledSide {
+		gemm(nativeMicro, tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if k >= denseK || m <= gemmTile || n <= gemmTile {
 		if m*n <= 4*gemmTile*gemmTile || k >= denseK {
 			blas64.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)

@@ -1,0 +1,12 @@
+package exact
+
+import "golang.org/x/sys/cpu"
+
+// testMicros returns the micro kernels this machine runs.
+func testMicros() map[string]microKernel {
+	ms := map[string]microKernel{"go": microGo}
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		ms["avx2"] = microAVX2
+	}
+	return ms
+}

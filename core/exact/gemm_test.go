@@ -1,0 +1,91 @@
+package exact
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/renn-go/renn/core/mrf"
+)
+
+// TestGemmMatchesNaive checks gemm with every micro kernel this machine
+// runs against a triple loop: random shapes (odd sizes, k of 0 and 1, m
+// and n off the tile, k and n over a packed block, products large enough
+// to split), both transpositions of each operand, leading dimensions
+// longer than the rows, and beta 0 (c's old NaNs must not show), 1 and 0.5.
+func TestGemmMatchesNaive(t *testing.T) {
+	r := mrf.NewRand(3)
+	shapes := [][3]int{{1, 1, 1}, {11, 11, 11}, {12, 4, 1}, {13, 5, 0}, {1, 300, 7}, {300, 1, 7}, {5, 7, 600},
+		{25, 270, 3}, {121, 121, 121}, {11, 1331, 121}, {4, 12, 257}, {140, 130, 90}}
+	for range 40 {
+		shapes = append(shapes, [3]int{1 + r.IntN(40), 1 + r.IntN(40), r.IntN(40)})
+	}
+	for name, micro := range testMicros() {
+		for _, s := range shapes {
+			for _, tr := range [][2]blas.Transpose{{blas.NoTrans, blas.NoTrans}, {blas.Trans, blas.NoTrans},
+				{blas.NoTrans, blas.Trans}, {blas.Trans, blas.Trans}} {
+				for _, beta := range []float64{0, 1, 0.5} {
+					checkGemm(t, r, name, micro, tr[0], tr[1], s[0], s[1], s[2], beta)
+				}
+			}
+		}
+	}
+}
+
+func checkGemm(t *testing.T, r *rand.Rand, name string, micro microKernel, tA, tB blas.Transpose, m, n, k int, beta float64) {
+	t.Helper()
+	ar, ac := m, k
+	if tA == blas.Trans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB == blas.Trans {
+		br, bc = n, k
+	}
+	lda, ldb, ldc := ac+r.IntN(3), bc+r.IntN(3), n+r.IntN(3)
+	a := randTable(r, max(ar*lda, 1))
+	b := randTable(r, max(br*ldb, 1))
+	c := randTable(r, m*ldc)
+	want := make([]float64, len(c))
+	for i := range m {
+		for j := range n {
+			s := 0.0
+			for p := range k {
+				x, y := entry(a, lda, tA, i, p), entry(b, ldb, tB, p, j)
+				s += x * y
+			}
+			want[i*ldc+j] = s + beta*c[i*ldc+j]
+		}
+	}
+	if beta == 0 {
+		for i := range c {
+			c[i] = math.NaN()
+		}
+	}
+	orig := slices.Clone(c)
+	gemm(micro, tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+	for i := range m {
+		for j := range n {
+			got, w := c[i*ldc+j], want[i*ldc+j]
+			if math.Abs(got-w) > 1e-12*math.Max(1, math.Abs(w)) {
+				t.Fatalf("%s %c%c m%d n%d k%d beta %v: c[%d,%d] = %v, want %v", name, tA, tB, m, n, k, beta, i, j, got, w)
+			}
+		}
+		for j := n; j < ldc; j++ {
+			if math.Float64bits(c[i*ldc+j]) != math.Float64bits(orig[i*ldc+j]) {
+				t.Fatalf("%s: padding of row %d written", name, i)
+			}
+		}
+	}
+}
+
+// entry returns op(a)[i,j] of a row-major a.
+func entry(a []float64, lda int, tr blas.Transpose, i, j int) float64 {
+	if tr == blas.Trans {
+		return a[j*lda+i]
+	}
+	return a[i*lda+j]
+}
