@@ -7,38 +7,87 @@ import (
 )
 
 // gemm computes c = a·b + beta·c (op(a) m×k, op(b) k×n, c m×n row-major
-// with leading dimension ldc), the arguments as Dgemm's with alpha 1, by
-// register-blocked tiles: both operands are packed into panels (which
-// makes transposition free), and micro computes each tile of mr×nr
-// entries of c from a panel of mr rows and one of nr columns, summing over
-// k in blocks of gemmKC. Every entry of c is summed in the same order
-// whatever the tiling of the other dimensions, and large products are
-// split between two workers by columns, so the result does not depend on
-// the number of cores.
+// with leading dimension ldc), the arguments as Dgemm's with alpha 1; see
+// gatherGemm.
 func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	buf := gemmBuffers.Get().(*gemmBuffer)
+	defer gemmBuffers.Put(buf)
+	off := grow(buf.off, 2*(m+n+k))
+	buf.off = off
+	strided := func(n, s int) []int {
+		o := off[:n:n]
+		off = off[n:]
+		for i := range o {
+			o[i] = i * s
+		}
+		return o
+	}
+	ars, acs := lda, 1
+	if tA == blas.Trans {
+		ars, acs = 1, lda
+	}
+	brs, bcs := ldb, 1
+	if tB == blas.Trans {
+		brs, bcs = 1, ldb
+	}
+	ga := gathered{a, strided(m, ars), strided(k, acs), ars == 1, acs == 1}
+	gb := gathered{b, strided(k, brs), strided(n, bcs), brs == 1, bcs == 1}
+	gc := gathered{c, strided(m, ldc), strided(n, 1), ldc == 1, true}
+	gatherGemm(micro, buf, m, n, k, ga, gb, beta, gc)
+}
+
+// gathered is a matrix whose entry (i, j) lies at s[rows[i]+cols[j]]: a
+// table read as a matrix over two groups of its variables in any layout.
+// unitRows and unitCols say that rows or columns are consecutive entries
+// (offsets rising by one), which packing and storing read and write as
+// runs.
+type gathered struct {
+	s                  []float64
+	rows, cols         []int
+	unitRows, unitCols bool
+}
+
+func newGathered(s []float64, rows, cols []int) gathered {
+	return gathered{s, rows, cols, consecutive(rows), consecutive(cols)}
+}
+
+// consecutive reports whether off rises by one from entry to entry.
+func consecutive(off []int) bool {
+	for i := 1; i < len(off); i++ {
+		if off[i] != off[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+func (g gathered) transpose() gathered {
+	return gathered{g.s, g.cols, g.rows, g.unitCols, g.unitRows}
+}
+
+// gatherGemm computes c = a·b + beta·c (a m×k, b k×n, c m×n) by
+// register-blocked tiles: both operands are packed into panels (which
+// reads any layout, so tables need no permutation first), and micro
+// computes each tile of mr×nr entries of c from a panel of mr rows and one
+// of nr columns, summing over k in blocks of gemmKC. Every entry of c is
+// summed in the same order whatever the tiling of the other dimensions,
+// and large products are split between two workers by columns, so the
+// result does not depend on the number of cores. buf is the caller's
+// packing space.
+func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered) {
 	if m == 0 || n == 0 {
 		return
 	}
-	l := operand{a, lda, 1}
-	if tA == blas.Trans {
-		l = operand{a, 1, lda}
-	}
-	r := operand{b, ldb, 1}
-	if tB == blas.Trans {
-		r = operand{b, 1, ldb}
-	}
-	out := operand{c, ldc, 1}
 	// The tiles are mr rows by nr columns: computing c transposed (its
 	// rows from b) pads less when m is the shorter side.
 	if padded(m, gemmMR)*padded(n, gemmNR) > padded(n, gemmMR)*padded(m, gemmNR) {
-		l, r = operand{b, r.cs, r.rs}, operand{a, l.cs, l.rs}
-		out = operand{c, 1, ldc}
+		a, b, c = b.transpose(), a.transpose(), c.transpose()
 		m, n = n, m
 	}
-	job := gemmJob{micro: micro, l: l, r: r, c: out, m: m, k: k, beta: beta}
+	job := gemmJob{micro: micro, l: a, r: b, c: c, m: m, k: k, beta: beta}
 	panels := padded(n, gemmNR) / gemmNR
 	if m*n*k < gemmParallelMin || panels < 2 {
-		job.columns(0, n)
+		job.columns(buf, 0, n)
 		return
 	}
 	mid := panels / 2 * gemmNR
@@ -47,9 +96,11 @@ func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, ld
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		other.columns(mid, n)
+		b := gemmBuffers.Get().(*gemmBuffer)
+		defer gemmBuffers.Put(b)
+		other.columns(b, mid, n)
 	}()
-	job.columns(0, mid)
+	job.columns(buf, 0, mid)
 	wg.Wait()
 }
 
@@ -57,9 +108,9 @@ func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, ld
 // k: a tile from a packed panel of rows and one of columns.
 type microKernel func(k int, a, b, t []float64)
 
-// The tile's rows and columns, and the blocks of the summed dimension and
-// of the columns that are packed at once (a block of b's columns is
-// gemmKC×gemmNC entries, 512 KiB: it stays in the L2 cache).
+// The tile's rows and columns, and the blocks of the summed dimension, of
+// the columns and of the rows that are packed at once (a block of b's
+// columns is gemmKC×gemmNC entries, 512 KiB: it stays in the L2 cache).
 const (
 	gemmMR          = 12
 	gemmNR          = 4
@@ -69,30 +120,24 @@ const (
 	gemmParallelMin = 1 << 20
 )
 
-// operand is a matrix: entry (i, j) at s[i*rs+j*cs].
-type operand struct {
-	s      []float64
-	rs, cs int
-}
-
 type gemmJob struct {
 	micro   microKernel
-	l, r, c operand
+	l, r, c gathered
 	m, k    int
 	beta    float64
 }
 
 var gemmBuffers = sync.Pool{New: func() any { return new(gemmBuffer) }}
 
+// gemmBuffer is one worker's packing space.
 type gemmBuffer struct {
 	l, r []float64
+	off  []int
 	t    [gemmMR * gemmNR]float64
 }
 
 // columns computes the columns j0 to j1 of c.
-func (g *gemmJob) columns(j0, j1 int) {
-	buf := gemmBuffers.Get().(*gemmBuffer)
-	defer gemmBuffers.Put(buf)
+func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 	for jc := j0; jc < j1; jc += gemmNC {
 		nc := min(gemmNC, j1-jc)
 		for pc := 0; pc < max(g.k, 1); pc += gemmKC {
@@ -127,29 +172,30 @@ func (g *gemmJob) block(buf *gemmBuffer, ic, mc, jc, nc, kc int, beta float64) {
 // store writes the valid mr×nr corner of tile t to c at (i0, j0).
 func (g *gemmJob) store(t []float64, i0, j0, mr, nr int, beta float64) {
 	c := g.c
-	for i := range mr {
+	cols := c.cols[j0 : j0+nr]
+	for i, ro := range c.rows[i0 : i0+mr] {
 		row := t[i*gemmNR : i*gemmNR+nr]
-		o := (i0+i)*c.rs + j0*c.cs
-		switch {
-		case c.cs == 1 && beta == 0 && nr == gemmNR:
-			dst := c.s[o : o+gemmNR]
-			dst[0], dst[1], dst[2], dst[3] = row[0], row[1], row[2], row[3]
-		case c.cs == 1 && beta == 1:
-			dst := c.s[o : o+nr]
-			for j, v := range row {
-				dst[j] += v
+		if c.unitCols && nr == gemmNR && (beta == 0 || beta == 1) {
+			dst := c.s[ro+cols[0] : ro+cols[0]+gemmNR]
+			if beta == 0 {
+				dst[0], dst[1], dst[2], dst[3] = row[0], row[1], row[2], row[3]
+			} else {
+				dst[0], dst[1], dst[2], dst[3] = dst[0]+row[0], dst[1]+row[1], dst[2]+row[2], dst[3]+row[3]
 			}
-		case beta == 0:
-			for j, v := range row {
-				c.s[o+j*c.cs] = v
+			continue
+		}
+		switch beta {
+		case 0:
+			for j, co := range cols {
+				c.s[ro+co] = row[j]
 			}
-		case beta == 1:
-			for j, v := range row {
-				c.s[o+j*c.cs] += v
+		case 1:
+			for j, co := range cols {
+				c.s[ro+co] += row[j]
 			}
 		default:
-			for j, v := range row {
-				c.s[o+j*c.cs] = beta*c.s[o+j*c.cs] + v
+			for j, co := range cols {
+				c.s[ro+co] = beta*c.s[ro+co] + row[j]
 			}
 		}
 	}
@@ -157,30 +203,34 @@ func (g *gemmJob) store(t []float64, i0, j0, mr, nr int, beta float64) {
 
 // packRows packs rows i0 to i0+m, columns p0 to p0+kc of l into panels of
 // gemmMR rows, each laid out column after column (kc×gemmMR), rows past m
-// zero. It reads l along its unit stride.
-func packRows(dst []float64, l operand, i0, m, p0, kc int) []float64 {
+// zero.
+func packRows(dst []float64, l gathered, i0, m, p0, kc int) []float64 {
 	dst = grow(dst, padded(m, gemmMR)*kc)
+	cols := l.cols[p0 : p0+kc]
 	for ir := 0; ir < m; ir += gemmMR {
 		panel := dst[ir*kc : (ir+gemmMR)*kc]
 		rows := min(gemmMR, m-ir)
 		if rows < gemmMR {
 			clear(panel)
 		}
-		o := (i0+ir)*l.rs + p0*l.cs
-		if l.cs == 1 {
-			for i := range rows {
-				src := l.s[o+i*l.rs : o+i*l.rs+kc]
-				for p, v := range src {
+		rowOff := l.rows[i0+ir : i0+ir+rows]
+		switch {
+		case l.unitCols && kc > 0:
+			for i, ro := range rowOff {
+				for p, v := range l.s[ro+cols[0] : ro+cols[0]+kc] {
 					panel[p*gemmMR+i] = v
 				}
 			}
-			continue
-		}
-		for p := range kc {
-			col := panel[p*gemmMR : p*gemmMR+rows]
-			src := l.s[o+p*l.cs : o+p*l.cs+rows]
-			for i, v := range src {
-				col[i] = v
+		case l.unitRows:
+			for p, co := range cols {
+				col := panel[p*gemmMR : p*gemmMR+rows]
+				copySmall(col, l.s[rowOff[0]+co:rowOff[0]+co+rows])
+			}
+		default:
+			for i, ro := range rowOff {
+				for p, co := range cols {
+					panel[p*gemmMR+i] = l.s[ro+co]
+				}
 			}
 		}
 	}
@@ -189,49 +239,54 @@ func packRows(dst []float64, l operand, i0, m, p0, kc int) []float64 {
 
 // packColumns packs rows p0 to p0+kc, columns j0 to j0+nc of r into panels
 // of gemmNR columns, each laid out row after row (kc×gemmNR), columns past
-// nc zero. It reads r along its unit stride.
-func packColumns(dst []float64, r operand, p0, kc, j0, nc int) []float64 {
+// nc zero.
+func packColumns(dst []float64, r gathered, p0, kc, j0, nc int) []float64 {
 	dst = grow(dst, padded(nc, gemmNR)*kc)
+	rows := r.rows[p0 : p0+kc]
 	for jr := 0; jr < nc; jr += gemmNR {
 		panel := dst[jr*kc : (jr+gemmNR)*kc]
-		cols := min(gemmNR, nc-jr)
-		o := p0*r.rs + (j0+jr)*r.cs
-		switch {
-		case r.cs == 1 && cols == gemmNR:
-			for p := range kc {
-				src := r.s[o+p*r.rs : o+p*r.rs+gemmNR]
+		cols := r.cols[j0+jr : j0+min(jr+gemmNR, nc)]
+		if len(cols) == gemmNR && r.unitCols {
+			c0 := cols[0]
+			for p, ro := range rows {
+				src := r.s[ro+c0 : ro+c0+gemmNR]
 				row := panel[p*gemmNR : p*gemmNR+gemmNR]
 				row[0], row[1], row[2], row[3] = src[0], src[1], src[2], src[3]
 			}
-		case r.rs == 1:
-			if cols < gemmNR {
-				clear(panel)
+			continue
+		}
+		if len(cols) == gemmNR {
+			c0, c1, c2, c3 := cols[0], cols[1], cols[2], cols[3]
+			for p, ro := range rows {
+				row := panel[p*gemmNR : p*gemmNR+gemmNR]
+				row[0], row[1], row[2], row[3] = r.s[ro+c0], r.s[ro+c1], r.s[ro+c2], r.s[ro+c3]
 			}
-			for j := range cols {
-				src := r.s[o+j*r.cs : o+j*r.cs+kc]
-				for p, v := range src {
-					panel[p*gemmNR+j] = v
-				}
-			}
-		default:
-			clear(panel)
-			for p := range kc {
-				row := panel[p*gemmNR : p*gemmNR+cols]
-				src := r.s[o+p*r.rs : o+p*r.rs+cols]
-				for j, v := range src {
-					row[j] = v
-				}
+			continue
+		}
+		clear(panel)
+		for j, co := range cols {
+			for p, ro := range rows {
+				panel[p*gemmNR+j] = r.s[ro+co]
 			}
 		}
 	}
 	return dst
 }
 
+// copySmall copies src to dst: a loop, cheaper than copy's call on the
+// few entries of a panel's column.
+func copySmall(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = v
+	}
+}
+
 // grow returns s resized to n entries, reallocated (at least doubling)
 // when too short.
-func grow(s []float64, n int) []float64 {
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float64, max(n, 2*cap(s)))[:n]
+		return make([]T, max(n, 2*cap(s)))[:n]
 	}
 	return s[:n]
 }

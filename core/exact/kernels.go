@@ -19,11 +19,14 @@ import (
 //
 //	out[L,R] = x[L,K] · y[K,R]
 //
-// is one call of gonum's Dgemm, on tables laid out with B outermost and each
-// group's variables in one order. Operands not so laid out are permuted into
-// a scratch table first, and the product lands in a scratch table when the
-// output is not laid out so (or when its fastest dimension would be short:
-// Dgemm sweeps the output's rows).
+// is one matrix product. Products whose output is at least minTiledSide
+// long on both sides run as gatherGemm on the tables where they lie (its
+// packing reads any layout, by the offsets of each group's states). Thinner
+// ones are gonum's Dgemm, on tables laid out with B outermost and each
+// group's variables in one order: operands not so laid out are permuted
+// into a scratch table first, and the product lands in a scratch table
+// when the output is not laid out so (or when its fastest dimension would
+// be short: Dgemm sweeps the output's rows).
 type kernel struct {
 	card       []int
 	xv, yv, ov []int
@@ -40,6 +43,23 @@ type matmul struct {
 	tA, tB         blas.Transpose
 	lda, ldb       int
 	nb, nl, nk, nr int
+	groups         [4][]int // B, L, K, R (after swap)
+	g              *gatherOffsets
+}
+
+// gatherOffsets are the offsets of the states of each group in the tables
+// as they lie (after swap): the batch in x, y and out, L and K in x, K and
+// R in y, L and R in out. With them the products read and write the
+// tables in place.
+type gatherOffsets struct {
+	xb, yb, ob []int
+	x, y, out  gathered // L×K, K×R and L×R, without their tables
+}
+
+func groupOffsets(card, vs, layout []int) []int {
+	off := make([]int, tableSize(card, vs))
+	odometer(card, vs, stridesIn(card, layout, vs), func(i, o int) { off[i] = o })
+	return off
 }
 
 // Thresholds of matrix products: the summed group and the output's rows
@@ -81,10 +101,21 @@ func newKernel(card []int, xv, yv, ov []int) *kernel {
 }
 
 // prepare makes the permutations of the operands and the output into the
-// layouts the products read and write.
+// layouts the products read and write, or, for products gemm tiles, the
+// offsets it reads and writes them by in place.
 func (m *matmul) prepare(card []int, xv, yv, ov []int) {
 	if m.swap {
 		xv, yv = yv, xv
+	}
+	if min(m.nl, m.nr) >= minTiledSide {
+		b, l, k, r := m.groups[0], m.groups[1], m.groups[2], m.groups[3]
+		m.g = &gatherOffsets{
+			xb: groupOffsets(card, b, xv), yb: groupOffsets(card, b, yv), ob: groupOffsets(card, b, ov),
+			x:   newGathered(nil, groupOffsets(card, l, xv), groupOffsets(card, k, xv)),
+			y:   newGathered(nil, groupOffsets(card, k, yv), groupOffsets(card, r, yv)),
+			out: newGathered(nil, groupOffsets(card, l, ov), groupOffsets(card, r, ov)),
+		}
+		return
 	}
 	if !slices.Equal(xv, m.xs) {
 		m.xp = newPermutation(card, xv, m.xs)
@@ -210,6 +241,7 @@ func newMatmul(card []int, xv, yv, ov []int) *matmul {
 		m.nl, m.nr = m.nr, m.nl
 	}
 	m.os = concat(b, l, r)
+	m.groups = [4][]int{b, l, k, r}
 	// Dgemm sweeps rows of the output (x read L×K or K×L, y K×R) or, when
 	// K is much longer, takes dot products along K (x L×K, y R×K).
 	dot := m.nk >= minGemmDot && m.nk > 2*m.nr
@@ -257,7 +289,7 @@ func concat(parts ...[]int) []int {
 // pool at once.
 func (k *kernel) scratch() int64 {
 	m := k.mm
-	if m == nil {
+	if m == nil || m.g != nil {
 		return 0
 	}
 	var n int64
@@ -285,6 +317,10 @@ func (k *kernel) run(x, y, out []float64, pl *pool) {
 	m := k.mm
 	if m.swap {
 		x, y = y, x
+	}
+	if m.g != nil {
+		m.gather(x, y, out)
+		return
 	}
 	xs, ys, os := x, y, out
 	if m.xp != nil {
@@ -337,6 +373,36 @@ func (m *matmul) multiply(x, y, out []float64) {
 	for b := range half {
 		one(b)
 	}
+	wg.Wait()
+}
+
+// gather runs the batch of products on the tables in place, the batches
+// split between two workers as multiply does.
+func (m *matmul) gather(x, y, out []float64) {
+	g := m.g
+	one := func(buf *gemmBuffer, b int) {
+		gx, gy, gout := g.x, g.y, g.out
+		gx.s, gy.s, gout.s = x[g.xb[b]:], y[g.yb[b]:], out[g.ob[b]:]
+		gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
+	}
+	run := func(lo, hi int) {
+		buf := gemmBuffers.Get().(*gemmBuffer)
+		defer gemmBuffers.Put(buf)
+		for b := lo; b < hi; b++ {
+			one(buf, b)
+		}
+	}
+	if m.nb < 2 || m.nb*m.nl*m.nk*m.nr < parallelMin {
+		run(0, m.nb)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		run(m.nb/2, m.nb)
+	}()
+	run(0, m.nb/2)
 	wg.Wait()
 }
 
@@ -437,7 +503,8 @@ func gemmEfficient(tB blas.Transpose, n, k int) bool {
 // minGemmRun is the shortest run of entries the matrix products sweep.
 const minGemmRun = 16
 
-// dgemm is c = a·b + beta·c by gonum's Dgemm, which shares large products
+// dgemm is c = a·b + beta·c: by gemm when c is at least minTiledSide long
+// on both sides, else by gonum's Dgemm, which shares large products
 // between goroutines in tiles of 64x64 entries of c, each tile a goroutine.
 // Products that are large in c but thin in k (a few multiply-adds per
 // entry) would spend more on the goroutines than on the arithmetic; they
