@@ -184,6 +184,17 @@ func (g *gemmJob) store(t []float64, i0, j0, mr, nr int, beta float64) {
 			}
 			continue
 		}
+		if c.unitCols && (beta == 0 || beta == 1) {
+			dst := c.s[ro+cols[0] : ro+cols[0]+nr]
+			if beta == 0 {
+				copySmall(dst, row)
+				continue
+			}
+			for j, v := range row {
+				dst[j] += v
+			}
+			continue
+		}
 		switch beta {
 		case 0:
 			for j, co := range cols {
