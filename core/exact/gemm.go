@@ -293,11 +293,10 @@ func copySmall(dst, src []float64) {
 	}
 }
 
-// grow returns s resized to n entries, reallocated (at least doubling)
-// when too short.
+// grow returns s resized to n entries, reallocated when too short.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, max(n, 2*cap(s)))[:n]
+		return make([]T, n)
 	}
 	return s[:n]
 }

@@ -52,8 +52,21 @@ type matmul struct {
 // R in y, L and R in out. With them the products read and write the
 // tables in place.
 type gatherOffsets struct {
-	xb, yb, ob []int
-	x, y, out  gathered // L×K, K×R and L×R, without their tables
+	bCard     []int    // the batch variables' states
+	bStride   [3][]int // their strides in x, y and out
+	x, y, out gathered // L×K, K×R and L×R, without their tables
+}
+
+// batch returns the offsets of batch b in x, y and out.
+func (g *gatherOffsets) batch(b int) (ox, oy, oo int) {
+	for d := len(g.bCard) - 1; d >= 0; d-- {
+		i := b % g.bCard[d]
+		b /= g.bCard[d]
+		ox += i * g.bStride[0][d]
+		oy += i * g.bStride[1][d]
+		oo += i * g.bStride[2][d]
+	}
+	return ox, oy, oo
 }
 
 func groupOffsets(card, vs, layout []int) []int {
@@ -109,11 +122,15 @@ func (m *matmul) prepare(card []int, xv, yv, ov []int) {
 	}
 	if min(m.nl, m.nr) >= minTiledSide {
 		b, l, k, r := m.groups[0], m.groups[1], m.groups[2], m.groups[3]
-		m.g = &gatherOffsets{
-			xb: groupOffsets(card, b, xv), yb: groupOffsets(card, b, yv), ob: groupOffsets(card, b, ov),
-			x:   newGathered(nil, groupOffsets(card, l, xv), groupOffsets(card, k, xv)),
-			y:   newGathered(nil, groupOffsets(card, k, yv), groupOffsets(card, r, yv)),
-			out: newGathered(nil, groupOffsets(card, l, ov), groupOffsets(card, r, ov)),
+		bCard := make([]int, len(b))
+		for d, v := range b {
+			bCard[d] = card[v]
+		}
+		m.g = &gatherOffsets{bCard: bCard,
+			bStride: [3][]int{stridesIn(card, xv, b), stridesIn(card, yv, b), stridesIn(card, ov, b)},
+			x:       newGathered(nil, groupOffsets(card, l, xv), groupOffsets(card, k, xv)),
+			y:       newGathered(nil, groupOffsets(card, k, yv), groupOffsets(card, r, yv)),
+			out:     newGathered(nil, groupOffsets(card, l, ov), groupOffsets(card, r, ov)),
 		}
 		return
 	}
@@ -382,7 +399,8 @@ func (m *matmul) gather(x, y, out []float64) {
 	g := m.g
 	one := func(buf *gemmBuffer, b int) {
 		gx, gy, gout := g.x, g.y, g.out
-		gx.s, gy.s, gout.s = x[g.xb[b]:], y[g.yb[b]:], out[g.ob[b]:]
+		ox, oy, oo := g.batch(b)
+		gx.s, gy.s, gout.s = x[ox:], y[oy:], out[oo:]
 		gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
 	}
 	run := func(lo, hi int) {
