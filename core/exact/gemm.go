@@ -12,16 +12,6 @@ import (
 func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	buf := gemmBuffers.Get().(*gemmBuffer)
 	defer gemmBuffers.Put(buf)
-	off := grow(buf.off, 2*(m+n+k))
-	buf.off = off
-	strided := func(n, s int) []int {
-		o := off[:n:n]
-		off = off[n:]
-		for i := range o {
-			o[i] = i * s
-		}
-		return o
-	}
 	ars, acs := lda, 1
 	if tA == blas.Trans {
 		ars, acs = 1, lda
@@ -30,35 +20,76 @@ func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, ld
 	if tB == blas.Trans {
 		brs, bcs = 1, ldb
 	}
-	ga := gathered{a, strided(m, ars), strided(k, acs), ars == 1, acs == 1}
-	gb := gathered{b, strided(k, brs), strided(n, bcs), brs == 1, bcs == 1}
-	gc := gathered{c, strided(m, ldc), strided(n, 1), ldc == 1, true}
-	gatherGemm(micro, buf, m, n, k, ga, gb, beta, gc)
+	ga := newGathered(a, group{step: ars}, group{step: acs})
+	gb := newGathered(b, group{step: brs}, group{step: bcs})
+	gatherGemm(micro, buf, m, n, k, ga, gb, beta, newGathered(c, group{step: ldc}, group{step: 1}))
 }
 
-// gathered is a matrix whose entry (i, j) lies at s[rows[i]+cols[j]]: a
+// group gives the offsets of the joint states of some variables of a
+// table (row-major, the last fastest) under their strides, or of one
+// dimension of stride step when card is nil.
+type group struct {
+	card, stride []int
+	step         int
+}
+
+// fill sets dst to the offsets of states start to start+len(dst)-1.
+func (g group) fill(dst []int, start int) {
+	if g.card == nil {
+		for i := range dst {
+			dst[i] = (start + i) * g.step
+		}
+		return
+	}
+	n := len(g.card)
+	var idx [64]int // a table of 2^63 entries has at most 63 variables
+	off := 0
+	for d := n - 1; d >= 0; d-- {
+		idx[d] = start % g.card[d]
+		start /= g.card[d]
+		off += idx[d] * g.stride[d]
+	}
+	for i := range dst {
+		dst[i] = off
+		for d := n - 1; d >= 0; d-- {
+			idx[d]++
+			off += g.stride[d]
+			if idx[d] < g.card[d] {
+				break
+			}
+			off -= g.stride[d] * idx[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// consecutive reports whether the offsets rise by one from state to state.
+func (g group) consecutive() bool {
+	if g.card == nil {
+		return g.step == 1
+	}
+	step := 1
+	for d := len(g.card) - 1; d >= 0; d-- {
+		if g.card[d] > 1 && g.stride[d] != step {
+			return false
+		}
+		step *= g.card[d]
+	}
+	return true
+}
+
+// gathered is a matrix whose entry (i, j) lies at s[rows(i)+cols(j)]: a
 // table read as a matrix over two groups of its variables in any layout.
-// unitRows and unitCols say that rows or columns are consecutive entries
-// (offsets rising by one), which packing and storing read and write as
-// runs.
+// unitRows and unitCols say that rows or columns are consecutive entries,
+// which packing and storing read and write as runs.
 type gathered struct {
 	s                  []float64
-	rows, cols         []int
+	rows, cols         group
 	unitRows, unitCols bool
 }
 
-func newGathered(s []float64, rows, cols []int) gathered {
-	return gathered{s, rows, cols, consecutive(rows), consecutive(cols)}
-}
-
-// consecutive reports whether off rises by one from entry to entry.
-func consecutive(off []int) bool {
-	for i := 1; i < len(off); i++ {
-		if off[i] != off[i-1]+1 {
-			return false
-		}
-	}
-	return true
+func newGathered(s []float64, rows, cols group) gathered {
+	return gathered{s, rows, cols, rows.consecutive(), cols.consecutive()}
 }
 
 func (g gathered) transpose() gathered {
@@ -109,13 +140,14 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 type microKernel func(k int, a, b, t []float64)
 
 // The tile's rows and columns, and the blocks of the summed dimension, of
-// the columns and of the rows that are packed at once (a block of b's
-// columns is gemmKC×gemmNC entries, 512 KiB: it stays in the L2 cache).
+// the columns and of the rows that are packed at once: a worker's packed
+// blocks take about 250 KiB (they stay in the L2 cache, and the few
+// workers' buffers add little to a solve's peak memory).
 const (
 	gemmMR          = 12
 	gemmNR          = 4
-	gemmKC          = 256
-	gemmNC          = 256
+	gemmKC          = 128
+	gemmNC          = 128
 	gemmMC          = 120
 	gemmParallelMin = 1 << 20
 )
@@ -129,51 +161,62 @@ type gemmJob struct {
 
 var gemmBuffers = sync.Pool{New: func() any { return new(gemmBuffer) }}
 
-// gemmBuffer is one worker's packing space.
+// gemmBuffer is one worker's packing space, with the offsets of the rows
+// and columns of a block in l, r and c.
 type gemmBuffer struct {
-	l, r []float64
-	off  []int
-	t    [gemmMR * gemmNR]float64
+	l, r         []float64
+	lRows, cRows [gemmMC]int
+	lCols, rRows [gemmKC]int
+	rCols, cCols [gemmNC]int
+	t            [gemmMR * gemmNR]float64
 }
 
 // columns computes the columns j0 to j1 of c.
 func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 	for jc := j0; jc < j1; jc += gemmNC {
 		nc := min(gemmNC, j1-jc)
+		g.r.cols.fill(buf.rCols[:nc], jc)
+		g.c.cols.fill(buf.cCols[:nc], jc)
 		for pc := 0; pc < max(g.k, 1); pc += gemmKC {
 			kc := min(gemmKC, g.k-pc)
 			beta := g.beta
 			if pc > 0 {
 				beta = 1
 			}
-			buf.r = packColumns(buf.r, g.r, pc, kc, jc, nc)
+			g.r.rows.fill(buf.rRows[:kc], pc)
+			g.l.cols.fill(buf.lCols[:kc], pc)
+			buf.r = packColumns(buf.r, g.r, buf.rRows[:kc], buf.rCols[:nc])
 			for ic := 0; ic < g.m; ic += gemmMC {
 				mc := min(gemmMC, g.m-ic)
-				buf.l = packRows(buf.l, g.l, ic, mc, pc, kc)
-				g.block(buf, ic, mc, jc, nc, kc, beta)
+				g.l.rows.fill(buf.lRows[:mc], ic)
+				g.c.rows.fill(buf.cRows[:mc], ic)
+				buf.l = packRows(buf.l, g.l, buf.lRows[:mc], buf.lCols[:kc])
+				g.block(buf, mc, nc, kc, beta)
 			}
 		}
 	}
 }
 
-// block adds the tiles of rows ic to ic+mc and columns jc to jc+nc of c
-// from the packed panels, summed over kc.
-func (g *gemmJob) block(buf *gemmBuffer, ic, mc, jc, nc, kc int, beta float64) {
+// block adds the tiles of a block of mc rows and nc columns of c (at the
+// offsets in buf) from the packed panels, summed over kc.
+func (g *gemmJob) block(buf *gemmBuffer, mc, nc, kc int, beta float64) {
 	for jr := 0; jr < nc; jr += gemmNR {
 		rp := buf.r[jr*kc : (jr+gemmNR)*kc]
 		for ir := 0; ir < mc; ir += gemmMR {
 			lp := buf.l[ir*kc : (ir+gemmMR)*kc]
 			g.micro(kc, lp, rp, buf.t[:])
-			g.store(buf.t[:], ic+ir, jc+jr, min(gemmMR, mc-ir), min(gemmNR, nc-jr), beta)
+			rows := buf.cRows[ir : ir+min(gemmMR, mc-ir)]
+			g.store(buf.t[:], rows, buf.cCols[jr:jr+min(gemmNR, nc-jr)], beta)
 		}
 	}
 }
 
-// store writes the valid mr×nr corner of tile t to c at (i0, j0).
-func (g *gemmJob) store(t []float64, i0, j0, mr, nr int, beta float64) {
+// store writes the corner of tile t that c has, at the offsets of its rows
+// and columns.
+func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64) {
 	c := g.c
-	cols := c.cols[j0 : j0+nr]
-	for i, ro := range c.rows[i0 : i0+mr] {
+	nr := len(cols)
+	for i, ro := range rowOff {
 		row := t[i*gemmNR : i*gemmNR+nr]
 		if c.unitCols && nr == gemmNR && (beta == 0 || beta == 1) {
 			dst := c.s[ro+cols[0] : ro+cols[0]+gemmNR]
@@ -212,19 +255,19 @@ func (g *gemmJob) store(t []float64, i0, j0, mr, nr int, beta float64) {
 	}
 }
 
-// packRows packs rows i0 to i0+m, columns p0 to p0+kc of l into panels of
-// gemmMR rows, each laid out column after column (kc×gemmMR), rows past m
-// zero.
-func packRows(dst []float64, l gathered, i0, m, p0, kc int) []float64 {
+// packRows packs the rows and columns of l at offsets allRows and cols
+// into panels of gemmMR rows, each laid out column after column
+// (kc×gemmMR), rows past the last zero.
+func packRows(dst []float64, l gathered, allRows, cols []int) []float64 {
+	m, kc := len(allRows), len(cols)
 	dst = grow(dst, padded(m, gemmMR)*kc)
-	cols := l.cols[p0 : p0+kc]
 	for ir := 0; ir < m; ir += gemmMR {
 		panel := dst[ir*kc : (ir+gemmMR)*kc]
 		rows := min(gemmMR, m-ir)
 		if rows < gemmMR {
 			clear(panel)
 		}
-		rowOff := l.rows[i0+ir : i0+ir+rows]
+		rowOff := allRows[ir : ir+rows]
 		switch {
 		case l.unitCols && kc > 0:
 			for i, ro := range rowOff {
@@ -248,15 +291,15 @@ func packRows(dst []float64, l gathered, i0, m, p0, kc int) []float64 {
 	return dst
 }
 
-// packColumns packs rows p0 to p0+kc, columns j0 to j0+nc of r into panels
-// of gemmNR columns, each laid out row after row (kc×gemmNR), columns past
-// nc zero.
-func packColumns(dst []float64, r gathered, p0, kc, j0, nc int) []float64 {
+// packColumns packs the rows and columns of r at offsets rows and allCols
+// into panels of gemmNR columns, each laid out row after row (kc×gemmNR),
+// columns past the last zero.
+func packColumns(dst []float64, r gathered, rows, allCols []int) []float64 {
+	kc, nc := len(rows), len(allCols)
 	dst = grow(dst, padded(nc, gemmNR)*kc)
-	rows := r.rows[p0 : p0+kc]
 	for jr := 0; jr < nc; jr += gemmNR {
 		panel := dst[jr*kc : (jr+gemmNR)*kc]
-		cols := r.cols[j0+jr : j0+min(jr+gemmNR, nc)]
+		cols := allCols[jr:min(jr+gemmNR, nc)]
 		if len(cols) == gemmNR && r.unitCols {
 			c0 := cols[0]
 			for p, ro := range rows {

@@ -89,3 +89,50 @@ func entry(a []float64, lda int, tr blas.Transpose, i, j int) float64 {
 	}
 	return a[i*lda+j]
 }
+
+// TestGroupFill checks the offsets of a group's states from any start
+// against a walk over all of them, and which groups are consecutive.
+func TestGroupFill(t *testing.T) {
+	for _, c := range []struct {
+		g    group
+		unit bool
+	}{
+		{group{step: 3}, false},
+		{group{step: 1}, true},
+		{group{card: []int{3, 4}, stride: []int{4, 1}}, true},
+		{group{card: []int{3, 1, 4}, stride: []int{4, 9, 1}}, true},
+		{group{card: []int{3, 4}, stride: []int{1, 3}}, false},
+		{group{card: []int{2, 5, 3}, stride: []int{1, 30, 2}}, false},
+		{group{card: []int{}, stride: []int{}}, true},
+	} {
+		n := 1
+		for _, k := range c.g.card {
+			n *= k
+		}
+		if c.g.card == nil {
+			n = 7
+		}
+		want := make([]int, n)
+		for i := range want {
+			o, r := 0, i
+			for d := len(c.g.card) - 1; d >= 0; d-- {
+				o += r % c.g.card[d] * c.g.stride[d]
+				r /= c.g.card[d]
+			}
+			if c.g.card == nil {
+				o = i * c.g.step
+			}
+			want[i] = o
+		}
+		for start := range n {
+			got := make([]int, n-start)
+			c.g.fill(got, start)
+			if !slices.Equal(got, want[start:]) {
+				t.Fatalf("%+v from %d: offsets %v, want %v", c.g, start, got, want[start:])
+			}
+		}
+		if c.g.consecutive() != c.unit {
+			t.Errorf("%+v: consecutive %v, want %v", c.g, !c.unit, c.unit)
+		}
+	}
+}

@@ -69,10 +69,13 @@ func (g *gatherOffsets) batch(b int) (ox, oy, oo int) {
 	return ox, oy, oo
 }
 
-func groupOffsets(card, vs, layout []int) []int {
-	off := make([]int, tableSize(card, vs))
-	odometer(card, vs, stridesIn(card, layout, vs), func(i, o int) { off[i] = o })
-	return off
+// groupIn returns the group of variables vs of a table laid out as layout.
+func groupIn(card, vs, layout []int) group {
+	c := make([]int, len(vs))
+	for d, v := range vs {
+		c[d] = card[v]
+	}
+	return group{card: c, stride: stridesIn(card, layout, vs)}
 }
 
 // Thresholds of matrix products: the summed group and the output's rows
@@ -128,9 +131,9 @@ func (m *matmul) prepare(card []int, xv, yv, ov []int) {
 		}
 		m.g = &gatherOffsets{bCard: bCard,
 			bStride: [3][]int{stridesIn(card, xv, b), stridesIn(card, yv, b), stridesIn(card, ov, b)},
-			x:       newGathered(nil, groupOffsets(card, l, xv), groupOffsets(card, k, xv)),
-			y:       newGathered(nil, groupOffsets(card, k, yv), groupOffsets(card, r, yv)),
-			out:     newGathered(nil, groupOffsets(card, l, ov), groupOffsets(card, r, ov)),
+			x:       newGathered(nil, groupIn(card, l, xv), groupIn(card, k, xv)),
+			y:       newGathered(nil, groupIn(card, k, yv), groupIn(card, r, yv)),
+			out:     newGathered(nil, groupIn(card, l, ov), groupIn(card, r, ov)),
 		}
 		return
 	}
