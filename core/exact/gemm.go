@@ -27,10 +27,25 @@ func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, ld
 
 // group gives the offsets of the joint states of some variables of a
 // table (row-major, the last fastest) under their strides, or of one
-// dimension of stride step when card is nil.
+// dimension of stride step when card is nil. A short group keeps them all
+// (off), so the many small products of a batch do not recompute them.
 type group struct {
 	card, stride []int
 	step         int
+	off          []int
+}
+
+// maxKeptOffsets is the longest group that keeps its offsets.
+const maxKeptOffsets = 256
+
+// offsets returns the offsets of the len(dst) states from start: a part of
+// off where the group keeps them, else dst filled.
+func (g group) offsets(dst []int, start int) []int {
+	if g.off != nil {
+		return g.off[start : start+len(dst)]
+	}
+	g.fill(dst, start)
+	return dst
 }
 
 // fill sets dst to the offsets of states start to start+len(dst)-1.
@@ -175,38 +190,35 @@ type gemmBuffer struct {
 func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 	for jc := j0; jc < j1; jc += gemmNC {
 		nc := min(gemmNC, j1-jc)
-		g.r.cols.fill(buf.rCols[:nc], jc)
-		g.c.cols.fill(buf.cCols[:nc], jc)
+		rCols := g.r.cols.offsets(buf.rCols[:nc], jc)
+		cCols := g.c.cols.offsets(buf.cCols[:nc], jc)
 		for pc := 0; pc < max(g.k, 1); pc += gemmKC {
 			kc := min(gemmKC, g.k-pc)
 			beta := g.beta
 			if pc > 0 {
 				beta = 1
 			}
-			g.r.rows.fill(buf.rRows[:kc], pc)
-			g.l.cols.fill(buf.lCols[:kc], pc)
-			buf.r = packColumns(buf.r, g.r, buf.rRows[:kc], buf.rCols[:nc])
+			lCols := g.l.cols.offsets(buf.lCols[:kc], pc)
+			buf.r = packColumns(buf.r, g.r, g.r.rows.offsets(buf.rRows[:kc], pc), rCols)
 			for ic := 0; ic < g.m; ic += gemmMC {
 				mc := min(gemmMC, g.m-ic)
-				g.l.rows.fill(buf.lRows[:mc], ic)
-				g.c.rows.fill(buf.cRows[:mc], ic)
-				buf.l = packRows(buf.l, g.l, buf.lRows[:mc], buf.lCols[:kc])
-				g.block(buf, mc, nc, kc, beta)
+				buf.l = packRows(buf.l, g.l, g.l.rows.offsets(buf.lRows[:mc], ic), lCols)
+				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta)
 			}
 		}
 	}
 }
 
-// block adds the tiles of a block of mc rows and nc columns of c (at the
-// offsets in buf) from the packed panels, summed over kc.
-func (g *gemmJob) block(buf *gemmBuffer, mc, nc, kc int, beta float64) {
+// block adds the tiles of a block of c (its rows and columns at offsets
+// cRows and cCols) from the packed panels, summed over kc.
+func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float64) {
+	mc, nc := len(cRows), len(cCols)
 	for jr := 0; jr < nc; jr += gemmNR {
 		rp := buf.r[jr*kc : (jr+gemmNR)*kc]
 		for ir := 0; ir < mc; ir += gemmMR {
 			lp := buf.l[ir*kc : (ir+gemmMR)*kc]
 			g.micro(kc, lp, rp, buf.t[:])
-			rows := buf.cRows[ir : ir+min(gemmMR, mc-ir)]
-			g.store(buf.t[:], rows, buf.cCols[jr:jr+min(gemmNR, nc-jr)], beta)
+			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta)
 		}
 	}
 }

@@ -75,7 +75,12 @@ func groupIn(card, vs, layout []int) group {
 	for d, v := range vs {
 		c[d] = card[v]
 	}
-	return group{card: c, stride: stridesIn(card, layout, vs)}
+	g := group{card: c, stride: stridesIn(card, layout, vs)}
+	if n := tableSize(card, vs); n <= maxKeptOffsets {
+		g.off = make([]int, n)
+		g.fill(g.off, 0)
+	}
+	return g
 }
 
 // Thresholds of matrix products: the summed group and the output's rows
