@@ -150,9 +150,14 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 	wg.Wait()
 }
 
-// microKernel sets t[i*gemmNR+j] = Σ_p a[p*gemmMR+i]·b[p*gemmNR+j] over p <
-// k: a tile from a packed panel of rows and one of columns.
-type microKernel func(k int, a, b, t []float64)
+// microKernel computes tiles from a packed panel of rows and one of
+// columns: tile sets t[i*gemmNR+j] = Σ_p a[p*gemmMR+i]·b[p*gemmNR+j] over p
+// < k; direct, where there is one, writes the tile's first len(rows) rows
+// to c[rows[i]:rows[i]+gemmNR] (adds them, add) from its registers.
+type microKernel struct {
+	tile   func(k int, a, b, t []float64)
+	direct func(k int, a, b, c []float64, rows []int, add bool)
+}
 
 // The tile's rows and columns, and the blocks of the summed dimension, of
 // the columns and of the rows that are packed at once: a worker's packed
@@ -213,11 +218,16 @@ func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 // cRows and cCols) from the packed panels, summed over kc.
 func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float64) {
 	mc, nc := len(cRows), len(cCols)
+	direct := g.micro.direct != nil && g.c.unitCols && (beta == 0 || beta == 1)
 	for jr := 0; jr < nc; jr += gemmNR {
 		rp := buf.r[jr*kc : (jr+gemmNR)*kc]
 		for ir := 0; ir < mc; ir += gemmMR {
 			lp := buf.l[ir*kc : (ir+gemmMR)*kc]
-			g.micro(kc, lp, rp, buf.t[:])
+			if direct && jr+gemmNR <= nc {
+				g.micro.direct(kc, lp, rp, g.c.s[cCols[jr]:], cRows[ir:ir+min(gemmMR, mc-ir)], beta == 1)
+				continue
+			}
+			g.micro.tile(kc, lp, rp, buf.t[:])
 			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta)
 		}
 	}

@@ -3,4 +3,4 @@
 package exact
 
 // nativeMicro is the fastest micro kernel this CPU runs.
-var nativeMicro microKernel = microGo
+var nativeMicro = microKernel{tile: microGo}

@@ -3,4 +3,4 @@
 package exact
 
 // testMicros returns the micro kernels this machine runs.
-func testMicros() map[string]microKernel { return map[string]microKernel{"go": microGo} }
+func testMicros() map[string]microKernel { return map[string]microKernel{"go": {tile: microGo}} }
