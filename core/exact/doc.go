@@ -16,7 +16,10 @@
 // bounds. The run contracts the tree forward to Z and backward to every
 // table's adjoint (reverse-mode differentiation of Z: the contraction of
 // everything else), whose product with the table is its marginal; slices
-// add up weighted by their Z. Estimate returns the plan and its cost
+// add up weighted by their Z. The contractions run as register-blocked
+// matrix products on the tables where they lie (gemm.go: a micro kernel in
+// AVX2 and FMA assembly on amd64 processors that have them, in Go
+// elsewhere) or as strided sweeps (kernel.go). Estimate returns the plan and its cost
 // (multiply-adds, largest table, peak memory, slices, estimated seconds)
 // without running it.
 //

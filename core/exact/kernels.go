@@ -19,11 +19,14 @@ import (
 //
 //	out[L,R] = x[L,K] · y[K,R]
 //
-// is one call of gonum's Dgemm, on tables laid out with B outermost and each
-// group's variables in one order. Operands not so laid out are permuted into
-// a scratch table first, and the product lands in a scratch table when the
-// output is not laid out so (or when its fastest dimension would be short:
-// Dgemm sweeps the output's rows).
+// is one matrix product. Products whose output is at least minTiledSide
+// long on both sides run as gatherGemm on the tables where they lie (its
+// packing reads any layout, by the offsets of each group's states). Thinner
+// ones are gonum's Dgemm, on tables laid out with B outermost and each
+// group's variables in one order: operands not so laid out are permuted
+// into a scratch table first, and the product lands in a scratch table
+// when the output is not laid out so (or when its fastest dimension would
+// be short: Dgemm sweeps the output's rows).
 type kernel struct {
 	card       []int
 	xv, yv, ov []int
@@ -40,6 +43,44 @@ type matmul struct {
 	tA, tB         blas.Transpose
 	lda, ldb       int
 	nb, nl, nk, nr int
+	groups         [4][]int // B, L, K, R (after swap)
+	g              *gatherOffsets
+}
+
+// gatherOffsets are the offsets of the states of each group in the tables
+// as they lie (after swap): the batch in x, y and out, L and K in x, K and
+// R in y, L and R in out. With them the products read and write the
+// tables in place.
+type gatherOffsets struct {
+	bCard     []int    // the batch variables' states
+	bStride   [3][]int // their strides in x, y and out
+	x, y, out gathered // L×K, K×R and L×R, without their tables
+}
+
+// batch returns the offsets of batch b in x, y and out.
+func (g *gatherOffsets) batch(b int) (ox, oy, oo int) {
+	for d := len(g.bCard) - 1; d >= 0; d-- {
+		i := b % g.bCard[d]
+		b /= g.bCard[d]
+		ox += i * g.bStride[0][d]
+		oy += i * g.bStride[1][d]
+		oo += i * g.bStride[2][d]
+	}
+	return ox, oy, oo
+}
+
+// groupIn returns the group of variables vs of a table laid out as layout.
+func groupIn(card, vs, layout []int) group {
+	c := make([]int, len(vs))
+	for d, v := range vs {
+		c[d] = card[v]
+	}
+	g := group{card: c, stride: stridesIn(card, layout, vs)}
+	if n := tableSize(card, vs); n <= maxKeptOffsets {
+		g.off = make([]int, n)
+		g.fill(g.off, 0)
+	}
+	return g
 }
 
 // Thresholds of matrix products: the summed group and the output's rows
@@ -81,10 +122,25 @@ func newKernel(card []int, xv, yv, ov []int) *kernel {
 }
 
 // prepare makes the permutations of the operands and the output into the
-// layouts the products read and write.
+// layouts the products read and write, or, for products gemm tiles, the
+// offsets it reads and writes them by in place.
 func (m *matmul) prepare(card []int, xv, yv, ov []int) {
 	if m.swap {
 		xv, yv = yv, xv
+	}
+	if min(m.nl, m.nr) >= minTiledSide {
+		b, l, k, r := m.groups[0], m.groups[1], m.groups[2], m.groups[3]
+		bCard := make([]int, len(b))
+		for d, v := range b {
+			bCard[d] = card[v]
+		}
+		m.g = &gatherOffsets{bCard: bCard,
+			bStride: [3][]int{stridesIn(card, xv, b), stridesIn(card, yv, b), stridesIn(card, ov, b)},
+			x:       newGathered(nil, groupIn(card, l, xv), groupIn(card, k, xv)),
+			y:       newGathered(nil, groupIn(card, k, yv), groupIn(card, r, yv)),
+			out:     newGathered(nil, groupIn(card, l, ov), groupIn(card, r, ov)),
+		}
+		return
 	}
 	if !slices.Equal(xv, m.xs) {
 		m.xp = newPermutation(card, xv, m.xs)
@@ -210,6 +266,7 @@ func newMatmul(card []int, xv, yv, ov []int) *matmul {
 		m.nl, m.nr = m.nr, m.nl
 	}
 	m.os = concat(b, l, r)
+	m.groups = [4][]int{b, l, k, r}
 	// Dgemm sweeps rows of the output (x read L×K or K×L, y K×R) or, when
 	// K is much longer, takes dot products along K (x L×K, y R×K).
 	dot := m.nk >= minGemmDot && m.nk > 2*m.nr
@@ -257,7 +314,7 @@ func concat(parts ...[]int) []int {
 // pool at once.
 func (k *kernel) scratch() int64 {
 	m := k.mm
-	if m == nil {
+	if m == nil || m.g != nil {
 		return 0
 	}
 	var n int64
@@ -285,6 +342,10 @@ func (k *kernel) run(x, y, out []float64, pl *pool) {
 	m := k.mm
 	if m.swap {
 		x, y = y, x
+	}
+	if m.g != nil {
+		m.gather(x, y, out)
+		return
 	}
 	xs, ys, os := x, y, out
 	if m.xp != nil {
@@ -337,6 +398,37 @@ func (m *matmul) multiply(x, y, out []float64) {
 	for b := range half {
 		one(b)
 	}
+	wg.Wait()
+}
+
+// gather runs the batch of products on the tables in place, the batches
+// split between two workers as multiply does.
+func (m *matmul) gather(x, y, out []float64) {
+	g := m.g
+	one := func(buf *gemmBuffer, b int) {
+		gx, gy, gout := g.x, g.y, g.out
+		ox, oy, oo := g.batch(b)
+		gx.s, gy.s, gout.s = x[ox:], y[oy:], out[oo:]
+		gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
+	}
+	run := func(lo, hi int) {
+		buf := gemmBuffers.Get().(*gemmBuffer)
+		defer gemmBuffers.Put(buf)
+		for b := lo; b < hi; b++ {
+			one(buf, b)
+		}
+	}
+	if m.nb < 2 || m.nb*m.nl*m.nk*m.nr < parallelMin {
+		run(0, m.nb)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		run(m.nb/2, m.nb)
+	}()
+	run(0, m.nb/2)
 	wg.Wait()
 }
 
@@ -437,13 +529,18 @@ func gemmEfficient(tB blas.Transpose, n, k int) bool {
 // minGemmRun is the shortest run of entries the matrix products sweep.
 const minGemmRun = 16
 
-// dgemm is c = a·b + beta·c by gonum's Dgemm, which shares large products
+// dgemm is c = a·b + beta·c: by gemm when c is at least minTiledSide long
+// on both sides, else by gonum's Dgemm, which shares large products
 // between goroutines in tiles of 64x64 entries of c, each tile a goroutine.
 // Products that are large in c but thin in k (a few multiply-adds per
 // entry) would spend more on the goroutines than on the arithmetic; they
 // are cut into tiles here and run in turn. The tiles, and the order of the
 // summation within each entry, are the same either way.
 func dgemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if min(m, n) >= minTiledSide {
+		gemm(nativeMicro, tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if k >= denseK || m <= gemmTile || n <= gemmTile {
 		if m*n <= 4*gemmTile*gemmTile || k >= denseK {
 			blas64.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
