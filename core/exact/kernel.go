@@ -597,10 +597,19 @@ func normaliseMax(vals []float64, force bool) (ls, lmax float64) {
 		return math.Inf(-1), math.Inf(-1)
 	case !force && mx >= 1/rawRange && mx <= rawRange:
 		return 0, math.Log(mx)
+	case mx < minNormal:
+		// 1/mx overflows for a subnormal maximum: lift the table by an
+		// exact power of two first.
+		scale(vals, 0x1p600)
+		scale(vals, 1/(mx*0x1p600))
+		return math.Log(mx), 0
 	}
 	scale(vals, 1/mx)
 	return math.Log(mx), 0
 }
+
+// minNormal is the smallest positive normal float64.
+const minNormal = 0x1p-1022
 
 // both runs f(0..n-1) with n ≤ 2, the second one concurrently.
 func both(n int, f func(int)) {

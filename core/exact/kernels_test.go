@@ -126,3 +126,20 @@ func bruteContract(card []int, x []float64, xv []int, y []float64, yv []int, ov 
 	}
 	return out
 }
+
+func TestNormaliseMaxSubnormal(t *testing.T) {
+	for _, mx := range []float64{1e-320, 3e-310, math.SmallestNonzeroFloat64, 1e-300, 5} {
+		vals := []float64{mx, mx / 2, 0}
+		ls, lmax := normaliseMax(vals, true)
+		half := 0.5
+		if mx/2 == 0 {
+			half = 0
+		}
+		if math.Abs(vals[0]-1) > 1e-15 || math.Abs(vals[1]-half) > 1e-3 || vals[2] != 0 {
+			t.Errorf("max %g: normalised to %v, want [1 ~0.5 0]", mx, vals)
+		}
+		if ls != math.Log(mx) || lmax != 0 {
+			t.Errorf("max %g: log scale %g, log max %g; want %g, 0", mx, ls, lmax, math.Log(mx))
+		}
+	}
+}
