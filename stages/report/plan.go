@@ -86,7 +86,7 @@ func withPrefix(insts []*instance, prefixes []string) (matched, rest []*instance
 }
 
 // runTime is a pipeline's run time as the report shows it.
-type runTime struct{ pipeline.RunTime }
+type runTime = pipeline.RunTime
 
 // readRunTime sums the stamps of insts and, unless binDir is empty, counts
 // them by state against the binaries in binDir (statusErr says why that
@@ -96,6 +96,5 @@ func readRunTime(p *plan, insts []*instance, binDir string) (rt runTime, statusE
 	for i, inst := range insts {
 		pis[i] = p.pis[inst]
 	}
-	rt.RunTime, statusErr, err = p.pp.RunTime(pis, binDir)
-	return rt, statusErr, err
+	return p.pp.RunTime(pis, binDir)
 }
