@@ -164,9 +164,9 @@ counts = true
 missing = "not run"
 lead = [{ head = "metric", cell = "{metric}", blank = true }, { head = "n", cell = "{size}" }]
 cols = [{ items = [
-  { head = "Exact", method = "exact", part = "a", cell = "{$m.mean:$f?}", ref = true },
-  { head = "A", method = "x", part = "a", cell = "{$m.mean:$f?} ± {$m.std:$f}", below = "paper {$m.text@A#p}" },
-  { head = "B", method = "y", part = "b", cell = "{$m.mean:$f?} ± {$m.std:$f}" },
+  { head = "Exact", method = "exact", part = "a", cell = "{$m.mean:fixed2?}", ref = true },
+  { head = "A", method = "x", part = "a", cell = "{$m.mean:fixed2?} ± {$m.std:fixed2}", below = "paper {$m.text@A#p}" },
+  { head = "B", method = "y", part = "b", cell = "{$m.mean:fixed2?} ± {$m.std:fixed2}" },
 ] }]
 [[table.rows]]
 axes = ["listed"]

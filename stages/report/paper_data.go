@@ -63,7 +63,7 @@ func (s *section) addPaper() {
 			g := s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
 				if r.values[j].OK {
-					s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[t.factOf(r)] = r.values[j].Text
+					s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[r.Metric] = r.values[j].Text
 				}
 			}
 		}
@@ -89,8 +89,8 @@ func (paper *Paper) stages(plotted []string) (score, learn []string) {
 	}
 	for _, t := range paper.Tables {
 		for _, c := range t.Columns {
-			if t.Kind == KindInference {
-				add(&score, t.columnSource(c))
+			if len(t.Sources) == 0 {
+				add(&score, t.partOf(c))
 			}
 		}
 		for _, s := range t.Sources {

@@ -23,8 +23,7 @@ import (
 // row in the cell's column, or the one named, in a numberFormat; a cell
 // outside a method's columns reads the models' own facts), {fact.text}
 // (a text fact), {fact.agg:format@column#part} (of another part); fact $m
-// and format $f are the row's metric and its format. A cell is missing
-// when one of its facts is.
+// is the row's metric. A cell is missing when one of its facts is.
 type tableSpec struct {
 	ID          string
 	Title, Note string  // templates written before and after the table
@@ -83,20 +82,23 @@ type rowGroup struct {
 type listedRow struct{ Metric, Setting string }
 
 // metricItem is a row's metric: the fact its cells aggregate, how, how
-// written, and in a total row; Best ("min", "max") bolds the row's best.
+// written (or its Cell), and in a total row; Best ("min", "max") bolds the
+// row's best.
 type metricItem struct {
-	Name, Label, Agg, Format, Best string
-	Total                          string
-	TotalFormat                    string `toml:"total_format"`
-	TotalCell                      string `toml:"total_cell"`
+	Name, Label, Agg, Format, Best, Cell string
+	Total                                string
+	TotalFormat                          string `toml:"total_format"`
+	TotalCell                            string `toml:"total_cell"`
 }
 
 // cell is the metric's cell template, in a total row if total is set.
 func (m *metricItem) cell(total string) string {
-	if total != "" && m.TotalCell != "" {
+	switch {
+	case total != "" && m.TotalCell != "":
 		return m.TotalCell
-	}
-	if total != "" {
+	case m.Cell != "":
+		return m.Cell
+	case total != "":
 		return "{" + m.Name + "." + or(m.Total, m.Agg) + ":" + or(m.TotalFormat, m.Format) + "}"
 	}
 	return "{" + m.Name + "." + m.Agg + ":" + m.Format + "}"
@@ -149,7 +151,7 @@ func parseCell(s string) ([]piece, error) {
 			r, p.onMethod, _ = strings.Cut(r, "@")
 			r, p.format, _ = strings.Cut(r, ":")
 			p.ref, p.fact, p.agg = "fact", strings.Split(r, ".")[0], strings.TrimPrefix(r, strings.Split(r, ".")[0]+".")
-			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil && !strings.HasPrefix(p.format, "$f")) {
+			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil) {
 				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(aggregates, ", "))
 			}
 		}
@@ -218,10 +220,9 @@ func (d *dataset) fact(p piece, b binding) cellValue {
 		parts = []string{p.onPart}
 	}
 	found := d.findIn(parts, b.set, b.model, or(p.onMethod, b.method))
-	fact, format := p.fact, p.format
+	fact := p.fact
 	if b.metric != nil {
 		fact = strings.Replace(fact, "$m", b.metric.Name, 1)
-		format = strings.Replace(format, "$f", b.metric.Format, 1)
 	}
 	if p.agg == "text" {
 		t, ok := firstText(found, fact)
@@ -232,7 +233,7 @@ func (d *dataset) fact(p piece, b binding) cellValue {
 		return cellValue{}
 	}
 	n, _ := aggregate(found, fact, "n")
-	s, ok := formatted(format, v)
+	s, ok := formatted(p.format, v)
 	return cellValue{text: s, value: v, n: n, numeric: true, ok: ok, numEnd: len(s)}
 }
 

@@ -229,7 +229,7 @@ func (s *section) paperRows(r *ruleSpec) []paperRow {
 			b = col(t, r.Method, r.From)
 		}
 		for i, row := range t.Rows {
-			m := t.factOf(row)
+			m := row.Metric
 			keep := (r.Metric == "" || m == r.Metric) && (r.Graph == "" || row.Graph == r.Graph) && (r.Size == 0 || row.Size == r.Size) && (r.Gamma == 0 || row.Gamma == r.Gamma)
 			if keep && a >= 0 && b >= 0 {
 				out = append(out, paperRow{t, i, m, a, b, row.values[a].HasStd && row.values[b].HasStd})

@@ -109,7 +109,7 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 	}
 	if s.Reads == "paper" {
 		var err error
-		if s.paper, err = PaperTables(); err != nil {
+		if s.paper, err = ParsePaper(paperTOML, s.metricNames()); err != nil {
 			return nil, err
 		}
 		for i := range s.paper.Tables {
@@ -125,6 +125,15 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	return &s, nil
+}
+
+// metricNames are the names of the section's metrics.
+func (s *sectionSpec) metricNames() []string {
+	var out []string
+	for _, m := range s.Metrics {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // decode decodes TOML, refusing unknown keys.
