@@ -180,9 +180,11 @@ func (c scope) TableOf(id, family string) string {
 	return c.Table(id)
 }
 
-// Claim evaluates a declared claim (rules.go).
+// Claim evaluates a declared claim (rules.go); an at_most claim on the
+// settings (or models) of the scope's parts (In), else of the section's
+// first part.
 func (c scope) Claim(id string) any {
-	v, err := c.s.rule(id)
+	v, err := c.s.rule(id, c.b.parts...)
 	if err != nil {
 		c.s.fail(err)
 	}
@@ -194,20 +196,10 @@ func (scope) ReadoutTol() float64     { return infer.ReadoutTol }
 func (scope) ConsistencyTol() float64 { return infer.ConsistencyTol }
 
 // In is the scope narrowed to the stages of part: its tables and claims
-// (ClaimHere) read that part alone.
+// read that part alone.
 func (c scope) In(part string) scope {
 	c.b.parts = []string{part}
 	return c
-}
-
-// ClaimHere evaluates a declared claim on the settings (or models) of the
-// scope's parts (In), else of the section's first part.
-func (c scope) ClaimHere(id string) any {
-	v, err := c.s.rule(id, c.b.parts...)
-	if err != nil {
-		c.s.fail(err)
-	}
-	return v
 }
 
 // PartModels are the models scored in the stages of part, setting by
