@@ -23,14 +23,14 @@ func (s *section) readPaper() error {
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		for _, st := range t.OptionalSources {
-			if len(s.plan.of(st)) > 0 {
+			if len(s.reader().Of(st)) > 0 {
 				t.Sources = append(t.Sources, st)
 			}
 		}
 	}
 	scoreStages, learnStages := paper.stages(s.spec.PlotSources)
 	for _, stage := range scoreStages {
-		insts := s.plan.of(stage)
+		insts := s.reader().Of(stage)
 		if len(insts) == 0 {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
 		}

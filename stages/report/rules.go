@@ -113,14 +113,10 @@ func (s *section) rule(id string, parts ...string) (any, error) {
 		return s.wallRule(r), nil
 	case "budget":
 		return s.budgetRule(r), nil
-	case "winners":
-		return winnersText(s.paperRule(r).winners), nil
-	case "combine":
-		return s.combine(r), nil
 	case "models":
 		return s.modelsText(r), nil
 	}
-	return s.paperRule(r).text, nil
+	return s.paperRule(r), nil
 }
 
 // cell is the cell template of a value "fact.agg@column".
@@ -245,16 +241,12 @@ func col(t *Table, method string, from bool) int {
 	return slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == method && (c.From != "") == from })
 }
 
-// paperCount is a paper rule's count for us and the paper, written, and
-// our best methods counted by rows (best, winners).
-type paperCount struct {
-	text    string
-	winners map[string]int
-}
-
-func (s *section) paperRule(r *ruleSpec) paperCount {
+// paperRule counts, writes or combines a rule over the rows of the paper's
+// tables, for us and for the paper (best, winners, beats, agree, combine).
+func (s *section) paperRule(r *ruleSpec) string {
 	var side [2]tally
-	out := paperCount{winners: map[string]int{}}
+	var xs, ys [2][]float64
+	winners := map[string]int{}
 	for _, p := range s.paperRows(r) {
 		for k, paper := range []bool{false, true} {
 			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
@@ -263,7 +255,7 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 				if w, ok := s.winner(p.t, p.i, p.metric, paper); ok {
 					side[k].count(p.t.Columns[w].Method == r.Method, "")
 					if !paper {
-						out.winners[p.t.Columns[w].Method]++
+						winners[p.t.Columns[w].Method]++
 					}
 				}
 			case "beats":
@@ -274,11 +266,20 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 				if a.ok && b.ok && (!paper || p.hasStd) {
 					side[k].count(math.Abs(a.mean-b.mean) < min(a.std, b.std), "")
 				}
+			case "combine":
+				if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs[k]) == 0) {
+					xs[k], ys[k] = append(xs[k], a.mean), append(ys[k], b.mean)
+				}
 			}
 		}
 	}
-	out.text = sides(side[0].N > 0, side[1].N > 0, fmt.Sprintf("%d of %d settings", side[0].Holds, side[0].N), fmt.Sprintf("%d of %d", side[1].Holds, side[1].N))
-	return out
+	switch r.Rule {
+	case "winners":
+		return winnersText(winners)
+	case "combine":
+		return sides(len(xs[0]) > 0, len(xs[1]) > 0, r.combined(xs[0], ys[0]), r.combined(xs[1], ys[1]))
+	}
+	return sides(side[0].N > 0, side[1].N > 0, fmt.Sprintf("%d of %d settings", side[0].Holds, side[0].N), fmt.Sprintf("%d of %d", side[1].Holds, side[1].N))
 }
 
 // sides writes ours, or "not run yet", then the paper's if it has one.
@@ -292,28 +293,11 @@ func sides(oursOK, paperOK bool, ours, paper string) string {
 	return ours
 }
 
-// combine is the mean over the rows (or the first) of Op of the two
-// values, for us and for the paper.
-func (s *section) combine(r *ruleSpec) string {
-	var text [2]string
-	var ok [2]bool
-	for k, paper := range []bool{false, true} {
-		var xs, ys []float64
-		for _, p := range s.paperRows(r) {
-			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
-			if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs) == 0) {
-				xs, ys = append(xs, a.mean), append(ys, b.mean)
-			}
-		}
-		if ok[k] = len(xs) > 0; ok[k] {
-			text[k] = r.combined(xs, ys)
-		}
-	}
-	return sides(ok[0], ok[1], text[0], text[1])
-}
-
-// combined writes the mean of Op over xs and ys.
+// combined writes the mean of Op over xs and ys ("" without values).
 func (r *ruleSpec) combined(xs, ys []float64) string {
+	if len(xs) == 0 {
+		return ""
+	}
 	sum := 0.0
 	for i := range xs {
 		switch r.Op {

@@ -201,8 +201,8 @@ type Reader struct {
 	samplesRead map[string]bool
 }
 
-// of returns the instances of the named stage.
-func (s *Reader) of(stage string) []*Instance {
+// Of returns the instances of the named stage.
+func (s *Reader) Of(stage string) []*Instance {
 	return slices.DeleteFunc(slices.Clone(s.Insts), func(inst *Instance) bool { return inst.Stage != stage })
 }
 

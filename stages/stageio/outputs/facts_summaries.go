@@ -34,7 +34,7 @@ func (s *Reader) ReadSummaries(pt *Progress, insts []*Instance) error {
 	for _, stage := range Stages(insts, "score") {
 		pt.Stages = append(pt.Stages, stage)
 		fam := &Family{Name: s.familyOf(stage, pt.Prefix), Stage: stage}
-		for _, inst := range s.of(stage) {
+		for _, inst := range s.Of(stage) {
 			ok, err := s.ReadSummary(pt, fam, inst, fam.Stage+"|")
 			if err != nil {
 				return err
@@ -80,7 +80,7 @@ func (s *Reader) ReadSummary(pt *Progress, fam *Family, inst *Instance, prefix s
 // familyOf names the family of a score stage by the weights its predictions
 // read (the input stage given as --weights), else by the stage itself.
 func (s *Reader) familyOf(stage, prefix string) string {
-	for _, inst := range s.of(stage) {
+	for _, inst := range s.Of(stage) {
 		for _, pred := range inst.InputsOf("pred") {
 			if w := pred.InputOf("weights"); w != nil {
 				return w.Stage
