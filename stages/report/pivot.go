@@ -29,7 +29,7 @@ type tableSpec struct {
 	Title, Note string  // templates written before and after the table
 	Tight       bool    // separators |---| rather than | --- |
 	Missing     *string // a missing cell; "—" unless given
-	Per         string  // "setting", "part": a table for each setting, or each of its parts
+	Per         string  // "setting": a table for each setting
 	Graph       string  // only settings of this graph
 	Parts       []string
 	Lead        []leadColumn // the row labels
@@ -112,7 +112,6 @@ type colGroup struct {
 	Methods  []string
 	Compared bool   // the methods a cost section compares with its reference
 	Bound    string // "lower", "upper", "any": methods whose ln Z is a bound
-	Except   []string
 	Items    []leadColumn
 }
 
@@ -348,9 +347,6 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 		}
 		for _, m := range s.methodsOf(list, cg.Bound, parts) {
 			for _, it := range items {
-				if slices.Contains(cg.Except, m) {
-					continue
-				}
 				if it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
 					out = append(out, column{method: m, item: it})
 				}

@@ -150,16 +150,10 @@ func (c scope) Table(id string) string {
 	}
 	t := &c.s.spec.Tables[i]
 	at := []binding{{family: c.b.family, parts: c.b.parts}}
-	switch t.Per {
-	case "setting":
+	if t.Per == "setting" {
 		at = nil
 		for _, g := range c.s.settingsOf(t) {
 			at = append(at, binding{set: g})
-		}
-	case "part":
-		at = nil
-		for _, p := range c.s.partsOf(t) {
-			at = append(at, binding{parts: []string{p}})
 		}
 	}
 	var b strings.Builder
