@@ -97,7 +97,7 @@ func (s *section) learningFigure(part string) score.Figure {
 			}
 			panel.Series = append(panel.Series, ser)
 		}
-		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
+		if t, ok := outputs.Aggregate(s.data.FindIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
 			panel.Series = append(panel.Series, score.Series{Name: trueModel, Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
 		}
 		fig.Panels = append(fig.Panels, panel)

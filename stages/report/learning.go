@@ -33,7 +33,7 @@ type learningSpec struct {
 // runs are the learning runs of part of method on g.
 func (s *section) runs(part string, g *group, method string) []metrics.LearningRun {
 	var out []metrics.LearningRun
-	for _, o := range s.data.findIn([]string{part}, g, "", method) {
+	for _, o := range s.data.FindIn([]string{part}, g, "", method) {
 		if o.Curve != nil {
 			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
 		}
@@ -55,7 +55,7 @@ func (s *section) paired(part string, g *group, method string, tail int, only []
 func (s *section) summarise(part string, tail int) {
 	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok {
+		if t, ok := outputs.Aggregate(s.data.FindIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok {
 			s.data.Add(outputs.NewFact(part, "", g, "", trueModel)).Num["nll_last"] = t
 		}
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
@@ -82,7 +82,7 @@ func (s *section) summarise(part string, tail int) {
 				o.Num["epochs"] = max(o.Num["epochs"], float64(len(r.NLL)))
 			}
 			o.Num["seeds"] = float64(len(nlls))
-			o.Num["s_epoch"], _ = aggregate(s.data.findIn([]string{part}, g, "", m), "epoch_seconds", "mean")
+			o.Num["s_epoch"], _ = outputs.Aggregate(s.data.FindIn([]string{part}, g, "", m), "epoch_seconds", "mean")
 			s.data.Add(o)
 		}
 	}

@@ -62,10 +62,10 @@ func (s *section) paperStat(t *Table, i, j int, paper bool) stat {
 		v := r.values[j]
 		return stat{ok: v.OK, mean: v.Mean, std: v.Std}
 	}
-	found := s.data.findIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
-	mean, ok := aggregate(found, r.Metric, "mean")
-	std, _ := aggregate(found, r.Metric, "std")
-	n, _ := aggregate(found, r.Metric, "n")
+	found := s.data.FindIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
+	mean, ok := outputs.Aggregate(found, r.Metric, "mean")
+	std, _ := outputs.Aggregate(found, r.Metric, "std")
+	n, _ := outputs.Aggregate(found, r.Metric, "n")
 	return stat{ok: ok && !math.IsNaN(mean), mean: mean, std: std, n: int(n)}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // tableSpec declares a table. A cell template is text with placeholders:
@@ -150,8 +151,8 @@ func parseCell(s string) ([]piece, error) {
 			r, p.onMethod, _ = strings.Cut(r, "@")
 			r, p.format, _ = strings.Cut(r, ":")
 			p.ref, p.fact, p.agg = "fact", strings.Split(r, ".")[0], strings.TrimPrefix(r, strings.Split(r, ".")[0]+".")
-			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil) {
-				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(aggregates, ", "))
+			if p.agg != "text" && (!slices.Contains(outputs.Aggregates(), p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil) {
+				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(outputs.Aggregates(), ", "))
 			}
 		}
 		out, s = append(out, p), s[j+1:]
@@ -218,20 +219,20 @@ func (d *dataset) fact(p piece, b binding) cellValue {
 	if p.onPart != "" {
 		parts = []string{p.onPart}
 	}
-	found := d.findIn(parts, b.set, b.model, or(p.onMethod, b.method))
+	found := d.FindIn(parts, b.set, b.model, or(p.onMethod, b.method))
 	fact := p.fact
 	if b.metric != nil {
 		fact = strings.Replace(fact, "$m", b.metric.Name, 1)
 	}
 	if p.agg == "text" {
-		t, ok := firstText(found, fact)
+		t, ok := outputs.FirstText(found, fact)
 		return cellValue{text: t, ok: ok}
 	}
-	v, ok := aggregate(found, fact, p.agg)
+	v, ok := outputs.Aggregate(found, fact, p.agg)
 	if !ok {
 		return cellValue{}
 	}
-	n, _ := aggregate(found, fact, "n")
+	n, _ := outputs.Aggregate(found, fact, "n")
 	s, ok := formatted(p.format, v)
 	return cellValue{text: s, value: v, n: n, numeric: true, ok: ok, numEnd: len(s)}
 }

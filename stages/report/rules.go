@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // ruleSpec declares a claim. Rule is one of:
@@ -182,7 +183,7 @@ func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValu
 		if has && r.RefIf != "" {
 			_, col, _ := strings.Cut(v, "@")
 			fact, agg, _ := strings.Cut(r.RefIf, ".")
-			cond, found := aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
+			cond, found := outputs.Aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
 			has = found && cond == 1
 		}
 		if has && (!ok || rv.value < ref.value) {
@@ -380,8 +381,8 @@ func (s *section) gapRule(r *ruleSpec) tally {
 	var c tally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		gap := func(m string) (float64, bool) {
-			e, okE := aggregate(s.data.findIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
-			v, okV := aggregate(s.data.findIn([]string{r.Part}, g, "", m), "nll", "mean")
+			e, okE := outputs.Aggregate(s.data.FindIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
+			v, okV := outputs.Aggregate(s.data.FindIn([]string{r.Part}, g, "", m), "nll", "mean")
 			return v - e, okE && okV
 		}
 		ref, refOK := math.Inf(1), false

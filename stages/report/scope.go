@@ -34,7 +34,7 @@ func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
 // In), of the method given (else of the models themselves); NaN when
 // missing.
 func (c scope) Val(fact, agg string, method ...string) float64 {
-	v, ok := aggregate(c.s.data.findIn(c.b.parts, c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
+	v, ok := outputs.Aggregate(c.s.data.FindIn(c.b.parts, c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
 	if !ok {
 		return math.NaN()
 	}
@@ -61,7 +61,7 @@ func (c scope) Texts(fact string) []string {
 	var out []string
 	for _, g := range c.s.data.Settings {
 		for _, m := range c.s.data.ModelsOf(g) {
-			if t, ok := firstText(c.s.data.Find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
+			if t, ok := outputs.FirstText(c.s.data.Find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
 				out = append(out, t)
 			}
 		}

@@ -327,7 +327,7 @@ func (s *section) sortSettings() {
 func (s *section) autoRegions() {
 	for _, mo := range s.data.Find(nil, "", "") {
 		for _, col := range s.data.Methods {
-			if t, ok := firstText(s.data.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
+			if t, ok := outputs.FirstText(s.data.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
 				mo.Text["auto_regions"] = t
 				break
 			}
