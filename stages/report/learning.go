@@ -113,22 +113,7 @@ func (s *section) wallPoint(refPart, pcdPart string, g *group, ref string, tail 
 	return &WallPoint{WallPoint: p, PCD: l.PCD, Ref: ref}
 }
 
-// EpochsText is the epochs PCD finished: one number, or one per run.
-func (p *WallPoint) EpochsText() string {
-	if len(p.Epochs) == 1 {
-		return fmt.Sprint(p.Epochs[0])
-	}
-	return fmt.Sprint(p.Epochs)
-}
-
-// RunsNoun names what Models counts.
-func (p *WallPoint) RunsNoun() string {
-	if len(p.SeedSecs) > 1 {
-		return "runs (model, seed)"
-	}
-	return "models"
-}
-
+// MinSecs and MaxSecs are the least and most of the seeds' wall times.
 func (p *WallPoint) MinSecs() float64 { return slices.Min(p.SeedSecs) }
 func (p *WallPoint) MaxSecs() float64 { return slices.Max(p.SeedSecs) }
 

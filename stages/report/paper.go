@@ -61,9 +61,6 @@ type Row struct {
 	values []Value
 }
 
-// Values returns the paper's numbers of the row, one per column.
-func (r Row) Values() []Value { return r.values }
-
 // Value is one number of the paper: a mean with or without its std.
 type Value struct {
 	OK        bool // false: the paper has no number here

@@ -33,7 +33,7 @@ func paperCell(t *testing.T, tab *Table, metric, graph string, size int, gamma f
 	}
 	for _, r := range tab.Rows {
 		if r.Metric == metric && r.Graph == graph && r.Size == size && r.Gamma == gamma {
-			return r.Values()[j].Text
+			return r.values[j].Text
 		}
 	}
 	t.Fatalf("table %d: no row %s %s n=%d gamma=%g", tab.Number, metric, graph, size, gamma)
