@@ -361,7 +361,7 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 // (in its order), or whose ln Z is a bound of kind (lower ones first), or
 // all.
 func (s *section) methodsOf(list []string, kind string, parts []string) []string {
-	ran := s.methodsIn(parts)
+	ran := s.data.MethodsIn(parts)
 	if len(list) > 0 {
 		return slices.DeleteFunc(slices.Clone(list), func(m string) bool { return !slices.Contains(ran, m) })
 	}
@@ -384,15 +384,6 @@ func (s *section) methodsOf(list []string, kind string, parts []string) []string
 	return append(bounds[0], bounds[1]...)
 }
 
-// methodsIn are the methods run in the stages of parts (nil: all).
-func (s *section) methodsIn(parts []string) []string {
-	return slices.DeleteFunc(slices.Clone(s.data.Methods), func(m string) bool { return !s.inParts(s.data.Find(nil, "", m), parts) })
-}
-
-func (s *section) inParts(found []*obs, parts []string) bool {
-	return slices.ContainsFunc(found, func(o *obs) bool { return len(parts) == 0 || slices.Contains(parts, o.Part) })
-}
-
 // partsOf are the parts a table reads: its own, else the section's first.
 func (s *section) partsOf(t *tableSpec) []string {
 	if len(t.Parts) == 0 && len(s.data.parts) > 0 {
@@ -403,10 +394,7 @@ func (s *section) partsOf(t *tableSpec) []string {
 
 // settingsOf are the settings with runs of a table's parts, of its graph.
 func (s *section) settingsOf(t *tableSpec) []*group {
-	parts := s.partsOf(t)
-	return slices.DeleteFunc(slices.Clone(s.data.Settings), func(g *group) bool {
-		return !s.inParts(s.data.BySet[g], parts) || t.Graph != "" && g.Graph != t.Graph
-	})
+	return slices.DeleteFunc(s.data.SettingsIn(s.partsOf(t)), func(g *group) bool { return t.Graph != "" && g.Graph != t.Graph })
 }
 
 // rows expands a row group into the bindings of its rows.

@@ -408,7 +408,7 @@ func (s *section) wallRule(r *ruleSpec) tally {
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		p := s.wallPoint(r.Part, r.PCDPart, g, r.Method, r.Tail)
 		switch {
-		case p == nil || len(s.runs(r.Part, g, l.Reference)) == 0:
+		case p == nil || len(s.data.Runs(r.Part, g, l.Reference)) == 0:
 			continue
 		case len(p.Epochs) == 0:
 			c.Unfinished = append(c.Unfinished, g.Label)
@@ -462,9 +462,9 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		var rivals [][]metrics.LearningRun
 		for _, m := range r.Rivals {
-			rivals = append(rivals, s.runs(r.Part, g, m))
+			rivals = append(rivals, s.data.Runs(r.Part, g, m))
 		}
-		b, ok := metrics.CompareBudget(s.runs(r.Part, g, l.Reference), s.runs(r.Part, g, r.Method), r.Rivals, rivals, r.Tail, l.Tol)
+		b, ok := metrics.CompareBudget(s.data.Runs(r.Part, g, l.Reference), s.data.Runs(r.Part, g, r.Method), r.Rivals, rivals, r.Tail, l.Tol)
 		if !ok {
 			continue
 		}

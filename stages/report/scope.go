@@ -88,7 +88,7 @@ func (c scope) Methods(kind string) []string { return c.s.methodsOf(nil, kind, n
 
 // HasMethods reports whether every one of ms ran in the first part.
 func (c scope) HasMethods(ms ...string) bool {
-	ran := c.s.methodsIn(c.s.partsOf(&tableSpec{}))
+	ran := c.s.data.MethodsIn(c.s.partsOf(&tableSpec{}))
 	return !slices.ContainsFunc(ms, func(m string) bool { return !slices.Contains(ran, m) })
 }
 
@@ -96,7 +96,7 @@ func (c scope) HasMethods(ms ...string) bool {
 // ms that ran in the first part, in its order.
 func (c scope) Summaries(ms ...string) []string {
 	var out []string
-	for _, m := range c.s.methodsIn(c.s.partsOf(&tableSpec{})) {
+	for _, m := range c.s.data.MethodsIn(c.s.partsOf(&tableSpec{})) {
 		if e, err := methods.Lookup(m); err == nil && slices.Contains(ms, m) {
 			out = append(out, fmt.Sprintf("%s (%s)", m, e.Summary))
 		}
@@ -206,7 +206,7 @@ func (c scope) PartModels(part string) []string {
 	return out
 }
 
-func (c scope) PartMethods(part string) []string { return c.s.methodsIn([]string{part}) }
+func (c scope) PartMethods(part string) []string { return c.s.data.MethodsIn([]string{part}) }
 
 // Compare is a declared comparison, for its tolerances.
 func (c scope) Compare(name string) outputs.CompareSpec {

@@ -288,7 +288,7 @@ func (s *section) derive() error {
 			if pt.Prefix == s.spec.Learning.Long {
 				tail = s.spec.Learning.Tail
 			}
-			s.summarise(pt.Prefix, tail)
+			s.data.SummariseLearning(pt.Prefix, s.spec.Learning.Reference, tail, spread)
 		}
 		s.data.SortMethods()
 	}
