@@ -30,19 +30,12 @@ func (s *section) readPaper() error {
 	}
 	scoreStages, learnStages := paper.stages(s.spec.PlotSources)
 	for _, stage := range scoreStages {
-		insts := s.reader().Of(stage)
-		if len(insts) == 0 {
+		if len(s.reader().Of(stage)) == 0 {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
 		}
-		fam := &family{Name: stage, Stage: stage}
-		for _, inst := range insts {
-			ok, err := s.reader().ReadSummary(&newPart(stage).Progress, fam, inst, "")
-			if err != nil {
-				return err
-			}
-			fam.Present = fam.Present || ok
+		if err := s.reader().ReadFamily(&newPart(stage).Progress, stage, stage, ""); err != nil {
+			return err
 		}
-		s.data.Families = append(s.data.Families, fam)
 	}
 	learn := newPart(learnPart)
 	s.data.parts = append(s.data.parts, learn)
