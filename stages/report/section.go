@@ -4,7 +4,6 @@ import (
 	"embed"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"text/template"
 	"time"
@@ -274,11 +273,11 @@ func (s *section) derive() error {
 		}
 		s.data.parts = append(s.data.parts, &part{Progress: *pt})
 	}
-	s.sortSettings()
+	s.data.SortSettings(s.spec.Order)
 	s.data.SortMethods()
 	switch s.spec.Reads {
 	case "scores":
-		s.autoRegions()
+		s.data.AutoRegions()
 		s.verdicts()
 	case "costs":
 		s.reader().CostLabels()
@@ -303,36 +302,6 @@ func (s *section) reader() *outputs.Reader {
 		r.Insts, r.CfgDir = s.plan.insts, s.plan.dir
 	}
 	return r
-}
-
-// sortSettings orders the settings as the section says (Order).
-func (s *section) sortSettings() {
-	sort.SliceStable(s.data.Settings, func(a, b int) bool {
-		x, y := s.data.Settings[a], s.data.Settings[b]
-		switch s.spec.Order {
-		case "size":
-			if x.Graph != y.Graph {
-				return x.Graph < y.Graph
-			}
-			return x.Size < y.Size
-		case "paper":
-			return x.Less(y)
-		}
-		return false
-	})
-}
-
-// autoRegions records on every model the region scheme its first run on
-// auto regions used (a column without a scheme of its own).
-func (s *section) autoRegions() {
-	for _, mo := range s.data.Find(nil, "", "") {
-		for _, col := range s.data.Methods {
-			if t, ok := outputs.FirstText(s.data.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
-				mo.Text["auto_regions"] = t
-				break
-			}
-		}
-	}
 }
 
 // markdown writes the section.
