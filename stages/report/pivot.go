@@ -358,8 +358,8 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 }
 
 // methodsOf are the methods run in the stages of parts that are in list
-// (in its order), or whose ln Z is a bound of kind (lower ones first), or
-// all.
+// (in its order), or whose ln Z is a bound of kind ("lower", "upper",
+// "any": lower ones first), or all.
 func (s *section) methodsOf(list []string, kind string, parts []string) []string {
 	ran := s.data.MethodsIn(parts)
 	if len(list) > 0 {
@@ -368,20 +368,12 @@ func (s *section) methodsOf(list []string, kind string, parts []string) []string
 	if kind == "" {
 		return ran
 	}
-	var bounds [2][]string // lower, upper
-	for _, m := range ran {
-		if e, err := methods.Lookup(m); err == nil && (e.LogZ == methods.LogZLowerBound || e.LogZ == methods.LogZUpperBound) {
-			k := int(b2f(e.LogZ == methods.LogZUpperBound))
-			bounds[k] = append(bounds[k], m)
-		}
+	lower, upper := methods.LogZLowerBound, methods.LogZUpperBound
+	var out []string
+	for _, b := range map[string][]methods.LogZKind{"lower": {lower}, "upper": {upper}, "any": {lower, upper}}[kind] {
+		out = append(out, slices.DeleteFunc(slices.Clone(ran), func(m string) bool { e, err := methods.Lookup(m); return err != nil || e.LogZ != b })...)
 	}
-	switch kind {
-	case "lower":
-		return bounds[0]
-	case "upper":
-		return bounds[1]
-	}
-	return append(bounds[0], bounds[1]...)
+	return out
 }
 
 // partsOf are the parts a table reads: its own, else the section's first.
