@@ -444,16 +444,11 @@ type budgetTally struct {
 	SeedHeldLast, SeedHeldTail  int
 }
 
-// budgetNote is a setting where a budget rule does not hold.
+// budgetNote is a setting where a budget rule does not hold: its gap
+// against the better rival's at the last epoch and over the tail.
 type budgetNote struct {
 	Name       string
-	Last, Tail Versus
-}
-
-// Versus is a gap against the better rival's, of a measure (What).
-type Versus struct {
-	What string
-	metrics.Versus
+	Last, Tail metrics.Versus
 }
 
 func (s *section) budgetRule(r *ruleSpec) budgetTally {
@@ -475,8 +470,7 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
 		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
 		if !okLast || !okTail {
-			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)),
-				Last: Versus{"last epoch", b.Last}, Tail: Versus{fmt.Sprintf("mean of the last %d epochs", r.Tail), b.Tail}})
+			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)), Last: b.Last, Tail: b.Tail})
 		}
 	}
 	return c
