@@ -42,7 +42,7 @@ func TestAmortizedMarkdown(t *testing.T) {
 	addSummary(s, fam, 100, "gbp-blocks3", score.Seconds, 0.49, 0, 100)
 	addSummary(s, fam, 400, "gbp", metrics.L1, 0.0004, 0, 20)      // its ln Z error not measured
 	addSummary(s, fam, 100, "someone-else", metrics.L1, 1, 0, 100) // not a column
-	s.sortSettings()
+	s.data.SortSettings(s.spec.Order)
 	s.data.SortMethods()
 	got := markdownOf(t, s)
 	for _, want := range []string{

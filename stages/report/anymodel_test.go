@@ -82,7 +82,7 @@ func TestAnyModelClaims(t *testing.T) {
 		{"approx-coverage", "score_budget20", 1, 2, "torus12-0"},
 		{"pt-coverage", "score_budget20", 3, 3, ""},
 	} {
-		got, _ := scope{s: s}.In(c.part).ClaimHere(c.id).(tally)
+		got, _ := scope{s: s}.In(c.part).Claim(c.id).(tally)
 		fails := strings.Join(got.Fails, "; ")
 		if got.Holds != c.holds || got.N != c.n || !strings.Contains(fails, c.fails) {
 			t.Errorf("%s at %s: holds on %d of %d (%s), want %d of %d (%s)", c.id, c.part, got.Holds, got.N, fails, c.holds, c.n, c.fails)

@@ -52,22 +52,22 @@ func TestDeclarations(t *testing.T) {
 }
 
 // budgetSection declares the table of a section that runs one method
-// against every other on families of models within several time budgets:
-// a table per budget (a part), a row per family and model, and for the
-// method first, then every other that ran in the budget, its Hellinger
+// against others on families of models within several time budgets: a
+// table per budget (a part, In), a row per family and model, and for the
+// method first, then the others that ran in the budget, its Hellinger
 // distance, ln Z error and seconds.
 const budgetSection = `
 title = "Any model, within a budget"
 anchor = "any-model"
 reads = "scores"
 parts = ["auto_b1_", "auto_b10_"]
-text = '{{.Table "budget"}}'
+text = '''
+{{- range list "auto_b1_" "auto_b10_"}}{{with $.In .}}#### budget {{.PartName}}
+
+{{.Table "budget"}}{{end}}{{end}}'''
 
 [[table]]
 id = "budget"
-per = "part"
-parts = ["auto_b1_", "auto_b10_"]
-title = "#### budget {{.PartName}}\n\n"
 lead = [
   { head = "family", cell = "{setting}", blank = true },
   { head = "model", cell = "{model}" },
@@ -78,7 +78,7 @@ cols = [
     { head = "{method} ln Z error", cell = "{logz_err.mean:num}" },
     { head = "{method} s", cell = "{seconds.mean:sec}" },
   ] },
-  { over = "method", except = ["auto"], items = [
+  { over = "method", methods = ["gbp", "bp"], items = [
     { head = "{method} hellinger", cell = "{hellinger.mean:num_e}" },
     { head = "{method} ln Z error", cell = "{logz_err.mean:num}" },
     { head = "{method} s", cell = "{seconds.mean:sec}" },
@@ -164,9 +164,9 @@ counts = true
 missing = "not run"
 lead = [{ head = "metric", cell = "{metric}", blank = true }, { head = "n", cell = "{size}" }]
 cols = [{ items = [
-  { head = "Exact", method = "exact", part = "a", cell = "{$m.mean:$f?}", ref = true },
-  { head = "A", method = "x", part = "a", cell = "{$m.mean:$f?} ± {$m.std:$f}", below = "paper {$m.text@A#p}" },
-  { head = "B", method = "y", part = "b", cell = "{$m.mean:$f?} ± {$m.std:$f}" },
+  { head = "Exact", method = "exact", part = "a", cell = "{$m.mean:fixed2?}", ref = true },
+  { head = "A", method = "x", part = "a", cell = "{$m.mean:fixed2?} ± {$m.std:fixed2}", below = "paper {$m.text@A#p}" },
+  { head = "B", method = "y", part = "b", cell = "{$m.mean:fixed2?} ± {$m.std:fixed2}" },
 ] }]
 [[table.rows]]
 axes = ["listed"]

@@ -22,8 +22,9 @@
 // paper's too; one rule engine evaluates every claim (rules.go), counted
 // as "holds on k of n". Method names come from the registry (core/methods)
 // or the declarations. Stage outputs are read into facts by
-// stages/stageio/outputs, which also records what the readers derive
-// (comparisons of two methods' answers, budgets, costs); the run time and
+// stages/stageio/outputs, which also aggregates them and records what the
+// readers derive (comparisons of two methods' answers, budgets, costs, the
+// learning tables' rows, the settings' order); the run time and
 // staleness come from the runner (plan.go, the package's one view of
 // stages/pipeline). A computation no declaration can express is a metric
 // of core/metrics, recorded by the readers.

@@ -81,7 +81,7 @@ func (s *section) learningFigure(part string) score.Figure {
 		panel := score.Panel{Title: g.Label, XLabel: "epoch", YLabel: "test NLL"}
 		epochs := 0
 		for _, m := range s.methodsOf(nil, "", []string{part}) {
-			runs := s.runs(part, g, m)
+			runs := s.data.Runs(part, g, m)
 			if len(runs) == 0 {
 				continue
 			}
@@ -97,8 +97,8 @@ func (s *section) learningFigure(part string) score.Figure {
 			}
 			panel.Series = append(panel.Series, ser)
 		}
-		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
-			panel.Series = append(panel.Series, score.Series{Name: trueModel, Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
+		if t, ok := outputs.Aggregate(s.data.FindIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok && epochs > 0 {
+			panel.Series = append(panel.Series, score.Series{Name: outputs.TrueModel, Dashed: true, X: []float64{1, float64(epochs)}, Y: []float64{t, t}})
 		}
 		fig.Panels = append(fig.Panels, panel)
 	}

@@ -99,7 +99,7 @@ func TestHiddenClaimFails(t *testing.T) {
 	cfg := writeHiddenFixture(t, root, `data = "data"`)
 	d := readHiddenOf(t, cfg)
 	setRENN := func(nll float64) {
-		for _, o := range d.data.findIn([]string{"hidden_"}, d.data.Settings[0], "", "renn-mp") {
+		for _, o := range d.data.FindIn([]string{"hidden_"}, d.data.Settings[0], "", "renn-mp") {
 			o.Num["nll"] = nll
 		}
 	}

@@ -1,19 +1,14 @@
 package report
 
-// The rules of a learning section: its methods' test NLL and gaps to the
-// reference, seed by seed (metrics.PairBySeed), and its claims.
+// A learning section's comparisons: its gaps written, PCD at another
+// method's wall time, and what its text reads of them.
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/renn-go/renn/core/metrics"
-	"github.com/renn-go/renn/stages/stageio/outputs"
 )
-
-// trueModel is the row of the true model's test NLL in a learning
-// section's tables and plots (from the runs of outputs.TrueMethod).
-const trueModel = "true model"
 
 // learningSpec declares how a learning section compares methods.
 type learningSpec struct {
@@ -28,64 +23,6 @@ type learningSpec struct {
 	// Subjects and Rivals are a gap claim's methods and rivals where it
 	// names none.
 	Subjects, Rivals []string
-}
-
-// runs are the learning runs of part of method on g.
-func (s *section) runs(part string, g *group, method string) []metrics.LearningRun {
-	var out []metrics.LearningRun
-	for _, o := range s.data.findIn([]string{part}, g, "", method) {
-		if o.Curve != nil {
-			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
-		}
-	}
-	return out
-}
-
-func (s *section) paired(part string, g *group, method string, tail int, only []string) metrics.Paired {
-	return metrics.PairBySeed(s.runs(part, g, method), s.runs(part, g, s.spec.Learning.Reference), tail, only)
-}
-
-// summarise adds, for every setting and method of part, the facts of its
-// table row: the test NLL at the last epoch, over the last tail epochs and
-// at the best (nll_last, nll_tail, nll_best) and the gaps to the reference
-// (gap_last, ..., text), each a mean over the seeds paired with the
-// reference's (else over its own seeds, without gaps), the seeds, the
-// epochs and the mean seconds per epoch; and the true model's test NLL
-// (method trueModel).
-func (s *section) summarise(part string, tail int) {
-	measures := map[string]func(metrics.RunNLL) float64{"last": metrics.LastOf, "tail": metrics.TailOf, "best": metrics.BestOf}
-	for _, g := range s.settingsOf(&tableSpec{Parts: []string{part}}) {
-		if t, ok := aggregate(s.data.findIn([]string{part}, g, "", outputs.TrueMethod), "nll", "mean"); ok {
-			s.data.Add(outputs.NewFact(part, "", g, "", trueModel)).Num["nll_last"] = t
-		}
-		for _, m := range s.methodsOf(nil, "", []string{part}) {
-			runs := s.runs(part, g, m)
-			if len(runs) == 0 {
-				continue
-			}
-			o := outputs.NewFact(part, "", g, "", m)
-			p := s.paired(part, g, m, tail, nil)
-			nlls := p.NLL
-			if len(p.Seeds) == 0 {
-				own, seeds := metrics.BySeed(runs)
-				for _, seed := range seeds {
-					nlls = append(nlls, metrics.MeanNLL(own[seed], tail))
-				}
-			}
-			for name, f := range measures {
-				o.Num["nll_"+name], o.Text["gap_"+name] = metrics.Mean(metrics.Field(nlls, f)), "—"
-				if len(p.Gap) > 0 {
-					o.Text["gap_"+name] = spread(metrics.Field(p.Gap, f))
-				}
-			}
-			for _, r := range runs {
-				o.Num["epochs"] = max(o.Num["epochs"], float64(len(r.NLL)))
-			}
-			o.Num["seeds"] = float64(len(nlls))
-			o.Num["s_epoch"], _ = aggregate(s.data.findIn([]string{part}, g, "", m), "epoch_seconds", "mean")
-			s.data.Add(o)
-		}
-	}
 }
 
 // spread is the mean of gaps over seeds, with their range when there are
@@ -106,29 +43,14 @@ type WallPoint struct {
 
 func (s *section) wallPoint(refPart, pcdPart string, g *group, ref string, tail int) *WallPoint {
 	l := s.spec.Learning
-	p, ok := metrics.AtWallTime(s.runs(refPart, g, ref), s.runs(pcdPart, g, l.PCD), s.runs(refPart, g, l.Reference), tail)
+	p, ok := metrics.AtWallTime(s.data.Runs(refPart, g, ref), s.data.Runs(pcdPart, g, l.PCD), s.data.Runs(refPart, g, l.Reference), tail)
 	if !ok {
 		return nil
 	}
 	return &WallPoint{WallPoint: p, PCD: l.PCD, Ref: ref}
 }
 
-// EpochsText is the epochs PCD finished: one number, or one per run.
-func (p *WallPoint) EpochsText() string {
-	if len(p.Epochs) == 1 {
-		return fmt.Sprint(p.Epochs[0])
-	}
-	return fmt.Sprint(p.Epochs)
-}
-
-// RunsNoun names what Models counts.
-func (p *WallPoint) RunsNoun() string {
-	if len(p.SeedSecs) > 1 {
-		return "runs (model, seed)"
-	}
-	return "models"
-}
-
+// MinSecs and MaxSecs are the least and most of the seeds' wall times.
 func (p *WallPoint) MinSecs() float64 { return slices.Min(p.SeedSecs) }
 func (p *WallPoint) MaxSecs() float64 { return slices.Max(p.SeedSecs) }
 

@@ -8,23 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/renn-go/renn/core/methods"
 )
 
 //go:embed paper.toml
 var paperTOML []byte
-
-// Kinds of table.
-const (
-	KindInference    = "inference"     // metric x setting rows, from a score stage's summary
-	KindNLL          = "nll"           // test NLL after learning, from learn-mrf's curves
-	KindEpochSeconds = "epoch_seconds" // seconds per learning epoch, from the same curves
-)
-
-// Metrics of the inference tables, as the score stage names them.
-var paperMetrics = []string{"l1", "corr", "logz_err"}
 
 // Layout keys: the columns that name a row.
 var layoutKeys = []string{"metric", "graph", "size", "gamma"}
@@ -39,16 +27,15 @@ type Table struct {
 	Number    int      `toml:"number"`  // in the compiled paper
 	Label     string   `toml:"label"`   // its LaTeX \label
 	Caption   string   `toml:"caption"` // its LaTeX \caption
-	Kind      string   `toml:"kind"`
-	Source    string   `toml:"source"`  // inference: the score stage of every column without its own
-	Sources   []string `toml:"sources"` // nll, epoch_seconds: the learn-mrf stages
+	Source    string   `toml:"source"`  // the score stage of every column without its own
+	Sources   []string `toml:"sources"` // a learning table's learn-mrf stages
 	Layout    []string `toml:"layout"`  // row keys in the paper's order
 	Transpose bool     `toml:"transpose"`
 	Notes     []string `toml:"notes"`
 	Columns   []Column `toml:"columns"`
 	Rows      []Row    `toml:"rows"`
 
-	// OptionalSources (nll, epoch_seconds) are learn-mrf stages read too
+	// OptionalSources (of a learning table) are learn-mrf stages read too
 	// when the pipeline config has them: stages beyond the paper's, whose
 	// columns say "not run" in a config without them.
 	OptionalSources []string `toml:"optional_sources"`
@@ -63,7 +50,7 @@ type Column struct {
 	Ref    bool   `toml:"ref"`    // a reference (the true model, exact learning): never the best of a row
 }
 
-// Row is one row of the paper: a metric (inference tables) on a setting.
+// Row is one row of the paper: a metric on a setting.
 type Row struct {
 	Metric string   `toml:"metric"`
 	Graph  string   `toml:"graph"`
@@ -73,9 +60,6 @@ type Row struct {
 
 	values []Value
 }
-
-// Values returns the paper's numbers of the row, one per column.
-func (r Row) Values() []Value { return r.values }
 
 // Value is one number of the paper: a mean with or without its std.
 type Value struct {
@@ -121,20 +105,12 @@ func parseNumber(s string) (float64, error) {
 	return x, nil
 }
 
-// PaperTables returns the paper's tables embedded in the package.
-func PaperTables() (*Paper, error) {
-	return ParsePaper(paperTOML)
-}
-
-// ParsePaper parses and checks a paper.toml.
-func ParsePaper(data []byte) (*Paper, error) {
+// ParsePaper parses and checks a paper.toml whose rows' metrics are of
+// metrics.
+func ParsePaper(data []byte, metrics []string) (*Paper, error) {
 	var p Paper
-	md, err := toml.Decode(string(data), &p)
-	if err != nil {
-		return nil, fmt.Errorf("paper tables: %w", err)
-	}
-	if un := md.Undecoded(); len(un) > 0 {
-		return nil, fmt.Errorf("paper tables: unknown key %s", un[0])
+	if err := decode("paper tables", data, &p); err != nil {
+		return nil, err
 	}
 	if len(p.Tables) == 0 {
 		return nil, fmt.Errorf("paper tables: no tables")
@@ -142,7 +118,7 @@ func ParsePaper(data []byte) (*Paper, error) {
 	seen := map[int]bool{}
 	for i := range p.Tables {
 		t := &p.Tables[i]
-		if err := t.check(); err != nil {
+		if err := t.check(metrics); err != nil {
 			return nil, fmt.Errorf("paper tables: table %d (%s): %w", t.Number, t.Label, err)
 		}
 		if seen[t.Number] {
@@ -153,29 +129,23 @@ func ParsePaper(data []byte) (*Paper, error) {
 	return &p, nil
 }
 
-func (t *Table) check() error {
-	if t.Number <= 0 || t.Label == "" || t.Caption == "" {
+func (t *Table) check(metrics []string) error {
+	switch {
+	case t.Number <= 0 || t.Label == "" || t.Caption == "":
 		return fmt.Errorf("needs a positive number, a label and a caption")
-	}
-	if err := t.checkSources(); err != nil {
-		return err
-	}
-	if len(t.Layout) == 0 {
-		return fmt.Errorf("empty layout")
+	case len(t.Layout) == 0 || len(t.Columns) == 0 || len(t.Rows) == 0:
+		return fmt.Errorf("no layout, no columns or no rows")
+	case len(t.Sources) == 0 && len(t.OptionalSources) > 0:
+		return fmt.Errorf("optional_sources are learn-mrf stages, of a learning table (sources)")
+	case slices.ContainsFunc(t.OptionalSources, func(s string) bool { return slices.Contains(t.Sources, s) }):
+		return fmt.Errorf("a stage is in both sources and optional_sources")
+	case slices.ContainsFunc(t.Columns, func(c Column) bool { return t.partOf(c) == "" || len(t.Sources) > 0 && c.Source != "" }):
+		return fmt.Errorf("a column has no source stage and neither has the table, or a learning table's has one")
 	}
 	for _, k := range t.Layout {
 		if !slices.Contains(layoutKeys, k) {
 			return fmt.Errorf("unknown layout key %q (want some of %s)", k, strings.Join(layoutKeys, ", "))
 		}
-		if k == "metric" && t.Kind != KindInference {
-			return fmt.Errorf("layout key metric in a %s table", t.Kind)
-		}
-	}
-	if t.Kind == KindInference && !slices.Contains(t.Layout, "metric") {
-		return fmt.Errorf("an inference table's layout must include metric")
-	}
-	if len(t.Columns) == 0 || len(t.Rows) == 0 {
-		return fmt.Errorf("no columns or no rows")
 	}
 	for i, c := range t.Columns {
 		if e, err := methods.Lookup(c.Method); err == nil && c.Name == "" {
@@ -186,7 +156,7 @@ func (t *Table) check() error {
 		}
 	}
 	for k := range t.Rows {
-		if err := t.checkRow(k); err != nil {
+		if err := t.checkRow(k, metrics); err != nil {
 			return err
 		}
 	}
@@ -198,41 +168,13 @@ func (t *Table) check() error {
 	return nil
 }
 
-// checkSources checks the kind of t and the stages its numbers come from.
-func (t *Table) checkSources() error {
-	switch t.Kind {
-	case KindInference:
-		if len(t.OptionalSources) > 0 {
-			return fmt.Errorf("optional_sources are learn-mrf stages, for nll and epoch_seconds tables")
-		}
-		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Source == "" && t.Source == "" }) {
-			return fmt.Errorf("a column has no source stage and neither has the table")
-		}
-	case KindNLL, KindEpochSeconds:
-		if len(t.Sources) == 0 {
-			return fmt.Errorf("no learn-mrf stages in sources")
-		}
-		if slices.ContainsFunc(t.OptionalSources, func(s string) bool { return slices.Contains(t.Sources, s) }) {
-			return fmt.Errorf("a stage is in both sources and optional_sources")
-		}
-		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Source != "" }) {
-			return fmt.Errorf("learning tables take their stages from sources, not per column")
-		}
-	default:
-		return fmt.Errorf("unknown kind %q (want %s, %s or %s)", t.Kind, KindInference, KindNLL, KindEpochSeconds)
-	}
-	return nil
-}
-
 // checkRow checks row k of t and reads the paper's values.
-func (t *Table) checkRow(k int) error {
+func (t *Table) checkRow(k int, metrics []string) error {
 	r := &t.Rows[k]
 	where := fmt.Sprintf("row %d (%s)", k+1, r.describe())
 	switch {
-	case t.Kind == KindInference && !slices.Contains(paperMetrics, r.Metric):
-		return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(paperMetrics, ", "))
-	case t.Kind != KindInference && r.Metric != "":
-		return fmt.Errorf("%s: a %s table has no metric per row", where, t.Kind)
+	case !slices.Contains(metrics, r.Metric):
+		return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(metrics, ", "))
 	case r.Graph == "" || r.Size <= 0:
 		return fmt.Errorf("%s: needs a graph and a positive size", where)
 	case len(r.Paper) != len(t.Columns):
@@ -241,8 +183,8 @@ func (t *Table) checkRow(k int) error {
 	r.values = make([]Value, len(r.Paper))
 	for j, s := range r.Paper {
 		v, err := ParseValue(s)
-		if err == nil && v.OK && t.Kind == KindInference && !v.HasStd {
-			err = fmt.Errorf("inference values are mean ± std, got %q", s)
+		if i := slices.IndexFunc(r.values[:j], func(w Value) bool { return w.OK }); err == nil && v.OK && i >= 0 && v.HasStd != r.values[i].HasStd {
+			err = fmt.Errorf("%q: the row's values are all mean ± std or all single numbers", s)
 		}
 		if err != nil {
 			return fmt.Errorf("%s, column %s: %w", where, t.Columns[j].Name, err)
@@ -253,17 +195,5 @@ func (t *Table) checkRow(k int) error {
 }
 
 func (r Row) describe() string {
-	s := fmt.Sprintf("%s n=%d gamma=%g", r.Graph, r.Size, r.Gamma)
-	if r.Metric != "" {
-		s = r.Metric + " " + s
-	}
-	return s
-}
-
-// columnSource is the score stage a column's numbers come from.
-func (t *Table) columnSource(c Column) string {
-	if c.Source != "" {
-		return c.Source
-	}
-	return t.Source
+	return fmt.Sprintf("%s %s n=%d gamma=%g", r.Metric, r.Graph, r.Size, r.Gamma)
 }

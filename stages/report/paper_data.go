@@ -23,26 +23,19 @@ func (s *section) readPaper() error {
 	for i := range paper.Tables {
 		t := &paper.Tables[i]
 		for _, st := range t.OptionalSources {
-			if len(s.plan.of(st)) > 0 {
+			if len(s.reader().Of(st)) > 0 {
 				t.Sources = append(t.Sources, st)
 			}
 		}
 	}
 	scoreStages, learnStages := paper.stages(s.spec.PlotSources)
 	for _, stage := range scoreStages {
-		insts := s.plan.of(stage)
-		if len(insts) == 0 {
+		if len(s.reader().Of(stage)) == 0 {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
 		}
-		fam := &family{Name: stage, Stage: stage}
-		for _, inst := range insts {
-			ok, err := s.reader().ReadSummary(&newPart(stage).Progress, fam, inst, "")
-			if err != nil {
-				return err
-			}
-			fam.Present = fam.Present || ok
+		if err := s.reader().ReadFamily(&newPart(stage).Progress, stage, stage, ""); err != nil {
+			return err
 		}
-		s.data.Families = append(s.data.Families, fam)
 	}
 	learn := newPart(learnPart)
 	s.data.parts = append(s.data.parts, learn)
@@ -63,7 +56,7 @@ func (s *section) addPaper() {
 			g := s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
 				if r.values[j].OK {
-					s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[t.factOf(r)] = r.values[j].Text
+					s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[r.Metric] = r.values[j].Text
 				}
 			}
 		}
@@ -89,8 +82,8 @@ func (paper *Paper) stages(plotted []string) (score, learn []string) {
 	}
 	for _, t := range paper.Tables {
 		for _, c := range t.Columns {
-			if t.Kind == KindInference {
-				add(&score, t.columnSource(c))
+			if len(t.Sources) == 0 {
+				add(&score, t.partOf(c))
 			}
 		}
 		for _, s := range t.Sources {

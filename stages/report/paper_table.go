@@ -28,13 +28,13 @@ type tableDoc struct {
 // fill writes the table doc of t from the data read.
 func (s *section) fill(t *Table, md string) *tableDoc {
 	doc := &tableDoc{T: t, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
-	if t.Kind == KindInference {
+	if len(t.Sources) == 0 {
 		doc.Stages = nil
 		for _, c := range t.Columns {
-			if f := s.family(t.columnSource(c)); f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
+			if f := s.family(t.partOf(c)); f != nil && !f.Present && !slices.Contains(doc.NotRun, f.Stage) {
 				doc.NotRun = append(doc.NotRun, f.Stage)
 			}
-			if s := t.columnSource(c); !slices.Contains(doc.Stages, s) {
+			if s := t.partOf(c); !slices.Contains(doc.Stages, s) {
 				doc.Stages = append(doc.Stages, s)
 			}
 		}
@@ -62,35 +62,23 @@ func (s *section) paperStat(t *Table, i, j int, paper bool) stat {
 		v := r.values[j]
 		return stat{ok: v.OK, mean: v.Mean, std: v.Std}
 	}
-	found := s.data.findIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
-	fact := t.factOf(r)
-	mean, ok := aggregate(found, fact, "mean")
-	std, _ := aggregate(found, fact, "std")
-	n, _ := aggregate(found, fact, "n")
+	found := s.data.FindIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
+	mean, ok := outputs.Aggregate(found, r.Metric, "mean")
+	std, _ := outputs.Aggregate(found, r.Metric, "std")
+	n, _ := outputs.Aggregate(found, r.Metric, "n")
 	return stat{ok: ok && !math.IsNaN(mean), mean: mean, std: std, n: int(n)}
 }
 
 // setting is the key of the row's setting.
 func (r Row) setting() string { return outputs.SettingOf(r.Graph, r.Size, r.Gamma).Key }
 
-// partOf is the part a column's facts are read from: its score stage, or
-// the learning runs.
+// partOf is the part a column's facts are read from: its score stage
+// (else the table's), or the learning runs.
 func (t *Table) partOf(c Column) string {
-	if t.Kind == KindInference {
-		return t.columnSource(c)
+	if len(t.Sources) > 0 {
+		return learnPart
 	}
-	return learnPart
-}
-
-// factOf is what a row of t measures, as a fact of our runs.
-func (t *Table) factOf(r Row) string {
-	switch t.Kind {
-	case KindNLL:
-		return "nll"
-	case KindEpochSeconds:
-		return "epoch_seconds"
-	}
-	return r.Metric
+	return or(c.Source, t.Source)
 }
 
 // paperPart is the part holding the paper's numbers of table n.
@@ -101,7 +89,8 @@ func paperPart(n int) string { return fmt.Sprintf("paper %d", n) }
 var layoutColumns = map[string][2]string{"metric": {"metric", "{metric}"}, "graph": {"graph", "{graph}"}, "size": {"n", "{size}"}, "gamma": {"γ", "{gamma}"}}
 
 // spec declares t as a table of the builder, its rows' metrics those
-// declared (metrics: label, format, best).
+// declared (metrics: label, cell, best), then a seconds row per setting
+// where a run has seconds (the score stages').
 func (t *Table) spec(metrics []metricItem) tableSpec {
 	missing := "not run"
 	ts := tableSpec{ID: fmt.Sprint(t.Number), Missing: &missing, Ties: true, Counts: true, Corner: "method"}
@@ -114,29 +103,22 @@ func (t *Table) spec(metrics []metricItem) tableSpec {
 	if t.Transpose {
 		ts.Transpose = strings.Join(heads, ", ")
 	}
-	cell := "{$m.mean:$f?} ± {$m.std:$f}"
-	if t.Kind == KindEpochSeconds {
-		cell = "{$m.mean:$f?}" // the paper prints means
-	}
 	var items []leadColumn
 	for _, c := range t.Columns {
-		items = append(items, leadColumn{Head: c.Name, Cell: cell, Method: c.Method, Part: t.partOf(c), Ref: c.Ref,
+		items = append(items, leadColumn{Head: c.Name, Cell: "{m}", Method: c.Method, Part: t.partOf(c), Ref: c.Ref,
 			Below: "paper {$m.text@" + c.Name + "#" + paperPart(t.Number) + "}"})
 		ts.Parts = append(ts.Parts, t.partOf(c))
 	}
 	ts.Cols = []colGroup{{Items: items}}
 	rows, seconds := rowGroup{Axes: []string{"listed"}}, rowGroup{Axes: []string{"listed"}, Need: score.Seconds}
 	for _, r := range t.Rows {
-		rows.Listed = append(rows.Listed, listedRow{t.factOf(r), r.setting()})
+		rows.Listed = append(rows.Listed, listedRow{r.Metric, r.setting()})
 		if l := (listedRow{score.Seconds, r.setting()}); !slices.Contains(seconds.Listed, l) {
 			seconds.Listed = append(seconds.Listed, l)
 		}
 	}
 	rows.Metrics, seconds.Metrics = metrics, metrics
-	ts.Rows = []rowGroup{rows}
-	if t.Kind == KindInference {
-		ts.Rows = append(ts.Rows, seconds)
-	}
+	ts.Rows = []rowGroup{rows, seconds}
 	return ts
 }
 

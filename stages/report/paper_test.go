@@ -7,10 +7,11 @@ import (
 
 func paperTables(t *testing.T) map[int]*Table {
 	t.Helper()
-	p, err := PaperTables()
+	spec, err := loadSection("paper")
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := spec.paper
 	out := map[int]*Table{}
 	for i := range p.Tables {
 		out[p.Tables[i].Number] = &p.Tables[i]
@@ -32,7 +33,7 @@ func paperCell(t *testing.T, tab *Table, metric, graph string, size int, gamma f
 	}
 	for _, r := range tab.Rows {
 		if r.Metric == metric && r.Graph == graph && r.Size == size && r.Gamma == gamma {
-			return r.Values()[j].Text
+			return r.values[j].Text
 		}
 	}
 	t.Fatalf("table %d: no row %s %s n=%d gamma=%g", tab.Number, metric, graph, size, gamma)
@@ -52,9 +53,9 @@ func TestPaperSpotValues(t *testing.T) {
 	}{
 		{1, "logz_err", "grid", 400, 0.1, "RENN", "7.598 ± 1.146"},
 		{2, "corr", "complete", 16, 4, "Inference Net", "0.693 ± 0.060"},
-		{3, "", "grid", 100, 1, "Inference Net", "20.29"}, // printed "20. 29"
-		{3, "", "complete", 16, 1, "Damped BP", "18.95"},
-		{4, "", "grid", 225, 1, "Damped BP", "525.1"},
+		{3, "nll", "grid", 100, 1, "Inference Net", "20.29"}, // printed "20. 29"
+		{3, "nll", "complete", 16, 1, "Damped BP", "18.95"},
+		{4, "epoch_seconds", "grid", 225, 1, "Damped BP", "525.1"},
 		{5, "l1", "grid", 25, 0.1, "RENN", "0.049 ± 0.078"},
 		{6, "logz_err", "grid", 225, 1, "Mean Field", "17.923 ± 3.474"},
 		{6, "corr", "grid", 400, 1, "GBP", "0.759 ± 0.018"},
@@ -64,8 +65,8 @@ func TestPaperSpotValues(t *testing.T) {
 		{9, "logz_err", "complete", 16, 0.1, "GBP", "166.3 ± 11.98"},
 		{10, "logz_err", "grid", 100, 1, "RENN", "12.29 ± 1.748"},
 		{11, "logz_err", "complete", 16, 1, "Inference Net", "215.7 ± 12.75"},
-		{12, "", "grid", 100, 1, "Damped BP", "156.8"},
-		{12, "", "complete", 9, 1, "Inference Net", "0.289"},
+		{12, "epoch_seconds", "grid", 100, 1, "Damped BP", "156.8"},
+		{12, "epoch_seconds", "complete", 9, 1, "Inference Net", "0.289"},
 	} {
 		if got := paperCell(t, tabs[c.table], c.metric, c.graph, c.size, c.gamma, c.column); got != c.want {
 			t.Errorf("table %d %s %s n=%d gamma=%g %s: %q, want %q", c.table, c.metric, c.graph, c.size, c.gamma, c.column, got, c.want)
@@ -97,7 +98,7 @@ func TestPaperRepeats(t *testing.T) {
 		same(tabs[4], c, tabs[12], c)
 	}
 	// The paper's one inconsistency: mean field on K16 per epoch.
-	if a, b := paperCell(t, tabs[4], "", "complete", 16, 1, "Mean Field"), paperCell(t, tabs[12], "", "complete", 16, 1, "Mean Field"); a != "2.499" || b != "2.449" {
+	if a, b := paperCell(t, tabs[4], "epoch_seconds", "complete", 16, 1, "Mean Field"), paperCell(t, tabs[12], "epoch_seconds", "complete", 16, 1, "Mean Field"); a != "2.499" || b != "2.449" {
 		t.Errorf("mean field K16 seconds: tables 4 and 12 give %q and %q, want 2.499 and 2.449 as printed", a, b)
 	}
 	for _, gamma := range []float64{0.1, 1} {
@@ -190,35 +191,36 @@ func TestParsePaperErrors(t *testing.T) {
 number = 1
 label = "l"
 caption = "c"
-kind = "inference"
 source = "s"
 layout = ["metric", "size"]
-columns = [{ name = "A", method = "a" }]
-rows = [{ metric = "l1", graph = "grid", size = 25, gamma = 1, paper = ["0.1 ± 0.2"] }]
+columns = [{ name = "A", method = "a" }, { name = "B", method = "b" }]
+rows = [{ metric = "l1", graph = "grid", size = 25, gamma = 1, paper = ["0.1 ± 0.2", "0.3 ± 0.1"] }]
 `
-	if _, err := ParsePaper([]byte(good)); err != nil {
+	metrics := []string{"l1", "nll"}
+	if _, err := ParsePaper([]byte(good), metrics); err != nil {
 		t.Fatalf("good config: %v", err)
 	}
 	for _, c := range []struct{ name, from, to, want string }{
 		{"unknown key", `label = "l"`, "label = \"l\"\nlabl = 1", "unknown key"},
-		{"kind", `kind = "inference"`, `kind = "x"`, "unknown kind"},
 		{"metric", `metric = "l1"`, `metric = "l2"`, "metric"},
-		{"count", `paper = ["0.1 ± 0.2"]`, `paper = ["0.1 ± 0.2", "1"]`, "2 paper values for 1 columns"},
-		{"no std", `paper = ["0.1 ± 0.2"]`, `paper = ["0.1"]`, "mean ± std"},
-		{"value", `paper = ["0.1 ± 0.2"]`, `paper = ["a"]`, "not a number"},
+		{"count", `"0.3 ± 0.1"]`, `"0.3 ± 0.1", "1"]`, "3 paper values for 2 columns"},
+		{"std in some values only", `"0.3 ± 0.1"]`, `"0.3"]`, "all mean ± std or all single numbers"},
+		{"value", `paper = ["0.1 ± 0.2"`, `paper = ["a"`, "not a number"},
 		{"layout", `layout = ["metric", "size"]`, `layout = ["metric", "n"]`, "layout key"},
 		{"source", `source = "s"`, ``, "no source"},
 		{"size", `size = 25`, `size = 0`, "positive size"},
 		{"column name", `name = "A"`, `name = "A}"`, "cell"},
-		{"optional sources of an inference table", `source = "s"`, "source = \"s\"\noptional_sources = [\"f\"]", "optional_sources"},
+		{"optional sources of a score table", `source = "s"`, "source = \"s\"\noptional_sources = [\"f\"]", "optional_sources"},
+		{"a source of a learning table's column", "source = \"s\"\nlayout = [\"metric\", \"size\"]\ncolumns = [{ name = \"A\", method = \"a\" }",
+			"sources = [\"f\"]\nlayout = [\"metric\", \"size\"]\ncolumns = [{ name = \"A\", method = \"a\", source = \"s\" }", "learning table"},
 	} {
 		src := strings.Replace(good, c.from, c.to, 1)
-		_, err := ParsePaper([]byte(src))
+		_, err := ParsePaper([]byte(src), metrics)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := ParsePaper([]byte(good + strings.Replace(good, "number = 1", "number = 1", 1))); err == nil || !strings.Contains(err.Error(), "twice") {
+	if _, err := ParsePaper([]byte(good+good), metrics); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate number: error %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // tableSpec declares a table. A cell template is text with placeholders:
@@ -23,14 +24,13 @@ import (
 // row in the cell's column, or the one named, in a numberFormat; a cell
 // outside a method's columns reads the models' own facts), {fact.text}
 // (a text fact), {fact.agg:format@column#part} (of another part); fact $m
-// and format $f are the row's metric and its format. A cell is missing
-// when one of its facts is.
+// is the row's metric. A cell is missing when one of its facts is.
 type tableSpec struct {
 	ID          string
 	Title, Note string  // templates written before and after the table
 	Tight       bool    // separators |---| rather than | --- |
 	Missing     *string // a missing cell; "—" unless given
-	Per         string  // "setting", "part": a table for each setting, or each of its parts
+	Per         string  // "setting": a table for each setting
 	Graph       string  // only settings of this graph
 	Parts       []string
 	Lead        []leadColumn // the row labels
@@ -83,20 +83,23 @@ type rowGroup struct {
 type listedRow struct{ Metric, Setting string }
 
 // metricItem is a row's metric: the fact its cells aggregate, how, how
-// written, and in a total row; Best ("min", "max") bolds the row's best.
+// written (or its Cell), and in a total row; Best ("min", "max") bolds the
+// row's best.
 type metricItem struct {
-	Name, Label, Agg, Format, Best string
-	Total                          string
-	TotalFormat                    string `toml:"total_format"`
-	TotalCell                      string `toml:"total_cell"`
+	Name, Label, Agg, Format, Best, Cell string
+	Total                                string
+	TotalFormat                          string `toml:"total_format"`
+	TotalCell                            string `toml:"total_cell"`
 }
 
 // cell is the metric's cell template, in a total row if total is set.
 func (m *metricItem) cell(total string) string {
-	if total != "" && m.TotalCell != "" {
+	switch {
+	case total != "" && m.TotalCell != "":
 		return m.TotalCell
-	}
-	if total != "" {
+	case m.Cell != "":
+		return m.Cell
+	case total != "":
 		return "{" + m.Name + "." + or(m.Total, m.Agg) + ":" + or(m.TotalFormat, m.Format) + "}"
 	}
 	return "{" + m.Name + "." + m.Agg + ":" + m.Format + "}"
@@ -110,7 +113,6 @@ type colGroup struct {
 	Methods  []string
 	Compared bool   // the methods a cost section compares with its reference
 	Bound    string // "lower", "upper", "any": methods whose ln Z is a bound
-	Except   []string
 	Items    []leadColumn
 }
 
@@ -149,8 +151,8 @@ func parseCell(s string) ([]piece, error) {
 			r, p.onMethod, _ = strings.Cut(r, "@")
 			r, p.format, _ = strings.Cut(r, ":")
 			p.ref, p.fact, p.agg = "fact", strings.Split(r, ".")[0], strings.TrimPrefix(r, strings.Split(r, ".")[0]+".")
-			if p.agg != "text" && (!slices.Contains(aggregates, p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil && !strings.HasPrefix(p.format, "$f")) {
-				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(aggregates, ", "))
+			if p.agg != "text" && (!slices.Contains(outputs.Aggregates(), p.agg) || numberFormats[strings.TrimSuffix(p.format, "?")] == nil) {
+				return nil, fmt.Errorf("cell %q: {%s}: want {fact.aggregate:format}, an aggregate of %s and a known format", s, r, strings.Join(outputs.Aggregates(), ", "))
 			}
 		}
 		out, s = append(out, p), s[j+1:]
@@ -217,22 +219,21 @@ func (d *dataset) fact(p piece, b binding) cellValue {
 	if p.onPart != "" {
 		parts = []string{p.onPart}
 	}
-	found := d.findIn(parts, b.set, b.model, or(p.onMethod, b.method))
-	fact, format := p.fact, p.format
+	found := d.FindIn(parts, b.set, b.model, or(p.onMethod, b.method))
+	fact := p.fact
 	if b.metric != nil {
 		fact = strings.Replace(fact, "$m", b.metric.Name, 1)
-		format = strings.Replace(format, "$f", b.metric.Format, 1)
 	}
 	if p.agg == "text" {
-		t, ok := firstText(found, fact)
+		t, ok := outputs.FirstText(found, fact)
 		return cellValue{text: t, ok: ok}
 	}
-	v, ok := aggregate(found, fact, p.agg)
+	v, ok := outputs.Aggregate(found, fact, p.agg)
 	if !ok {
 		return cellValue{}
 	}
-	n, _ := aggregate(found, fact, "n")
-	s, ok := formatted(format, v)
+	n, _ := outputs.Aggregate(found, fact, "n")
+	s, ok := formatted(p.format, v)
 	return cellValue{text: s, value: v, n: n, numeric: true, ok: ok, numEnd: len(s)}
 }
 
@@ -347,9 +348,6 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 		}
 		for _, m := range s.methodsOf(list, cg.Bound, parts) {
 			for _, it := range items {
-				if slices.Contains(cg.Except, m) {
-					continue
-				}
 				if it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
 					out = append(out, column{method: m, item: it})
 				}
@@ -360,39 +358,22 @@ func (s *section) columns(t *tableSpec, parts []string) []column {
 }
 
 // methodsOf are the methods run in the stages of parts that are in list
-// (in its order), or whose ln Z is a bound of kind (lower ones first), or
-// all.
+// (in its order), or whose ln Z is a bound of kind ("lower", "upper",
+// "any": lower ones first), or all.
 func (s *section) methodsOf(list []string, kind string, parts []string) []string {
-	ran := s.methodsIn(parts)
+	ran := s.data.MethodsIn(parts)
 	if len(list) > 0 {
 		return slices.DeleteFunc(slices.Clone(list), func(m string) bool { return !slices.Contains(ran, m) })
 	}
 	if kind == "" {
 		return ran
 	}
-	var bounds [2][]string // lower, upper
-	for _, m := range ran {
-		if e, err := methods.Lookup(m); err == nil && (e.LogZ == methods.LogZLowerBound || e.LogZ == methods.LogZUpperBound) {
-			k := int(b2f(e.LogZ == methods.LogZUpperBound))
-			bounds[k] = append(bounds[k], m)
-		}
+	lower, upper := methods.LogZLowerBound, methods.LogZUpperBound
+	var out []string
+	for _, b := range map[string][]methods.LogZKind{"lower": {lower}, "upper": {upper}, "any": {lower, upper}}[kind] {
+		out = append(out, slices.DeleteFunc(slices.Clone(ran), func(m string) bool { e, err := methods.Lookup(m); return err != nil || e.LogZ != b })...)
 	}
-	switch kind {
-	case "lower":
-		return bounds[0]
-	case "upper":
-		return bounds[1]
-	}
-	return append(bounds[0], bounds[1]...)
-}
-
-// methodsIn are the methods run in the stages of parts (nil: all).
-func (s *section) methodsIn(parts []string) []string {
-	return slices.DeleteFunc(slices.Clone(s.data.Methods), func(m string) bool { return !s.inParts(s.data.Find(nil, "", m), parts) })
-}
-
-func (s *section) inParts(found []*obs, parts []string) bool {
-	return slices.ContainsFunc(found, func(o *obs) bool { return len(parts) == 0 || slices.Contains(parts, o.Part) })
+	return out
 }
 
 // partsOf are the parts a table reads: its own, else the section's first.
@@ -405,10 +386,7 @@ func (s *section) partsOf(t *tableSpec) []string {
 
 // settingsOf are the settings with runs of a table's parts, of its graph.
 func (s *section) settingsOf(t *tableSpec) []*group {
-	parts := s.partsOf(t)
-	return slices.DeleteFunc(slices.Clone(s.data.Settings), func(g *group) bool {
-		return !s.inParts(s.data.BySet[g], parts) || t.Graph != "" && g.Graph != t.Graph
-	})
+	return slices.DeleteFunc(s.data.SettingsIn(s.partsOf(t)), func(g *group) bool { return t.Graph != "" && g.Graph != t.Graph })
 }
 
 // rows expands a row group into the bindings of its rows.

@@ -61,32 +61,8 @@ func usage(dir string) (outputs.Usage, error) {
 	return outputs.Usage{Seconds: st.Seconds, CPUSeconds: st.CPUSeconds, MaxRSSKiB: st.MaxRSSKiB}, nil
 }
 
-// of returns the instances of the named stage.
-func (p *plan) of(stage string) []*instance {
-	var out []*instance
-	for _, inst := range p.insts {
-		if inst.Stage == stage {
-			out = append(out, inst)
-		}
-	}
-	return out
-}
-
-// withPrefix splits insts into those of stages whose names begin with one
-// of prefixes and the others.
-func withPrefix(insts []*instance, prefixes []string) (matched, rest []*instance) {
-	for _, inst := range insts {
-		if outputs.HasPrefix(inst.Stage, prefixes) {
-			matched = append(matched, inst)
-		} else {
-			rest = append(rest, inst)
-		}
-	}
-	return matched, rest
-}
-
 // runTime is a pipeline's run time as the report shows it.
-type runTime struct{ pipeline.RunTime }
+type runTime = pipeline.RunTime
 
 // readRunTime sums the stamps of insts and, unless binDir is empty, counts
 // them by state against the binaries in binDir (statusErr says why that
@@ -96,6 +72,5 @@ func readRunTime(p *plan, insts []*instance, binDir string) (rt runTime, statusE
 	for i, inst := range insts {
 		pis[i] = p.pis[inst]
 	}
-	rt.RunTime, statusErr, err = p.pp.RunTime(pis, binDir)
-	return rt, statusErr, err
+	return p.pp.RunTime(pis, binDir)
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // Params are the report parameters.
@@ -51,7 +53,7 @@ func Run(p Params) error {
 		return err
 	}
 	// The sections' stages are not the paper's: their run time is theirs.
-	_, paperInsts := withPrefix(s.plan.insts, beyond)
+	paperInsts := slices.DeleteFunc(slices.Clone(s.plan.insts), func(i *instance) bool { return outputs.HasPrefix(i.Stage, beyond) })
 	if doc.RT, doc.StatusErr, err = readRunTime(s.plan, paperInsts, p.BinDir); err != nil {
 		return err
 	}

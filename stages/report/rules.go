@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/metrics"
+	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // ruleSpec declares a claim. Rule is one of:
@@ -113,14 +114,10 @@ func (s *section) rule(id string, parts ...string) (any, error) {
 		return s.wallRule(r), nil
 	case "budget":
 		return s.budgetRule(r), nil
-	case "winners":
-		return winnersText(s.paperRule(r).winners), nil
-	case "combine":
-		return s.combine(r), nil
 	case "models":
 		return s.modelsText(r), nil
 	}
-	return s.paperRule(r).text, nil
+	return s.paperRule(r), nil
 }
 
 // cell is the cell template of a value "fact.agg@column".
@@ -186,7 +183,7 @@ func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValu
 		if has && r.RefIf != "" {
 			_, col, _ := strings.Cut(v, "@")
 			fact, agg, _ := strings.Cut(r.RefIf, ".")
-			cond, found := aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
+			cond, found := outputs.Aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
 			has = found && cond == 1
 		}
 		if has && (!ok || rv.value < ref.value) {
@@ -229,7 +226,7 @@ func (s *section) paperRows(r *ruleSpec) []paperRow {
 			b = col(t, r.Method, r.From)
 		}
 		for i, row := range t.Rows {
-			m := t.factOf(row)
+			m := row.Metric
 			keep := (r.Metric == "" || m == r.Metric) && (r.Graph == "" || row.Graph == r.Graph) && (r.Size == 0 || row.Size == r.Size) && (r.Gamma == 0 || row.Gamma == r.Gamma)
 			if keep && a >= 0 && b >= 0 {
 				out = append(out, paperRow{t, i, m, a, b, row.values[a].HasStd && row.values[b].HasStd})
@@ -245,16 +242,12 @@ func col(t *Table, method string, from bool) int {
 	return slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == method && (c.From != "") == from })
 }
 
-// paperCount is a paper rule's count for us and the paper, written, and
-// our best methods counted by rows (best, winners).
-type paperCount struct {
-	text    string
-	winners map[string]int
-}
-
-func (s *section) paperRule(r *ruleSpec) paperCount {
+// paperRule counts, writes or combines a rule over the rows of the paper's
+// tables, for us and for the paper (best, winners, beats, agree, combine).
+func (s *section) paperRule(r *ruleSpec) string {
 	var side [2]tally
-	out := paperCount{winners: map[string]int{}}
+	var xs, ys [2][]float64
+	winners := map[string]int{}
 	for _, p := range s.paperRows(r) {
 		for k, paper := range []bool{false, true} {
 			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
@@ -263,7 +256,7 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 				if w, ok := s.winner(p.t, p.i, p.metric, paper); ok {
 					side[k].count(p.t.Columns[w].Method == r.Method, "")
 					if !paper {
-						out.winners[p.t.Columns[w].Method]++
+						winners[p.t.Columns[w].Method]++
 					}
 				}
 			case "beats":
@@ -274,11 +267,20 @@ func (s *section) paperRule(r *ruleSpec) paperCount {
 				if a.ok && b.ok && (!paper || p.hasStd) {
 					side[k].count(math.Abs(a.mean-b.mean) < min(a.std, b.std), "")
 				}
+			case "combine":
+				if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs[k]) == 0) {
+					xs[k], ys[k] = append(xs[k], a.mean), append(ys[k], b.mean)
+				}
 			}
 		}
 	}
-	out.text = sides(side[0].N > 0, side[1].N > 0, fmt.Sprintf("%d of %d settings", side[0].Holds, side[0].N), fmt.Sprintf("%d of %d", side[1].Holds, side[1].N))
-	return out
+	switch r.Rule {
+	case "winners":
+		return winnersText(winners)
+	case "combine":
+		return sides(len(xs[0]) > 0, len(xs[1]) > 0, r.combined(xs[0], ys[0]), r.combined(xs[1], ys[1]))
+	}
+	return sides(side[0].N > 0, side[1].N > 0, fmt.Sprintf("%d of %d settings", side[0].Holds, side[0].N), fmt.Sprintf("%d of %d", side[1].Holds, side[1].N))
 }
 
 // sides writes ours, or "not run yet", then the paper's if it has one.
@@ -292,28 +294,11 @@ func sides(oursOK, paperOK bool, ours, paper string) string {
 	return ours
 }
 
-// combine is the mean over the rows (or the first) of Op of the two
-// values, for us and for the paper.
-func (s *section) combine(r *ruleSpec) string {
-	var text [2]string
-	var ok [2]bool
-	for k, paper := range []bool{false, true} {
-		var xs, ys []float64
-		for _, p := range s.paperRows(r) {
-			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
-			if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs) == 0) {
-				xs, ys = append(xs, a.mean), append(ys, b.mean)
-			}
-		}
-		if ok[k] = len(xs) > 0; ok[k] {
-			text[k] = r.combined(xs, ys)
-		}
-	}
-	return sides(ok[0], ok[1], text[0], text[1])
-}
-
-// combined writes the mean of Op over xs and ys.
+// combined writes the mean of Op over xs and ys ("" without values).
 func (r *ruleSpec) combined(xs, ys []float64) string {
+	if len(xs) == 0 {
+		return ""
+	}
 	sum := 0.0
 	for i := range xs {
 		switch r.Op {
@@ -396,8 +381,8 @@ func (s *section) gapRule(r *ruleSpec) tally {
 	var c tally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		gap := func(m string) (float64, bool) {
-			e, okE := aggregate(s.data.findIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
-			v, okV := aggregate(s.data.findIn([]string{r.Part}, g, "", m), "nll", "mean")
+			e, okE := outputs.Aggregate(s.data.FindIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
+			v, okV := outputs.Aggregate(s.data.FindIn([]string{r.Part}, g, "", m), "nll", "mean")
 			return v - e, okE && okV
 		}
 		ref, refOK := math.Inf(1), false
@@ -423,7 +408,7 @@ func (s *section) wallRule(r *ruleSpec) tally {
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		p := s.wallPoint(r.Part, r.PCDPart, g, r.Method, r.Tail)
 		switch {
-		case p == nil || len(s.runs(r.Part, g, l.Reference)) == 0:
+		case p == nil || len(s.data.Runs(r.Part, g, l.Reference)) == 0:
 			continue
 		case len(p.Epochs) == 0:
 			c.Unfinished = append(c.Unfinished, g.Label)
@@ -459,16 +444,11 @@ type budgetTally struct {
 	SeedHeldLast, SeedHeldTail  int
 }
 
-// budgetNote is a setting where a budget rule does not hold.
+// budgetNote is a setting where a budget rule does not hold: its gap
+// against the better rival's at the last epoch and over the tail.
 type budgetNote struct {
 	Name       string
-	Last, Tail Versus
-}
-
-// Versus is a gap against the better rival's, of a measure (What).
-type Versus struct {
-	What string
-	metrics.Versus
+	Last, Tail metrics.Versus
 }
 
 func (s *section) budgetRule(r *ruleSpec) budgetTally {
@@ -477,9 +457,9 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		var rivals [][]metrics.LearningRun
 		for _, m := range r.Rivals {
-			rivals = append(rivals, s.runs(r.Part, g, m))
+			rivals = append(rivals, s.data.Runs(r.Part, g, m))
 		}
-		b, ok := metrics.CompareBudget(s.runs(r.Part, g, l.Reference), s.runs(r.Part, g, r.Method), r.Rivals, rivals, r.Tail, l.Tol)
+		b, ok := metrics.CompareBudget(s.data.Runs(r.Part, g, l.Reference), s.data.Runs(r.Part, g, r.Method), r.Rivals, rivals, r.Tail, l.Tol)
 		if !ok {
 			continue
 		}
@@ -490,8 +470,7 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
 		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
 		if !okLast || !okTail {
-			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)),
-				Last: Versus{"last epoch", b.Last}, Tail: Versus{fmt.Sprintf("mean of the last %d epochs", r.Tail), b.Tail}})
+			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)), Last: b.Last, Tail: b.Tail})
 		}
 	}
 	return c

@@ -82,7 +82,7 @@ func TestRulesAtMost(t *testing.T) {
 // three methods (a reference, a, b) and three rows, ours and the paper's.
 func TestRulesPaper(t *testing.T) {
 	v := func(mean, std float64) Value { return Value{OK: true, Mean: mean, Std: std, HasStd: true} }
-	tb := &Table{Number: 1, Kind: KindInference, Source: "src", Columns: []Column{{Method: "exact", Ref: true}, {Method: "a"}, {Method: "b"}}, Rows: []Row{
+	tb := &Table{Number: 1, Source: "src", Columns: []Column{{Method: "exact", Ref: true}, {Method: "a"}, {Method: "b"}}, Rows: []Row{
 		{Metric: "l1", Graph: "grid", Size: 9, values: []Value{v(0, 0), v(0.3, 0.1), v(0.25, 0.1)}},
 		{Metric: "l1", Graph: "grid", Size: 16, values: []Value{v(0, 0), v(0.3, 0.1), v(0.45, 0.1)}},
 		{Metric: "corr", Graph: "complete", Size: 9, values: []Value{v(1, 0), v(0.9, 0.1), v(0.5, 0.1)}},

@@ -2,12 +2,10 @@ package report
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Machine describes the computer the report is written on.
@@ -48,29 +46,4 @@ func procField(path, key string) string {
 		}
 	}
 	return ""
-}
-
-// StageTable is the table of the stages' run time, with only the stages
-// that took a minute or more or have not finished if slow is set; "" when
-// it has no row.
-func (rt runTime) StageTable(slow bool) string {
-	g := &grid{head: []string{"stage", "instances done", "summed time", "longest instance"}, right: []bool{false, true, true, true}, tight: true}
-	for _, st := range rt.Stages {
-		if !slow || st.Seconds >= 60 || st.Done < st.Instances {
-			g.add(st.Stage, fmt.Sprintf("%d / %d", st.Done, st.Instances), formatDuration(st.Seconds), formatDuration(st.Max))
-		}
-	}
-	if len(g.rows) == 0 {
-		return ""
-	}
-	return g.String()
-}
-
-// PartsTable is the table of the run's parts.
-func (rt runTime) PartsTable() string {
-	g := &grid{head: []string{"part", "from (UTC)", "to (UTC)", "wall time", "instances", "summed time"}, right: []bool{false, false, false, true, true, true}, tight: true}
-	for i, pt := range rt.Parts {
-		g.add(fmt.Sprint(i+1), pt.Start.UTC().Format(time.DateTime), pt.End.UTC().Format(time.DateTime), formatDuration(pt.Wall()), fmt.Sprint(pt.Instances), formatDuration(pt.Seconds))
-	}
-	return g.String()
 }

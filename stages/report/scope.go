@@ -34,7 +34,7 @@ func (c scope) Settings() []*group { return c.s.settingsOf(&tableSpec{}) }
 // In), of the method given (else of the models themselves); NaN when
 // missing.
 func (c scope) Val(fact, agg string, method ...string) float64 {
-	v, ok := aggregate(c.s.data.findIn(c.b.parts, c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
+	v, ok := outputs.Aggregate(c.s.data.FindIn(c.b.parts, c.b.set, c.b.model, strings.Join(method, "")), fact, agg)
 	if !ok {
 		return math.NaN()
 	}
@@ -61,7 +61,7 @@ func (c scope) Texts(fact string) []string {
 	var out []string
 	for _, g := range c.s.data.Settings {
 		for _, m := range c.s.data.ModelsOf(g) {
-			if t, ok := firstText(c.s.data.Find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
+			if t, ok := outputs.FirstText(c.s.data.Find(g, m, ""), fact); ok && (c.b.set == nil || g == c.b.set) {
 				out = append(out, t)
 			}
 		}
@@ -88,7 +88,7 @@ func (c scope) Methods(kind string) []string { return c.s.methodsOf(nil, kind, n
 
 // HasMethods reports whether every one of ms ran in the first part.
 func (c scope) HasMethods(ms ...string) bool {
-	ran := c.s.methodsIn(c.s.partsOf(&tableSpec{}))
+	ran := c.s.data.MethodsIn(c.s.partsOf(&tableSpec{}))
 	return !slices.ContainsFunc(ms, func(m string) bool { return !slices.Contains(ran, m) })
 }
 
@@ -96,7 +96,7 @@ func (c scope) HasMethods(ms ...string) bool {
 // ms that ran in the first part, in its order.
 func (c scope) Summaries(ms ...string) []string {
 	var out []string
-	for _, m := range c.s.methodsIn(c.s.partsOf(&tableSpec{})) {
+	for _, m := range c.s.data.MethodsIn(c.s.partsOf(&tableSpec{})) {
 		if e, err := methods.Lookup(m); err == nil && slices.Contains(ms, m) {
 			out = append(out, fmt.Sprintf("%s (%s)", m, e.Summary))
 		}
@@ -150,16 +150,10 @@ func (c scope) Table(id string) string {
 	}
 	t := &c.s.spec.Tables[i]
 	at := []binding{{family: c.b.family, parts: c.b.parts}}
-	switch t.Per {
-	case "setting":
+	if t.Per == "setting" {
 		at = nil
 		for _, g := range c.s.settingsOf(t) {
 			at = append(at, binding{set: g})
-		}
-	case "part":
-		at = nil
-		for _, p := range c.s.partsOf(t) {
-			at = append(at, binding{parts: []string{p}})
 		}
 	}
 	var b strings.Builder
@@ -180,9 +174,11 @@ func (c scope) TableOf(id, family string) string {
 	return c.Table(id)
 }
 
-// Claim evaluates a declared claim (rules.go).
+// Claim evaluates a declared claim (rules.go); an at_most claim on the
+// settings (or models) of the scope's parts (In), else of the section's
+// first part.
 func (c scope) Claim(id string) any {
-	v, err := c.s.rule(id)
+	v, err := c.s.rule(id, c.b.parts...)
 	if err != nil {
 		c.s.fail(err)
 	}
@@ -194,20 +190,10 @@ func (scope) ReadoutTol() float64     { return infer.ReadoutTol }
 func (scope) ConsistencyTol() float64 { return infer.ConsistencyTol }
 
 // In is the scope narrowed to the stages of part: its tables and claims
-// (ClaimHere) read that part alone.
+// read that part alone.
 func (c scope) In(part string) scope {
 	c.b.parts = []string{part}
 	return c
-}
-
-// ClaimHere evaluates a declared claim on the settings (or models) of the
-// scope's parts (In), else of the section's first part.
-func (c scope) ClaimHere(id string) any {
-	v, err := c.s.rule(id, c.b.parts...)
-	if err != nil {
-		c.s.fail(err)
-	}
-	return v
 }
 
 // PartModels are the models scored in the stages of part, setting by
@@ -220,7 +206,7 @@ func (c scope) PartModels(part string) []string {
 	return out
 }
 
-func (c scope) PartMethods(part string) []string { return c.s.methodsIn([]string{part}) }
+func (c scope) PartMethods(part string) []string { return c.s.data.MethodsIn([]string{part}) }
 
 // Compare is a declared comparison, for its tolerances.
 func (c scope) Compare(name string) outputs.CompareSpec {

@@ -4,7 +4,6 @@ import (
 	"embed"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"text/template"
 	"time"
@@ -109,7 +108,7 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 	}
 	if s.Reads == "paper" {
 		var err error
-		if s.paper, err = PaperTables(); err != nil {
+		if s.paper, err = ParsePaper(paperTOML, s.metricNames()); err != nil {
 			return nil, err
 		}
 		for i := range s.paper.Tables {
@@ -125,6 +124,15 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 		return nil, fmt.Errorf("section %s: %w", name, err)
 	}
 	return &s, nil
+}
+
+// metricNames are the names of the section's metrics.
+func (s *sectionSpec) metricNames() []string {
+	var out []string
+	for _, m := range s.Metrics {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // decode decodes TOML, refusing unknown keys.
@@ -265,11 +273,11 @@ func (s *section) derive() error {
 		}
 		s.data.parts = append(s.data.parts, &part{Progress: *pt})
 	}
-	s.sortSettings()
+	s.data.SortSettings(s.spec.Order)
 	s.data.SortMethods()
 	switch s.spec.Reads {
 	case "scores":
-		s.autoRegions()
+		s.data.AutoRegions()
 		s.verdicts()
 	case "costs":
 		s.reader().CostLabels()
@@ -279,7 +287,7 @@ func (s *section) derive() error {
 			if pt.Prefix == s.spec.Learning.Long {
 				tail = s.spec.Learning.Tail
 			}
-			s.summarise(pt.Prefix, tail)
+			s.data.SummariseLearning(pt.Prefix, s.spec.Learning.Reference, tail, spread)
 		}
 		s.data.SortMethods()
 	}
@@ -294,36 +302,6 @@ func (s *section) reader() *outputs.Reader {
 		r.Insts, r.CfgDir = s.plan.insts, s.plan.dir
 	}
 	return r
-}
-
-// sortSettings orders the settings as the section says (Order).
-func (s *section) sortSettings() {
-	sort.SliceStable(s.data.Settings, func(a, b int) bool {
-		x, y := s.data.Settings[a], s.data.Settings[b]
-		switch s.spec.Order {
-		case "size":
-			if x.Graph != y.Graph {
-				return x.Graph < y.Graph
-			}
-			return x.Size < y.Size
-		case "paper":
-			return x.Less(y)
-		}
-		return false
-	})
-}
-
-// autoRegions records on every model the region scheme its first run on
-// auto regions used (a column without a scheme of its own).
-func (s *section) autoRegions() {
-	for _, mo := range s.data.Find(nil, "", "") {
-		for _, col := range s.data.Methods {
-			if t, ok := firstText(s.data.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
-				mo.Text["auto_regions"] = t
-				break
-			}
-		}
-	}
 }
 
 // markdown writes the section.

@@ -46,7 +46,8 @@ func newSection(spec *sectionSpec, p SectionParams) (*section, error) {
 		return nil, err
 	}
 	if spec.Require != "" {
-		if matched, _ := withPrefix(pl.insts, spec.Parts); len(outputs.Stages(matched, spec.Require)) == 0 {
+		matched := slices.DeleteFunc(slices.Clone(pl.insts), func(i *instance) bool { return !outputs.HasPrefix(i.Stage, spec.Parts) })
+		if len(outputs.Stages(matched, spec.Require)) == 0 {
 			return nil, fmt.Errorf("%s: no %s stage whose name begins with %s", p.Config, spec.Require, quoteJoin(spec.Parts))
 		}
 	}

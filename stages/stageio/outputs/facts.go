@@ -132,6 +132,38 @@ func (d *Store) ModelsOf(set *Setting) []string {
 // SortMethods orders the methods as the registry does.
 func (d *Store) SortMethods() { slices.SortFunc(d.Methods, methods.Compare) }
 
+// SortSettings orders the settings: "paper" (grids first, by size, gamma,
+// Less), "size" (by graph, size), else as read.
+func (d *Store) SortSettings(order string) {
+	slices.SortStableFunc(d.Settings, func(x, y *Setting) int {
+		switch {
+		case order == "size" && x.Graph != y.Graph:
+			return strings.Compare(x.Graph, y.Graph)
+		case order == "size":
+			return x.Size - y.Size
+		case order == "paper" && x.Less(y):
+			return -1
+		case order == "paper" && y.Less(x):
+			return 1
+		}
+		return 0
+	})
+}
+
+// AutoRegions records on every model the region scheme its first run on
+// auto regions used (a column without a scheme of its own, in method
+// order), as text fact auto_regions.
+func (d *Store) AutoRegions() {
+	for _, mo := range d.Find(nil, "", "") {
+		for _, col := range d.Methods {
+			if t, ok := FirstText(d.Find(mo.Set, mo.Model, col), "regions"); ok && !strings.Contains(col, " (") {
+				mo.Text["auto_regions"] = t
+				break
+			}
+		}
+	}
+}
+
 // Progress is what was read from the stages of one pattern.
 type Progress struct {
 	Prefix          string
@@ -201,8 +233,8 @@ type Reader struct {
 	samplesRead map[string]bool
 }
 
-// of returns the instances of the named stage.
-func (s *Reader) of(stage string) []*Instance {
+// Of returns the instances of the named stage.
+func (s *Reader) Of(stage string) []*Instance {
 	return slices.DeleteFunc(slices.Clone(s.Insts), func(inst *Instance) bool { return inst.Stage != stage })
 }
 

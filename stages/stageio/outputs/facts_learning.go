@@ -28,7 +28,7 @@ func (s *Reader) ReadLearning(pt *Progress, stages []string) error {
 		s.samplesRead = map[string]bool{}
 	}
 	for _, stage := range stages {
-		insts := s.of(stage)
+		insts := s.Of(stage)
 		if len(insts) == 0 {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
 		}

@@ -29,26 +29,36 @@ type Family struct {
 	Rows []formats.SummaryRow
 }
 
-// ReadSummaries reads the summaries of the score stages among insts.
+// ReadSummaries reads the summaries of the score stages among insts, a
+// family each, its settings its own.
 func (s *Reader) ReadSummaries(pt *Progress, insts []*Instance) error {
 	for _, stage := range Stages(insts, "score") {
 		pt.Stages = append(pt.Stages, stage)
-		fam := &Family{Name: s.familyOf(stage, pt.Prefix), Stage: stage}
-		for _, inst := range s.of(stage) {
-			ok, err := s.ReadSummary(pt, fam, inst, fam.Stage+"|")
-			if err != nil {
-				return err
-			}
-			fam.Present = fam.Present || ok
+		if err := s.ReadFamily(pt, stage, s.familyOf(stage, pt.Prefix), stage+"|"); err != nil {
+			return err
 		}
-		s.Families = append(s.Families, fam)
 	}
 	return nil
 }
 
-// ReadSummary reads one instance's summary.parquet, its settings keyed
+// ReadFamily reads the summaries of every instance of a score stage into
+// a family of that name, as facts of pt, its settings keyed with prefix.
+func (s *Reader) ReadFamily(pt *Progress, stage, name, prefix string) error {
+	fam := &Family{Name: name, Stage: stage}
+	for _, inst := range s.Of(stage) {
+		ok, err := s.readSummary(pt, fam, inst, prefix)
+		if err != nil {
+			return err
+		}
+		fam.Present = fam.Present || ok
+	}
+	s.Families = append(s.Families, fam)
+	return nil
+}
+
+// readSummary reads one instance's summary.parquet, its settings keyed
 // with prefix; ok is false when it has not been written.
-func (s *Reader) ReadSummary(pt *Progress, fam *Family, inst *Instance, prefix string) (ok bool, err error) {
+func (s *Reader) readSummary(pt *Progress, fam *Family, inst *Instance, prefix string) (ok bool, err error) {
 	path := filepath.Join(inst.OutDir, formats.SummaryFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -80,7 +90,7 @@ func (s *Reader) ReadSummary(pt *Progress, fam *Family, inst *Instance, prefix s
 // familyOf names the family of a score stage by the weights its predictions
 // read (the input stage given as --weights), else by the stage itself.
 func (s *Reader) familyOf(stage, prefix string) string {
-	for _, inst := range s.of(stage) {
+	for _, inst := range s.Of(stage) {
 		for _, pred := range inst.InputsOf("pred") {
 			if w := pred.InputOf("weights"); w != nil {
 				return w.Stage

@@ -71,3 +71,29 @@ func TestMatchPart(t *testing.T) {
 		t.Errorf("inputs of pred %v", got)
 	}
 }
+
+// TestSortSettings: "paper" puts grids first, then by size and gamma;
+// "size" orders by graph, then size; anything else keeps the order read.
+func TestSortSettings(t *testing.T) {
+	labels := func(order string) []string {
+		var d Store
+		for _, g := range []*Setting{SettingOf("grid", 9, 1), SettingOf("complete", 4, 1), SettingOf("grid", 4, 2), SettingOf("grid", 4, 1)} {
+			d.Setting(g.Key, func() *Setting { return g })
+		}
+		d.SortSettings(order)
+		var out []string
+		for _, g := range d.Settings {
+			out = append(out, g.Label)
+		}
+		return out
+	}
+	for order, want := range map[string][]string{
+		"paper": {"grid n=4 γ=1", "grid n=4 γ=2", "grid n=9 γ=1", "complete n=4 γ=1"},
+		"size":  {"complete n=4 γ=1", "grid n=4 γ=2", "grid n=4 γ=1", "grid n=9 γ=1"},
+		"":      {"grid n=9 γ=1", "complete n=4 γ=1", "grid n=4 γ=2", "grid n=4 γ=1"},
+	} {
+		if got := labels(order); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", order, got, want)
+		}
+	}
+}

@@ -4,7 +4,9 @@
 // answers, and summaries by setting; and a Reader turns them into facts
 // (a Store of Fact by setting, model and method): a model's shape and
 // exact ln Z, a run's scores, estimate and cost, a method's answers
-// against a reference's. The stage binaries do not link it.
+// against a reference's, a learning table's rows; the Store aggregates
+// facts (Aggregate) as a report's cells and rules read them. The stage
+// binaries do not link it.
 package outputs
 
 import (
