@@ -123,22 +123,6 @@ func (c scope) Fitted() []string {
 	return out
 }
 
-// boundTally is how often a bound method's ln Z lay on its side of the
-// exact ln Z, over the whole section.
-type boundTally struct {
-	Method, Side string
-	Held, N      int
-	Percent      float64
-}
-
-func (c scope) Bound(method, side string) boundTally {
-	t := boundTally{Method: method, Side: side, Held: c.Int("bound_held", "sum", method), N: c.Int("bound_held", "count", method)}
-	if t.N > 0 {
-		t.Percent = 100 * float64(t.Held) / float64(t.N)
-	}
-	return t
-}
-
 // Table writes a declared table (each setting's, for a Per table), each
 // followed by a blank line; "" without rows. TableOf writes one over the
 // settings of a family.
