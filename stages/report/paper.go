@@ -155,7 +155,7 @@ func (t *Table) check(metrics []string) error {
 // checkRow checks row k of t and reads the paper's values.
 func (t *Table) checkRow(k int, metrics []string) error {
 	r := &t.Rows[k]
-	where := fmt.Sprintf("row %d (%s)", k+1, r.describe())
+	where := fmt.Sprintf("row %d (%s %s n=%d gamma=%g)", k+1, r.Metric, r.Graph, r.Size, r.Gamma)
 	switch {
 	case !slices.Contains(metrics, r.Metric):
 		return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(metrics, ", "))
@@ -176,8 +176,4 @@ func (t *Table) checkRow(k int, metrics []string) error {
 		r.values[j] = v
 	}
 	return nil
-}
-
-func (r Row) describe() string {
-	return fmt.Sprintf("%s %s n=%d gamma=%g", r.Metric, r.Graph, r.Size, r.Gamma)
 }

@@ -195,8 +195,6 @@ var latexToMarkdown = strings.NewReplacer(
 	`\textit{`, "", `}`, "", `{`, "", "$", "", `~`, " ", `\ref`, "",
 )
 
-func captionText(c string) string { return latexToMarkdown.Replace(c) }
-
 // writeFile writes text to path through a temporary file in the same
 // directory, so a reader never sees half a report.
 func writeFile(path, text string) error {

@@ -113,15 +113,7 @@ func (c scope) HavingOf(fact string, list []string) []string {
 }
 
 // Fitted are the settings whose sizes enter the growth exponents.
-func (c scope) Fitted() []string {
-	var out []string
-	for _, g := range c.s.data.Settings {
-		if g.Size >= c.s.spec.Cost.MinFitN {
-			out = append(out, g.Label)
-		}
-	}
-	return out
-}
+func (c scope) Fitted() []string { return fitted(c.s.data.Settings, c.s.spec.Cost.MinFitN) }
 
 // Table writes a declared table (each setting's, for a Per table), each
 // followed by a blank line; "" without rows. TableOf writes one over the

@@ -152,7 +152,11 @@ func (s *sectionSpec) cells() []string {
 	var out []string
 	for _, t := range s.Tables {
 		out = append(out, t.Transpose)
-		for _, l := range append(t.Lead, colItems(t.Cols)...) {
+		items := slices.Clone(t.Lead)
+		for _, cg := range t.Cols {
+			items = append(items, cg.Items...)
+		}
+		for _, l := range items {
 			out = append(out, l.Head, l.Cell, l.Below)
 		}
 		for _, rg := range t.Rows {
@@ -171,14 +175,6 @@ func (s *sectionSpec) cells() []string {
 		if c.When != "" {
 			out = append(out, c.cell(c.When))
 		}
-	}
-	return out
-}
-
-func colItems(cgs []colGroup) []leadColumn {
-	var out []leadColumn
-	for _, cg := range cgs {
-		out = append(out, cg.Items...)
 	}
 	return out
 }
