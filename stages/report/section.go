@@ -17,9 +17,9 @@ import (
 // text/template over a scope).
 type sectionSpec struct {
 	Title, Anchor string
-	// InReport is the section's place among those REPORT.md has after the
-	// paper's tables (1 first); 0: not in REPORT.md.
-	InReport int `toml:"in_report"`
+	// Sections are the sections that follow the paper's tables in
+	// REPORT.md (of the paper's section).
+	Sections []string
 	// OwnConfig: the section reads a pipeline config of its own, not the
 	// paper's, given by the section's name (report --with-<name>); REPORT.md
 	// has the section only when it is given. WrapAnchor puts the anchor
