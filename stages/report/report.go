@@ -149,7 +149,7 @@ func writeFigures(p Params, figs []figureFile) ([]figureFile, error) {
 		}
 	}
 	for i, f := range figs {
-		path := filepath.Join(assets, f.file)
+		path := filepath.Join(assets, f.File)
 		if err := f.fig.WritePNG(path); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ package report
 // metric of core/metrics.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -352,16 +353,7 @@ func winnersText(w map[string]int) string {
 	if len(w) == 0 {
 		return "*(not run yet)*"
 	}
-	ms := make([]string, 0, len(w))
-	for m := range w {
-		ms = append(ms, m)
-	}
-	slices.SortFunc(ms, func(a, b string) int {
-		if w[a] != w[b] {
-			return w[b] - w[a]
-		}
-		return strings.Compare(a, b)
-	})
+	ms := slices.SortedFunc(maps.Keys(w), func(a, b string) int { return cmp.Or(w[b]-w[a], strings.Compare(a, b)) })
 	for i, m := range ms {
 		ms[i] = fmt.Sprintf("%s %d", m, w[m])
 	}
