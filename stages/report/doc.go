@@ -9,11 +9,11 @@
 // learning curves, costs, or the paper's tables), its tables (rows as
 // axes of metrics, settings, models and methods; columns per method; each
 // cell a template of aggregated facts and a number format), its claims,
-// figures and text (a Go text/template), and where it goes: in_report
-// places it in REPORT.md after the paper's tables; own_config makes it
-// read a pipeline config of its own, given by the section's name
-// (report --<name> CONFIG on its own, --with-<name> CONFIG in REPORT.md).
-// sections/paper.toml is the paper's part: its tables are transcribed in
+// figures and text (a Go text/template), and whether it reads a pipeline
+// config of its own (own_config), given by the section's name (report
+// --<name> CONFIG on its own, --with-<name> CONFIG in REPORT.md).
+// sections/paper.toml is the paper's part, and lists the sections that
+// follow its tables in REPORT.md: its tables are transcribed in
 // paper.toml with the stages our numbers come from, its discussion is
 // prose whose counts are claims over those tables filled with our
 // numbers. sections/report.tmpl is REPORT.md's frame.

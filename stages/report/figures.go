@@ -20,14 +20,10 @@ type figureSpec struct {
 
 // figureFile is a figure to write, and where the report links it.
 type figureFile struct {
-	file, title, caption string
-	fig                  score.Figure
-	Link                 string
+	figureSpec
+	fig  score.Figure
+	Link string
 }
-
-// Title and Caption are the figure's, for the report's text.
-func (f figureFile) Title() string   { return f.title }
-func (f figureFile) Caption() string { return f.caption }
 
 // figures are the section's figures that have something to draw.
 func (s *section) figures() ([]figureFile, error) {
@@ -44,7 +40,7 @@ func (s *section) figures() ([]figureFile, error) {
 			return nil, err
 		}
 		if len(fig.Panels) > 0 {
-			out = append(out, figureFile{file: f.File, title: f.Title, caption: f.Caption, fig: fig})
+			out = append(out, figureFile{figureSpec: f, fig: fig})
 		}
 	}
 	return out, nil

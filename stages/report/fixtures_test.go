@@ -95,3 +95,10 @@ func addModel(s *section, prefix, label string, m *scored) {
 	s.reader().AddScored(&newPart(prefix).Progress, "test", g, m, nil)
 	s.data.SortMethods()
 }
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -30,6 +30,7 @@ var numberFormats = map[string]func(float64) string{
 	"int":     func(v float64) string { return strconv.Itoa(int(math.Round(v))) },
 	"plain":   func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
 	"pct0":    func(v float64) string { return fmt.Sprintf("%.0f", 100*v) },
+	"pct1":    func(v float64) string { return fmt.Sprintf("%.1f", 100*v) },
 	"dur":     formatDuration,
 	"gap":     fmtGap,
 	"boldyes": func(v float64) string { return map[bool]string{true: "**yes**", false: "no"}[v == 1] },

@@ -19,9 +19,6 @@ type gridRow struct {
 	collapse bool
 }
 
-// add appends a row.
-func (g *grid) add(cells ...string) { g.rows = append(g.rows, gridRow{cells: cells}) }
-
 // String writes the table, a pipe in a cell escaped.
 func (g *grid) String() string {
 	var b strings.Builder
@@ -78,7 +75,7 @@ func (g *grid) transpose(corner string, labels []string, lead int) *grid {
 		for _, r := range g.rows {
 			cells = append(cells, r.cells[j])
 		}
-		t.add(cells...)
+		t.rows = append(t.rows, gridRow{cells: cells})
 	}
 	return t
 }

@@ -170,7 +170,7 @@ func TestHiddenLongClaims(t *testing.T) {
 					t.Errorf("small-budget part lacks %q", want)
 				}
 			}
-			if fs, _ := d.figures(); len(fs) != 2 || fs[1].file != "hidden_long_learning_curves.png" || len(fs[1].fig.Panels) != 1 {
+			if fs, _ := d.figures(); len(fs) != 2 || fs[1].File != "hidden_long_learning_curves.png" || len(fs[1].fig.Panels) != 1 {
 				t.Errorf("figures %+v: want the small budget's and the longer budget's", fs)
 			}
 			if t.Failed() {

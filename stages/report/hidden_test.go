@@ -114,7 +114,7 @@ func TestHiddenClaimFails(t *testing.T) {
 		t.Errorf("claim within the tolerance: %s", c)
 	}
 	setRENN(5.9)
-	if c := claim(); !strings.Contains(c, "**0 of 1**") || !strings.Contains(c, "renn-mp on bipartite n=5 γ=0.5: +0.700 against +0.400") {
+	if c := claim(); !strings.Contains(c, "**0 of 1**") || !strings.Contains(c, "renn-mp on bipartite n=5 γ=0.5 (5.900 against 5.600)") {
 		t.Errorf("claim: %s", c)
 	}
 	cfg = filepath.Join(root, "none.toml")

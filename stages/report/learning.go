@@ -20,9 +20,6 @@ type learningSpec struct {
 	WallRef   string   `toml:"wall_ref"`    // whose wall time it is compared at
 	LongRef   string   `toml:"long_ref"`    // the longer budget's subject
 	LongRival []string `toml:"long_rivals"` // the longer budget's rivals
-	// Subjects and Rivals are a gap claim's methods and rivals where it
-	// names none.
-	Subjects, Rivals []string
 }
 
 // spread is the mean of gaps over seeds, with their range when there are

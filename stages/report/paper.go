@@ -3,6 +3,7 @@ package report
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -13,9 +14,6 @@ import (
 
 //go:embed paper.toml
 var paperTOML []byte
-
-// Layout keys: the columns that name a row.
-var layoutKeys = []string{"metric", "graph", "size", "gamma"}
 
 // Paper is the set of the paper's tables with where our numbers come from.
 type Paper struct {
@@ -76,33 +74,19 @@ func ParseValue(s string) (Value, error) {
 		return Value{}, nil
 	}
 	mean, std, hasStd := strings.Cut(s, "±")
-	v := Value{OK: true, HasStd: hasStd}
-	var err error
-	if v.Mean, err = parseNumber(mean); err != nil {
-		return Value{}, fmt.Errorf("value %q: %w", s, err)
-	}
-	v.Text = strings.TrimSpace(mean)
+	v, n, xs := Value{OK: true, HasStd: hasStd, Text: strings.TrimSpace(mean)}, 1, [2]float64{}
 	if hasStd {
-		if v.Std, err = parseNumber(std); err != nil {
-			return Value{}, fmt.Errorf("value %q: %w", s, err)
-		}
-		if v.Std < 0 {
-			return Value{}, fmt.Errorf("value %q: negative std", s)
-		}
-		v.Text += " ± " + strings.TrimSpace(std)
+		v.Text, n = v.Text+" ± "+strings.TrimSpace(std), 2
 	}
+	for i, num := range []string{mean, std}[:n] {
+		x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || i == 1 && x < 0 {
+			return Value{}, fmt.Errorf("value %q: %q is not a number (finite, a std not negative)", s, strings.TrimSpace(num))
+		}
+		xs[i] = x
+	}
+	v.Mean, v.Std = xs[0], xs[1]
 	return v, nil
-}
-
-func parseNumber(s string) (float64, error) {
-	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", strings.TrimSpace(s))
-	}
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", strings.TrimSpace(s))
-	}
-	return x, nil
 }
 
 // ParsePaper parses and checks a paper.toml whose rows' metrics are of
@@ -143,8 +127,8 @@ func (t *Table) check(metrics []string) error {
 		return fmt.Errorf("a column has no source stage and neither has the table, or a learning table's has one")
 	}
 	for _, k := range t.Layout {
-		if !slices.Contains(layoutKeys, k) {
-			return fmt.Errorf("unknown layout key %q (want some of %s)", k, strings.Join(layoutKeys, ", "))
+		if _, ok := layoutColumns[k]; !ok {
+			return fmt.Errorf("unknown layout key %q (want some of %s)", k, strings.Join(slices.Sorted(maps.Keys(layoutColumns)), ", "))
 		}
 	}
 	for i, c := range t.Columns {
@@ -171,7 +155,7 @@ func (t *Table) check(metrics []string) error {
 // checkRow checks row k of t and reads the paper's values.
 func (t *Table) checkRow(k int, metrics []string) error {
 	r := &t.Rows[k]
-	where := fmt.Sprintf("row %d (%s)", k+1, r.describe())
+	where := fmt.Sprintf("row %d (%s %s n=%d gamma=%g)", k+1, r.Metric, r.Graph, r.Size, r.Gamma)
 	switch {
 	case !slices.Contains(metrics, r.Metric):
 		return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(metrics, ", "))
@@ -192,8 +176,4 @@ func (t *Table) checkRow(k int, metrics []string) error {
 		r.values[j] = v
 	}
 	return nil
-}
-
-func (r Row) describe() string {
-	return fmt.Sprintf("%s %s n=%d gamma=%g", r.Metric, r.Graph, r.Size, r.Gamma)
 }

@@ -27,7 +27,7 @@ type tableDoc struct {
 
 // fill writes the table doc of t from the data read.
 func (s *section) fill(t *Table, md string) *tableDoc {
-	doc := &tableDoc{T: t, Caption: captionText(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
+	doc := &tableDoc{T: t, Caption: latexToMarkdown.Replace(t.Caption), Anchor: fmt.Sprintf("table-%d", t.Number), Stages: t.Sources, Markdown: md}
 	if len(t.Sources) == 0 {
 		doc.Stages = nil
 		for _, c := range t.Columns {

@@ -86,7 +86,7 @@ func TestPaperRepeats(t *testing.T) {
 			got := paperCell(t, a, r.Metric, r.Graph, r.Size, r.Gamma, ca)
 			want := paperCell(t, b, r.Metric, r.Graph, r.Size, r.Gamma, cb)
 			if got != want {
-				t.Errorf("table %d %s, %s: %q, but table %d %s: %q", a.Number, r.describe(), ca, got, b.Number, cb, want)
+				t.Errorf("table %d %s, %s: %q, but table %d %s: %q", a.Number, r.setting(), ca, got, b.Number, cb, want)
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func TestPaperRepeats(t *testing.T) {
 				got := paperCell(t, tab, r.Metric, r.Graph, r.Size, r.Gamma, c[0])
 				want := paperCell(t, from(r.Size), r.Metric, r.Graph, r.Size, r.Gamma, c[1])
 				if got != want {
-					t.Errorf("table %d %s %s: %q, want %q", tab.Number, r.describe(), c[0], got, want)
+					t.Errorf("table %d %s %s: %q, want %q", tab.Number, r.setting(), c[0], got, want)
 				}
 			}
 		}

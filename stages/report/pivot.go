@@ -504,14 +504,8 @@ type fitRow struct {
 // at least minN variables where it has a value, labelled with the first
 // and last of them.
 func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRow {
-	var fitted []string
-	for _, g := range f.sets {
-		if float64(g.Size) >= minN {
-			fitted = append(fitted, g.Label)
-		}
-	}
-	if len(fitted) > 0 {
-		label = fmt.Sprintf("%s (%s to %s)", label, fitted[0], fitted[len(fitted)-1])
+	if fit := fitted(f.sets, int(minN)); len(fit) > 0 {
+		label = fmt.Sprintf("%s (%s to %s)", label, fit[0], fit[len(fit)-1])
 	}
 	r := gridRow{cells: append([]string{label}, make([]string, lead-1)...), collapse: true}
 	for j, c := range cols {
@@ -543,4 +537,15 @@ func blankRepeats(g *grid, lead []leadColumn) {
 			}
 		}
 	}
+}
+
+// fitted are the labels of the settings of at least minN variables.
+func fitted(sets []*group, minN int) []string {
+	var out []string
+	for _, g := range sets {
+		if g.Size >= minN {
+			out = append(out, g.Label)
+		}
+	}
+	return out
 }

@@ -3,9 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,7 +46,7 @@ func Run(p Params) error {
 		return err
 	}
 	doc := &docData{Config: p.Config, Command: or(p.Command, fmt.Sprintf("go run ./cmd/report --config %s --out %s", p.Config, p.Out)), Machine: ThisMachine()}
-	figs, beyond, err := doc.sections(p)
+	figs, beyond, err := doc.sections(p, spec.Sections)
 	if err != nil {
 		return err
 	}
@@ -86,12 +84,12 @@ func Run(p Params) error {
 
 // sections writes the sections beyond the paper into doc, and returns
 // the figures and stage patterns of those that read the paper's config.
-func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err error) {
-	specs, err := reportSections()
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, spec := range specs {
+func (doc *docData) sections(p Params, names []string) (figs []figureFile, parts []string, err error) {
+	for _, name := range names {
+		spec, err := loadSection(name)
+		if err != nil {
+			return nil, nil, err
+		}
 		sp := SectionParams{Config: p.Config, BinDir: p.BinDir}
 		if spec.OwnConfig {
 			if sp.Config = p.Sections[spec.name]; sp.Config == "" {
@@ -117,31 +115,6 @@ func (doc *docData) sections(p Params) (figs []figureFile, parts []string, err e
 		}
 	}
 	return figs, parts, nil
-}
-
-// reportSections are the declared sections that REPORT.md has after the
-// paper's tables (in_report), in their declared order.
-func reportSections() ([]*sectionSpec, error) {
-	files, err := fs.Glob(sectionFiles, "sections/*.toml")
-	if err != nil {
-		return nil, err
-	}
-	var out []*sectionSpec
-	for _, f := range files {
-		spec, err := loadSection(strings.TrimSuffix(path.Base(f), ".toml"))
-		if err != nil {
-			return nil, err
-		}
-		if spec.InReport == 0 {
-			continue
-		}
-		if i := slices.IndexFunc(out, func(o *sectionSpec) bool { return o.InReport == spec.InReport }); i >= 0 {
-			return nil, fmt.Errorf("%s: in_report %d is %s's", f, spec.InReport, out[i].name)
-		}
-		out = append(out, spec)
-	}
-	slices.SortFunc(out, func(a, b *sectionSpec) int { return a.InReport - b.InReport })
-	return out, nil
 }
 
 // docData is what REPORT.md shows (sections/report.tmpl).
@@ -176,7 +149,7 @@ func writeFigures(p Params, figs []figureFile) ([]figureFile, error) {
 		}
 	}
 	for i, f := range figs {
-		path := filepath.Join(assets, f.file)
+		path := filepath.Join(assets, f.File)
 		if err := f.fig.WritePNG(path); err != nil {
 			return nil, err
 		}
@@ -194,8 +167,6 @@ var latexToMarkdown = strings.NewReplacer(
 	`\gamma`, "γ", `\ell_1`, "ℓ1", `\rho`, "ρ", `\lambda`, "λ", `\log{Z}`, "log Z",
 	`\textit{`, "", `}`, "", `{`, "", "$", "", `~`, " ", `\ref`, "",
 )
-
-func captionText(c string) string { return latexToMarkdown.Replace(c) }
 
 // writeFile writes text to path through a temporary file in the same
 // directory, so a reader never sees half a report.

@@ -9,7 +9,9 @@ package report
 // metric of core/metrics.
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -21,7 +23,8 @@ import (
 // ruleSpec declares a claim. Rule is one of:
 //
 //   - at_most (the default): on every setting of the section's first part
-//     (Over "model": every model; of Graph where given), Value at most
+//     (Over "model": every model; of Graph where given; with Methods,
+//     each of them there, Value's column), Value at most
 //     Factor times the least of Refs present (counting only those whose
 //     column's RefIf aggregate is 1, say "converged.mean"), or at most
 //     Limit without Refs, plus Slack (AtLeast: at least that); rows
@@ -37,10 +40,9 @@ import (
 //     less than the smaller std; combine is the mean over the rows (First:
 //     the first row) of Op (a, diff, ratio, pair) of Method's value and
 //     Other's, written with Format; models is the models per setting.
-//   - gap, wall, budget: over the settings of a learning Part: gap, each
-//     of Methods' gap to the learning reference at most the better of
-//     Rivals'; wall, Method's gap at most PCD's at Method's wall time
-//     (PCD's runs in PCDPart, Method's Tail epochs noted); budget,
+//   - wall, budget: over the settings of a learning Part: wall, Method's
+//     gap at most PCD's at Method's wall time (PCD's runs in PCDPart,
+//     Method's Tail epochs noted); budget,
 //     Method's gap at most the better of Rivals' at the last epoch and
 //     over the last Tail (metrics.CompareBudget), and seed by seed.
 type ruleSpec struct {
@@ -73,7 +75,12 @@ type ruleSpec struct {
 	Tail    int
 }
 
-var rules = []string{"", "at_most", "best", "winners", "beats", "agree", "combine", "models", "gap", "wall", "budget"}
+// ruleKinds are the rules, by name ("" is at_most).
+var ruleKinds = map[string]func(*section, *ruleSpec, []string) any{
+	"": (*section).atMost, "at_most": (*section).atMost, "wall": (*section).wallRule, "budget": (*section).budgetRule,
+	"models": (*section).modelsText, "best": (*section).paperRule, "winners": (*section).paperRule,
+	"beats": (*section).paperRule, "agree": (*section).paperRule, "combine": (*section).paperRule,
+}
 
 // tally says where a rule holds: on Holds of N rows (the Noun); Fails
 // names the others. A wall rule adds its methods, whether a setting has
@@ -104,29 +111,16 @@ func (s *section) rule(id string, parts ...string) (any, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("no claim %q", id)
 	}
-	r := &s.spec.Claims[i]
-	switch r.Rule {
-	case "", "at_most":
-		return s.atMost(r, parts), nil
-	case "gap":
-		return s.gapRule(r), nil
-	case "wall":
-		return s.wallRule(r), nil
-	case "budget":
-		return s.budgetRule(r), nil
-	case "models":
-		return s.modelsText(r), nil
-	}
-	return s.paperRule(r), nil
+	return ruleKinds[s.spec.Claims[i].Rule](s, &s.spec.Claims[i], parts), nil
 }
 
-// cell is the cell template of a value "fact.agg@column".
+// cell is the cell template of a value "fact.agg@column#part".
 func (r *ruleSpec) cell(v string) string {
-	fact, _, _ := strings.Cut(v, "@")
-	return "{" + fact + ":" + or(r.Format, "num") + v[len(fact):] + "}"
+	i := strings.IndexAny(v+"@", "@#")
+	return "{" + v[:i] + ":" + or(r.Format, "num") + v[i:] + "}"
 }
 
-func (s *section) atMost(r *ruleSpec, parts []string) tally {
+func (s *section) atMost(r *ruleSpec, parts []string) any {
 	res := tally{Noun: "settings"}
 	if r.Over == "model" {
 		res.Noun = "models"
@@ -152,7 +146,14 @@ func (s *section) atMost(r *ruleSpec, parts []string) tally {
 			limit, against = r.Factor*ref.value, " against "+ref.text+r.Unit
 		}
 		limit += r.Slack
-		res.count(v.value <= limit && !r.AtLeast || v.value >= limit && r.AtLeast, or(b.model, setLabel(b.set))+" ("+v.text+r.Unit+against+")")
+		where := b.model
+		if where == "" {
+			where = b.set.Label
+		}
+		if b.method != "" {
+			where = b.method + " on " + where
+		}
+		res.count(v.value <= limit && !r.AtLeast || v.value >= limit && r.AtLeast, where+" ("+v.text+r.Unit+against+")")
 	}
 	return res
 }
@@ -169,7 +170,10 @@ func (s *section) ruleRows(r *ruleSpec, parts []string) []binding {
 			axes = []string{"setting", "model"}
 		}
 	}
-	rows := s.rows(&tableSpec{Graph: r.Graph}, rowGroup{Axes: axes}, binding{parts: parts})
+	if len(r.Methods) > 0 {
+		axes = append(axes, "method")
+	}
+	rows := s.rows(&tableSpec{Graph: r.Graph}, rowGroup{Axes: axes, Methods: r.Methods}, binding{parts: parts})
 	for i := range rows {
 		rows[i].parts = nil
 	}
@@ -191,13 +195,6 @@ func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValu
 		}
 	}
 	return ref, ok
-}
-
-func setLabel(g *group) string {
-	if g == nil {
-		return ""
-	}
-	return g.Label
 }
 
 // The rules over the paper's tables, each counted for us and the paper.
@@ -244,7 +241,7 @@ func col(t *Table, method string, from bool) int {
 
 // paperRule counts, writes or combines a rule over the rows of the paper's
 // tables, for us and for the paper (best, winners, beats, agree, combine).
-func (s *section) paperRule(r *ruleSpec) string {
+func (s *section) paperRule(r *ruleSpec, _ []string) any {
 	var side [2]tally
 	var xs, ys [2][]float64
 	winners := map[string]int{}
@@ -318,7 +315,7 @@ func (r *ruleSpec) combined(xs, ys []float64) string {
 	return fmt.Sprintf(r.Format, sum/float64(len(xs)))
 }
 
-func (s *section) modelsText(r *ruleSpec) string {
+func (s *section) modelsText(r *ruleSpec, _ []string) any {
 	models := 0
 	for _, n := range r.Tables {
 		if doc := s.filled[n]; doc != nil {
@@ -356,16 +353,7 @@ func winnersText(w map[string]int) string {
 	if len(w) == 0 {
 		return "*(not run yet)*"
 	}
-	ms := make([]string, 0, len(w))
-	for m := range w {
-		ms = append(ms, m)
-	}
-	slices.SortFunc(ms, func(a, b string) int {
-		if w[a] != w[b] {
-			return w[b] - w[a]
-		}
-		return strings.Compare(a, b)
-	})
+	ms := slices.SortedFunc(maps.Keys(w), func(a, b string) int { return cmp.Or(w[b]-w[a], strings.Compare(a, b)) })
 	for i, m := range ms {
 		ms[i] = fmt.Sprintf("%s %d", m, w[m])
 	}
@@ -374,35 +362,9 @@ func winnersText(w map[string]int) string {
 
 // The learning rules.
 
-// gapRule checks, on every setting, each of Methods' gap to the reference
-// (last epoch, mean over the models) against the better of Rivals'.
-func (s *section) gapRule(r *ruleSpec) tally {
-	l := s.spec.Learning
-	var c tally
-	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
-		gap := func(m string) (float64, bool) {
-			e, okE := outputs.Aggregate(s.data.FindIn([]string{r.Part}, g, "", l.Reference), "nll", "mean")
-			v, okV := outputs.Aggregate(s.data.FindIn([]string{r.Part}, g, "", m), "nll", "mean")
-			return v - e, okE && okV
-		}
-		ref, refOK := math.Inf(1), false
-		for _, m := range or(r.Rivals, l.Rivals) {
-			if v, ok := gap(m); ok {
-				ref, refOK = min(ref, v), true
-			}
-		}
-		for _, m := range or(r.Methods, l.Subjects) {
-			if v, ok := gap(m); ok && refOK {
-				c.count(v <= ref+l.Tol, fmt.Sprintf("%s on %s: %+.3f against %+.3f", m, g.Label, v, ref))
-			}
-		}
-	}
-	return c
-}
-
 // wallRule checks, on every setting, Method's gap (last epoch) against
 // PCD's at Method's wall time, each to the reference of the same seed.
-func (s *section) wallRule(r *ruleSpec) tally {
+func (s *section) wallRule(r *ruleSpec, _ []string) any {
 	l := s.spec.Learning
 	c := tally{Ref: r.Method, PCD: l.PCD, Tol: l.Tol}
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
@@ -451,7 +413,7 @@ type budgetNote struct {
 	Last, Tail metrics.Versus
 }
 
-func (s *section) budgetRule(r *ruleSpec) budgetTally {
+func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 	l := s.spec.Learning
 	var c budgetTally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
@@ -468,7 +430,12 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 		c.Multi = c.Multi || len(b.Seeds) > 1
 		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
 		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
-		c.HeldLast, c.HeldTail = c.HeldLast+int(b2f(okLast)), c.HeldTail+int(b2f(okTail))
+		if okLast {
+			c.HeldLast++
+		}
+		if okTail {
+			c.HeldTail++
+		}
 		if !okLast || !okTail {
 			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)), Last: b.Last, Tail: b.Tail})
 		}
@@ -479,16 +446,9 @@ func (s *section) budgetRule(r *ruleSpec) budgetTally {
 // checkRules checks the rules of a declaration.
 func checkRules(rs []ruleSpec) error {
 	for _, r := range rs {
-		if !slices.Contains(rules, r.Rule) {
-			return fmt.Errorf("claim %s: unknown rule %q (want one of %s)", r.ID, r.Rule, strings.Join(rules[1:], ", "))
+		if ruleKinds[r.Rule] == nil {
+			return fmt.Errorf("claim %s: unknown rule %q (want one of %s)", r.ID, r.Rule, strings.Join(slices.Sorted(maps.Keys(ruleKinds))[1:], ", "))
 		}
 	}
 	return nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -13,7 +13,7 @@ import (
 // runs' test NLL of exact, bp, gbp and renn in part "learn".
 func ruleSection(t *testing.T) *section {
 	t.Helper()
-	s, err := prepare(&sectionSpec{Title: "rules", Learning: learningSpec{Reference: "exact", Tol: 1e-3, Subjects: []string{"renn"}, Rivals: []string{"bp", "gbp"}}}, &dataset{})
+	s, err := prepare(&sectionSpec{Title: "rules", Learning: learningSpec{Reference: "exact", Tol: 1e-3}}, &dataset{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +54,8 @@ func TestRulesAtMost(t *testing.T) {
 			tally{N: 1, Noun: "settings", Fails: []string{"B (3.000)"}}},
 		{"over models", ruleSpec{Over: "model", Value: "x.mean@c", Limit: 1},
 			tally{Holds: 1, N: 2, Noun: "models", Fails: []string{"mB (2.000)"}}},
-		{"learning gap", ruleSpec{Rule: "gap", Part: "learn", Methods: []string{"renn"}, Rivals: []string{"bp", "gbp"}},
-			tally{Holds: 1, N: 2, Fails: []string{"renn on B: +0.400 against +0.200"}}},
-		{"learning gap, methods of [learning]", ruleSpec{Rule: "gap", Part: "learn"},
-			tally{Holds: 1, N: 2, Fails: []string{"renn on B: +0.400 against +0.200"}}},
-		{"learning gap, one rival", ruleSpec{Rule: "gap", Part: "learn", Rivals: []string{"gbp"}},
-			tally{Holds: 1, N: 2, Fails: []string{"renn on B: +0.400 against +0.300"}}},
+		{"each method, of a part", ruleSpec{Methods: []string{"renn", "none"}, Value: "nll.mean#learn", Refs: []string{"nll.mean@bp#learn", "nll.mean@gbp#learn"}, Factor: 1, Slack: 1e-3},
+			tally{Holds: 1, N: 2, Noun: "settings", Fails: []string{"renn on B (1.400 against 1.200)"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.r.ID = "r"

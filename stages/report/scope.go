@@ -113,31 +113,7 @@ func (c scope) HavingOf(fact string, list []string) []string {
 }
 
 // Fitted are the settings whose sizes enter the growth exponents.
-func (c scope) Fitted() []string {
-	var out []string
-	for _, g := range c.s.data.Settings {
-		if g.Size >= c.s.spec.Cost.MinFitN {
-			out = append(out, g.Label)
-		}
-	}
-	return out
-}
-
-// boundTally is how often a bound method's ln Z lay on its side of the
-// exact ln Z, over the whole section.
-type boundTally struct {
-	Method, Side string
-	Held, N      int
-	Percent      float64
-}
-
-func (c scope) Bound(method, side string) boundTally {
-	t := boundTally{Method: method, Side: side, Held: c.Int("bound_held", "sum", method), N: c.Int("bound_held", "count", method)}
-	if t.N > 0 {
-		t.Percent = 100 * float64(t.Held) / float64(t.N)
-	}
-	return t
-}
+func (c scope) Fitted() []string { return fitted(c.s.data.Settings, c.s.spec.Cost.MinFitN) }
 
 // Table writes a declared table (each setting's, for a Per table), each
 // followed by a blank line; "" without rows. TableOf writes one over the

@@ -17,9 +17,9 @@ import (
 // text/template over a scope).
 type sectionSpec struct {
 	Title, Anchor string
-	// InReport is the section's place among those REPORT.md has after the
-	// paper's tables (1 first); 0: not in REPORT.md.
-	InReport int `toml:"in_report"`
+	// Sections are the sections that follow the paper's tables in
+	// REPORT.md (of the paper's section).
+	Sections []string
 	// OwnConfig: the section reads a pipeline config of its own, not the
 	// paper's, given by the section's name (report --with-<name>); REPORT.md
 	// has the section only when it is given. WrapAnchor puts the anchor
@@ -152,7 +152,11 @@ func (s *sectionSpec) cells() []string {
 	var out []string
 	for _, t := range s.Tables {
 		out = append(out, t.Transpose)
-		for _, l := range append(t.Lead, colItems(t.Cols)...) {
+		items := slices.Clone(t.Lead)
+		for _, cg := range t.Cols {
+			items = append(items, cg.Items...)
+		}
+		for _, l := range items {
 			out = append(out, l.Head, l.Cell, l.Below)
 		}
 		for _, rg := range t.Rows {
@@ -171,14 +175,6 @@ func (s *sectionSpec) cells() []string {
 		if c.When != "" {
 			out = append(out, c.cell(c.When))
 		}
-	}
-	return out
-}
-
-func colItems(cgs []colGroup) []leadColumn {
-	var out []leadColumn
-	for _, cg := range cgs {
-		out = append(out, cg.Items...)
 	}
 	return out
 }
