@@ -6,6 +6,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/renn-go/renn/stages/stageio/outputs"
@@ -48,15 +49,25 @@ func (s *section) readPaper() error {
 	return nil
 }
 
-// addPaper adds the paper's numbers: a run per column of each table, its
-// text a fact named by the row's metric.
+// addPaper adds the paper's numbers: a run per column of each table, a
+// summary cell (mean, std: NaN where the paper gives none, one count) and
+// its text as printed, the facts named by the row's metric.
 func (s *section) addPaper() {
 	for _, t := range s.spec.paper.Tables {
 		for _, r := range t.Rows {
 			g := s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
-				if r.values[j].OK {
-					s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[r.Metric] = r.values[j].Text
+				if v := r.values[j]; v.OK {
+					f := outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)
+					if found := s.data.FindIn([]string{f.Part}, g, "", c.Name); len(found) > 0 {
+						f = found[0] // one fact per cell, as a score stage's summary
+					} else {
+						s.data.Add(f)
+					}
+					f.Text[r.Metric], f.Num[r.Metric], f.Num[r.Metric+"_std"], f.Num[r.Metric+"_n"] = v.Text, v.Mean, v.Std, 1
+					if !v.HasStd {
+						f.Num[r.Metric+"_std"] = math.NaN()
+					}
 				}
 			}
 		}
@@ -94,11 +105,4 @@ func (paper *Paper) stages(plotted []string) (score, learn []string) {
 		add(&score, s)
 	}
 	return score, learn
-}
-
-// stat is one of our numbers: mean ± population std over n models.
-type stat struct {
-	ok        bool
-	mean, std float64
-	n         int
 }
