@@ -83,16 +83,21 @@ var ruleKinds = map[string]func(*section, *ruleSpec, []string) any{
 }
 
 // tally says where a rule holds: on Holds of N rows (the Noun); Fails
-// names the others. A wall rule adds its methods, whether a setting has
-// several seeds, and where PCD had not finished an epoch.
+// names the others. A learning rule adds its method, PCD and tolerance,
+// whether a setting has several seeds and where PCD had not finished an
+// epoch (wall); or where it holds over the tail, the seeds compared per
+// setting, its (setting, seed) pairs and where they hold, and the
+// comparisons of the settings Fails names (budget).
 type tally struct {
-	Holds, N   int
-	Noun       string
-	Fails      []string
-	Ref, PCD   string
-	Tol        float64
-	Multi      bool
-	Unfinished []string
+	Holds, N                 int
+	Noun                     string
+	Fails, Unfinished, Seeds []string
+	Ref, PCD                 string
+	Tol                      float64
+	Multi                    bool
+	TailHolds, SeedPairs     int
+	SeedHolds, SeedTailHolds int
+	Notes                    []metrics.Budget
 }
 
 func (t *tally) count(held bool, fail string) {
@@ -366,27 +371,9 @@ func seedsText(n int) string {
 	return ""
 }
 
-// budgetTally is a budget rule's count: at the last epoch and over the
-// tail, per setting and seed by seed.
-type budgetTally struct {
-	Checked, HeldLast, HeldTail int
-	Multi                       bool
-	SeedCounts                  []string // seeds compared per setting
-	Notes                       []budgetNote
-	SeedPairs                   int
-	SeedHeldLast, SeedHeldTail  int
-}
-
-// budgetNote is a setting where a budget rule does not hold: its gap
-// against the better rival's at the last epoch and over the tail.
-type budgetNote struct {
-	Name       string
-	Last, Tail metrics.Versus
-}
-
 func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 	l := s.spec.Learning
-	var c budgetTally
+	var c tally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		var rivals [][]metrics.LearningRun
 		for _, m := range r.Rivals {
@@ -396,19 +383,19 @@ func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 		if !ok {
 			continue
 		}
-		c.Checked++
-		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.Label))
+		c.N++
+		c.Seeds = append(c.Seeds, fmt.Sprintf("%d on %s", len(b.Seeds), g.Label))
 		c.Multi = c.Multi || len(b.Seeds) > 1
-		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
+		c.SeedPairs, c.SeedHolds, c.SeedTailHolds = c.SeedPairs+len(b.Seeds), c.SeedHolds+b.SeedHeldLast, c.SeedTailHolds+b.SeedHeldTail
 		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
 		if okLast {
-			c.HeldLast++
+			c.Holds++
 		}
 		if okTail {
-			c.HeldTail++
+			c.TailHolds++
 		}
 		if !okLast || !okTail {
-			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)), Last: b.Last, Tail: b.Tail})
+			c.Fails, c.Notes = append(c.Fails, g.Label+seedsText(len(b.Seeds))), append(c.Notes, b)
 		}
 	}
 	return c
