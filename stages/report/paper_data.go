@@ -6,7 +6,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/renn-go/renn/stages/stageio/outputs"
@@ -65,9 +64,6 @@ func (s *section) addPaper() {
 						s.data.Add(f)
 					}
 					f.Text[r.Metric], f.Num[r.Metric], f.Num[r.Metric+"_std"], f.Num[r.Metric+"_n"] = v.Text, v.Mean, v.Std, 1
-					if !v.HasStd {
-						f.Num[r.Metric+"_std"] = math.NaN()
-					}
 				}
 			}
 		}

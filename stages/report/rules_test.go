@@ -77,7 +77,7 @@ func TestRulesAtMost(t *testing.T) {
 // TestRulesPaper checks the rules over the paper's tables on a table of
 // three methods (a reference, a, b) and three rows, ours and the paper's.
 func TestRulesPaper(t *testing.T) {
-	v := func(mean, std float64) Value { return Value{OK: true, Mean: mean, Std: std, HasStd: true} }
+	v := func(mean, std float64) Value { return Value{OK: true, Mean: mean, Std: std} }
 	tb := &Table{Number: 1, Source: "src", Columns: []Column{{Name: "Exact", Method: "exact", Ref: true}, {Name: "A", Method: "a"}, {Name: "B", Method: "b"}}, Rows: []Row{
 		{Metric: "l1", Graph: "grid", Size: 9, values: []Value{v(0, 0), v(0.3, 0.1), v(0.25, 0.1)}},
 		{Metric: "l1", Graph: "grid", Size: 16, values: []Value{v(0, 0), v(0.3, 0.1), v(0.45, 0.1)}},
