@@ -400,13 +400,3 @@ func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 	}
 	return c
 }
-
-// checkRules checks the rules of a declaration.
-func checkRules(rs []ruleSpec) error {
-	for _, r := range rs {
-		if ruleKinds[r.Rule] == nil {
-			return fmt.Errorf("claim %s: unknown rule %q (want one of %s)", r.ID, r.Rule, strings.Join(slices.Sorted(maps.Keys(ruleKinds))[1:], ", "))
-		}
-	}
-	return nil
-}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/renn-go/renn/stages/stageio/outputs"
@@ -69,7 +70,7 @@ func TestRulesAtMost(t *testing.T) {
 	if _, err := s.rule("nope"); err == nil {
 		t.Error("an unknown claim was evaluated")
 	}
-	if err := checkRules([]ruleSpec{{ID: "x", Rule: "most"}}); err == nil {
+	if _, err := parseSection("x", []byte("title = \"x\"\n[[claim]]\nid = \"x\"\nrule = \"most\"\n")); err == nil || !strings.Contains(err.Error(), "unknown rule") {
 		t.Error("an unknown rule was accepted")
 	}
 }
