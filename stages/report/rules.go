@@ -126,10 +126,7 @@ func (r *ruleSpec) cell(v string) string {
 }
 
 func (s *section) atMost(r *ruleSpec, parts []string) any {
-	res := tally{Noun: "settings"}
-	if r.Over == "model" {
-		res.Noun = "models"
-	}
+	res := tally{Noun: or(r.Over, "setting") + "s"}
 	for _, b := range s.ruleRows(r, parts) {
 		value := func(v string) (cellValue, bool) {
 			cv := s.data.eval(r.cell(v), b)
