@@ -18,9 +18,9 @@ var numberFormats = map[string]func(float64) string{
 	"fixed2":  fixed(2),
 	"fixed3":  fixed(3),
 	"fixed4":  fixed(4),
-	"sig3":    sig(3),
-	"sig5":    sig(5),
-	"sig6":    sig(6),
+	"sig3":    func(v float64) string { return significant(v, 3) },
+	"sig5":    func(v float64) string { return significant(v, 5) },
+	"sig6":    func(v float64) string { return significant(v, 6) },
 	"sig3e":   fmtSig,
 	"signed":  signed,
 	"e0":      func(v float64) string { return orDash(v, strconv.FormatFloat(v, 'e', 0, 64)) },
@@ -53,10 +53,6 @@ func formatted(name string, v float64) (string, bool) {
 
 func fixed(digits int) func(float64) string {
 	return func(v float64) string { return strconv.FormatFloat(v, 'f', digits, 64) }
-}
-
-func sig(digits int) func(float64) string {
-	return func(v float64) string { return significant(v, digits) }
 }
 
 func orDash(v float64, s string) string {

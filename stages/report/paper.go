@@ -59,11 +59,11 @@ type Row struct {
 	values []Value
 }
 
-// Value is one number of the paper: a mean with or without its std.
+// Value is one number of the paper: a mean with its std (NaN where the
+// paper gives none).
 type Value struct {
 	OK        bool // false: the paper has no number here
 	Mean, Std float64
-	HasStd    bool
 	Text      string // as printed, with ± between mean and std
 }
 
@@ -74,11 +74,11 @@ func ParseValue(s string) (Value, error) {
 		return Value{}, nil
 	}
 	mean, std, hasStd := strings.Cut(s, "±")
-	v, n, xs := Value{OK: true, HasStd: hasStd, Text: strings.TrimSpace(mean)}, 1, [2]float64{}
+	v, xs, nums := Value{OK: true, Text: strings.TrimSpace(mean)}, []float64{math.NaN(), math.NaN()}, []string{mean}
 	if hasStd {
-		v.Text, n = v.Text+" ± "+strings.TrimSpace(std), 2
+		v.Text, nums = v.Text+" ± "+strings.TrimSpace(std), append(nums, std)
 	}
-	for i, num := range []string{mean, std}[:n] {
+	for i, num := range nums {
 		x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || i == 1 && x < 0 {
 			return Value{}, fmt.Errorf("value %q: %q is not a number (finite, a std not negative)", s, strings.TrimSpace(num))
@@ -90,14 +90,13 @@ func ParseValue(s string) (Value, error) {
 }
 
 // ParsePaper parses and checks a paper.toml whose rows' metrics are of
-// metrics.
+// metrics: what a transcription can get wrong (a table number given twice,
+// a layout key, a column's method or source, a row's metric, the count of
+// its values, a value).
 func ParsePaper(data []byte, metrics []string) (*Paper, error) {
 	var p Paper
 	if err := decode("paper tables", data, &p); err != nil {
 		return nil, err
-	}
-	if len(p.Tables) == 0 {
-		return nil, fmt.Errorf("paper tables: no tables")
 	}
 	seen := map[int]bool{}
 	for i := range p.Tables {
@@ -114,18 +113,6 @@ func ParsePaper(data []byte, metrics []string) (*Paper, error) {
 }
 
 func (t *Table) check(metrics []string) error {
-	switch {
-	case t.Number <= 0 || t.Label == "" || t.Caption == "":
-		return fmt.Errorf("needs a positive number, a label and a caption")
-	case len(t.Layout) == 0 || len(t.Columns) == 0 || len(t.Rows) == 0:
-		return fmt.Errorf("no layout, no columns or no rows")
-	case len(t.Sources) == 0 && len(t.OptionalSources) > 0:
-		return fmt.Errorf("optional_sources are learn-mrf stages, of a learning table (sources)")
-	case slices.ContainsFunc(t.OptionalSources, func(s string) bool { return slices.Contains(t.Sources, s) }):
-		return fmt.Errorf("a stage is in both sources and optional_sources")
-	case slices.ContainsFunc(t.Columns, func(c Column) bool { return t.partOf(c) == "" || len(t.Sources) > 0 && c.Source != "" }):
-		return fmt.Errorf("a column has no source stage and neither has the table, or a learning table's has one")
-	}
 	for _, k := range t.Layout {
 		if _, ok := layoutColumns[k]; !ok {
 			return fmt.Errorf("unknown layout key %q (want some of %s)", k, strings.Join(slices.Sorted(maps.Keys(layoutColumns)), ", "))
@@ -135,45 +122,26 @@ func (t *Table) check(metrics []string) error {
 		if e, err := methods.Lookup(c.Method); err == nil && c.Name == "" {
 			t.Columns[i].Name = e.Title // the registry names the methods it has
 		}
-		if t.Columns[i].Name == "" || c.Method == "" {
-			return fmt.Errorf("a column needs a method and, unless the registry has it, a name")
+		if t.Columns[i].Name == "" || c.Method == "" || t.partOf(c) == "" {
+			return fmt.Errorf("a column needs a method, a source stage (its own or the table's) and, unless the registry has the method, a name")
 		}
 	}
 	for k := range t.Rows {
-		if err := t.checkRow(k, metrics); err != nil {
-			return err
+		r := &t.Rows[k]
+		where := fmt.Sprintf("row %d (%s %s n=%d gamma=%g)", k+1, r.Metric, r.Graph, r.Size, r.Gamma)
+		if !slices.Contains(metrics, r.Metric) {
+			return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(metrics, ", "))
+		} else if len(r.Paper) != len(t.Columns) {
+			return fmt.Errorf("%s: %d paper values for %d columns", where, len(r.Paper), len(t.Columns))
 		}
-	}
-	for _, c := range (&sectionSpec{Tables: []tableSpec{t.spec(nil)}}).cells() {
-		if _, err := parseCell(c); err != nil {
-			return err // a column name the builder cannot read
+		r.values = make([]Value, len(r.Paper))
+		for j, s := range r.Paper {
+			v, err := ParseValue(s)
+			if err != nil {
+				return fmt.Errorf("%s, column %s: %w", where, t.Columns[j].Name, err)
+			}
+			r.values[j] = v
 		}
-	}
-	return nil
-}
-
-// checkRow checks row k of t and reads the paper's values.
-func (t *Table) checkRow(k int, metrics []string) error {
-	r := &t.Rows[k]
-	where := fmt.Sprintf("row %d (%s %s n=%d gamma=%g)", k+1, r.Metric, r.Graph, r.Size, r.Gamma)
-	switch {
-	case !slices.Contains(metrics, r.Metric):
-		return fmt.Errorf("%s: metric %q, want one of %s", where, r.Metric, strings.Join(metrics, ", "))
-	case r.Graph == "" || r.Size <= 0:
-		return fmt.Errorf("%s: needs a graph and a positive size", where)
-	case len(r.Paper) != len(t.Columns):
-		return fmt.Errorf("%s: %d paper values for %d columns", where, len(r.Paper), len(t.Columns))
-	}
-	r.values = make([]Value, len(r.Paper))
-	for j, s := range r.Paper {
-		v, err := ParseValue(s)
-		if i := slices.IndexFunc(r.values[:j], func(w Value) bool { return w.OK }); err == nil && v.OK && i >= 0 && v.HasStd != r.values[i].HasStd {
-			err = fmt.Errorf("%q: the row's values are all mean ± std or all single numbers", s)
-		}
-		if err != nil {
-			return fmt.Errorf("%s, column %s: %w", where, t.Columns[j].Name, err)
-		}
-		r.values[j] = v
 	}
 	return nil
 }

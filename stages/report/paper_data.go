@@ -15,23 +15,36 @@ import (
 const learnPart = "learn"
 
 // readPaper reads the score stages and learn-mrf stages the paper's
-// tables name (optional learning stages where the config has them), and
-// the plot sources: a family per score stage (its summary), part
-// learnPart, and a part per table (the paper's numbers).
+// tables name (optional learning stages where the config has them), in
+// order of first use (so errors come out the same way every run), and the
+// plot sources: a family per score stage (its summary), part learnPart,
+// and a part per table (the paper's numbers).
 func (s *section) readPaper() error {
-	paper := s.spec.paper
-	for i := range paper.Tables {
-		t := &paper.Tables[i]
+	var scoreStages, learnStages []string
+	for i := range s.spec.paper.Tables {
+		t := &s.spec.paper.Tables[i]
 		for _, st := range t.OptionalSources {
 			if len(s.reader().Of(st)) > 0 {
 				t.Sources = append(t.Sources, st)
 			}
 		}
+		for _, st := range t.Sources {
+			if !slices.Contains(learnStages, st) {
+				learnStages = append(learnStages, st)
+			}
+		}
+		for _, c := range t.Columns {
+			if len(t.Sources) == 0 {
+				scoreStages = append(scoreStages, t.partOf(c))
+			}
+		}
 	}
-	scoreStages, learnStages := paper.stages(s.spec.PlotSources)
-	for _, stage := range scoreStages {
+	for _, stage := range append(scoreStages, s.spec.PlotSources...) {
 		if len(s.reader().Of(stage)) == 0 {
 			return fmt.Errorf("the pipeline config has no stage %q", stage)
+		}
+		if s.family(stage) != nil {
+			continue // read for an earlier table
 		}
 		if err := s.reader().ReadFamily(&newPart(stage).Progress, stage, stage, ""); err != nil {
 			return err
@@ -48,15 +61,22 @@ func (s *section) readPaper() error {
 	return nil
 }
 
-// addPaper adds the paper's numbers: a run per column of each table, its
-// text a fact named by the row's metric.
+// addPaper adds the paper's numbers: a run per column of each table, a
+// summary cell (mean, std: NaN where the paper gives none, one count) and
+// its text as printed, the facts named by the row's metric.
 func (s *section) addPaper() {
 	for _, t := range s.spec.paper.Tables {
 		for _, r := range t.Rows {
 			g := s.data.Setting(r.setting(), func() *group { return outputs.SettingOf(r.Graph, r.Size, r.Gamma) })
 			for j, c := range t.Columns {
-				if r.values[j].OK {
-					s.data.Add(outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)).Text[r.Metric] = r.values[j].Text
+				if v := r.values[j]; v.OK {
+					f := outputs.NewFact(paperPart(t.Number), "", g, "", c.Name)
+					if found := s.data.FindIn([]string{f.Part}, g, "", c.Name); len(found) > 0 {
+						f = found[0] // one fact per cell, as a score stage's summary
+					} else {
+						s.data.Add(f)
+					}
+					f.Text[r.Metric], f.Num[r.Metric], f.Num[r.Metric+"_std"], f.Num[r.Metric+"_n"] = v.Text, v.Mean, v.Std, 1
 				}
 			}
 		}
@@ -69,36 +89,4 @@ func (s *section) family(stage string) *family {
 		return s.data.Families[i]
 	}
 	return nil
-}
-
-// stages are the score and learn-mrf stages of the tables, in order of
-// first use (so errors come out the same way every run), the plotted
-// score stages last.
-func (paper *Paper) stages(plotted []string) (score, learn []string) {
-	add := func(list *[]string, s string) {
-		if !slices.Contains(*list, s) {
-			*list = append(*list, s)
-		}
-	}
-	for _, t := range paper.Tables {
-		for _, c := range t.Columns {
-			if len(t.Sources) == 0 {
-				add(&score, t.partOf(c))
-			}
-		}
-		for _, s := range t.Sources {
-			add(&learn, s)
-		}
-	}
-	for _, s := range plotted {
-		add(&score, s)
-	}
-	return score, learn
-}
-
-// stat is one of our numbers: mean ± population std over n models.
-type stat struct {
-	ok        bool
-	mean, std float64
-	n         int
 }

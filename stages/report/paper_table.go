@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/stages/score"
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
@@ -41,12 +42,12 @@ func (s *section) fill(t *Table, md string) *tableDoc {
 	} else if learn := s.part(learnPart); len(learn.NotRun) > 0 {
 		doc.NotRun = append(doc.NotRun, fmt.Sprintf("%d of %d learn-mrf instances", len(learn.NotRun), learn.Instances))
 	}
-	for i := range t.Rows {
-		for j, c := range t.Columns {
-			if st := s.paperStat(t, i, j, false); st.ok {
-				doc.Models = max(doc.Models, st.n)
+	for i, r := range t.Rows {
+		for j, v := range s.paperValues(t, r, false) {
+			if !math.IsNaN(v.Mean) {
+				doc.Models = max(doc.Models, v.N)
 			}
-			if i == 0 && c.From != "" {
+			if c := t.Columns[j]; i == 0 && c.From != "" {
 				doc.Added = append(doc.Added, fmt.Sprintf("%s (paper: %s)", c.Name, c.From))
 			}
 		}
@@ -54,19 +55,26 @@ func (s *section) fill(t *Table, md string) *tableDoc {
 	return doc
 }
 
-// paperStat is column j of row i of t: our mean ± std over the models of
-// the row's fact of the column's runs in its part, or the paper's.
-func (s *section) paperStat(t *Table, i, j int, paper bool) stat {
-	r, c := t.Rows[i], t.Columns[j]
-	if paper {
-		v := r.values[j]
-		return stat{ok: v.OK, mean: v.Mean, std: v.Std}
+// paperValues are the mean (NaN: none), std (NaN: the paper gives none)
+// and models of each column of t on row r: ours, over the runs in the
+// column's part, or the paper's (its part).
+func (s *section) paperValues(t *Table, r Row, paper bool) []metrics.Summary {
+	out := make([]metrics.Summary, len(t.Columns))
+	for j, c := range t.Columns {
+		part, method := t.partOf(c), c.Method
+		if paper {
+			part, method = paperPart(t.Number), c.Name
+		}
+		found := s.data.FindIn([]string{part}, s.data.ByKey[r.setting()], "", method)
+		mean, ok := outputs.Aggregate(found, r.Metric, "mean")
+		std, _ := outputs.Aggregate(found, r.Metric, "std")
+		n, _ := outputs.Aggregate(found, r.Metric, "n")
+		out[j] = metrics.Summary{Mean: mean, Std: std, N: int(n)}
+		if !ok {
+			out[j].Mean = math.NaN()
+		}
 	}
-	found := s.data.FindIn([]string{t.partOf(c)}, s.data.ByKey[r.setting()], "", c.Method)
-	mean, ok := outputs.Aggregate(found, r.Metric, "mean")
-	std, _ := outputs.Aggregate(found, r.Metric, "std")
-	n, _ := outputs.Aggregate(found, r.Metric, "n")
-	return stat{ok: ok && !math.IsNaN(mean), mean: mean, std: std, n: int(n)}
+	return out
 }
 
 // setting is the key of the row's setting.

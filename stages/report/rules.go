@@ -83,16 +83,21 @@ var ruleKinds = map[string]func(*section, *ruleSpec, []string) any{
 }
 
 // tally says where a rule holds: on Holds of N rows (the Noun); Fails
-// names the others. A wall rule adds its methods, whether a setting has
-// several seeds, and where PCD had not finished an epoch.
+// names the others. A learning rule adds its method, PCD and tolerance,
+// whether a setting has several seeds and where PCD had not finished an
+// epoch (wall); or where it holds over the tail, the seeds compared per
+// setting, its (setting, seed) pairs and where they hold, and the
+// comparisons of the settings Fails names (budget).
 type tally struct {
-	Holds, N   int
-	Noun       string
-	Fails      []string
-	Ref, PCD   string
-	Tol        float64
-	Multi      bool
-	Unfinished []string
+	Holds, N                 int
+	Noun                     string
+	Fails, Unfinished, Seeds []string
+	Ref, PCD                 string
+	Tol                      float64
+	Multi                    bool
+	TailHolds, SeedPairs     int
+	SeedHolds, SeedTailHolds int
+	Notes                    []metrics.Budget
 }
 
 func (t *tally) count(held bool, fail string) {
@@ -121,10 +126,7 @@ func (r *ruleSpec) cell(v string) string {
 }
 
 func (s *section) atMost(r *ruleSpec, parts []string) any {
-	res := tally{Noun: "settings"}
-	if r.Over == "model" {
-		res.Noun = "models"
-	}
+	res := tally{Noun: or(r.Over, "setting") + "s"}
 	for _, b := range s.ruleRows(r, parts) {
 		value := func(v string) (cellValue, bool) {
 			cv := s.data.eval(r.cell(v), b)
@@ -199,74 +201,44 @@ func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValu
 
 // The rules over the paper's tables, each counted for us and the paper.
 
-// paperRow is row i of a paper table, with the columns a rule compares.
-type paperRow struct {
-	t      *Table
-	i      int
-	metric string
-	a, b   int
-	hasStd bool // the paper gives both columns' std
-}
-
-// paperRows are the rows of r's tables (of its metric, graph, size,
-// gamma) that have Method's column and Other's.
-func (s *section) paperRows(r *ruleSpec) []paperRow {
-	var out []paperRow
-	for _, n := range r.Tables {
-		doc := s.filled[n]
-		if doc == nil {
-			continue
-		}
-		t := doc.T
-		a, b := col(t, r.Method, false), col(t, r.Other, false)
-		if r.From || r.Other == "" {
-			b = col(t, r.Method, r.From)
-		}
-		for i, row := range t.Rows {
-			m := row.Metric
-			keep := (r.Metric == "" || m == r.Metric) && (r.Graph == "" || row.Graph == r.Graph) && (r.Size == 0 || row.Size == r.Size) && (r.Gamma == 0 || row.Gamma == r.Gamma)
-			if keep && a >= 0 && b >= 0 {
-				out = append(out, paperRow{t, i, m, a, b, row.values[a].HasStd && row.values[b].HasStd})
-			}
-		}
-	}
-	return out
-}
-
-// col is the column of method: its own, or with from its column taken
-// from another table.
-func col(t *Table, method string, from bool) int {
-	return slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == method && (c.From != "") == from })
-}
-
 // paperRule counts, writes or combines a rule over the rows of the paper's
-// tables, for us and for the paper (best, winners, beats, agree, combine).
+// tables (of its metric, graph, size, gamma) that have Method's column and
+// Other's, for us and for the paper (best, winners, beats, agree, combine).
 func (s *section) paperRule(r *ruleSpec, _ []string) any {
 	var side [2]tally
 	var xs, ys [2][]float64
 	winners := map[string]int{}
-	for _, p := range s.paperRows(r) {
-		for k, paper := range []bool{false, true} {
-			a, b := s.paperStat(p.t, p.i, p.a, paper), s.paperStat(p.t, p.i, p.b, paper)
-			switch r.Rule {
-			case "best", "winners":
-				if w, ok := s.winner(p.t, p.i, p.metric, paper); ok {
-					side[k].count(p.t.Columns[w].Method == r.Method, "")
-					if !paper {
-						winners[p.t.Columns[w].Method]++
+	other := r.Other
+	if r.From || other == "" {
+		other = r.Method
+	}
+	for _, n := range r.Tables {
+		if s.filled[n] == nil {
+			continue
+		}
+		t := s.filled[n].T
+		a := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == r.Method && c.From == "" })
+		b := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Method == other && (c.From != "") == r.From })
+		for _, row := range t.Rows {
+			if a < 0 || b < 0 || r.Metric != "" && row.Metric != r.Metric || r.Graph != "" && row.Graph != r.Graph || r.Size != 0 && row.Size != r.Size || r.Gamma != 0 && row.Gamma != r.Gamma {
+				continue
+			}
+			theirs := s.paperValues(t, row, true)
+			for k, v := range [][]metrics.Summary{s.paperValues(t, row, false), theirs} {
+				x, y := v[a].Mean, v[b].Mean
+				ok := !math.IsNaN(x) && !math.IsNaN(y)
+				switch w := s.rowBest(t, row.Metric, v, theirs); {
+				case (r.Rule == "best" || r.Rule == "winners") && w >= 0:
+					side[k].count(t.Columns[w].Method == r.Method, "")
+					if k == 0 {
+						winners[t.Columns[w].Method]++
 					}
-				}
-			case "beats":
-				if a.ok && b.ok {
-					side[k].count(s.better(p.metric, a.mean, b.mean), "")
-				}
-			case "agree":
-				if a.ok && b.ok && (!paper || p.hasStd) {
-					side[k].count(math.Abs(a.mean-b.mean) < min(a.std, b.std), "")
-				}
-			case "combine":
-				if a.ok && b.ok && (r.Op != "ratio" || b.mean > 0) && (!r.First || len(xs[k]) == 0) {
-					xs[k], ys[k] = append(xs[k], a.mean), append(ys[k], b.mean)
+				case r.Rule == "beats" && ok:
+					side[k].count(s.better(row.Metric, x, y), "")
+				case r.Rule == "agree" && ok && !math.IsNaN(min(v[a].Std, v[b].Std)):
+					side[k].count(math.Abs(x-y) < min(v[a].Std, v[b].Std), "")
+				case r.Rule == "combine" && ok && (r.Op != "ratio" || y > 0) && (!r.First || len(xs[k]) == 0):
+					xs[k], ys[k] = append(xs[k], x), append(ys[k], y)
 				}
 			}
 		}
@@ -278,6 +250,28 @@ func (s *section) paperRule(r *ruleSpec, _ []string) any {
 		return sides(len(xs[0]) > 0, len(xs[1]) > 0, r.combined(xs[0], ys[0]), r.combined(xs[1], ys[1]))
 	}
 	return sides(side[0].N > 0, side[1].N > 0, fmt.Sprintf("%d of %d settings", side[0].Holds, side[0].N), fmt.Sprintf("%d of %d", side[1].Holds, side[1].N))
+}
+
+// rowBest is the column of the best of v among the paper's methods where
+// the paper has a number (theirs), or -1 unless two compete and all have
+// values in v.
+func (s *section) rowBest(t *Table, metric string, v, theirs []metrics.Summary) int {
+	best, n := -1, 0
+	for j, c := range t.Columns {
+		switch {
+		case c.From != "" || c.Ref || math.IsNaN(theirs[j].Mean):
+			continue
+		case math.IsNaN(v[j].Mean):
+			return -1
+		}
+		if n++; best < 0 || s.better(metric, v[j].Mean, v[best].Mean) {
+			best = j
+		}
+	}
+	if n < 2 {
+		return -1
+	}
+	return best
 }
 
 // sides writes ours, or "not run yet", then the paper's if it has one.
@@ -328,27 +322,6 @@ func (s *section) modelsText(r *ruleSpec, _ []string) any {
 	return fmt.Sprintf("%d random models per setting", models)
 }
 
-// winner is the best column of row i of t among the paper's methods; ok
-// is false unless two compete (and, for us, all of them ran).
-func (s *section) winner(t *Table, i int, metric string, paper bool) (w int, ok bool) {
-	var cols []int
-	for k, c := range t.Columns {
-		if c.From == "" && !c.Ref && t.Rows[i].values[k].OK {
-			cols = append(cols, k)
-		}
-	}
-	if len(cols) < 2 || slices.ContainsFunc(cols, func(k int) bool { return !s.paperStat(t, i, k, paper).ok }) {
-		return 0, false
-	}
-	w = cols[0]
-	for _, k := range cols[1:] {
-		if s.better(metric, s.paperStat(t, i, k, paper).mean, s.paperStat(t, i, w, paper).mean) {
-			w = k
-		}
-	}
-	return w, true
-}
-
 func winnersText(w map[string]int) string {
 	if len(w) == 0 {
 		return "*(not run yet)*"
@@ -395,27 +368,9 @@ func seedsText(n int) string {
 	return ""
 }
 
-// budgetTally is a budget rule's count: at the last epoch and over the
-// tail, per setting and seed by seed.
-type budgetTally struct {
-	Checked, HeldLast, HeldTail int
-	Multi                       bool
-	SeedCounts                  []string // seeds compared per setting
-	Notes                       []budgetNote
-	SeedPairs                   int
-	SeedHeldLast, SeedHeldTail  int
-}
-
-// budgetNote is a setting where a budget rule does not hold: its gap
-// against the better rival's at the last epoch and over the tail.
-type budgetNote struct {
-	Name       string
-	Last, Tail metrics.Versus
-}
-
 func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 	l := s.spec.Learning
-	var c budgetTally
+	var c tally
 	for _, g := range s.settingsOf(&tableSpec{Parts: []string{r.Part}}) {
 		var rivals [][]metrics.LearningRun
 		for _, m := range r.Rivals {
@@ -425,30 +380,20 @@ func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 		if !ok {
 			continue
 		}
-		c.Checked++
-		c.SeedCounts = append(c.SeedCounts, fmt.Sprintf("%d on %s", len(b.Seeds), g.Label))
+		c.N++
+		c.Seeds = append(c.Seeds, fmt.Sprintf("%d on %s", len(b.Seeds), g.Label))
 		c.Multi = c.Multi || len(b.Seeds) > 1
-		c.SeedPairs, c.SeedHeldLast, c.SeedHeldTail = c.SeedPairs+len(b.Seeds), c.SeedHeldLast+b.SeedHeldLast, c.SeedHeldTail+b.SeedHeldTail
+		c.SeedPairs, c.SeedHolds, c.SeedTailHolds = c.SeedPairs+len(b.Seeds), c.SeedHolds+b.SeedHeldLast, c.SeedTailHolds+b.SeedHeldTail
 		okLast, okTail := b.Last.Holds(), b.Tail.Comparable() && b.Tail.Holds()
 		if okLast {
-			c.HeldLast++
+			c.Holds++
 		}
 		if okTail {
-			c.HeldTail++
+			c.TailHolds++
 		}
 		if !okLast || !okTail {
-			c.Notes = append(c.Notes, budgetNote{Name: g.Label + seedsText(len(b.Seeds)), Last: b.Last, Tail: b.Tail})
+			c.Fails, c.Notes = append(c.Fails, g.Label+seedsText(len(b.Seeds))), append(c.Notes, b)
 		}
 	}
 	return c
-}
-
-// checkRules checks the rules of a declaration.
-func checkRules(rs []ruleSpec) error {
-	for _, r := range rs {
-		if ruleKinds[r.Rule] == nil {
-			return fmt.Errorf("claim %s: unknown rule %q (want one of %s)", r.ID, r.Rule, strings.Join(slices.Sorted(maps.Keys(ruleKinds))[1:], ", "))
-		}
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/renn-go/renn/stages/stageio/outputs"
@@ -69,7 +70,7 @@ func TestRulesAtMost(t *testing.T) {
 	if _, err := s.rule("nope"); err == nil {
 		t.Error("an unknown claim was evaluated")
 	}
-	if err := checkRules([]ruleSpec{{ID: "x", Rule: "most"}}); err == nil {
+	if _, err := parseSection("x", []byte("title = \"x\"\n[[claim]]\nid = \"x\"\nrule = \"most\"\n")); err == nil || !strings.Contains(err.Error(), "unknown rule") {
 		t.Error("an unknown rule was accepted")
 	}
 }
@@ -77,16 +78,17 @@ func TestRulesAtMost(t *testing.T) {
 // TestRulesPaper checks the rules over the paper's tables on a table of
 // three methods (a reference, a, b) and three rows, ours and the paper's.
 func TestRulesPaper(t *testing.T) {
-	v := func(mean, std float64) Value { return Value{OK: true, Mean: mean, Std: std, HasStd: true} }
-	tb := &Table{Number: 1, Source: "src", Columns: []Column{{Method: "exact", Ref: true}, {Method: "a"}, {Method: "b"}}, Rows: []Row{
+	v := func(mean, std float64) Value { return Value{OK: true, Mean: mean, Std: std} }
+	tb := &Table{Number: 1, Source: "src", Columns: []Column{{Name: "Exact", Method: "exact", Ref: true}, {Name: "A", Method: "a"}, {Name: "B", Method: "b"}}, Rows: []Row{
 		{Metric: "l1", Graph: "grid", Size: 9, values: []Value{v(0, 0), v(0.3, 0.1), v(0.25, 0.1)}},
 		{Metric: "l1", Graph: "grid", Size: 16, values: []Value{v(0, 0), v(0.3, 0.1), v(0.45, 0.1)}},
 		{Metric: "corr", Graph: "complete", Size: 9, values: []Value{v(1, 0), v(0.9, 0.1), v(0.5, 0.1)}},
 	}}
-	s, err := prepare(&sectionSpec{Title: "paper", Metrics: []metricItem{{Name: "corr", Best: "max"}}}, &dataset{})
+	s, err := prepare(&sectionSpec{Title: "paper", Metrics: []metricItem{{Name: "corr", Best: "max"}}, paper: &Paper{Tables: []Table{*tb}}}, &dataset{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.addPaper() // the paper's numbers, as facts the rules read
 	// Ours: two models per setting, each method's (mean, std) as given
 	// (a has no corr).
 	ours := [][][2]float64{{{0, 0}, {0.1, 0.15}, {0.2, 0.15}}, {{0, 0}, {0.3, 0.1}, {0.2, 0.01}}, {{1, 0}, {}, {0.8, 0.1}}}

@@ -104,10 +104,8 @@ func (c scope) Summaries(ms ...string) []string {
 	return out
 }
 
-// Having lists the methods with a run that has fact; HavingOf those of
-// list, in its order.
-func (c scope) Having(fact string) []string { return c.HavingOf(fact, nil) }
-
+// HavingOf lists the methods of list (nil: all), in its order, with a run
+// that has fact.
 func (c scope) HavingOf(fact string, list []string) []string {
 	return slices.DeleteFunc(c.s.methodsOf(list, "", nil), func(m string) bool { return !c.s.has(c.s.data.Find(nil, "", m), fact) })
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"embed"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"text/template"
@@ -107,8 +108,12 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 		return nil, err
 	}
 	if s.Reads == "paper" {
+		var names []string
+		for _, m := range s.Metrics {
+			names = append(names, m.Name)
+		}
 		var err error
-		if s.paper, err = ParsePaper(paperTOML, s.metricNames()); err != nil {
+		if s.paper, err = ParsePaper(paperTOML, names); err != nil {
 			return nil, err
 		}
 		for i := range s.paper.Tables {
@@ -120,19 +125,12 @@ func parseSection(name string, b []byte) (*sectionSpec, error) {
 			return nil, fmt.Errorf("section %s: %w", name, err)
 		}
 	}
-	if err := checkRules(s.Claims); err != nil {
-		return nil, fmt.Errorf("section %s: %w", name, err)
+	for _, r := range s.Claims {
+		if ruleKinds[r.Rule] == nil {
+			return nil, fmt.Errorf("section %s: claim %s: unknown rule %q (want one of %s)", name, r.ID, r.Rule, strings.Join(slices.Sorted(maps.Keys(ruleKinds))[1:], ", "))
+		}
 	}
 	return &s, nil
-}
-
-// metricNames are the names of the section's metrics.
-func (s *sectionSpec) metricNames() []string {
-	var out []string
-	for _, m := range s.Metrics {
-		out = append(out, m.Name)
-	}
-	return out
 }
 
 // decode decodes TOML, refusing unknown keys.
