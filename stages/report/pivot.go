@@ -43,8 +43,8 @@ type tableSpec struct {
 	// most (the count of its first fact).
 	Counts bool
 	// Transpose writes the columns as rows, each row's label (this
-	// template) a column head after Corner.
-	Transpose, Corner string
+	// template) a column head after the corner "method".
+	Transpose string
 }
 
 // leadColumn is a column: its header and cell templates, aligned left (the
@@ -83,26 +83,19 @@ type rowGroup struct {
 type listedRow struct{ Metric, Setting string }
 
 // metricItem is a row's metric: the fact its cells aggregate, how, how
-// written (or its Cell), and in a total row; Best ("min", "max") bolds the
-// row's best.
+// written (or its Cell), and in a total row (TotalCell, else as the
+// others); Best ("min", "max") bolds the row's best.
 type metricItem struct {
 	Name, Label, Agg, Format, Best, Cell string
-	Total                                string
-	TotalFormat                          string `toml:"total_format"`
 	TotalCell                            string `toml:"total_cell"`
 }
 
 // cell is the metric's cell template, in a total row if total is set.
 func (m *metricItem) cell(total string) string {
-	switch {
-	case total != "" && m.TotalCell != "":
+	if total != "" && m.TotalCell != "" {
 		return m.TotalCell
-	case m.Cell != "":
-		return m.Cell
-	case total != "":
-		return "{" + m.Name + "." + or(m.Total, m.Agg) + ":" + or(m.TotalFormat, m.Format) + "}"
 	}
-	return "{" + m.Name + "." + m.Agg + ":" + m.Format + "}"
+	return or(m.Cell, "{"+m.Name+"."+m.Agg+":"+m.Format+"}")
 }
 
 // colGroup is columns: with Over "method", Items for each method (those
@@ -268,15 +261,16 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 		if rg.When != "" && !s.has(s.data.Obs, rg.When) {
 			continue
 		}
-		var fit fitRow
+		var sets []*group
+		first := len(rows)
 		for _, b := range s.rows(t, rg, at) {
 			r, vals := s.row(t, b, cols)
 			r.collapse = rg.Collapse && (rg.Total == "" || b.total != "")
 			g.rows, rows, labels = append(g.rows, r), append(rows, vals), append(labels, s.data.eval(t.Transpose, b).text)
-			fit.sets, fit.vals = append(fit.sets, b.set), append(fit.vals, vals)
+			sets = append(sets, b.set)
 		}
 		if rg.Fit != "" {
-			g.rows, rows = append(g.rows, fit.row(rg.Fit, len(t.Lead), cols, float64(s.spec.Cost.MinFitN))), append(rows, nil)
+			g.rows, rows = append(g.rows, fitRow(rg.Fit, len(t.Lead), cols, sets, rows[first:], s.spec.Cost.MinFitN)), append(rows, nil)
 		}
 	}
 	if len(g.rows) == 0 {
@@ -285,7 +279,7 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 	s.writeCells(t, g, rows)
 	blankRepeats(g, t.Lead)
 	if t.Transpose != "" {
-		g = g.transpose(t.Corner, labels, len(t.Lead))
+		g = g.transpose("method", labels, len(t.Lead))
 	}
 	return s.frame(t, g, at.set, at.parts)
 }
@@ -493,33 +487,24 @@ func markBest(vals []cellValue, cols []column, higher, ties bool) {
 	}
 }
 
-// fitRow gathers a row group's settings and cells for the growth
-// exponents.
-type fitRow struct {
-	sets []*group
-	vals [][]cellValue
-}
-
-// row is the growth exponent of every column that fits, over the rows of
-// at least minN variables where it has a value, labelled with the first
-// and last of them.
-func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRow {
-	if fit := fitted(f.sets, int(minN)); len(fit) > 0 {
+// fitRow is the growth exponent of every column that fits, over the rows
+// (of sets) of at least minN variables where it has a value, labelled
+// with the first and last of them.
+func fitRow(label string, lead int, cols []column, sets []*group, rows [][]cellValue, minN int) gridRow {
+	if fit := fitted(sets, minN); len(fit) > 0 {
 		label = fmt.Sprintf("%s (%s to %s)", label, fit[0], fit[len(fit)-1])
 	}
-	r := gridRow{cells: append([]string{label}, make([]string, lead-1)...), collapse: true}
+	r := gridRow{cells: append([]string{label}, make([]string, lead-1+len(cols))...), collapse: true}
 	for j, c := range cols {
 		var n, y []float64
-		for i, vals := range f.vals {
+		for i, vals := range rows {
 			if vals[j].ok && vals[j].numeric {
-				n, y = append(n, float64(f.sets[i].Size)), append(y, vals[j].value)
+				n, y = append(n, float64(sets[i].Size)), append(y, vals[j].value)
 			}
 		}
-		exp := ""
 		if c.item.Fit {
-			exp = numberFormats["dash2"](metrics.GrowthExponent(n, y, minN))
+			r.cells[lead+j] = numberFormats["dash2"](metrics.GrowthExponent(n, y, float64(minN)))
 		}
-		r.cells = append(r.cells, exp)
 	}
 	return r
 }

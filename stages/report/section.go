@@ -159,7 +159,7 @@ func (s *sectionSpec) cells() []string {
 		}
 		for _, rg := range t.Rows {
 			for _, m := range rg.Metrics {
-				out = append(out, m.cell(""), m.cell("total"), m.TotalCell)
+				out = append(out, m.cell(""), m.cell("total"))
 			}
 		}
 	}
