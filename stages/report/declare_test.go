@@ -154,8 +154,7 @@ text = '{{.Table "t"}}'
 
 [[table]]
 id = "t"
-ties = true
-counts = true
+paper = true
 missing = "not run"
 lead = [{ head = "metric", cell = "{metric}", blank = true }, { head = "n", cell = "{size}" }]
 cols = [{ items = [

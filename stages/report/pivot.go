@@ -36,12 +36,10 @@ type tableSpec struct {
 	Lead        []leadColumn // the row labels
 	Rows        []rowGroup
 	Cols        []colGroup
-	// Ties bolds every cell equal to the best of its row, where two or
-	// more compete; else the first best is bold.
-	Ties bool
-	// Counts adds "(n=k)" to a cell over fewer models than the table's
-	// most (the count of its first fact).
-	Counts bool
+	// Paper (the paper's tables) bolds every cell equal to the best of its
+	// row where two or more compete (else the first best), and adds
+	// "(n=k)" to a cell over fewer models than the table's most.
+	Paper bool
 	// Transpose writes the columns as rows, each row's label (this
 	// template) a column head after the corner "method".
 	Transpose string
@@ -306,7 +304,7 @@ func (s *section) writeCells(t *tableSpec, g *grid, rows [][]cellValue) {
 			case v.bold:
 				text = text[:v.numFrom] + "**" + text[v.numFrom:v.numEnd] + "**" + text[v.numEnd:]
 			}
-			if t.Counts && v.ok && v.numeric && v.n < most {
+			if t.Paper && v.ok && v.numeric && v.n < most {
 				text += fmt.Sprintf(" (n=%d)", int(v.n))
 			}
 			if v.below != "" {
@@ -459,7 +457,7 @@ func (s *section) row(t *tableSpec, b binding, cols []column) (gridRow, []cellVa
 		vals[j].below = s.data.eval(c.item.Below, cb).text
 	}
 	if b.metric != nil && b.metric.Best != "" {
-		markBest(vals, cols, b.metric.Best == "max", t.Ties)
+		markBest(vals, cols, b.metric.Best == "max", t.Paper)
 	}
 	return r, vals
 }

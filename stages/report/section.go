@@ -164,14 +164,10 @@ func (s *sectionSpec) cells() []string {
 		}
 	}
 	for _, c := range s.Claims {
-		if c.Rule != "" && c.Rule != "at_most" {
-			continue
-		}
-		for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
-			out = append(out, c.cell(v))
-		}
-		if c.When != "" {
-			out = append(out, c.cell(c.When))
+		for _, v := range append(append(slices.Clone(c.Needs), c.Value, c.When), c.Refs...) {
+			if v != "" {
+				out = append(out, c.cell(v))
+			}
 		}
 	}
 	return out
