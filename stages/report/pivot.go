@@ -476,12 +476,8 @@ func markBest(vals []cellValue, cols []column, higher, ties bool) {
 			best = j
 		}
 	}
-	for j := range vals {
-		if ties {
-			vals[j].bold = count > 1 && best >= 0 && vals[j].ok && vals[j].numeric && !cols[j].item.Ref && vals[j].value == vals[best].value
-		} else {
-			vals[j].bold = j == best
-		}
+	for j, v := range vals {
+		vals[j].bold = !ties && j == best || ties && count > 1 && best >= 0 && v.ok && v.numeric && !cols[j].item.Ref && v.value == vals[best].value
 	}
 }
 

@@ -132,10 +132,8 @@ func (s *section) atMost(r *ruleSpec, parts []string) any {
 			return cv, cv.ok && !math.IsNaN(cv.value)
 		}
 		v, ok := value(r.Value)
-		if !ok || slices.ContainsFunc(r.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
-			continue
-		}
-		if w, ok := value(r.When); r.When != "" && (!ok || w.value != 1) {
+		w, wok := value(r.When)
+		if !ok || r.When != "" && (!wok || w.value != 1) || slices.ContainsFunc(r.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
 			continue
 		}
 		ref, refOK := r.reference(value)
