@@ -324,24 +324,19 @@ type column struct {
 func (s *section) columns(t *tableSpec, parts []string) []column {
 	var out []column
 	for _, cg := range t.Cols {
-		items := cg.Items
+		items, ms := cg.Items, []string{""}
 		if len(items) == 0 {
 			items = []leadColumn{{Head: "{method}", Cell: "{m}"}}
 		}
-		if cg.Over != "method" {
-			for _, it := range items {
-				out = append(out, column{method: it.Method, item: it})
-			}
-			continue
+		if cg.Over == "method" && cg.Compared {
+			ms = s.methodsOf(s.spec.Cost.Compare, cg.Bound, parts)
+		} else if cg.Over == "method" {
+			ms = s.methodsOf(cg.Methods, cg.Bound, parts)
 		}
-		list := cg.Methods
-		if cg.Compared {
-			list = s.spec.Cost.Compare
-		}
-		for _, m := range s.methodsOf(list, cg.Bound, parts) {
+		for _, m := range ms {
 			for _, it := range items {
-				if it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
-					out = append(out, column{method: m, item: it})
+				if m == "" || it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
+					out = append(out, column{method: or(m, it.Method), item: it})
 				}
 			}
 		}
