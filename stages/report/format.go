@@ -102,14 +102,10 @@ func smallE(v float64) string {
 
 // signed writes v with its sign (− for negative) and formatNumber's digits.
 func signed(v float64) string {
-	s := formatNumber("", math.Abs(v))
-	switch {
-	case math.IsNaN(v):
+	if math.IsNaN(v) {
 		return "NaN"
-	case v < 0:
-		return "−" + s
 	}
-	return "+" + s
+	return map[bool]string{true: "−", false: "+"}[v < 0] + formatNumber("", math.Abs(v))
 }
 
 // fmtSig writes a positive quantity with three significant digits, without
