@@ -182,24 +182,25 @@ func (d *dataset) eval(tmpl string, b binding) cellValue {
 	return cv
 }
 
+// evalRef renders one placeholder at b: a fact, the row's metric's cell,
+// or a label of where the cell is.
 func (d *dataset) evalRef(p piece, b binding) cellValue {
-	text := map[string]string{"": "", "method": b.method, "model": b.model}
-	if b.set != nil {
-		text["setting"], text["family"], text["size"] = b.set.Label, b.set.Family, fmt.Sprint(b.set.Size)
-		text["graph"], text["gamma"] = b.set.Graph, strconv.FormatFloat(b.set.Gamma, 'g', -1, 64)
-	}
-	if b.total != "" {
-		text["setting"], text["model"] = b.total, b.total
-	}
 	switch p.ref {
 	case "fact":
 		return d.fact(p, b)
 	case "m":
 		return d.eval(b.metric.cell(b.total), b)
-	case "metric":
-		return cellValue{text: b.metric.Label, ok: true}
-	case "models":
-		return cellValue{text: fmt.Sprint(len(d.ModelsOf(b.set))), ok: true}
+	}
+	text := map[string]string{"method": b.method, "model": b.model, "models": fmt.Sprint(len(d.ModelsOf(b.set)))}
+	if b.metric != nil {
+		text["metric"] = b.metric.Label
+	}
+	if g := b.set; g != nil {
+		text["setting"], text["family"], text["size"] = g.Label, g.Family, fmt.Sprint(g.Size)
+		text["graph"], text["gamma"] = g.Graph, strconv.FormatFloat(g.Gamma, 'g', -1, 64)
+	}
+	if b.total != "" {
+		text["setting"], text["model"] = b.total, b.total
 	}
 	return cellValue{text: text[p.ref], ok: true}
 }
