@@ -154,8 +154,7 @@ text = '{{.Table "t"}}'
 
 [[table]]
 id = "t"
-ties = true
-counts = true
+paper = true
 missing = "not run"
 lead = [{ head = "metric", cell = "{metric}", blank = true }, { head = "n", cell = "{size}" }]
 cols = [{ items = [
@@ -207,7 +206,7 @@ func TestListedTable(t *testing.T) {
 	if got := markdownOf(t, s); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
-	s.spec.Tables[0].Transpose, s.spec.Tables[0].Corner = "n = {size}", "method"
+	s.spec.Tables[0].Transpose = "n = {size}"
 	want = `| method | n = 4 | n = 9 |
 | --- | ---: | ---: |
 | Exact | 0.25 | not run |

@@ -102,41 +102,27 @@ func smallE(v float64) string {
 
 // signed writes v with its sign (− for negative) and formatNumber's digits.
 func signed(v float64) string {
-	s := formatNumber("", math.Abs(v))
-	switch {
-	case math.IsNaN(v):
+	if math.IsNaN(v) {
 		return "NaN"
-	case v < 0:
-		return "−" + s
 	}
-	return "+" + s
+	return map[bool]string{true: "−", false: "+"}[v < 0] + formatNumber("", math.Abs(v))
 }
 
 // fmtSig writes a positive quantity with three significant digits, without
 // an exponent from 0.001 up; "—" for NaN.
 func fmtSig(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "—"
-	case x == 0:
-		return "0"
-	case math.Abs(x) >= 1000:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case math.Abs(x) >= 0.001:
-		return strconv.FormatFloat(x, 'f', max(2-int(math.Floor(math.Log10(math.Abs(x)))), 0), 64)
+	if x != 0 && math.Abs(x) < 0.001 {
+		return strconv.FormatFloat(x, 'e', 2, 64)
 	}
-	return strconv.FormatFloat(x, 'e', 2, 64)
+	return orDash(x, significant(x, 3))
 }
 
 // fmtGap writes a gap in nats; no sign on one that rounds to zero.
 func fmtGap(g float64) string {
-	if math.IsNaN(g) {
-		return "—"
+	if math.Abs(g) < 0.0005 {
+		return "0.000"
 	}
-	if math.Abs(g) >= 0.0005 {
-		return fmt.Sprintf("%+.3f", g)
-	}
-	return "0.000"
+	return orDash(g, fmt.Sprintf("%+.3f", g))
 }
 
 // formatDuration writes a duration in hours and minutes, or seconds when

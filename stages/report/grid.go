@@ -5,7 +5,7 @@ import "strings"
 // grid is a Markdown table: every table of the report is written by it.
 type grid struct {
 	head  []string
-	right []bool // per column: right-aligned (numbers)
+	right []bool // per column of head: right-aligned (numbers)
 	rows  []gridRow
 	// tight writes the separator row as |---|---:| instead of
 	// | --- | ---: |.
@@ -35,11 +35,8 @@ func (g *grid) String() string {
 	}
 	line(g.head, false)
 	sep := make([]string, len(g.head))
-	for k := range sep {
-		sep[k] = "---"
-		if k < len(g.right) && g.right[k] {
-			sep[k] = "---:"
-		}
+	for k, right := range g.right {
+		sep[k] = map[bool]string{false: "---", true: "---:"}[right]
 	}
 	if g.tight {
 		b.WriteString("|" + strings.Join(sep, "|") + "|\n")

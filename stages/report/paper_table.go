@@ -101,7 +101,7 @@ var layoutColumns = map[string][2]string{"metric": {"metric", "{metric}"}, "grap
 // where a run has seconds (the score stages').
 func (t *Table) spec(metrics []metricItem) tableSpec {
 	missing := "not run"
-	ts := tableSpec{ID: fmt.Sprint(t.Number), Missing: &missing, Ties: true, Counts: true, Corner: "method"}
+	ts := tableSpec{ID: fmt.Sprint(t.Number), Missing: &missing, Paper: true}
 	var heads []string
 	for k, key := range t.Layout {
 		l := layoutColumns[key]

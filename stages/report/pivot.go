@@ -36,15 +36,13 @@ type tableSpec struct {
 	Lead        []leadColumn // the row labels
 	Rows        []rowGroup
 	Cols        []colGroup
-	// Ties bolds every cell equal to the best of its row, where two or
-	// more compete; else the first best is bold.
-	Ties bool
-	// Counts adds "(n=k)" to a cell over fewer models than the table's
-	// most (the count of its first fact).
-	Counts bool
+	// Paper (the paper's tables) bolds every cell equal to the best of its
+	// row where two or more compete (else the first best), and adds
+	// "(n=k)" to a cell over fewer models than the table's most.
+	Paper bool
 	// Transpose writes the columns as rows, each row's label (this
-	// template) a column head after Corner.
-	Transpose, Corner string
+	// template) a column head after the corner "method".
+	Transpose string
 }
 
 // leadColumn is a column: its header and cell templates, aligned left (the
@@ -83,26 +81,19 @@ type rowGroup struct {
 type listedRow struct{ Metric, Setting string }
 
 // metricItem is a row's metric: the fact its cells aggregate, how, how
-// written (or its Cell), and in a total row; Best ("min", "max") bolds the
-// row's best.
+// written (or its Cell), and in a total row (TotalCell, else as the
+// others); Best ("min", "max") bolds the row's best.
 type metricItem struct {
 	Name, Label, Agg, Format, Best, Cell string
-	Total                                string
-	TotalFormat                          string `toml:"total_format"`
 	TotalCell                            string `toml:"total_cell"`
 }
 
 // cell is the metric's cell template, in a total row if total is set.
 func (m *metricItem) cell(total string) string {
-	switch {
-	case total != "" && m.TotalCell != "":
+	if total != "" && m.TotalCell != "" {
 		return m.TotalCell
-	case m.Cell != "":
-		return m.Cell
-	case total != "":
-		return "{" + m.Name + "." + or(m.Total, m.Agg) + ":" + or(m.TotalFormat, m.Format) + "}"
 	}
-	return "{" + m.Name + "." + m.Agg + ":" + m.Format + "}"
+	return or(m.Cell, "{"+m.Name+"."+m.Agg+":"+m.Format+"}")
 }
 
 // colGroup is columns: with Over "method", Items for each method (those
@@ -191,24 +182,25 @@ func (d *dataset) eval(tmpl string, b binding) cellValue {
 	return cv
 }
 
+// evalRef renders one placeholder at b: a fact, the row's metric's cell,
+// or a label of where the cell is.
 func (d *dataset) evalRef(p piece, b binding) cellValue {
-	text := map[string]string{"": "", "method": b.method, "model": b.model}
-	if b.set != nil {
-		text["setting"], text["family"], text["size"] = b.set.Label, b.set.Family, fmt.Sprint(b.set.Size)
-		text["graph"], text["gamma"] = b.set.Graph, strconv.FormatFloat(b.set.Gamma, 'g', -1, 64)
-	}
-	if b.total != "" {
-		text["setting"], text["model"] = b.total, b.total
-	}
 	switch p.ref {
 	case "fact":
 		return d.fact(p, b)
 	case "m":
 		return d.eval(b.metric.cell(b.total), b)
-	case "metric":
-		return cellValue{text: b.metric.Label, ok: true}
-	case "models":
-		return cellValue{text: fmt.Sprint(len(d.ModelsOf(b.set))), ok: true}
+	}
+	text := map[string]string{"method": b.method, "model": b.model, "models": fmt.Sprint(len(d.ModelsOf(b.set)))}
+	if b.metric != nil {
+		text["metric"] = b.metric.Label
+	}
+	if g := b.set; g != nil {
+		text["setting"], text["family"], text["size"] = g.Label, g.Family, fmt.Sprint(g.Size)
+		text["graph"], text["gamma"] = g.Graph, strconv.FormatFloat(g.Gamma, 'g', -1, 64)
+	}
+	if b.total != "" {
+		text["setting"], text["model"] = b.total, b.total
 	}
 	return cellValue{text: text[p.ref], ok: true}
 }
@@ -268,15 +260,16 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 		if rg.When != "" && !s.has(s.data.Obs, rg.When) {
 			continue
 		}
-		var fit fitRow
+		var sets []*group
+		first := len(rows)
 		for _, b := range s.rows(t, rg, at) {
 			r, vals := s.row(t, b, cols)
 			r.collapse = rg.Collapse && (rg.Total == "" || b.total != "")
 			g.rows, rows, labels = append(g.rows, r), append(rows, vals), append(labels, s.data.eval(t.Transpose, b).text)
-			fit.sets, fit.vals = append(fit.sets, b.set), append(fit.vals, vals)
+			sets = append(sets, b.set)
 		}
 		if rg.Fit != "" {
-			g.rows, rows = append(g.rows, fit.row(rg.Fit, len(t.Lead), cols, float64(s.spec.Cost.MinFitN))), append(rows, nil)
+			g.rows, rows = append(g.rows, fitRow(rg.Fit, len(t.Lead), cols, sets, rows[first:], s.spec.Cost.MinFitN)), append(rows, nil)
 		}
 	}
 	if len(g.rows) == 0 {
@@ -285,7 +278,7 @@ func (s *section) build(t *tableSpec, at binding) (string, error) {
 	s.writeCells(t, g, rows)
 	blankRepeats(g, t.Lead)
 	if t.Transpose != "" {
-		g = g.transpose(t.Corner, labels, len(t.Lead))
+		g = g.transpose("method", labels, len(t.Lead))
 	}
 	return s.frame(t, g, at.set, at.parts)
 }
@@ -312,7 +305,7 @@ func (s *section) writeCells(t *tableSpec, g *grid, rows [][]cellValue) {
 			case v.bold:
 				text = text[:v.numFrom] + "**" + text[v.numFrom:v.numEnd] + "**" + text[v.numEnd:]
 			}
-			if t.Counts && v.ok && v.numeric && v.n < most {
+			if t.Paper && v.ok && v.numeric && v.n < most {
 				text += fmt.Sprintf(" (n=%d)", int(v.n))
 			}
 			if v.below != "" {
@@ -332,24 +325,19 @@ type column struct {
 func (s *section) columns(t *tableSpec, parts []string) []column {
 	var out []column
 	for _, cg := range t.Cols {
-		items := cg.Items
+		items, ms := cg.Items, []string{""}
 		if len(items) == 0 {
 			items = []leadColumn{{Head: "{method}", Cell: "{m}"}}
 		}
-		if cg.Over != "method" {
-			for _, it := range items {
-				out = append(out, column{method: it.Method, item: it})
-			}
-			continue
+		if cg.Over == "method" && cg.Compared {
+			ms = s.methodsOf(s.spec.Cost.Compare, cg.Bound, parts)
+		} else if cg.Over == "method" {
+			ms = s.methodsOf(cg.Methods, cg.Bound, parts)
 		}
-		list := cg.Methods
-		if cg.Compared {
-			list = s.spec.Cost.Compare
-		}
-		for _, m := range s.methodsOf(list, cg.Bound, parts) {
+		for _, m := range ms {
 			for _, it := range items {
-				if it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
-					out = append(out, column{method: m, item: it})
+				if m == "" || it.Need == "" || s.has(s.data.Find(nil, "", m), it.Need) {
+					out = append(out, column{method: or(m, it.Method), item: it})
 				}
 			}
 		}
@@ -465,7 +453,7 @@ func (s *section) row(t *tableSpec, b binding, cols []column) (gridRow, []cellVa
 		vals[j].below = s.data.eval(c.item.Below, cb).text
 	}
 	if b.metric != nil && b.metric.Best != "" {
-		markBest(vals, cols, b.metric.Best == "max", t.Ties)
+		markBest(vals, cols, b.metric.Best == "max", t.Paper)
 	}
 	return r, vals
 }
@@ -484,42 +472,29 @@ func markBest(vals []cellValue, cols []column, higher, ties bool) {
 			best = j
 		}
 	}
-	for j := range vals {
-		if ties {
-			vals[j].bold = count > 1 && best >= 0 && vals[j].ok && vals[j].numeric && !cols[j].item.Ref && vals[j].value == vals[best].value
-		} else {
-			vals[j].bold = j == best
-		}
+	for j, v := range vals {
+		vals[j].bold = !ties && j == best || ties && count > 1 && best >= 0 && v.ok && v.numeric && !cols[j].item.Ref && v.value == vals[best].value
 	}
 }
 
-// fitRow gathers a row group's settings and cells for the growth
-// exponents.
-type fitRow struct {
-	sets []*group
-	vals [][]cellValue
-}
-
-// row is the growth exponent of every column that fits, over the rows of
-// at least minN variables where it has a value, labelled with the first
-// and last of them.
-func (f *fitRow) row(label string, lead int, cols []column, minN float64) gridRow {
-	if fit := fitted(f.sets, int(minN)); len(fit) > 0 {
+// fitRow is the growth exponent of every column that fits, over the rows
+// (of sets) of at least minN variables where it has a value, labelled
+// with the first and last of them.
+func fitRow(label string, lead int, cols []column, sets []*group, rows [][]cellValue, minN int) gridRow {
+	if fit := fitted(sets, minN); len(fit) > 0 {
 		label = fmt.Sprintf("%s (%s to %s)", label, fit[0], fit[len(fit)-1])
 	}
-	r := gridRow{cells: append([]string{label}, make([]string, lead-1)...), collapse: true}
+	r := gridRow{cells: append([]string{label}, make([]string, lead-1+len(cols))...), collapse: true}
 	for j, c := range cols {
 		var n, y []float64
-		for i, vals := range f.vals {
+		for i, vals := range rows {
 			if vals[j].ok && vals[j].numeric {
-				n, y = append(n, float64(f.sets[i].Size)), append(y, vals[j].value)
+				n, y = append(n, float64(sets[i].Size)), append(y, vals[j].value)
 			}
 		}
-		exp := ""
 		if c.item.Fit {
-			exp = numberFormats["dash2"](metrics.GrowthExponent(n, y, minN))
+			r.cells[lead+j] = numberFormats["dash2"](metrics.GrowthExponent(n, y, float64(minN)))
 		}
-		r.cells = append(r.cells, exp)
 	}
 	return r
 }

@@ -318,6 +318,20 @@ func TestFormatNumber(t *testing.T) {
 			t.Errorf("formatNumber(%s, %g) = %q, want %q", c.metric, c.v, got, c.want)
 		}
 	}
+	// The formats written through formatNumber, orDash and significant.
+	for _, c := range []struct {
+		format string
+		v      float64
+		want   string
+	}{
+		{"signed", -1.5, "−1.500"}, {"signed", math.Copysign(0, -1), "+0.000"}, {"signed", math.NaN(), "NaN"},
+		{"gap", 0.0004, "0.000"}, {"gap", -0.0123, "-0.012"}, {"gap", math.NaN(), "—"},
+		{"sig3e", 1234.5, "1234"}, {"sig3e", 0.01234, "0.0123"}, {"sig3e", 0.0001234, "1.23e-04"}, {"sig3e", math.NaN(), "—"},
+	} {
+		if got, _ := formatted(c.format, c.v); got != c.want {
+			t.Errorf("%s(%g) = %q, want %q", c.format, c.v, got, c.want)
+		}
+	}
 }
 
 func TestBest(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/metrics"
-	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
 // ruleSpec declares a claim. Rule is one of:
@@ -133,13 +132,11 @@ func (s *section) atMost(r *ruleSpec, parts []string) any {
 			return cv, cv.ok && !math.IsNaN(cv.value)
 		}
 		v, ok := value(r.Value)
-		if !ok || slices.ContainsFunc(r.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
+		w, wok := value(r.When)
+		if !ok || r.When != "" && (!wok || w.value != 1) || slices.ContainsFunc(r.Needs, func(n string) bool { _, ok := value(n); return !ok }) {
 			continue
 		}
-		if w, ok := value(r.When); r.When != "" && (!ok || w.value != 1) {
-			continue
-		}
-		ref, refOK := s.reference(r, b, value)
+		ref, refOK := r.reference(value)
 		if len(r.Refs) > 0 && !refOK {
 			continue
 		}
@@ -182,15 +179,13 @@ func (s *section) ruleRows(r *ruleSpec, parts []string) []binding {
 	return rows
 }
 
-// reference is the least of r's references at b that count.
-func (s *section) reference(r *ruleSpec, b binding, value func(string) (cellValue, bool)) (ref cellValue, ok bool) {
+// reference is the least of r's references that count, read by value.
+func (r *ruleSpec) reference(value func(string) (cellValue, bool)) (ref cellValue, ok bool) {
 	for _, v := range r.Refs {
 		rv, has := value(v)
-		if has && r.RefIf != "" {
-			_, col, _ := strings.Cut(v, "@")
-			fact, agg, _ := strings.Cut(r.RefIf, ".")
-			cond, found := outputs.Aggregate(s.data.Find(b.set, b.model, or(col, b.method)), fact, agg)
-			has = found && cond == 1
+		if _, col, _ := strings.Cut(v, "@"); has && r.RefIf != "" {
+			cond, found := value(r.RefIf + "@" + col)
+			has = found && cond.value == 1
 		}
 		if has && (!ok || rv.value < ref.value) {
 			ref, ok = rv, true

@@ -159,19 +159,15 @@ func (s *sectionSpec) cells() []string {
 		}
 		for _, rg := range t.Rows {
 			for _, m := range rg.Metrics {
-				out = append(out, m.cell(""), m.cell("total"), m.TotalCell)
+				out = append(out, m.cell(""), m.cell("total"))
 			}
 		}
 	}
 	for _, c := range s.Claims {
-		if c.Rule != "" && c.Rule != "at_most" {
-			continue
-		}
-		for _, v := range append(append(slices.Clone(c.Needs), c.Value), c.Refs...) {
-			out = append(out, c.cell(v))
-		}
-		if c.When != "" {
-			out = append(out, c.cell(c.When))
+		for _, v := range append(append(slices.Clone(c.Needs), c.Value, c.When), c.Refs...) {
+			if v != "" {
+				out = append(out, c.cell(v))
+			}
 		}
 	}
 	return out
@@ -190,18 +186,15 @@ func prepare(spec *sectionSpec, data *dataset) (*section, error) {
 		"chomp":    func(s string) string { return strings.TrimSuffix(s, "\n") },
 		"list":     func(xs ...string) []string { return xs },
 	}
-	t, err := template.New(spec.Title).Funcs(funcs).Option("missingkey=error").ParseFS(sectionFiles, "sections/*.tmpl")
-	if err == nil {
-		s.tmpl, err = t.New("text").Parse(spec.Text)
-	}
-	if err == nil {
-		_, err = s.tmpl.New("committed").Parse(spec.CommittedNote)
-	}
+	var err error
+	s.tmpl, err = template.New(spec.Title).Funcs(funcs).Option("missingkey=error").ParseFS(sectionFiles, "sections/*.tmpl")
+	texts := [][2]string{{"text", spec.Text}, {"committed", spec.CommittedNote}}
 	for _, tb := range spec.Tables {
-		for _, part := range [][2]string{{"title:", tb.Title}, {"note:", tb.Note}} {
-			if err == nil {
-				_, err = s.tmpl.New(part[0] + tb.ID).Parse(part[1])
-			}
+		texts = append(texts, [2]string{"title:" + tb.ID, tb.Title}, [2]string{"note:" + tb.ID, tb.Note})
+	}
+	for _, t := range texts {
+		if err == nil {
+			_, err = s.tmpl.New(t[0]).Parse(t[1])
 		}
 	}
 	if err != nil {
