@@ -199,3 +199,35 @@ func TestReadProvenance(t *testing.T) {
 		}
 	}
 }
+
+// WriteTextFile makes the directory, replaces a previous file whole, leaves
+// no temporary file behind, and on failure names the path and keeps the
+// previous file.
+func TestWriteTextFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "summary.md")
+	for _, text := range []string{"first\n", "second, longer\n"} {
+		if err := WriteTextFile(path, text); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != text {
+			t.Fatalf("read %q, %v; want %q", b, err, text)
+		}
+	}
+	if got := names(t, filepath.Dir(path)); !slices.Equal(got, []string{"summary.md"}) {
+		t.Errorf("files left: %v", got)
+	}
+	// A directory where the file should be: the rename fails.
+	blocked := filepath.Join(dir, "blocked")
+	if err := os.MkdirAll(filepath.Join(blocked, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteTextFile(blocked, "text")
+	if err == nil || !strings.Contains(err.Error(), blocked) {
+		t.Errorf("writing over a directory: %v", err)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"blocked", "sub"}) {
+		t.Errorf("files left after the failure: %v", got)
+	}
+}

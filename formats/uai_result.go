@@ -106,6 +106,17 @@ func uaiCommentLines(comments []string) (string, error) {
 	return b.String(), nil
 }
 
+// WriteTextFile writes text to path atomically: through a temporary file in
+// path's directory (made if needed), synced and renamed over path, so a
+// reader never sees half a file and a failed write leaves any previous file
+// as it was.
+func WriteTextFile(path, text string) error {
+	if err := writeAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // WriteMARFile writes marg to path atomically (see WriteMAR).
 func WriteMARFile(path string, marg [][]float64, comments ...string) error {
 	if err := writeAtomic(path, func(w io.Writer) error { return WriteMAR(w, marg, comments...) }); err != nil {

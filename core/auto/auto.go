@@ -92,7 +92,7 @@ func (a *Auto) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, error) {
 		cands = append(cands, c)
 	}
 	if len(cands) == 0 || !cands[0].converged() {
-		cands = append(cands, a.approximate(ctx, m, ck)...)
+		cands = withPool(m, append(cands, a.approximate(ctx, m, ck)...))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("auto: %w", err)
@@ -157,7 +157,11 @@ const variationalShare = 0.3
 
 // approximate runs the variational methods, in at most variationalShare of
 // the time left, and parallel tempering until the deadline: beside them on
-// two cores when allowed, else after them.
+// two cores when allowed, else after them. On two cores the first core,
+// once the variational methods are done, runs a second sampler until the
+// deadline: Gibbs sampling on a model with hard constraints, else parallel
+// tempering again with other seeds; each sampler keeps its chains on its
+// own core, and their answers are pooled when they agree (withPool).
 func (a *Auto) approximate(ctx context.Context, m *mrf.Model, ck clock) []candidate {
 	pt := step{name: "pt", method: "pt", kind: kindMC}
 	vc := ck
@@ -166,6 +170,7 @@ func (a *Auto) approximate(ctx context.Context, m *mrf.Model, ck clock) []candid
 		cands := a.variational(ctx, m, vc)
 		return append(cands, a.timed(ctx, m, pt, ck.left()))
 	}
+	pt.oneCore = true
 	var mc candidate
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -174,17 +179,21 @@ func (a *Auto) approximate(ctx context.Context, m *mrf.Model, ck clock) []candid
 		mc = a.timed(ctx, m, pt, ck.left())
 	}()
 	cands := a.variational(ctx, m, vc)
+	second := step{name: "pt2", method: "pt", kind: kindMC, seed: secondSeed, oneCore: true}
 	if deterministic(m) {
 		// Where hard constraints hold at every rung of parallel
-		// tempering's ladder, Gibbs sampling takes the first core up to
-		// the deadline (see the package comment); elsewhere parallel
-		// tempering's chains keep both cores.
-		gibbs := step{name: gibbsName, method: "gibbs", kind: kindMC}
-		cands = append(cands, a.timed(ctx, m, gibbs, ck.left()))
+		// tempering's ladder, Gibbs sampling is the second sampler (see
+		// the package comment).
+		second = step{name: gibbsName, method: "gibbs", kind: kindMC, oneCore: true}
 	}
+	cands = append(cands, a.timed(ctx, m, second, ck.left()))
 	wg.Wait()
 	return append(cands, mc)
 }
+
+// secondSeed is added to auto's seed for the second run of parallel
+// tempering, whose chains must be independent of the first's.
+const secondSeed = 1 << 20
 
 // timed runs step s with time limit limit, or records it skipped when the
 // limit is below minSlice.

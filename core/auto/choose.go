@@ -29,7 +29,11 @@ type candidate struct {
 	kind kind
 	// rank orders region runs by their region graph: a larger graph has a
 	// larger rank (loopy BP, on the Bethe graph, the smallest).
-	rank    int
+	rank   int
+	pooled bool // the pool of two Monte Carlo runs (see pool)
+	// spread is a pool's two runs' excess over each other (see withPool):
+	// how far their standard errors state their noise.
+	spread  float64
 	res     *infer.Result // nil if the run failed or was skipped
 	se      [][]float64   // standard errors of the variable marginals (kindMC)
 	check   string        // why the answer failed the shared check, "" if it passed
@@ -59,7 +63,8 @@ const (
 	// excessLow and excessHigh: the sampler (see sampler) overrules a converged
 	// variational answer when their squared differences exceed excessHigh
 	// times its squared standard errors (summed over the unobserved
-	// variables' states), and keeps it below excessLow. In between the
+	// variables' states; for a pool scaled by noiseScale), and keeps it
+	// below excessLow. In between the
 	// standard errors cannot tell (they run up to several times too large
 	// on lattices, close on noisy-OR networks), and the variational answer
 	// is kept only when corroborated: a second converged region run, on
@@ -100,7 +105,7 @@ func choose(m *mrf.Model, cands []candidate) (choice, error) {
 	credible := p >= 0 && isCredible(&cands[p])
 	switch {
 	case v >= 0 && credible:
-		ch.excess = excess(m, cands[v].res.Marginals, cands[p].res.Marginals, cands[p].se)
+		ch.excess = excess(m, cands[v].res.Marginals, cands[p].res.Marginals, cands[p].se) / noiseScale(&cands[p])
 		ch.pick, ch.reason = overrule(m, cands, v, p, ch.excess)
 	case v >= 0:
 		ch.pick = v
@@ -127,21 +132,27 @@ const gibbsName = "gibbs"
 // isCredible reports whether Monte Carlo run c may be chosen over the
 // fallbacks: it converged by its own test, or, for parallel tempering, its
 // split R-hat is at most credibleRhat (its ladder's own tests are the
-// stricter part of its convergence; Gibbs sampling has only R-hat).
+// stricter part of its convergence; Gibbs sampling has only R-hat). A pool
+// is made of credible runs only.
 func isCredible(c *candidate) bool {
-	return c.converged() || c.name != gibbsName && c.res.Diagnostics["rhat_max"] <= credibleRhat
+	return c.pooled || c.converged() || c.name != gibbsName && c.res.Diagnostics["rhat_max"] <= credibleRhat
 }
 
-// sampler returns the Monte Carlo run auto weighs against the variational
-// answers (P of the package comment), or -1 when none is usable: parallel
-// tempering, unless Gibbs sampling converged with smaller squared standard
-// errors (summed over the unobserved variables' states) and agrees with
-// credible parallel tempering within their joint noise (see agree). Gibbs
-// chains that all sit in one mode pass R-hat and show small errors; only
-// parallel tempering's ladder sees the other modes. Without a usable
+// sampler returns the Monte Carlo answer auto weighs against the
+// variational answers (P of the package comment), or -1 when none is
+// usable: the pool of the two samplers when there is one (withPool);
+// else parallel tempering (of two runs, the credible one, then the one with
+// the smaller Σ se²), unless Gibbs sampling converged with smaller squared
+// standard errors (summed over the unobserved variables' states) and agrees
+// with credible parallel tempering within their joint noise (see agree).
+// Gibbs chains that all sit in one mode pass R-hat and show small errors;
+// only parallel tempering's ladder sees the other modes. Without a usable
 // parallel tempering answer, a usable Gibbs answer is P.
 func sampler(m *mrf.Model, cands []candidate) int {
-	p := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.name != gibbsName && c.usable(m) })
+	if i := find(cands, func(c *candidate) bool { return c.pooled && c.usable(m) }); i >= 0 {
+		return i
+	}
+	p := bestPT(m, cands)
 	g := find(cands, func(c *candidate) bool { return c.kind == kindMC && c.name == gibbsName && c.usable(m) })
 	switch {
 	case p < 0:
@@ -152,6 +163,56 @@ func sampler(m *mrf.Model, cands []candidate) int {
 		return g
 	}
 	return p
+}
+
+// bestPT returns the usable parallel tempering run, of two the credible
+// one, then the one with the smaller Σ se² (the first of equals); -1 if
+// none.
+func bestPT(m *mrf.Model, cands []candidate) int {
+	best := -1
+	for i := range cands {
+		c := &cands[i]
+		if c.kind != kindMC || c.pooled || c.name == gibbsName || !c.usable(m) {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := &cands[best]
+		if cb, cc := isCredible(b), isCredible(c); cc != cb {
+			if cc {
+				best = i
+			}
+			continue
+		}
+		if seSquared(m, c.se) < seSquared(m, b.se) {
+			best = i
+		}
+	}
+	return best
+}
+
+// minNoiseScale bounds noiseScale from below: two runs that happen to
+// agree closely do not make their standard errors more than about three
+// times too large.
+const minNoiseScale = 0.1
+
+// noiseScale is the factor by which the squared standard errors of sampler
+// c misstate its squared error: for a pool whose runs both mixed by their
+// own tests, its two runs' excess over each other (independent runs differ
+// by their noise alone, so Σ (A - B)² estimates Σ (varA + varB)), at least
+// minNoiseScale; 1 otherwise. Runs that did not mix may sit in the same
+// modes and agree closely, far from the truth (on spin-glass grids, both
+// runs of parallel tempering within a tenth of their standard errors and
+// 0.016 from exact), so their spread says nothing of their error. It
+// corrects the excess of a variational answer over the pool, whose
+// standard errors run several times too large on lattices and RBMs.
+func noiseScale(c *candidate) float64 {
+	if !c.pooled || !c.converged() || !(c.spread >= 0) || math.IsInf(c.spread, 1) {
+		return 1
+	}
+	return math.Max(c.spread, minNoiseScale)
 }
 
 // agree reports whether samplers a and b differ by at most excessHigh times
@@ -191,15 +252,15 @@ func overrule(m *mrf.Model, cands []candidate, v, p int, ex float64) (int, strin
 	cv, cp := cands[v].name, cands[p].name
 	switch {
 	case ex > excessHigh:
-		return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, above %g: the variational answer's bias shows beyond the Monte Carlo noise", cp, cv, ex, excessHigh)
+		return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its noise, above %g: the variational answer's bias shows beyond the Monte Carlo noise", cp, cv, ex, excessHigh)
 	case !(ex > excessLow):
-		return v, fmt.Sprintf("%s converged on the largest region graph that converged, and %s differs from it by %.3g times its squared standard errors, at most %g", cv, cp, ex, excessLow)
+		return v, fmt.Sprintf("%s converged on the largest region graph that converged, and %s differs from it by %.3g times its noise, at most %g", cv, cp, ex, excessLow)
 	}
 	if w := corroborate(m, cands, v); w >= 0 {
-		return v, fmt.Sprintf("%s converged on the largest region graph that converged; %s differs from it by %.3g times its squared standard errors, which cannot tell, and %s agrees with it within mean Hellinger %g",
+		return v, fmt.Sprintf("%s converged on the largest region graph that converged; %s differs from it by %.3g times its noise, which cannot tell, and %s agrees with it within mean Hellinger %g",
 			cv, cp, ex, cands[w].name, corroboration)
 	}
-	return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its squared standard errors, between %g and %g, and no other region run corroborates %s", cp, cv, ex, excessLow, excessHigh, cv)
+	return p, fmt.Sprintf("%s differs from %s (converged) by %.3g times its noise, between %g and %g, and no other region run corroborates %s", cp, cv, ex, excessLow, excessHigh, cv)
 }
 
 // corroborate returns a converged region run on another region graph than

@@ -25,18 +25,21 @@
 //     model the graph of build-regions' auto scheme (bounded cycles, the
 //     plaquettes of a lattice, the star of a complete graph); and
 //     double-loop GBP on the largest graph in the rest, when GBP did not
-//     converge there. Then, on that core, on a model with hard
-//     constraints (a zero entry in a factor over two or more variables:
-//     pedigrees, linkage models, CSPs, noisy-OR networks), Gibbs sampling
-//     until the deadline (no cap on its sweeps); on other models parallel
-//     tempering's chains, which run in goroutines of their own and wait
-//     for each other every sweep, keep both cores. With one core
-//     (GOMAXPROCS 1, or parallel=false) the variational methods run
-//     first, then parallel tempering, and no Gibbs sampling. Where the
-//     variational methods fail, the samplers' error falls as one over the
-//     square root of their sweeps, so the variational share is kept
-//     small: on two cores the samplers keep about 85% of the machine's
-//     time.
+//     converge there. Then, on that core, a second sampler until the
+//     deadline: on a model with hard constraints (a zero entry in a
+//     factor over two or more variables: pedigrees, linkage models, CSPs,
+//     noisy-OR networks) Gibbs sampling, on other models parallel
+//     tempering again, with chains seeded apart from the first's (no cap
+//     on sweeps either way). Each sampler keeps its chains on its own core
+//     (on the UAI-like models their sweeps are too short to gain from a
+//     core per chain: one run of parallel tempering swept as many times
+//     with its two chains on one core as on two), so two runs of parallel
+//     tempering sweep twice as often as one. With one core (GOMAXPROCS 1,
+//     or parallel=false) the variational methods run first, then parallel
+//     tempering, and no second sampler. Where the variational methods
+//     fail, the samplers' error falls as one over the square root of their
+//     sweeps, so the variational share is kept small: on two cores the
+//     samplers keep about 85% of the machine's time.
 //
 // The measurements behind this order (one model each, seed 1, run alone
 // for 20 s on the project's 2-core machine; REPORT.md, "Any model, within
@@ -79,10 +82,18 @@
 // infer.VerifyMarginals, its ln Z being weighed apart). A sampler is
 // credible when it converged (its chains mixed by its own test), parallel
 // tempering also when its split R-hat is at most 1.1 on every variable
-// (Gibbs sampling has no ladder tests behind a looser R-hat). P, the
-// sampler weighed below, is the credible one with the smaller Σ se² over
+// (Gibbs sampling has no ladder tests behind a looser R-hat). When both
+// samplers are credible, have finite standard errors and agree (Σ (A - B)²
+// at most 3 times Σ (seA² + seB²) over the unobserved variables' states),
+// their answers are pooled: each run weighted by the inverse of its Σ se²
+// (one weight per run, so the pooled marginals stay normalised and
+// consistent), standard errors combined accordingly, ln Z the
+// inverse-variance average of the finite ones (by "log_z_se"). The pool
+// converged when both runs did. P, the sampler weighed below, is the pool
+// when there is one; else the credible sampler with the smaller Σ se² over
 // the unobserved variables' states (a standard error missing or not finite
-// counts as infinite), else the first usable one (parallel tempering, then
+// counts as infinite), Gibbs sampling only where it agrees with credible
+// parallel tempering, else the first usable one (parallel tempering, then
 // Gibbs sampling). In order:
 //
 //  1. Exact inference, if it ran and passed the check.
@@ -100,7 +111,14 @@
 //     noisy-OR networks), and V is kept only when a converged region run
 //     on another graph agrees with it within mean Hellinger 1e-4 (loop
 //     corrections vanish, as on noisy-OR networks with evidence, where GBP
-//     and loopy BP are exact to 1e-8); otherwise P.
+//     and loopy BP are exact to 1e-8); otherwise P. For a pool whose two
+//     runs both mixed by their own tests, Σ se² is first scaled by the
+//     spread of its runs (their own excess over each other, at least 0.1):
+//     independent runs differ by their noise alone, so the spread shows
+//     how far their standard errors overstate (or understate) it. Runs
+//     that did not mix may sit in the same modes and agree closely far
+//     from the truth, and are not scaled. The standard errors the answer
+//     reports are never scaled.
 //  4. V alone, if P is not credible.
 //  5. P alone, if credible and no region run converged.
 //  6. Otherwise, by order: a region run that passed the shared check

@@ -28,6 +28,11 @@ type step struct {
 	rank   int             // region runs: larger graphs rank higher (bp 0)
 	graph  *region.Graph   // gbp and dlgbp
 	plan   *exact.Prepared // exact: its plan, made when estimating it
+	// seed is added to auto's seed (a second sampler's chains differ from
+	// the first's), and oneCore keeps a sampler's chains in one goroutine
+	// (it runs beside another run, one core each).
+	seed    int64
+	oneCore bool
 }
 
 // on returns the step of method on region graph g of rank rank.
@@ -161,17 +166,31 @@ func (a *Auto) build(s step, limit float64) (infer.Method, error) {
 		o := dlgbp.DefaultOptions()
 		o.MaxSeconds, o.GBPIter = limit, 0
 		return dlgbp.New(s.graph, o)
-	case "gibbs":
-		o := mcmc.DefaultOptions()
-		o.Seed, o.Sweeps, o.MaxSeconds = seed, 0, limit
-		return mcmc.New(o)
-	case "pt":
-		// No cap on sweeps: the chains use all the time they are given.
-		o := mcmc.PTDefaultOptions()
-		o.Seed, o.Sweeps, o.MaxSeconds = seed, 0, limit
-		return mcmc.NewPT(o)
+	case "gibbs", "pt":
+		return a.sampler(s, limit)
 	}
 	return nil, fmt.Errorf("auto: unknown step %q", s.name)
+}
+
+// sampler makes the Monte Carlo method of step s with time limit limit and
+// no cap on sweeps: the chains use all the time they are given.
+func (a *Auto) sampler(s step, limit float64) (infer.Method, error) {
+	var smp *mcmc.Sampler
+	var err error
+	if s.method == "gibbs" {
+		o := mcmc.DefaultOptions()
+		o.Seed, o.Sweeps, o.MaxSeconds = a.opts.Seed+s.seed, 0, limit
+		smp, err = mcmc.New(o)
+	} else {
+		o := mcmc.PTDefaultOptions()
+		o.Seed, o.Sweeps, o.MaxSeconds = a.opts.Seed+s.seed, 0, limit
+		smp, err = mcmc.NewPT(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	smp.SetParallel(!s.oneCore)
+	return smp, nil
 }
 
 // exactOptions are exact inference's defaults with auto's seed.

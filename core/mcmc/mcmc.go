@@ -313,6 +313,17 @@ func NewPT(opts PTOptions) (*Sampler, error) {
 // Name returns "gibbs" or "pt".
 func (s *Sampler) Name() string { return s.name }
 
+// SetParallel sets whether a call's chains sweep in goroutines of their own
+// (the default: when GOMAXPROCS is above 1 and a sweep is long enough to
+// repay the wait for the slowest chain every sweep). A caller that runs
+// samplers side by side, one core each, turns it off.
+func (s *Sampler) SetParallel(on bool) {
+	s.parallelWork = defaultParallelWork
+	if !on {
+		s.parallelWork = math.MaxInt
+	}
+}
+
 // Betas returns the ladder (gibbs: just 1; pt: ending in 0).
 func (s *Sampler) Betas() []float64 { return append([]float64(nil), s.betas...) }
 

@@ -291,27 +291,39 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
-// Chains run in parallel give the answer they give one after the other.
+// Chains run in parallel give the answer they give one after the other,
+// and SetParallel(false) keeps them in one goroutine.
 func TestParallelChains(t *testing.T) {
 	t.Parallel()
 	m := testModels(t)["evidence"]
-	run := func(work int) *infer.Result {
+	run := func(set func(*Sampler)) *infer.Result {
 		o := ptOpts()
 		o.Sweeps = 300
 		s, err := NewPT(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.parallelWork = work
+		set(s)
 		res, err := s.Infer(context.Background(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	a, b := run(0), run(math.MaxInt)
+	a := run(func(s *Sampler) { s.parallelWork = 0 })
+	b := run(func(s *Sampler) { s.parallelWork = math.MaxInt })
 	if !reflect.DeepEqual(a.Marginals, b.Marginals) || a.LogZ != b.LogZ {
 		t.Error("parallel and serial chains differ")
+	}
+	var work [2]int
+	run(func(s *Sampler) {
+		s.SetParallel(false)
+		work[0] = s.parallelWork
+		s.SetParallel(true)
+		work[1] = s.parallelWork
+	})
+	if work != [2]int{math.MaxInt, defaultParallelWork} {
+		t.Errorf("SetParallel(false), (true): sweep work thresholds %v, want [MaxInt %d]", work, defaultParallelWork)
 	}
 }
 

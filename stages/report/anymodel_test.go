@@ -39,7 +39,7 @@ func addBudgetModel(s *section, budget float64, setting, name string, exactSecs 
 // solves in 1 s, a torus it takes 60 s on, a CSP it takes 30 s on) and a
 // 300 s budget on the torus alone.
 func anyModelFixture(t *testing.T) *section {
-	s := emptySection(t, "anymodel", "score_budget20", "score_budget300")
+	s := emptySection(t, "anymodel", "score_budget20", "score_beyond20", "score_budget300")
 	nan := math.NaN()
 	// Grid: auto exact; auto-approx 1.05x pt.
 	addBudgetModel(s, 20, "grid 10x10", "grid10-0", 1, map[string]amRun{

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/renn-go/renn/formats"
 	"github.com/renn-go/renn/stages/stageio/outputs"
 )
 
@@ -79,7 +80,7 @@ func Run(p Params) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(p.Out, b.String())
+	return formats.WriteTextFile(p.Out, b.String())
 }
 
 // sections writes the sections beyond the paper into doc, and returns
@@ -167,27 +168,3 @@ var latexToMarkdown = strings.NewReplacer(
 	`\gamma`, "γ", `\ell_1`, "ℓ1", `\rho`, "ρ", `\lambda`, "λ", `\log{Z}`, "log Z",
 	`\textit{`, "", `}`, "", `{`, "", "$", "", `~`, " ", `\ref`, "",
 )
-
-// writeFile writes text to path through a temporary file in the same
-// directory, so a reader never sees half a report.
-func writeFile(path, text string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := f.WriteString(text)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
-}

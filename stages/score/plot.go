@@ -359,7 +359,7 @@ func (f Figure) WritePNG(path string) error {
 	if err := f.EncodePNG(&b); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return writeAtomic(path, b.String())
+	return formats.WriteTextFile(path, b.String())
 }
 
 type legendEntry struct {

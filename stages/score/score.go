@@ -256,10 +256,10 @@ func printTables(p Params, tab table, scored []scoredRun) (string, []stageio.Out
 		printed = render(tabs, table.text, "per model:\n")
 	case "md":
 		printed = render(tabs, table.markdown, "Per model:\n\n")
-		outs = append(outs, stageio.Output{Name: MarkdownFile, Write: func(path string) error { return writeAtomic(path, printed) }})
+		outs = append(outs, stageio.Output{Name: MarkdownFile, Write: func(path string) error { return formats.WriteTextFile(path, printed) }})
 	case "latex":
 		printed = render(tabs, table.latex, "% per model\n")
-		outs = append(outs, stageio.Output{Name: LatexFile, Write: func(path string) error { return writeAtomic(path, printed) }})
+		outs = append(outs, stageio.Output{Name: LatexFile, Write: func(path string) error { return formats.WriteTextFile(path, printed) }})
 	}
 	return printed, outs
 }

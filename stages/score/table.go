@@ -3,8 +3,6 @@ package score
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -419,37 +417,6 @@ func (t table) latex() string {
 // latexNote escapes a note and sets its ± as math.
 func latexNote(n string) string {
 	return strings.ReplaceAll(latexEscape(n), "±", `$\pm$`)
-}
-
-// writeAtomic writes text to path through a temporary file in the same
-// directory, so a killed run never leaves a truncated file.
-func writeAtomic(path, text string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = f.WriteString(text); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // checkNote counts, per method, the answers that failed the shared check,
