@@ -31,8 +31,10 @@ type candidate struct {
 	// larger rank (loopy BP, on the Bethe graph, the smallest).
 	rank   int
 	pooled bool // the pool of two Monte Carlo runs (see pool)
-	// spread is a pool's two runs' excess over each other (see withPool):
-	// how far their standard errors state their noise.
+	gibbs  bool // a pool with Gibbs sampling in it
+	// spread is a pool's two runs' excess over each other left after its
+	// standard errors were scaled up (at most 1; see withPool): how far
+	// they overstate its noise.
 	spread  float64
 	res     *infer.Result // nil if the run failed or was skipped
 	se      [][]float64   // standard errors of the variable marginals (kindMC)
@@ -199,17 +201,22 @@ func bestPT(m *mrf.Model, cands []candidate) int {
 const minNoiseScale = 0.1
 
 // noiseScale is the factor by which the squared standard errors of sampler
-// c misstate its squared error: for a pool whose runs both mixed by their
-// own tests, its two runs' excess over each other (independent runs differ
-// by their noise alone, so Σ (A - B)² estimates Σ (varA + varB)), at least
-// minNoiseScale; 1 otherwise. Runs that did not mix may sit in the same
-// modes and agree closely, far from the truth (on spin-glass grids, both
-// runs of parallel tempering within a tenth of their standard errors and
-// 0.016 from exact), so their spread says nothing of their error. It
-// corrects the excess of a variational answer over the pool, whose
-// standard errors run several times too large on lattices and RBMs.
+// c overstate its squared error: for a pool of two runs of parallel
+// tempering that both mixed by their own tests, the spread left after
+// withPool scaled their errors up (independent runs differ by their noise
+// alone, so Σ (A - B)² estimates Σ (varA + varB)), at least minNoiseScale;
+// 1 otherwise. Runs that did not mix may sit in the same modes and agree
+// closely, far from the truth (on spin-glass grids, both runs of parallel
+// tempering within a tenth of their standard errors and 0.016 from exact),
+// so their spread says nothing of their error. Beside Gibbs sampling the
+// spread measures the two methods' errors together, mostly parallel
+// tempering's larger ones, while the pool leans on Gibbs sampling's: on
+// noisy-OR networks and pedigrees (spread 2e-5 to 0.13) it scaled the
+// pool's noise far below its error and overruled loopy answers exact to
+// 1e-5. It corrects the excess of a variational answer over the pool,
+// whose standard errors run several times too large on lattices and RBMs.
 func noiseScale(c *candidate) float64 {
-	if !c.pooled || !c.converged() || !(c.spread >= 0) || math.IsInf(c.spread, 1) {
+	if !c.pooled || !c.converged() || c.gibbs || !(c.spread >= 0) || math.IsInf(c.spread, 1) {
 		return 1
 	}
 	return math.Max(c.spread, minNoiseScale)

@@ -89,7 +89,12 @@
 // (one weight per run, so the pooled marginals stay normalised and
 // consistent), standard errors combined accordingly, ln Z the
 // inverse-variance average of the finite ones (by "log_z_se"). The pool
-// converged when both runs did. P, the sampler weighed below, is the pool
+// converged when both runs did. Two independent runs differ by their noise
+// alone, so their excess over each other (the spread) above 1 shows their
+// standard errors too small: the pool's are scaled up by its square root,
+// and both runs' too when both are parallel tempering (pooled or not: a
+// Gibbs run may differ by sitting in a mode). Standard errors are never
+// scaled down. P, the sampler weighed below, is the pool
 // when there is one; else the credible sampler with the smaller Σ se² over
 // the unobserved variables' states (a standard error missing or not finite
 // counts as infinite), Gibbs sampling only where it agrees with credible
@@ -111,14 +116,16 @@
 //     noisy-OR networks), and V is kept only when a converged region run
 //     on another graph agrees with it within mean Hellinger 1e-4 (loop
 //     corrections vanish, as on noisy-OR networks with evidence, where GBP
-//     and loopy BP are exact to 1e-8); otherwise P. For a pool whose two
-//     runs both mixed by their own tests, Σ se² is first scaled by the
-//     spread of its runs (their own excess over each other, at least 0.1):
-//     independent runs differ by their noise alone, so the spread shows
-//     how far their standard errors overstate (or understate) it. Runs
+//     and loopy BP are exact to 1e-8); otherwise P. For a pool of two
+//     runs of parallel tempering that both mixed by their own tests, Σ se²
+//     is first scaled by the spread of its runs when it is below 1 (at
+//     least 0.1; not beside Gibbs sampling, whose errors the spread does
+//     not measure apart from parallel tempering's): independent
+//     runs differ by their noise alone, so the spread shows how far their
+//     standard errors overstate it. Runs
 //     that did not mix may sit in the same modes and agree closely far
 //     from the truth, and are not scaled. The standard errors the answer
-//     reports are never scaled.
+//     reports are never scaled down.
 //  4. V alone, if P is not credible.
 //  5. P alone, if credible and no region run converged.
 //  6. Otherwise, by order: a region run that passed the shared check

@@ -10,7 +10,13 @@ import (
 // withPool returns cands with the pool of its two Monte Carlo runs appended
 // (see pool), when both are credible and agree within their joint noise
 // (their excess over each other, the spread, at most excessHigh: see
-// agree); else cands as they are.
+// agree); else cands as they are. Two independent runs differ by their
+// noise alone, so a spread above 1 shows their standard errors too small:
+// the pool's are scaled up by its square root, and so are both runs' when
+// both are parallel tempering (a Gibbs run may differ by sitting in a
+// mode, which says nothing of parallel tempering's noise). Standard errors
+// are never scaled down: the spread of runs that agree closely is left to
+// the choice (noiseScale).
 func withPool(m *mrf.Model, cands []candidate) []candidate {
 	var mcs []int
 	for i := range cands {
@@ -24,6 +30,15 @@ func withPool(m *mrf.Model, cands []candidate) []candidate {
 	}
 	a, b := &cands[mcs[0]], &cands[mcs[1]]
 	spread := excess(m, a.res.Marginals, b.res.Marginals, a.se, b.se)
+	if !(spread >= 0) {
+		return cands
+	}
+	if a.name != gibbsName && b.name != gibbsName && spread > 1 {
+		for _, c := range []*candidate{a, b} {
+			c.se = scaled(c.se, math.Sqrt(spread))
+			c.res.Diagnostics["se_scale"] = math.Sqrt(spread)
+		}
+	}
 	if !(spread <= excessHigh) {
 		return cands
 	}
@@ -31,9 +46,26 @@ func withPool(m *mrf.Model, cands []candidate) []candidate {
 	if !ok {
 		return cands
 	}
-	p.spread = spread
+	if a.name == gibbsName || b.name == gibbsName {
+		p.se = scaled(p.se, math.Sqrt(max(spread, 1)))
+		p.gibbs = true
+	}
+	p.spread = min(spread, 1) // the spread left after the scaling
 	p.res.Diagnostics["spread"] = spread
+	p.res.Diagnostics["se_scale"] = math.Sqrt(max(spread, 1))
 	return append(cands, p)
+}
+
+// scaled returns a copy of se with every entry times f.
+func scaled(se [][]float64, f float64) [][]float64 {
+	out := make([][]float64, len(se))
+	for i := range se {
+		out[i] = make([]float64, len(se[i]))
+		for k, e := range se[i] {
+			out[i][k] = f * e
+		}
+	}
+	return out
 }
 
 // pool combines the answers of two independent Monte Carlo runs a and b

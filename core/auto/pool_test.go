@@ -212,3 +212,63 @@ func TestPoolNoiseScaleNeedsMixing(t *testing.T) {
 		t.Errorf("chose %s at excess %v, want gbp@faces at 0.5", cands[ch.pick].name, ch.excess)
 	}
 }
+
+// Two runs that differ by more than their standard errors say show those
+// errors too small: they are scaled up by the square root of the spread,
+// both runs' when both are parallel tempering (pooled or not), the pool's
+// alone beside Gibbs sampling; never down.
+func TestPoolScalesUp(t *testing.T) {
+	m := twoVars()
+	// Spread (2 · d²) / (2 · 2 · 0.01²) = d² / 2e-4.
+	spreadOf := func(d float64) float64 { return d * d / 2e-4 }
+	tests := []struct {
+		name            string
+		first           candidate
+		d               float64 // the second run's p(x0=1) is 0.3 + d
+		pooled          bool
+		runScale, scale float64 // of the runs' errors, of the pool's
+	}{
+		{"pt, spread 2", named(mc(0.3, 0.01, 1, true), "pt2"), 0.02, true, math.Sqrt(2), math.Sqrt(2)},
+		{"pt, spread 8", named(mc(0.3, 0.01, 1, true), "pt2"), 0.04, false, math.Sqrt(8), 0},
+		{"pt, spread 0.5", named(mc(0.3, 0.01, 1, true), "pt2"), 0.01, true, 1, 1},
+		{"gibbs, spread 2", gibbsRun(0.3, 0.01, 1, true), 0.02, true, 1, math.Sqrt(2)},
+		{"gibbs, spread 8", gibbsRun(0.3, 0.01, 1, true), 0.04, false, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cands := withPool(m, []candidate{tt.first, mc(0.3+tt.d, 0.01, 1, true)})
+			if got := len(cands) == 3; got != tt.pooled {
+				t.Fatalf("pooled %v, want %v", got, tt.pooled)
+			}
+			for _, c := range cands[:2] {
+				if got := c.se[0][0] / 0.01; math.Abs(got-tt.runScale) > 1e-9 {
+					t.Errorf("%s: errors scaled by %v, want %v", c.name, got, tt.runScale)
+				}
+			}
+			if !tt.pooled {
+				return
+			}
+			p := cands[2]
+			fa := 0.5 // equal errors before scaling: equal weights
+			if got, want := p.se[0][0], tt.scale*math.Hypot(fa*0.01, fa*0.01); math.Abs(got-want) > 1e-12 {
+				t.Errorf("pool's error %v, want %v", got, want)
+			}
+			if want := math.Min(spreadOf(tt.d), 1); math.Abs(p.spread-want) > 1e-9 {
+				t.Errorf("spread left %v, want %v", p.spread, want)
+			}
+		})
+	}
+}
+
+// Beside Gibbs sampling the spread does not scale the pool's noise: it
+// measures parallel tempering's larger errors, not the pool's.
+func TestPoolNoiseScaleNotBesideGibbs(t *testing.T) {
+	m := twoVars()
+	cands := withPool(m, []candidate{gibbsRun(0.300, 0.02, 1, true), mc(0.305, 0.02, 1, true)})
+	if len(cands) != 3 || !cands[2].converged() {
+		t.Fatal("want a converged pool")
+	}
+	if s := noiseScale(&cands[2]); s != 1 {
+		t.Errorf("noise scale %v beside Gibbs sampling, want 1", s)
+	}
+}
