@@ -7,9 +7,9 @@
 // Within the budget, minus a reserve for the choice (2%, at most 0.5 s):
 //
 //  1. Exact inference, when its plan's estimated run time (exact.Prepare:
-//     Cost.Seconds, one idle core, within a factor of two of the measured
-//     time on the UAI stand-ins; planning is spent on it in proportion to
-//     the budget) is at most 80% of the time left: a solve cannot be
+//     Cost.Seconds, one idle core, within 25% of one-core solves of
+//     0.3-30 s of the UAI-like families, two cores taking 0.4-0.6 of it;
+//     planning is spent on it in proportion to the budget) is at most 80% of the time left: a solve cannot be
 //     stopped once started, so a machine slower than the estimate's (or
 //     busy) overruns the budget by the difference. The plan estimated is
 //     the plan run: exact inference plans once. Its answer, if it

@@ -27,20 +27,37 @@ type Cost struct {
 	Slices int64
 	// Seconds estimates the run time of Solve on one core of the machine
 	// the speeds below were measured on (SecondsPerFlop and the others),
-	// planning excluded. Two cores take about half of the contraction part.
+	// planning excluded. Two cores take 0.4 to 0.6 of it.
 	Seconds float64
+	// objective is the planner's measure of the same work (objFlop and
+	// the others): it ranks trees and sizes the planning effort.
+	objective float64
 }
 
 // The speeds behind Cost.Seconds: seconds per multiply-add of a
-// contraction, per table entry written, and per contraction. Against
-// single-core runs of the UAI stand-ins (mrf.UAIKinds) on a shared 2-core
-// Intel Xeon with Go 1.26, the estimate was within a factor of two of the
-// run time (planning excluded) on every kind: lower on the compute-bound
-// Potts models, higher on memory-bound ones.
+// contraction, per table entry written, and per contraction. Fitted to
+// one-core solves (GOMAXPROCS 1) of seven models of the UAI-like families
+// (tori of 13 and 15, a grid of 24, an RBM of 24+24, Potts models of 80
+// variables of treewidth 6 and 8, a noisy-OR network of 100 findings;
+// 0.34 to 30 s) on a shared 2-core Intel Xeon with Go 1.26: within 25% of
+// the run time on each. Sliced plans whose tables reach 2^26 entries and
+// more ran up to 4.5 times over it (an RBM of 28+28: 141 s by estimate,
+// 402 s on two cores), the rest of the sliced ones within 1.5 times.
 const (
-	SecondsPerFlop        = 1.0 / 1.0e9
-	SecondsPerEntry       = 1.0 / 2.5e8
+	SecondsPerFlop        = 1.86e-10
+	SecondsPerEntry       = 4.7e-9
 	SecondsPerContraction = 2e-6
+)
+
+// The planner's weights of multiply-adds, entries written and
+// contractions: the speeds of the kernels before the packed matrix
+// products. They only rank trees and size the planning effort, so plans
+// (and the last digits of the answers) do not change when the speeds
+// above are measured again.
+const (
+	objFlop        = 1.0 / 1.0e9
+	objEntry       = 1.0 / 2.5e8
+	objContraction = 2e-6
 )
 
 // String prints the cost as the log line exact-infer writes.

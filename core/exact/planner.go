@@ -88,7 +88,7 @@ func (sh *shape) initialTrees(opt Options, keep, keepTrees int) ([]*ctree, []str
 		// trees thousands of times over it to within it, the further the
 		// better the start). A tree's multiply-adds are about its order's
 		// total clique size.
-		s := 3 * cands[0].cost * SecondsPerFlop
+		s := 3 * cands[0].cost * objFlop
 		if spent > planBudget(s, opt)/2 {
 			break
 		}
@@ -143,11 +143,12 @@ func planBudget(seconds float64, opt Options) float64 {
 	return min(seconds*annealProposals, maxProposals)
 }
 
-// quickSeconds estimates the seconds of solving along t unsliced, without
-// recomputation: a forward and two backward contractions per node.
+// quickSeconds is the planner's objective (see objFlop) of solving along t
+// unsliced, without recomputation: a forward and two backward contractions
+// per node.
 func (t *ctree) quickSeconds() float64 {
 	flops, written, _ := t.costs()
-	return 3*flops*SecondsPerFlop + 3*written*SecondsPerEntry
+	return 3*flops*objFlop + 3*written*objEntry
 }
 
 // keepOrders is the number of greedy orders (the cheapest by total clique
@@ -286,8 +287,8 @@ func makePlan(nw *network, opt Options) (*cplan, *Plan, error) {
 		// The tree may adapt to the variables sliced, which cost nothing
 		// now; the annealed tree is kept if its plan is faster.
 		bound := min(limit, threshold+0.5)
-		re := sh.anneal(tree.clone(), opt, bound, c.Seconds, len(sliced))
-		if re != tree && newCplan(nw, sh, re, sliced).cost(opt, false).Seconds < newCplan(nw, sh, tree, sliced).cost(opt, false).Seconds {
+		re := sh.anneal(tree.clone(), opt, bound, c.objective, len(sliced))
+		if re != tree && newCplan(nw, sh, re, sliced).cost(opt, false).objective < newCplan(nw, sh, tree, sliced).cost(opt, false).objective {
 			tree = re
 		}
 	}
@@ -347,7 +348,9 @@ func (p *cplan) cost(opt Options, exact bool) Cost {
 	ns := float64(c.Slices)
 	c.Flops, c.Written = flops*ns, written*ns
 	c.LargestTable = p.largest()
-	c.Seconds = c.Flops*SecondsPerFlop + c.Written*SecondsPerEntry + ns*float64(2*len(p.steps)+len(p.nw.leaves))*SecondsPerContraction
+	n := ns * float64(2*len(p.steps)+len(p.nw.leaves))
+	c.Seconds = c.Flops*SecondsPerFlop + c.Written*SecondsPerEntry + n*SecondsPerContraction
+	c.objective = c.Flops*objFlop + c.Written*objEntry + n*objContraction
 	return c
 }
 
