@@ -114,7 +114,7 @@ func TestBudgetHolds(t *testing.T) {
 		cert     string
 	}{
 		{"exact fits", 20, 5, map[string]script{"exact": {need: 5, p: 0.3}}, "exact", infer.CertExact},
-		{"exact too slow, gbp converges", 20, 19, map[string]script{"gbp": {need: 1, p: 0.305}, "pt": {need: never, p: 0.3}, "mf": {need: 0.01, p: 0.2}}, "gbp@cycles", infer.CertConverged},
+		{"exact too slow, gbp converges", 20, 40, map[string]script{"gbp": {need: 1, p: 0.305}, "pt": {need: never, p: 0.3}, "mf": {need: 0.01, p: 0.2}}, "gbp@cycles", infer.CertConverged},
 		{"exact fails, pt mixes", 20, 2, map[string]script{"exact": {need: 2, failed: true}, "mf": {need: 0.01, p: 0.2}, "pt": {need: 1, p: 0.3}, "gbp": {need: never, p: 0.45}}, "pt", infer.CertMonteCarlo},
 		{"no plan, nothing converges: bounds", 300, never, map[string]script{"pt": {need: never, p: 0.3}}, "pt", infer.CertBounds},
 		{"no plan, nothing converges, trw fails: none", 300, never, map[string]script{"pt": {need: never, p: 0.3}, "trw": {failed: true}}, "pt", infer.CertNone},
@@ -132,7 +132,7 @@ func TestBudgetHolds(t *testing.T) {
 			elapsed := clock.now().Sub(start).Seconds()
 			rec := res.Record.(*Record)
 			ranExact := len(*log) > 0 && (*log)[0].name == "exact"
-			if wantExact := tc.exactEst <= exactShare*(tc.budget-reserve(tc.budget)); ranExact != wantExact || rec.Exact.Ran != wantExact {
+			if wantExact := exactSeconds(tc.exactEst, a.cores) <= tc.budget-reserve(tc.budget); ranExact != wantExact || rec.Exact.Ran != wantExact {
 				t.Errorf("exact ran %v (recorded %v), want %v: %s", ranExact, rec.Exact.Ran, wantExact, rec.Exact.Why)
 			}
 			if tc.cert == infer.CertExact && len(*log) != 1 {
@@ -194,5 +194,33 @@ func TestSkippedWhenNoTime(t *testing.T) {
 	}
 	if skipped == 0 {
 		t.Errorf("a 0.05 s budget skipped nothing: %+v", res.Record.(*Record).Runs)
+	}
+}
+
+// TestExactByCores: exact inference runs when its plan's one-core estimate,
+// scaled to the cores it runs on (exactSeconds), fits the time left: a plan
+// estimated at 30 s fits 20 s on two cores (0.6 of the estimate), not on
+// one (1.25 of it).
+func TestExactByCores(t *testing.T) {
+	for _, tc := range []struct {
+		est   float64
+		cores int
+		ran   bool
+	}{
+		{10, 1, true}, {16, 1, false}, {30, 1, false},
+		{10, 2, true}, {30, 2, true}, {34, 2, false}, {30, 8, true},
+	} {
+		clock := &fakeClock{t: time.Unix(100, 0)}
+		scripts := map[string]script{"exact": {need: 0.6 * tc.est, p: 0.3}, "pt": {need: 1, p: 0.3}}
+		a, _ := fakeAuto(t, sequential(20), clock, scripts, tc.est)
+		a.cores = tc.cores
+		res, err := a.Infer(infer.WithClock(context.Background(), clock.now), twoVars())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := res.Record.(*Record)
+		if rec.Exact.Ran != tc.ran || (res.Certificate == infer.CertExact) != tc.ran {
+			t.Errorf("estimate %g s, %d cores: exact ran %v, certificate %s; want ran %v (%s)", tc.est, tc.cores, rec.Exact.Ran, res.Certificate, tc.ran, rec.Exact.Why)
+		}
 	}
 }

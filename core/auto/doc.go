@@ -6,14 +6,18 @@
 //
 // Within the budget, minus a reserve for the choice (2%, at most 0.5 s):
 //
-//  1. Exact inference, when its plan's estimated run time (exact.Prepare:
-//     Cost.Seconds, one idle core, within 25% of one-core solves of
-//     0.3-30 s of the UAI-like families, two cores taking 0.4-0.6 of it;
-//     planning is spent on it in proportion to the budget) is at most 80% of the time left: a solve cannot be
-//     stopped once started, so a machine slower than the estimate's (or
-//     busy) overruns the budget by the difference. The plan estimated is
-//     the plan run: exact inference plans once. Its answer, if it
-//     passes the shared check, is the answer, and nothing else runs.
+//  1. Exact inference, when its plan's estimated run time fits the time
+//     left (exact.Prepare: Cost.Seconds, for one idle core, within 25% of
+//     one-core solves of 0.3-30 s of the UAI-like families; scaled by
+//     1.25 on one core and by 0.6 on two, the most two-core solves of
+//     unsliced plans took; planning is spent on it in proportion to the
+//     budget). An unsliced solve cannot be stopped once started, so a
+//     machine slower than the estimate's (or busy) overruns the budget by
+//     the difference; a sliced solve, whose time is less predictable,
+//     gives up as soon as its slices (the second on) show it cannot end
+//     in the time left, and the rest runs in what remains. The plan estimated is the plan
+//     run: exact inference plans once. Its answer, if it passes the
+//     shared check, is the answer, and nothing else runs.
 //  2. Otherwise, parallel tempering until the deadline (no cap on its
 //     sweeps), and beside it, on the second core, the variational methods
 //     in at most 30% of the time left, each stopped by its share of what

@@ -2,6 +2,7 @@ package auto
 
 import (
 	"context"
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -47,5 +48,32 @@ func TestExactPlannedOnce(t *testing.T) {
 		if _, err := unplannable.Infer(context.Background(), f.m); err != nil {
 			t.Errorf("%s: the exact step with a plan planned again: %v", f.name, err)
 		}
+	}
+}
+
+// TestExactStepDeadline: the exact step gives a sliced plan the time left as
+// its deadline, so a plan that cannot end by then stops with an error
+// instead of running over the budget; with no limit it solves.
+func TestExactStepDeadline(t *testing.T) {
+	es, err := mrf.GridEdges(7, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mrf.RandomIsingWith(49, es, mrf.Normal(1), mrf.Normal(1), 3)
+	o := exact.DefaultOptions()
+	o.MaxTable, o.Memory = 16, 1<<10
+	pr, err := exact.Prepare(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Plan.Slices < 2 {
+		t.Fatalf("%d slices, want several", pr.Plan.Slices)
+	}
+	_, err = exactMethod{plan: pr, limit: 1e-9}.Infer(context.Background(), m)
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, exact.ErrBehindDeadline) {
+		t.Errorf("a limit of 1 ns: %v, want a deadline error", err)
+	}
+	if _, err := (exactMethod{plan: pr}).Infer(context.Background(), m); err != nil {
+		t.Errorf("no limit: %v", err)
 	}
 }

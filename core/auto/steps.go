@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/renn-go/renn/core/bp"
 	"github.com/renn-go/renn/core/dlgbp"
@@ -144,7 +145,7 @@ func (a *Auto) build(s step, limit float64) (infer.Method, error) {
 	seed := a.opts.Seed
 	switch s.method {
 	case "exact":
-		return exactMethod{opts: a.exactOptions(), plan: s.plan}, nil
+		return exactMethod{opts: a.exactOptions(), plan: s.plan, limit: limit}, nil
 	case "mf":
 		o := meanfield.DefaultOptions()
 		o.Seed, o.MaxSeconds = seed, limit
@@ -201,10 +202,12 @@ func (a *Auto) exactOptions() exact.Options {
 }
 
 // exactMethod is exact inference as a method: it runs plan, made for the
-// model it is given, if set, else plans the model with opts.
+// model it is given, if set, else plans the model with opts. A sliced plan
+// gives up once it cannot end within limit seconds (none if 0).
 type exactMethod struct {
-	opts exact.Options
-	plan *exact.Prepared
+	opts  exact.Options
+	plan  *exact.Prepared
+	limit float64
 }
 
 func (exactMethod) Name() string { return "exact" }
@@ -216,6 +219,11 @@ func (e exactMethod) Infer(ctx context.Context, m *mrf.Model) (*infer.Result, er
 	var r *exact.Result
 	var err error
 	if e.plan != nil {
+		if e.limit > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(e.limit*float64(time.Second)))
+			defer cancel()
+		}
 		r, err = e.plan.Solve(ctx)
 	} else {
 		r, err = exact.Solve(m, e.opts)

@@ -57,7 +57,7 @@ func TestEstimateMemoryTracksAllocation(t *testing.T) {
 				var start runtime.MemStats
 				runtime.ReadMemStats(&start)
 				before.TotalAlloc += start.TotalAlloc - mid.TotalAlloc
-				if _, _, err := run(context.Background(), p, plan, opt); err != nil {
+				if _, _, err := run(context.Background(), p, plan, opt, nil); err != nil {
 					t.Fatal(err)
 				}
 				est = plan.PeakMemory

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/renn-go/renn/core/infer/infertest"
 	"github.com/renn-go/renn/core/mrf"
@@ -75,3 +76,68 @@ func TestPrepareErrors(t *testing.T) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
+
+// TestSolveGivesUpBehindDeadline: a sliced solve on a fake clock whose
+// slices after the first project its end past ctx's deadline stops after
+// the second slice; one whose projection fits runs to the end, however slow
+// its first slice (which also allocates); so does an unsliced one, which
+// has nothing to project.
+func TestSolveGivesUpBehindDeadline(t *testing.T) {
+	m := gridModel(t, 7, 1, 3)
+	opt := infertest.With(DefaultOptions(), func(o *Options) { o.MaxTable, o.Memory, o.Seed = 16, 1<<10, 7 })
+	pr, err := Prepare(m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(pr.Plan.Slices)
+	if n < 4 {
+		t.Fatalf("%d slices, want at least 4", pr.Plan.Slices)
+	}
+	cases := []struct {
+		name     string
+		opt      Options
+		first    float64 // seconds of the first slice; the others take 1
+		deadline float64 // seconds after the start
+		behind   bool
+	}{
+		{"sliced, one second short", opt, 1, n - 1, true},
+		{"sliced, just in time", opt, 1, n, false},
+		{"sliced, slow first slice, in time", opt, 5, n + 4, false},
+		{"sliced, slow first slice, short", opt, 5, n + 3, true},
+		{"unsliced", DefaultOptions(), 1, 0.5, false},
+	}
+	for _, c := range cases {
+		pr, err := Prepare(m, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Unix(0, 0)
+		reads := 0
+		// The clock reads the start, then once after each slice.
+		pr.now = func() time.Time {
+			reads++
+			if reads == 1 {
+				return t0
+			}
+			return t0.Add(time.Duration((c.first + float64(reads-2)) * float64(time.Second)))
+		}
+		ctx := deadlineAt{context.Background(), t0.Add(time.Duration(c.deadline * float64(time.Second)))}
+		_, err = pr.Solve(ctx)
+		switch {
+		case c.behind && !errors.Is(err, ErrBehindDeadline):
+			t.Errorf("%s: %v, want ErrBehindDeadline", c.name, err)
+		case c.behind && reads != 3:
+			t.Errorf("%s: gave up after %d clock reads, want 3 (the start and two slices)", c.name, reads)
+		case !c.behind && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// deadlineAt is a context whose deadline is on a fake clock.
+type deadlineAt struct {
+	context.Context
+	at time.Time
+}
+
+func (d deadlineAt) Deadline() (time.Time, bool) { return d.at, true }

@@ -2,9 +2,11 @@ package exact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/renn-go/renn/core/mrf"
 )
@@ -36,6 +38,7 @@ type Prepared struct {
 	Plan *Plan // the plan and its cost
 	p    *cplan
 	opt  Options
+	now  func() time.Time // the clock of Solve's projection; time.Now if nil
 }
 
 // Prepare plans the solve of m as Solve does, failing as Solve does before
@@ -72,10 +75,61 @@ func prepare(m *mrf.Model, opt Options) (*Prepared, error) {
 
 // Solve runs the prepared plan: the same ln Z and marginals, bit for bit,
 // as Solve of the model and options it was prepared with. ctx is checked
-// before every slice.
+// before every slice. When ctx has a deadline, a sliced solve also gives
+// up (an error wrapping ErrBehindDeadline) once the slices after the first,
+// at their mean time, project its end past the deadline: a caller with a
+// budget loses two slices, not the budget, to a plan slower than its
+// estimate. The first slice is not counted, as it also allocates the
+// tables the others reuse.
 func (pr *Prepared) Solve(ctx context.Context) (*Result, error) {
-	res, _, err := run(ctx, pr.p, pr.Plan, pr.opt)
+	res, _, err := run(ctx, pr.p, pr.Plan, pr.opt, pr.now)
 	return res, err
+}
+
+// ErrBehindDeadline is the error a sliced solve gives up with when the
+// slices done project its end past ctx's deadline.
+var ErrBehindDeadline = errors.New("the slices done project the solve's end past the deadline")
+
+// projection tells whether a sliced solve can still end by its deadline.
+type projection struct {
+	now      func() time.Time
+	start    time.Time
+	first    time.Time // when the first slice ended
+	deadline time.Time
+	on       bool // ctx has a deadline and the plan more than one slice
+}
+
+func newProjection(ctx context.Context, slices int64, now func() time.Time) *projection {
+	if now == nil {
+		now = time.Now
+	}
+	d, ok := ctx.Deadline()
+	pj := &projection{now: now, deadline: d, on: ok && slices > 2}
+	if pj.on {
+		pj.start = now()
+	}
+	return pj
+}
+
+// check returns an error wrapping ErrBehindDeadline when done of total
+// slices, the second to the last done at their mean time, project the last
+// to end after the deadline.
+func (pj *projection) check(done, total int64) error {
+	if !pj.on || done >= total {
+		return nil
+	}
+	t := pj.now()
+	if done == 1 {
+		pj.first = t
+		return nil
+	}
+	per := float64(t.Sub(pj.first)) / float64(done-1)
+	end := t.Add(time.Duration(per * float64(total-done)))
+	if !end.After(pj.deadline) {
+		return nil
+	}
+	return fmt.Errorf("exact: %d of %d slices took %.3g s, so the solve would take %.3g s, %.3g s past the deadline: %w",
+		done, total, t.Sub(pj.start).Seconds(), end.Sub(pj.start).Seconds(), end.Sub(pj.deadline).Seconds(), ErrBehindDeadline)
 }
 
 // runStats are what tests inspect of a solve.
@@ -90,15 +144,20 @@ func solve(m *mrf.Model, opt Options) (*Result, *runStats, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return run(context.Background(), pr.p, pr.Plan, pr.opt)
+	return run(context.Background(), pr.p, pr.Plan, pr.opt, nil)
 }
 
-// run solves along a plan.
-func run(ctx context.Context, p *cplan, plan *Plan, opt Options) (*Result, *runStats, error) {
+// run solves along a plan; now is the clock of the deadline's projection
+// (time.Now if nil).
+func run(ctx context.Context, p *cplan, plan *Plan, opt Options, now func() time.Time) (*Result, *runStats, error) {
 	nw, m := p.nw, p.nw.model
+	pj := newProjection(ctx, p.numSlices(), now)
 	acc := newAccum(nw)
 	stats := &runStats{}
-	pl := &pool{free: map[int][][]float64{}, limit: opt.Memory}
+	// The pool may hold a slice's peak, so that the next slices reuse its
+	// tables: a pool smaller than the tables lets them become garbage, and
+	// the heap grows to twice a slice's peak before the collector runs.
+	pl := &pool{free: map[int][][]float64{}, limit: max(opt.Memory, plan.PeakMemory)}
 	assign := make([]int, len(p.sliced))
 	for {
 		if err := ctx.Err(); err != nil {
@@ -110,6 +169,9 @@ func run(ctx context.Context, p *cplan, plan *Plan, opt Options) (*Result, *runS
 		stats.slices++
 		if !nextState(assign, p.sliced, nw.card) {
 			break
+		}
+		if err := pj.check(int64(stats.slices), p.numSlices()); err != nil {
+			return nil, nil, err
 		}
 	}
 	if acc.sumW == 0 {
