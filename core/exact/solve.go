@@ -96,7 +96,7 @@ type projection struct {
 	start    time.Time
 	first    time.Time // when the first slice ended
 	deadline time.Time
-	on       bool // ctx has a deadline and the plan more than one slice
+	on       bool // ctx has a deadline and the plan more than two slices
 }
 
 func newProjection(ctx context.Context, slices int64, now func() time.Time) *projection {
