@@ -4,6 +4,7 @@ package outputs
 // Reader from the instances of a pipeline into a Store.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -43,21 +44,6 @@ type Setting struct {
 func SettingOf(graph string, size int, gamma float64) *Setting {
 	label := fmt.Sprintf("%s n=%d γ=%s", graph, size, strconv.FormatFloat(gamma, 'g', -1, 64))
 	return &Setting{Key: label, Label: label, Graph: graph, Size: size, Gamma: gamma}
-}
-
-// Name is the setting's label, for text.
-func (g *Setting) Name() string { return g.Label }
-
-// Less orders settings as the paper does: grids before complete graphs,
-// then by size and gamma.
-func (g *Setting) Less(h *Setting) bool {
-	if g.Graph != h.Graph {
-		return g.Graph > h.Graph
-	}
-	if g.Size != h.Size {
-		return g.Size < h.Size
-	}
-	return g.Gamma < h.Gamma
 }
 
 // Store holds facts, indexed by setting, model and method.
@@ -132,21 +118,22 @@ func (d *Store) ModelsOf(set *Setting) []string {
 // SortMethods orders the methods as the registry does.
 func (d *Store) SortMethods() { slices.SortFunc(d.Methods, methods.Compare) }
 
-// SortSettings orders the settings: "paper" (grids first, by size, gamma,
-// Less), "size" (by graph, size), else as read.
+// SortSettings orders the settings: "paper" (as the paper does: grids
+// before complete graphs, then by size and gamma), "size" (by graph,
+// size), else as read.
 func (d *Store) SortSettings(order string) {
 	slices.SortStableFunc(d.Settings, func(x, y *Setting) int {
 		switch {
 		case order == "size" && x.Graph != y.Graph:
 			return strings.Compare(x.Graph, y.Graph)
-		case order == "size":
+		case order != "paper" && order != "size":
+			return 0
+		case x.Graph != y.Graph:
+			return strings.Compare(y.Graph, x.Graph)
+		case x.Size != y.Size || order == "size":
 			return x.Size - y.Size
-		case order == "paper" && x.Less(y):
-			return -1
-		case order == "paper" && y.Less(x):
-			return 1
 		}
-		return 0
+		return cmp.Compare(x.Gamma, y.Gamma)
 	})
 }
 

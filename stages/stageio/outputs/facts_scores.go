@@ -22,8 +22,6 @@ import (
 	"github.com/renn-go/renn/formats"
 )
 
-// scored is a model a score stage scored, with its runs.
-
 // ReadScores reads the score instances among insts into part pt.
 func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
 	for _, inst := range insts {
@@ -37,23 +35,13 @@ func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
 			pt.NotRun = append(pt.NotRun, inst.ID)
 			continue
 		}
-		in := ScoreInputs{Name: inst.ID, Dir: inst.OutDir, CfgDir: s.CfgDir, Beliefs: s.Beliefs,
-			Models: outDirs(inst.InputsOf("models")), Truth: outDirs(inst.InputsOf("truth")), Pred: outDirs(inst.InputsOf("pred"))}
-		shards, err := ReadScored(in)
+		shards, err := ReadScored(inst, s.CfgDir, s.Beliefs)
 		if err != nil {
 			return err
 		}
 		s.emit(pt, inst, shards)
 	}
 	return nil
-}
-
-func outDirs(insts []*Instance) []string {
-	out := make([]string, len(insts))
-	for i, inst := range insts {
-		out[i] = inst.OutDir
-	}
-	return out
 }
 
 // Answer is r as metrics compares answers, its factor beliefs in the
@@ -93,8 +81,8 @@ func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
 	}
 }
 
-// AddScored adds model m of a score stage and its runs (preds: the stage's
-// pred inputs, which runs name by index) in setting g.
+// AddScored adds model m of a score stage and its runs (preds: the
+// stage's pred inputs, which runs name by index) in setting g.
 func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel, preds []*Instance) {
 	mo := s.modelObs(pt, stage, g, m)
 	for _, method := range sortedKeys(m.Runs) {

@@ -64,12 +64,11 @@ func ReadLearningCurves(path string) ([]LearningCurve, error) {
 }
 
 // TestNLL is the true model's test NLL of every model of the samples in
-// dir (the mean of -log p over its test split), with the model ids in
-// ascending order.
-func TestNLL(dir string) (ids []int32, nll map[int32]float64, err error) {
+// dir (the mean of -log p over its test split), by model id.
+func TestNLL(dir string) (map[int32]float64, error) {
 	rows, _, err := formats.ReadSamples(filepath.Join(dir, formats.SamplesFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	nll, count := map[int32]float64{}, map[int32]int{}
 	for _, row := range rows {
@@ -79,11 +78,9 @@ func TestNLL(dir string) (ids []int32, nll map[int32]float64, err error) {
 		}
 	}
 	for id := range nll {
-		ids = append(ids, id)
 		nll[id] /= float64(count[id])
 	}
-	slices.Sort(ids)
-	return ids, nll, nil
+	return nll, nil
 }
 
 // Answers are one method's answers on the models of a directory.
