@@ -198,24 +198,33 @@ type Usage struct {
 	MaxRSSKiB           int64
 }
 
-// Reader reads the outputs of a pipeline's instances into a Store, as a
-// report section declares what to read of them.
-type Reader struct {
-	*Store
-	Insts  []*Instance // the pipeline's instances, in dependency order
-	CfgDir string      // the config's directory (relative data paths start here)
-	// Usage reads a completed instance's stamp (fs.ErrNotExist: not run).
-	Usage   func(outDir string) (Usage, error)
-	Parts   []string // the stage patterns read (MatchPart)
-	Beliefs []string // methods whose marginals are read
+// ReadSpec is what a report section declares of what to read.
+type ReadSpec struct {
+	// Parts are the stage groups read: the stages whose names begin with a
+	// prefix ("hidden_"), or begin and end as a pattern ("hidden_*_long").
+	// A stage belongs to the last part that matches it; a part's run time
+	// counts every stage that matches it.
+	Parts []string
 	// Columns names a run's column: "method", or "method+scheme": a run on
 	// regions of a scheme other than auto is a column of its own.
 	Columns string
-	Labels  string // "side": settings of a summaries section named 10x10
-	Cost    CostSpec
+	Labels  string   // "side": settings of a summaries section named 10x10; "shape": of a scores section by their models' kind and shape (shapeLabel), ordered by kind
+	Beliefs []string // methods whose marginals are read, for Compare
 	// Compare are the comparisons of two methods' answers recorded on
 	// every scored model, once its runs are read.
 	Compare []CompareSpec
+	Cost    CostSpec
+}
+
+// Reader reads the outputs of a pipeline's instances into a Store, as a
+// report section declares (ReadSpec).
+type Reader struct {
+	*Store
+	ReadSpec
+	Insts  []*Instance // the pipeline's instances, in dependency order
+	CfgDir string      // the config's directory (relative data paths start here)
+	// Usage reads a completed instance's stamp (fs.ErrNotExist: not run).
+	Usage func(outDir string) (Usage, error)
 
 	samplesRead map[string]bool
 }

@@ -15,16 +15,13 @@ import (
 // N(0, gamma^2)).
 func settingLabel(info formats.ModelInfoRow) string {
 	head, _, _ := strings.Cut(info.Name, "-")
-	shape := head
-	num := strings.TrimLeft(head, "abcdefghijklmnopqrstuvwxyz")
-	kind := strings.TrimSuffix(head, num)
+	kind, shape := shapeLabel(head)
 	switch kind {
-	case "grid", "torus":
-		shape = fmt.Sprintf("%s %sx%s", kind, num, num)
+	case "grid", "torus", "bipartite":
 	case "complete":
-		shape = "K" + num
-	case "bipartite":
-		shape = "bipartite " + strings.Replace(num, "x", "+", 1)
+		shape = "K" + strings.TrimPrefix(head, kind)
+	default:
+		shape = head
 	}
 	couplings, fields := "normal:1", "normal:"+strconv.FormatFloat(info.Gamma, 'g', -1, 64)
 	for _, f := range strings.Fields(info.Source) {
