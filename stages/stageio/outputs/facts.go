@@ -46,7 +46,7 @@ func SettingOf(graph string, size int, gamma float64) *Setting {
 	return &Setting{Key: label, Label: label, Graph: graph, Size: size, Gamma: gamma}
 }
 
-// Store holds facts, indexed by setting, model and method.
+// Store holds facts, indexed by setting.
 type Store struct {
 	Obs      []*Fact
 	Settings []*Setting // in the order the tables show them
@@ -55,13 +55,7 @@ type Store struct {
 	Families []*Family  // the score stages of a summaries section
 	ByKey    map[string]*Setting
 	BySet    map[*Setting][]*Fact
-	index    map[factKey][]*Fact
 	modelSet map[*Setting][]string
-}
-
-type factKey struct {
-	set           *Setting
-	model, method string
 }
 
 // Setting returns the setting of key, made by mk at the end of the order.
@@ -78,16 +72,10 @@ func (d *Store) Setting(key string, mk func() *Setting) *Setting {
 
 // Add records o, indexing it by setting, model and method.
 func (d *Store) Add(o *Fact) *Fact {
-	if d.index == nil {
-		d.index, d.BySet, d.modelSet = map[factKey][]*Fact{}, map[*Setting][]*Fact{}, map[*Setting][]string{}
+	if d.BySet == nil {
+		d.BySet, d.modelSet = map[*Setting][]*Fact{}, map[*Setting][]string{}
 	}
 	d.Obs = append(d.Obs, o)
-	keys := []factKey{{o.Set, o.Model, o.Method}, {nil, o.Model, o.Method}, {o.Set, "", o.Method}, {nil, "", o.Method}}
-	for i, k := range keys {
-		if !slices.Contains(keys[:i], k) {
-			d.index[k] = append(d.index[k], o)
-		}
-	}
 	d.BySet[o.Set] = append(d.BySet[o.Set], o)
 	if o.Method != "" && !slices.Contains(d.Methods, o.Method) {
 		d.Methods = append(d.Methods, o.Method)
@@ -104,7 +92,17 @@ func (d *Store) Add(o *Fact) *Fact {
 // Find returns the facts of (set, model, method), a nil set or "" model
 // matching any; method "" is the models' own facts.
 func (d *Store) Find(set *Setting, model, method string) []*Fact {
-	return d.index[factKey{set, model, method}]
+	from := d.Obs
+	if set != nil {
+		from = d.BySet[set]
+	}
+	var out []*Fact
+	for _, o := range from {
+		if o.Method == method && (model == "" || o.Model == model) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // ModelsOf are the models of set (nil: all), in the order read.
