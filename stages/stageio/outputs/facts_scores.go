@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,7 +86,7 @@ func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
 // stage's pred inputs, which runs name by index) in setting g.
 func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel, preds []*Instance) {
 	mo := s.modelObs(pt, stage, g, m)
-	for _, method := range sortedKeys(m.Runs) {
+	for _, method := range slices.SortedFunc(maps.Keys(m.Runs), methods.Compare) {
 		if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
 			var pred *Instance
 			if r.Pred >= 0 {
@@ -190,15 +191,6 @@ func SettingKey(name string) string {
 		}
 	}
 	return name
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, methods.Compare)
-	return keys
 }
 
 // budgetFacts records a run's time budget (its max_seconds option, when
