@@ -89,12 +89,7 @@ func (s *Reader) ReadCosts(pt *Progress) error {
 }
 
 func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*Setting, inst *Instance, st Usage, path string) error {
-	var methods []string
-	for _, r := range rows {
-		if !slices.Contains(methods, r.Method) {
-			methods = append(methods, r.Method)
-		}
-	}
+	shared := slices.ContainsFunc(rows, func(r formats.EstimateRow) bool { return r.Method != rows[0].Method })
 	for _, r := range rows {
 		g, ok := sets[r.ModelID]
 		if !ok {
@@ -114,7 +109,7 @@ func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.Estimate
 		if !slices.Contains(c.instances, inst.ID) {
 			c.instances = append(c.instances, inst.ID)
 			c.Wall, c.CPU, c.RSSKiB, c.Processes = c.Wall+st.Seconds, c.CPU+st.CPUSeconds, max(c.RSSKiB, st.MaxRSSKiB), c.Processes+1
-			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
+			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || shared
 			c.marginals = append(c.marginals, filepath.Join(inst.OutDir, formats.MarginalsFile))
 		}
 	}
