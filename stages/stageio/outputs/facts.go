@@ -92,13 +92,19 @@ func (d *Store) Add(o *Fact) *Fact {
 // Find returns the facts of (set, model, method), a nil set or "" model
 // matching any; method "" is the models' own facts.
 func (d *Store) Find(set *Setting, model, method string) []*Fact {
+	return d.FindIn(nil, set, model, method)
+}
+
+// FindIn are the facts of (set, model, method), as Find, of parts (nil:
+// any).
+func (d *Store) FindIn(parts []string, set *Setting, model, method string) []*Fact {
 	from := d.Obs
 	if set != nil {
 		from = d.BySet[set]
 	}
 	var out []*Fact
 	for _, o := range from {
-		if o.Method == method && (model == "" || o.Model == model) {
+		if o.Method == method && (model == "" || o.Model == model) && (parts == nil || slices.Contains(parts, o.Part)) {
 			out = append(out, o)
 		}
 	}
