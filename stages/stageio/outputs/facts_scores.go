@@ -113,7 +113,7 @@ func (s *Reader) modelObs(pt *Progress, stage string, g *Setting, m *ScoredModel
 		}
 	}
 	if m.Exact {
-		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"], o[0].Num["exact_seconds"] = m.NegLogZ, -m.NegLogZ, m.ExactSeconds
+		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"] = m.NegLogZ, -m.NegLogZ
 	}
 	return o[0]
 }
@@ -139,7 +139,7 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 	if pred != nil {
 		o.Text["pred"] = pred.ID
 	}
-	o.Num["est_converged"], o.Num["free_energy"], o.Num["log_z"] = b2f(e.Converged), e.FreeEnergy, e.LogZ
+	o.Num["est_converged"], o.Num["free_energy"] = b2f(e.Converged), e.FreeEnergy
 	var p struct {
 		Regions string
 		Check   *json.RawMessage
@@ -208,7 +208,6 @@ func budgetFacts(o *Fact, budget float64, cert string, m *ScoredModel) {
 	if cert == "" {
 		return
 	}
-	o.Text["certificate"] = cert
 	for _, c := range []string{infer.CertExact, infer.CertConverged, infer.CertMonteCarlo, infer.CertBounds, infer.CertNone} {
 		o.Num["cert_"+strings.ReplaceAll(c, "-", "_")] = b2f(c == cert)
 	}

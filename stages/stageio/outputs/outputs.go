@@ -10,13 +10,13 @@
 package outputs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/renn-go/renn/core/metrics"
@@ -42,23 +42,20 @@ func ReadLearningCurves(path string) ([]LearningCurve, error) {
 		id     int32
 		method string
 	}
-	byRun := map[key][]formats.CurveRow{}
-	var keys []key
+	at := map[key]int{} // a run's place, in the order runs first appear
 	for _, row := range rows {
-		k := key{row.ModelID, row.Method}
-		if _, ok := byRun[k]; !ok {
-			keys = append(keys, k)
+		if _, ok := at[key{row.ModelID, row.Method}]; !ok {
+			at[key{row.ModelID, row.Method}] = len(at)
 		}
-		byRun[k] = append(byRun[k], row)
 	}
-	out := make([]LearningCurve, len(keys))
-	for i, k := range keys {
-		rs := byRun[k]
-		sort.Slice(rs, func(a, b int) bool { return rs[a].Iteration < rs[b].Iteration })
-		out[i] = LearningCurve{ModelID: k.id, Method: k.method}
-		for _, row := range rs {
-			out[i].NLL, out[i].Seconds = append(out[i].NLL, row.TestNLL), append(out[i].Seconds, row.Seconds)
-		}
+	slices.SortStableFunc(rows, func(a, b formats.CurveRow) int {
+		return cmp.Or(at[key{a.ModelID, a.Method}]-at[key{b.ModelID, b.Method}], cmp.Compare(a.Iteration, b.Iteration))
+	})
+	out := make([]LearningCurve, len(at))
+	for _, row := range rows {
+		c := &out[at[key{row.ModelID, row.Method}]]
+		c.ModelID, c.Method = row.ModelID, row.Method
+		c.NLL, c.Seconds = append(c.NLL, row.TestNLL), append(c.Seconds, row.Seconds)
 	}
 	return out, nil
 }
