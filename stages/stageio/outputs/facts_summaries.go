@@ -69,7 +69,7 @@ func (s *Reader) readSummary(pt *Progress, fam *Family, inst *Instance, prefix s
 	fam.Path, fam.Cols = path, cols
 	for _, r := range rows {
 		fam.Rows = append(fam.Rows, r.SummaryRow)
-		ps := SettingOf(r.Graph, r.Size, r.Gamma)
+		ps := r.Set
 		g := s.Setting(prefix+ps.Key, func() *Setting {
 			ps.Family, ps.Label = fam.Name, s.Label(ps)
 			return ps

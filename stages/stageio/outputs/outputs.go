@@ -134,12 +134,11 @@ func VarMarginals(files []string, method string) (map[[2]int32][]float64, error)
 	return out, nil
 }
 
-// SettingRow is a summary row with the setting it summarises.
+// SettingRow is a summary row with the setting it summarises (gamma 0 for
+// imported models, which have none).
 type SettingRow struct {
 	formats.SummaryRow
-	Graph string
-	Size  int
-	Gamma float64 // 0 for imported models, which have none
+	Set *Setting
 }
 
 // ReadSettingSummary reads a summary.parquet grouped by graph, size and
@@ -166,7 +165,7 @@ func ReadSettingSummary(path string) (cols []string, rows []SettingRow, err erro
 		if err1 != nil || err2 != nil {
 			return nil, nil, fmt.Errorf("%s: row %s %s: size %q or gamma %q is not a number", path, r.Method, r.Metric, r.Group[idx["size"]], r.Group[idx["gamma"]])
 		}
-		rows = append(rows, SettingRow{SummaryRow: r, Graph: r.Group[idx["graph"]], Size: size, Gamma: gamma})
+		rows = append(rows, SettingRow{SummaryRow: r, Set: SettingOf(r.Group[idx["graph"]], size, gamma)})
 	}
 	return cols, rows, nil
 }

@@ -73,7 +73,7 @@ func TestReadSettingSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || rows[0].Graph != "grid" || rows[0].Size != 25 || rows[0].Gamma != 0.1 || rows[1].Gamma != 0 || rows[1].Mean != 0.3 {
+	if len(rows) != 2 || rows[0].Set.Graph != "grid" || rows[0].Set.Size != 25 || rows[0].Set.Gamma != 0.1 || rows[1].Set.Gamma != 0 || rows[1].Mean != 0.3 {
 		t.Errorf("rows %+v", rows)
 	}
 	for _, tc := range []struct {
