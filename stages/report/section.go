@@ -42,9 +42,10 @@ type sectionSpec struct {
 	// curves), "costs" (method stages' estimates and stamps) or "paper"
 	// (the stages of the paper's tables, paper.toml, with the paper's
 	// numbers; the tables are the section's, by number).
-	Reads            string
-	outputs.ReadSpec        // parts, columns, labels, beliefs, compare, cost
-	Order            string // settings: "paper" (grids first, by size, gamma), "size" (by graph, size), or as read
+	Reads string
+	// ReadSpec: the parts, columns, labels, beliefs, compare and cost read.
+	outputs.ReadSpec
+	Order string // settings: "paper" (grids first, by size, gamma), "size" (by graph, size), or as read
 	// Unscored also compares, on the models the section's methods ran on
 	// but no score stage scored, every method's answers with this one's.
 	Unscored string
