@@ -43,24 +43,14 @@ type sectionSpec struct {
 	// (the stages of the paper's tables, paper.toml, with the paper's
 	// numbers; the tables are the section's, by number).
 	Reads string
-	// Parts are the stage groups read: the stages whose names begin with a
-	// prefix ("hidden_"), or begin and end as a pattern ("hidden_*_long").
-	// A stage belongs to the last part that matches it; a part's run time
-	// counts every stage that matches it.
-	Parts []string
-	// Columns names a run's column: "method", or "method+scheme": a run on
-	// regions of a scheme other than auto is a column of its own.
-	Columns string
-	Labels  string // "side": settings of a summaries section named 10x10; "shape": of a scores section by their models' kind and shape (shapeLabel), ordered by kind
-	Order   string // settings: "paper" (grids first, by size, gamma), "size" (by graph, size), or as read
+	// ReadSpec: the parts, columns, labels, beliefs, compare and cost read.
+	outputs.ReadSpec
+	Order string // settings: "paper" (grids first, by size, gamma), "size" (by graph, size), or as read
 	// Unscored also compares, on the models the section's methods ran on
 	// but no score stage scored, every method's answers with this one's.
 	Unscored string
 	Notes    map[string]string // text by family (a summaries section's score stage)
-	Beliefs  []string          // methods whose marginals are read, for Compare
-	Compare  []outputs.CompareSpec
 	Learning learningSpec
-	Cost     outputs.CostSpec
 	Text     string
 	// Metrics are the row metrics of the paper's tables (reads "paper").
 	Metrics []metricItem
@@ -283,8 +273,7 @@ func (s *section) derive() error {
 
 // reader reads the section's stages into its data.
 func (s *section) reader() *outputs.Reader {
-	r := &outputs.Reader{Store: &s.data.Store, Usage: usage, Parts: s.spec.Parts, Beliefs: s.spec.Beliefs,
-		Columns: s.spec.Columns, Labels: s.spec.Labels, Cost: s.spec.Cost, Compare: s.spec.Compare}
+	r := &outputs.Reader{Store: &s.data.Store, Usage: usage, ReadSpec: s.spec.ReadSpec}
 	if s.plan != nil {
 		r.Insts, r.CfgDir = s.plan.insts, s.plan.dir
 	}

@@ -7,16 +7,6 @@ import (
 	"github.com/renn-go/renn/core/metrics"
 )
 
-// FindIn are the facts of (set, model, method), as Find, of parts (nil:
-// any).
-func (d *Store) FindIn(parts []string, set *Setting, model, method string) []*Fact {
-	found := d.Find(set, model, method)
-	if parts == nil {
-		return found
-	}
-	return slices.DeleteFunc(slices.Clone(found), func(o *Fact) bool { return !slices.Contains(parts, o.Part) })
-}
-
 // Aggregates are what a report can make of a fact over facts (Aggregate).
 func Aggregates() []string {
 	return []string{"mean", "std", "max", "min", "sum", "count", "n", "rms", "wmean"}

@@ -4,6 +4,7 @@ package outputs
 // Reader from the instances of a pipeline into a Store.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,22 +46,7 @@ func SettingOf(graph string, size int, gamma float64) *Setting {
 	return &Setting{Key: label, Label: label, Graph: graph, Size: size, Gamma: gamma}
 }
 
-// Name is the setting's label, for text.
-func (g *Setting) Name() string { return g.Label }
-
-// Less orders settings as the paper does: grids before complete graphs,
-// then by size and gamma.
-func (g *Setting) Less(h *Setting) bool {
-	if g.Graph != h.Graph {
-		return g.Graph > h.Graph
-	}
-	if g.Size != h.Size {
-		return g.Size < h.Size
-	}
-	return g.Gamma < h.Gamma
-}
-
-// Store holds facts, indexed by setting, model and method.
+// Store holds facts, indexed by setting.
 type Store struct {
 	Obs      []*Fact
 	Settings []*Setting // in the order the tables show them
@@ -69,13 +55,7 @@ type Store struct {
 	Families []*Family  // the score stages of a summaries section
 	ByKey    map[string]*Setting
 	BySet    map[*Setting][]*Fact
-	index    map[factKey][]*Fact
 	modelSet map[*Setting][]string
-}
-
-type factKey struct {
-	set           *Setting
-	model, method string
 }
 
 // Setting returns the setting of key, made by mk at the end of the order.
@@ -92,16 +72,10 @@ func (d *Store) Setting(key string, mk func() *Setting) *Setting {
 
 // Add records o, indexing it by setting, model and method.
 func (d *Store) Add(o *Fact) *Fact {
-	if d.index == nil {
-		d.index, d.BySet, d.modelSet = map[factKey][]*Fact{}, map[*Setting][]*Fact{}, map[*Setting][]string{}
+	if d.BySet == nil {
+		d.BySet, d.modelSet = map[*Setting][]*Fact{}, map[*Setting][]string{}
 	}
 	d.Obs = append(d.Obs, o)
-	keys := []factKey{{o.Set, o.Model, o.Method}, {nil, o.Model, o.Method}, {o.Set, "", o.Method}, {nil, "", o.Method}}
-	for i, k := range keys {
-		if !slices.Contains(keys[:i], k) {
-			d.index[k] = append(d.index[k], o)
-		}
-	}
 	d.BySet[o.Set] = append(d.BySet[o.Set], o)
 	if o.Method != "" && !slices.Contains(d.Methods, o.Method) {
 		d.Methods = append(d.Methods, o.Method)
@@ -118,7 +92,23 @@ func (d *Store) Add(o *Fact) *Fact {
 // Find returns the facts of (set, model, method), a nil set or "" model
 // matching any; method "" is the models' own facts.
 func (d *Store) Find(set *Setting, model, method string) []*Fact {
-	return d.index[factKey{set, model, method}]
+	return d.FindIn(nil, set, model, method)
+}
+
+// FindIn are the facts of (set, model, method), as Find, of parts (nil:
+// any).
+func (d *Store) FindIn(parts []string, set *Setting, model, method string) []*Fact {
+	from := d.Obs
+	if set != nil {
+		from = d.BySet[set]
+	}
+	var out []*Fact
+	for _, o := range from {
+		if o.Method == method && (model == "" || o.Model == model) && (parts == nil || slices.Contains(parts, o.Part)) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // ModelsOf are the models of set (nil: all), in the order read.
@@ -132,21 +122,22 @@ func (d *Store) ModelsOf(set *Setting) []string {
 // SortMethods orders the methods as the registry does.
 func (d *Store) SortMethods() { slices.SortFunc(d.Methods, methods.Compare) }
 
-// SortSettings orders the settings: "paper" (grids first, by size, gamma,
-// Less), "size" (by graph, size), else as read.
+// SortSettings orders the settings: "paper" (as the paper does: grids
+// before complete graphs, then by size and gamma), "size" (by graph,
+// size), else as read.
 func (d *Store) SortSettings(order string) {
 	slices.SortStableFunc(d.Settings, func(x, y *Setting) int {
 		switch {
 		case order == "size" && x.Graph != y.Graph:
 			return strings.Compare(x.Graph, y.Graph)
-		case order == "size":
+		case order != "paper" && order != "size":
+			return 0
+		case x.Graph != y.Graph:
+			return strings.Compare(y.Graph, x.Graph)
+		case x.Size != y.Size || order == "size":
 			return x.Size - y.Size
-		case order == "paper" && x.Less(y):
-			return -1
-		case order == "paper" && y.Less(x):
-			return 1
 		}
-		return 0
+		return cmp.Compare(x.Gamma, y.Gamma)
 	})
 }
 
@@ -211,24 +202,33 @@ type Usage struct {
 	MaxRSSKiB           int64
 }
 
-// Reader reads the outputs of a pipeline's instances into a Store, as a
-// report section declares what to read of them.
-type Reader struct {
-	*Store
-	Insts  []*Instance // the pipeline's instances, in dependency order
-	CfgDir string      // the config's directory (relative data paths start here)
-	// Usage reads a completed instance's stamp (fs.ErrNotExist: not run).
-	Usage   func(outDir string) (Usage, error)
-	Parts   []string // the stage patterns read (MatchPart)
-	Beliefs []string // methods whose marginals are read
+// ReadSpec is what a report section declares of what to read.
+type ReadSpec struct {
+	// Parts are the stage groups read: the stages whose names begin with a
+	// prefix ("hidden_"), or begin and end as a pattern ("hidden_*_long").
+	// A stage belongs to the last part that matches it; a part's run time
+	// counts every stage that matches it.
+	Parts []string
 	// Columns names a run's column: "method", or "method+scheme": a run on
 	// regions of a scheme other than auto is a column of its own.
 	Columns string
-	Labels  string // "side": settings of a summaries section named 10x10
-	Cost    CostSpec
+	Labels  string   // "side": settings of a summaries section named 10x10; "shape": of a scores section by their models' kind and shape (shapeLabel), ordered by kind
+	Beliefs []string // methods whose marginals are read, for Compare
 	// Compare are the comparisons of two methods' answers recorded on
 	// every scored model, once its runs are read.
 	Compare []CompareSpec
+	Cost    CostSpec
+}
+
+// Reader reads the outputs of a pipeline's instances into a Store, as a
+// report section declares (ReadSpec).
+type Reader struct {
+	*Store
+	ReadSpec
+	Insts  []*Instance // the pipeline's instances, in dependency order
+	CfgDir string      // the config's directory (relative data paths start here)
+	// Usage reads a completed instance's stamp (fs.ErrNotExist: not run).
+	Usage func(outDir string) (Usage, error)
 
 	samplesRead map[string]bool
 }

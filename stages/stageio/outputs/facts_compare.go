@@ -44,23 +44,16 @@ func (c CompareSpec) fixedPoints(m *ScoredModel, a, b *ScoredRun, mo *Fact) {
 	if !ok {
 		return
 	}
-	set := func(name string, v float64) { mo.Num[c.Name+"_"+name] = v }
 	convA, convB := a.Est.Converged, b.Est.Converged
 	statA, statB := convA && f.ResidualA <= c.Stationary, convB && f.ResidualB <= c.Stationary
-	set("converged", b2f(convA)+b2f(convB))
-	set("stationary", b2f(statA)+b2f(statB))
-	set("conv_a", b2f(convA))
-	set("conv_b", b2f(convB))
-	set("res_a", f.ResidualA)
-	set("res_b", f.ResidualB)
-	set("distance", f.Distance)
-	set("f_a", ma.F)
-	set("f_b", mb.F)
-	set("both", b2f(f.Both))
-	set("same", b2f(f.Both && !f.Different))
-	set("different", b2f(f.Different))
-	set("b_higher", b2f(f.BHigher))
-	set("lower_f_better", b2f(f.LowerFBetter))
+	for name, v := range map[string]float64{
+		"converged": b2f(convA) + b2f(convB), "stationary": b2f(statA) + b2f(statB),
+		"conv_a": b2f(convA), "conv_b": b2f(convB), "res_a": f.ResidualA, "res_b": f.ResidualB,
+		"distance": f.Distance, "f_a": ma.F, "f_b": mb.F, "both": b2f(f.Both), "same": b2f(f.Both && !f.Different),
+		"different": b2f(f.Different), "b_higher": b2f(f.BHigher), "lower_f_better": b2f(f.LowerFBetter),
+	} {
+		mo.Num[c.Name+"_"+name] = v
+	}
 }
 
 // samePoint records whether B converged at A's point where A converged,
@@ -70,11 +63,9 @@ func (c CompareSpec) samePoint(m *ScoredModel, a, b *ScoredRun, mo *Fact) {
 	set := func(name string, v bool) { mo.Num[c.Name+"_"+name] = b2f(v) }
 	miss := func(why string) { mo.Text[c.Name+"_miss"] = m.Info.Name + " (" + why + ")" }
 	convA, convB := a.Est.Converged, b.Est.Converged
-	set("models", true)
-	set("a_converged", convA)
-	set("a_not", !convA)
-	set("rescued", !convA && convB)
-	set("same", false)
+	for name, v := range map[string]bool{"models": true, "a_converged": convA, "a_not": !convA, "rescued": !convA && convB, "same": false} {
+		set(name, v)
+	}
 	if !convA {
 		if !convB {
 			miss("neither converged")

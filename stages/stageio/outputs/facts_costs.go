@@ -13,7 +13,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
@@ -90,12 +89,7 @@ func (s *Reader) ReadCosts(pt *Progress) error {
 }
 
 func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.EstimateRow, sets map[int32]*Setting, inst *Instance, st Usage, path string) error {
-	var methods []string
-	for _, r := range rows {
-		if !slices.Contains(methods, r.Method) {
-			methods = append(methods, r.Method)
-		}
-	}
+	shared := slices.ContainsFunc(rows, func(r formats.EstimateRow) bool { return r.Method != rows[0].Method })
 	for _, r := range rows {
 		g, ok := sets[r.ModelID]
 		if !ok {
@@ -115,7 +109,7 @@ func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.Estimate
 		if !slices.Contains(c.instances, inst.ID) {
 			c.instances = append(c.instances, inst.ID)
 			c.Wall, c.CPU, c.RSSKiB, c.Processes = c.Wall+st.Seconds, c.CPU+st.CPUSeconds, max(c.RSSKiB, st.MaxRSSKiB), c.Processes+1
-			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || len(methods) > 1
+			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || shared
 			c.marginals = append(c.marginals, filepath.Join(inst.OutDir, formats.MarginalsFile))
 		}
 	}
@@ -186,31 +180,4 @@ func (s *Reader) costDeltas(cells map[[2]string]*costCell) error {
 		o.Text["reference"] = c.Reference
 	}
 	return nil
-}
-
-// CostLabels names the settings: the side of a square grid or torus
-// (300x300), else the number of variables; with the graph when there are
-// several, with gamma when there are several.
-func (s *Reader) CostLabels() {
-	graphs, gammas := map[string]bool{}, map[float64]bool{}
-	for _, g := range s.Settings {
-		graphs[g.Graph], gammas[g.Gamma] = true, true
-	}
-	for _, g := range s.Settings {
-		g.Label = fmt.Sprintf("n=%d", g.Size)
-		if l := int(math.Round(math.Sqrt(float64(g.Size)))); (g.Graph == "grid" || g.Graph == "torus") && l*l == g.Size {
-			g.Label = fmt.Sprintf("%dx%d", l, l)
-		}
-		if len(graphs) > 1 {
-			g.Label = g.Graph + " " + g.Label
-		}
-		if len(gammas) > 1 {
-			g.Label += " γ=" + strconv.FormatFloat(g.Gamma, 'g', -1, 64)
-		}
-	}
-	head := &Fact{Num: map[string]float64{}, Text: map[string]string{"head": "model"}}
-	if len(graphs) == 1 {
-		head.Text["head"] = slices.Collect(maps.Keys(graphs))[0]
-	}
-	s.Add(head)
 }

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/renn-go/renn/formats"
@@ -66,7 +68,7 @@ func (s *Reader) readInstance(pt *Progress, inst *Instance, path string) error {
 			return fmt.Errorf("%s: model %d is not in %s", path, run.ModelID, filepath.Join(models.OutDir, formats.ModelInfoFile))
 		}
 		o := NewFact(pt.Prefix, inst.Stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
-		o.Seed, o.Curve, o.Secs = inst.Shard[seedKey], run.NLL, run.Seconds
+		o.Seed, o.Curve, o.Secs = inst.Shard["seed"], run.NLL, run.Seconds // the learning seed's shard key
 		secs := 0.0
 		for _, x := range run.Seconds {
 			secs += x
@@ -80,9 +82,6 @@ func (s *Reader) readInstance(pt *Progress, inst *Instance, path string) error {
 	}
 	return nil
 }
-
-// seedKey is the shard key (and learn-mrf flag) of the learning seed.
-const seedKey = "seed"
 
 // readSettings reads the setting of every model of a models directory.
 func (s *Reader) readSettings(dir string) (map[int32]*Setting, error) {
@@ -102,11 +101,11 @@ func (s *Reader) readSettings(dir string) (map[int32]*Setting, error) {
 // readTrueNLL adds the true model's test NLL of every model in dir: the
 // mean of -log p over its test split.
 func (s *Reader) readTrueNLL(pt *Progress, dir string, settings map[int32]*Setting) error {
-	ids, nll, err := TestNLL(dir)
+	nll, err := TestNLL(dir)
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(nll)) {
 		g, ok := settings[id]
 		if !ok {
 			return fmt.Errorf("%s: model %d has samples but is not among the models", filepath.Join(dir, formats.SamplesFile), id)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,8 +22,6 @@ import (
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
 )
-
-// scored is a model a score stage scored, with its runs.
 
 // ReadScores reads the score instances among insts into part pt.
 func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
@@ -37,23 +36,13 @@ func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
 			pt.NotRun = append(pt.NotRun, inst.ID)
 			continue
 		}
-		in := ScoreInputs{Name: inst.ID, Dir: inst.OutDir, CfgDir: s.CfgDir, Beliefs: s.Beliefs,
-			Models: outDirs(inst.InputsOf("models")), Truth: outDirs(inst.InputsOf("truth")), Pred: outDirs(inst.InputsOf("pred"))}
-		shards, err := ReadScored(in)
+		shards, err := ReadScored(inst, s.CfgDir, s.Beliefs)
 		if err != nil {
 			return err
 		}
 		s.emit(pt, inst, shards)
 	}
 	return nil
-}
-
-func outDirs(insts []*Instance) []string {
-	out := make([]string, len(insts))
-	for i, inst := range insts {
-		out[i] = inst.OutDir
-	}
-	return out
 }
 
 // Answer is r as metrics compares answers, its factor beliefs in the
@@ -93,11 +82,11 @@ func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
 	}
 }
 
-// AddScored adds model m of a score stage and its runs (preds: the stage's
-// pred inputs, which runs name by index) in setting g.
+// AddScored adds model m of a score stage and its runs (preds: the
+// stage's pred inputs, which runs name by index) in setting g.
 func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel, preds []*Instance) {
 	mo := s.modelObs(pt, stage, g, m)
-	for _, method := range sortedKeys(m.Runs) {
+	for _, method := range slices.SortedFunc(maps.Keys(m.Runs), methods.Compare) {
 		if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
 			var pred *Instance
 			if r.Pred >= 0 {
@@ -124,7 +113,7 @@ func (s *Reader) modelObs(pt *Progress, stage string, g *Setting, m *ScoredModel
 		}
 	}
 	if m.Exact {
-		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"], o[0].Num["exact_seconds"] = m.NegLogZ, -m.NegLogZ, m.ExactSeconds
+		o[0].Num["neg_log_z"], o[0].Num["log_z_exact"] = m.NegLogZ, -m.NegLogZ
 	}
 	return o[0]
 }
@@ -150,7 +139,7 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 	if pred != nil {
 		o.Text["pred"] = pred.ID
 	}
-	o.Num["est_converged"], o.Num["free_energy"], o.Num["log_z"] = b2f(e.Converged), e.FreeEnergy, e.LogZ
+	o.Num["est_converged"], o.Num["free_energy"] = b2f(e.Converged), e.FreeEnergy
 	var p struct {
 		Regions string
 		Check   *json.RawMessage
@@ -204,15 +193,6 @@ func SettingKey(name string) string {
 	return name
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, methods.Compare)
-	return keys
-}
-
 // budgetFacts records a run's time budget (its max_seconds option, when
 // set), whether exact inference finished within it (exact_fits, and its
 // complement exact_over), and its certificate, one fact per kind (1 for
@@ -228,7 +208,6 @@ func budgetFacts(o *Fact, budget float64, cert string, m *ScoredModel) {
 	if cert == "" {
 		return
 	}
-	o.Text["certificate"] = cert
 	for _, c := range []string{infer.CertExact, infer.CertConverged, infer.CertMonteCarlo, infer.CertBounds, infer.CertNone} {
 		o.Num["cert_"+strings.ReplaceAll(c, "-", "_")] = b2f(c == cert)
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +69,7 @@ func (s *Reader) readSummary(pt *Progress, fam *Family, inst *Instance, prefix s
 	fam.Path, fam.Cols = path, cols
 	for _, r := range rows {
 		fam.Rows = append(fam.Rows, r.SummaryRow)
-		ps := SettingOf(r.Graph, r.Size, r.Gamma)
+		ps := r.Set
 		g := s.Setting(prefix+ps.Key, func() *Setting {
 			ps.Family, ps.Label = fam.Name, s.Label(ps)
 			return ps
@@ -98,18 +97,6 @@ func (s *Reader) familyOf(stage, prefix string) string {
 		}
 	}
 	return strings.TrimPrefix(stage, prefix)
-}
-
-// Label names a setting as the reader's Labels say: "side", the
-// side of a square grid (10x10), else graph and size.
-func (s *Reader) Label(g *Setting) string {
-	if s.Labels == "side" {
-		if l := int(math.Round(math.Sqrt(float64(g.Size)))); g.Graph == "grid" && l*l == g.Size {
-			return fmt.Sprintf("%dx%d", l, l)
-		}
-		return fmt.Sprintf("%s n=%d", g.Graph, g.Size)
-	}
-	return g.Label
 }
 
 // ReadUnscored finds the models stages that a stage reading --weights ran

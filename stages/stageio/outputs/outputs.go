@@ -10,13 +10,13 @@
 package outputs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/renn-go/renn/core/metrics"
@@ -42,34 +42,30 @@ func ReadLearningCurves(path string) ([]LearningCurve, error) {
 		id     int32
 		method string
 	}
-	byRun := map[key][]formats.CurveRow{}
-	var keys []key
+	at := map[key]int{} // a run's place, in the order runs first appear
 	for _, row := range rows {
-		k := key{row.ModelID, row.Method}
-		if _, ok := byRun[k]; !ok {
-			keys = append(keys, k)
+		if _, ok := at[key{row.ModelID, row.Method}]; !ok {
+			at[key{row.ModelID, row.Method}] = len(at)
 		}
-		byRun[k] = append(byRun[k], row)
 	}
-	out := make([]LearningCurve, len(keys))
-	for i, k := range keys {
-		rs := byRun[k]
-		sort.Slice(rs, func(a, b int) bool { return rs[a].Iteration < rs[b].Iteration })
-		out[i] = LearningCurve{ModelID: k.id, Method: k.method}
-		for _, row := range rs {
-			out[i].NLL, out[i].Seconds = append(out[i].NLL, row.TestNLL), append(out[i].Seconds, row.Seconds)
-		}
+	slices.SortStableFunc(rows, func(a, b formats.CurveRow) int {
+		return cmp.Or(at[key{a.ModelID, a.Method}]-at[key{b.ModelID, b.Method}], cmp.Compare(a.Iteration, b.Iteration))
+	})
+	out := make([]LearningCurve, len(at))
+	for _, row := range rows {
+		c := &out[at[key{row.ModelID, row.Method}]]
+		c.ModelID, c.Method = row.ModelID, row.Method
+		c.NLL, c.Seconds = append(c.NLL, row.TestNLL), append(c.Seconds, row.Seconds)
 	}
 	return out, nil
 }
 
 // TestNLL is the true model's test NLL of every model of the samples in
-// dir (the mean of -log p over its test split), with the model ids in
-// ascending order.
-func TestNLL(dir string) (ids []int32, nll map[int32]float64, err error) {
+// dir (the mean of -log p over its test split), by model id.
+func TestNLL(dir string) (map[int32]float64, error) {
 	rows, _, err := formats.ReadSamples(filepath.Join(dir, formats.SamplesFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	nll, count := map[int32]float64{}, map[int32]int{}
 	for _, row := range rows {
@@ -79,11 +75,9 @@ func TestNLL(dir string) (ids []int32, nll map[int32]float64, err error) {
 		}
 	}
 	for id := range nll {
-		ids = append(ids, id)
 		nll[id] /= float64(count[id])
 	}
-	slices.Sort(ids)
-	return ids, nll, nil
+	return nll, nil
 }
 
 // Answers are one method's answers on the models of a directory.
@@ -140,12 +134,11 @@ func VarMarginals(files []string, method string) (map[[2]int32][]float64, error)
 	return out, nil
 }
 
-// SettingRow is a summary row with the setting it summarises.
+// SettingRow is a summary row with the setting it summarises (gamma 0 for
+// imported models, which have none).
 type SettingRow struct {
 	formats.SummaryRow
-	Graph string
-	Size  int
-	Gamma float64 // 0 for imported models, which have none
+	Set *Setting
 }
 
 // ReadSettingSummary reads a summary.parquet grouped by graph, size and
@@ -172,7 +165,7 @@ func ReadSettingSummary(path string) (cols []string, rows []SettingRow, err erro
 		if err1 != nil || err2 != nil {
 			return nil, nil, fmt.Errorf("%s: row %s %s: size %q or gamma %q is not a number", path, r.Method, r.Metric, r.Group[idx["size"]], r.Group[idx["gamma"]])
 		}
-		rows = append(rows, SettingRow{SummaryRow: r, Graph: r.Group[idx["graph"]], Size: size, Gamma: gamma})
+		rows = append(rows, SettingRow{SummaryRow: r, Set: SettingOf(r.Group[idx["graph"]], size, gamma)})
 	}
 	return cols, rows, nil
 }

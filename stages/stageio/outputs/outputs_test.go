@@ -44,12 +44,12 @@ func TestTestNLL(t *testing.T) {
 	if err := formats.WriteSamples(filepath.Join(dir, formats.SamplesFile), rows, formats.Provenance{}); err != nil {
 		t.Fatal(err)
 	}
-	ids, nll, err := TestNLL(dir)
+	nll, err := TestNLL(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ids, []int32{1, 3}) || nll[1] != 4 || nll[3] != 1.5 {
-		t.Errorf("ids %v, NLL %v; want [1 3], 4 and 1.5", ids, nll)
+	if len(nll) != 2 || nll[1] != 4 || nll[3] != 1.5 {
+		t.Errorf("NLL %v; want models 1 and 3 at 4 and 1.5", nll)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestReadSettingSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || rows[0].Graph != "grid" || rows[0].Size != 25 || rows[0].Gamma != 0.1 || rows[1].Gamma != 0 || rows[1].Mean != 0.3 {
+	if len(rows) != 2 || rows[0].Set.Graph != "grid" || rows[0].Set.Size != 25 || rows[0].Set.Gamma != 0.1 || rows[1].Set.Gamma != 0 || rows[1].Mean != 0.3 {
 		t.Errorf("rows %+v", rows)
 	}
 	for _, tc := range []struct {

@@ -17,16 +17,6 @@ import (
 	"github.com/renn-go/renn/formats"
 )
 
-// ScoreInputs are the directories of one score instance.
-type ScoreInputs struct {
-	Name   string // the instance, for errors
-	Dir    string // its output directory (scores.parquet)
-	CfgDir string // relative models paths in scores.parquet start here
-	// Models, Truth and Pred are its inputs' output directories.
-	Models, Truth, Pred []string
-	Beliefs             []string // methods whose marginals are read
-}
-
 // ScoredShard is one models input of a score instance.
 type ScoredShard struct {
 	Dir     string
@@ -58,33 +48,36 @@ type ScoredRun struct {
 }
 
 type scoreReader struct {
-	in           ScoreInputs
+	inst         *Instance
+	cfgDir       string   // relative models paths in scores.parquet start here
+	beliefs      []string // methods whose marginals are read
 	shards       []*ScoredShard
 	byDir, bySHA map[string]*ScoredShard
 }
 
-// ReadScored reads what a score instance scored. A pred input that has
-// not run yet is skipped: the score, older than it, did not score it.
-func ReadScored(in ScoreInputs) ([]*ScoredShard, error) {
-	r := &scoreReader{in: in, byDir: map[string]*ScoredShard{}, bySHA: map[string]*ScoredShard{}}
-	for _, dir := range in.Models {
-		if err := r.readModels(dir); err != nil {
+// ReadScored reads what score instance inst scored (the marginals of the
+// methods of beliefs). A pred input that has not run yet is skipped: the
+// score, older than it, did not score it.
+func ReadScored(inst *Instance, cfgDir string, beliefs []string) ([]*ScoredShard, error) {
+	r := &scoreReader{inst: inst, cfgDir: cfgDir, beliefs: beliefs, byDir: map[string]*ScoredShard{}, bySHA: map[string]*ScoredShard{}}
+	for _, in := range inst.InputsOf("models") {
+		if err := r.readModels(in.OutDir); err != nil {
 			return nil, err
 		}
 	}
 	if len(r.shards) == 0 {
-		return nil, fmt.Errorf("stage %s: no models input, so its scores cannot be read model by model", in.Name)
+		return nil, fmt.Errorf("stage %s: no models input, so its scores cannot be read model by model", inst.ID)
 	}
 	if err := r.readScoreRows(); err != nil {
 		return nil, err
 	}
-	for _, dir := range in.Truth {
-		if err := r.readEstimates(dir, -1); err != nil {
+	for _, in := range inst.InputsOf("truth") {
+		if err := r.readEstimates(in.OutDir, -1); err != nil {
 			return nil, err
 		}
 	}
-	for k, dir := range in.Pred {
-		if err := r.readEstimates(dir, k); err != nil {
+	for k, in := range inst.InputsOf("pred") {
+		if err := r.readEstimates(in.OutDir, k); err != nil {
 			return nil, err
 		}
 	}
@@ -145,7 +138,7 @@ func (m *ScoredModel) Run(method string) *ScoredRun {
 }
 
 func (r *scoreReader) readScoreRows() error {
-	path := filepath.Join(r.in.Dir, formats.ScoresFile)
+	path := filepath.Join(r.inst.OutDir, formats.ScoresFile)
 	rows, _, err := formats.ReadScores(path)
 	if err != nil {
 		return err
@@ -153,11 +146,11 @@ func (r *scoreReader) readScoreRows() error {
 	for _, row := range rows {
 		dir := row.Models
 		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(r.in.CfgDir, dir)
+			dir = filepath.Join(r.cfgDir, dir)
 		}
 		sh := r.byDir[filepath.Clean(dir)]
 		if sh == nil {
-			return fmt.Errorf("%s: model %d (%s) comes from %s, which is not a models input of stage %s", path, row.ModelID, row.Name, row.Models, r.in.Name)
+			return fmt.Errorf("%s: model %d (%s) comes from %s, which is not a models input of stage %s", path, row.ModelID, row.Name, row.Models, r.inst.ID)
 		}
 		m, err := sh.model(row.ModelID, path)
 		if err != nil {
@@ -198,7 +191,7 @@ func (r *scoreReader) readEstimates(dir string, pred int) error {
 		}
 		run := m.Run(e.Method)
 		run.Est, run.Pred = e, pred
-		wanted = wanted || slices.Contains(r.in.Beliefs, e.Method)
+		wanted = wanted || slices.Contains(r.beliefs, e.Method)
 	}
 	if !wanted {
 		return nil
@@ -216,7 +209,7 @@ func (r *scoreReader) readBeliefs(path string) error {
 		return err
 	}
 	for _, row := range marg {
-		if !slices.Contains(r.in.Beliefs, row.Method) {
+		if !slices.Contains(r.beliefs, row.Method) {
 			continue
 		}
 		m, err := sh.model(row.ModelID, path)
