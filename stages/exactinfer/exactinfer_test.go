@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -444,5 +445,39 @@ func TestPlanOnly(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "would be refused") || !strings.Contains(buf.String(), "--max-planned-seconds") {
 		t.Errorf("refusal not shown:\n%s", buf.String())
+	}
+}
+
+// TestReleaseAfterLargeSolve: a model whose largest table passes
+// releaseAbove is followed by a forced collection that returns its memory,
+// and one below it is not.
+func TestReleaseAfterLargeSolve(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 4, Gamma: 1, Count: 1, Seed: 3}, models); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := stageio.LoadModels(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		above float64
+		want  uint32
+	}{{above: 1, want: 1}, {above: 1 << 20, want: 0}} {
+		sv, err := newSolving(Params{Models: models, Options: exact.DefaultOptions()}, filepath.Join(dir, "exact"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv.releaseAbove = c.above
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if done, err := sv.solveAll(context.Background(), ms, io.Discard); err != nil || !done {
+			t.Fatalf("solveAll: done %v, %v", done, err)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.NumForcedGC - before.NumForcedGC; got != c.want {
+			t.Errorf("release above %g entries: %d forced collections, want %d", c.above, got, c.want)
+		}
 	}
 }
