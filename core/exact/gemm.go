@@ -119,10 +119,12 @@ func (g gathered) transpose() gathered {
 // summed in the same order whatever the tiling of the other dimensions,
 // and large products are split between two workers by columns, so the
 // result does not depend on the number of cores. buf is the caller's
-// packing space.
-func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered) {
+// packing space. It returns the largest entry of c left (0 if none is
+// positive), taken from each block of c while it is still in the cache, so
+// a normalisation need not read c again.
+func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered) float64 {
 	if m == 0 || n == 0 {
-		return
+		return 0
 	}
 	// The tiles are mr rows by nr columns: computing c transposed (its
 	// rows from b) pads less when m is the shorter side.
@@ -134,7 +136,7 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 	panels := padded(n, gemmNR) / gemmNR
 	if m*n*k < gemmParallelMin || panels < 2 {
 		job.columns(buf, 0, n)
-		return
+		return job.mx
 	}
 	mid := panels / 2 * gemmNR
 	other := job // a copy, so that job stays on the stack in the serial case
@@ -148,6 +150,7 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 	}()
 	job.columns(buf, 0, mid)
 	wg.Wait()
+	return max(job.mx, other.mx)
 }
 
 // microKernel computes tiles from a packed panel of rows and one of
@@ -178,6 +181,7 @@ type gemmJob struct {
 	l, r, c gathered
 	m, k    int
 	beta    float64
+	mx      float64 // the largest entry of c written so far
 }
 
 var gemmBuffers = sync.Pool{New: func() any { return new(gemmBuffer) }}
@@ -209,15 +213,17 @@ func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 			for ic := 0; ic < g.m; ic += gemmMC {
 				mc := min(gemmMC, g.m-ic)
 				buf.l = packRows(buf.l, g.l, g.l.rows.offsets(buf.lRows[:mc], ic), lCols)
-				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta)
+				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta, pc+gemmKC >= g.k)
 			}
 		}
 	}
 }
 
 // block adds the tiles of a block of c (its rows and columns at offsets
-// cRows and cCols) from the packed panels, summed over kc.
-func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float64) {
+// cRows and cCols) from the packed panels, summed over kc. On the last
+// panel (last) it takes the largest entry of each tile into g.mx as the
+// tile is written, while it is in the L1 cache.
+func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float64, last bool) {
 	mc, nc := len(cRows), len(cCols)
 	direct := g.micro.direct != nil && g.c.unitCols && (beta == 0 || beta == 1)
 	for jr := 0; jr < nc; jr += gemmNR {
@@ -225,13 +231,46 @@ func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float6
 		for ir := 0; ir < mc; ir += gemmMR {
 			lp := buf.l[ir*kc : (ir+gemmMR)*kc]
 			if direct && jr+gemmNR <= nc {
-				g.micro.direct(kc, lp, rp, g.c.s[cCols[jr]:], cRows[ir:ir+min(gemmMR, mc-ir)], beta == 1)
+				rows := cRows[ir : ir+min(gemmMR, mc-ir)]
+				g.micro.direct(kc, lp, rp, g.c.s[cCols[jr]:], rows, beta == 1)
+				if last {
+					g.mx = maxRows(g.c.s[cCols[jr]:], rows, g.mx)
+				}
 				continue
 			}
 			g.micro.tile(kc, lp, rp, buf.t[:])
 			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta)
+			if last {
+				g.mx = g.c.maxAt(cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], g.mx)
+			}
 		}
 	}
+}
+
+// maxRows returns the largest of mx and the gemmNR entries of c from each
+// offset of rows.
+func maxRows(c []float64, rows []int, mx float64) float64 {
+	for _, ro := range rows {
+		r := c[ro : ro+gemmNR]
+		for _, v := range r {
+			if v > mx {
+				mx = v
+			}
+		}
+	}
+	return mx
+}
+
+// maxAt returns the largest of mx and the entries at rows and cols.
+func (g gathered) maxAt(rows, cols []int, mx float64) float64 {
+	for _, ro := range rows {
+		for _, co := range cols {
+			if v := g.s[ro+co]; v > mx {
+				mx = v
+			}
+		}
+	}
+	return mx
 }
 
 // store writes the corner of tile t that c has, at the offsets of its rows

@@ -378,19 +378,25 @@ type productPart struct {
 }
 
 // blockUpToOne adds into out the products of the block whose operands start
-// at off, zeroing out's entries first if they are reached for the first
-// time, when at most one operand (vec) varies along a row and the others
-// (scal) are constant along it.
+// at off, when at most one operand (vec) varies along a row and the others
+// (scal) are constant along it. Entries of out reached for the first time
+// are written (the products of non-negative tables added to zero are the
+// same numbers), or zeroed first where the row is strided.
 func (p *productPart) blockUpToOne(scal, vec, off []int, first bool) {
 	in, out, oop := p.in, p.out, len(p.in)
 	rows, n, rs, is := p.rows, p.n, p.rs, p.is
 	so := is[oop]
+	set := first && so == 1 && (len(vec) == 0 || is[vec[0]] == 1)
 	for i := range rows {
 		oo := off[oop] + i*rs[oop]
-		if first {
+		if first && !set {
 			zeroStrided(out, oo, so, n)
 		}
 		f := rowFactor(in, scal, off, rs, i)
+		if set {
+			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+			continue
+		}
 		if f == 0 {
 			continue
 		}
@@ -433,12 +439,17 @@ func (p *productPart) blockTwoOrMore(scal, vec, off []int, first bool) {
 	in, out, oop := p.in, p.out, len(p.in)
 	rows, n, rs, is := p.rows, p.n, p.rs, p.is
 	so := is[oop]
+	set := first && so == 1 && len(vec) == 2 && is[vec[0]] == 1 && is[vec[1]] == 1
 	for i := range rows {
 		oo := off[oop] + i*rs[oop]
-		if first {
+		if first && !set {
 			zeroStrided(out, oo, so, n)
 		}
 		f := rowFactor(in, scal, off, rs, i)
+		if set {
+			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+			continue
+		}
 		if f == 0 {
 			continue
 		}
@@ -478,6 +489,31 @@ func (p *productPart) blockTwoOrMore(scal, vec, off []int, first bool) {
 			for j := range n {
 				out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
 			}
+		}
+	}
+}
+
+// setRow writes into o, row i of a block, f times the contiguous rows of
+// the operands vec (none, one or two) at off, as zero plus them would be.
+func setRow(o []float64, f float64, in [][]float64, vec, off, rs []int, i int) {
+	switch {
+	case f == 0:
+		clear(o)
+	case len(vec) == 0:
+		for j := range o {
+			o[j] = f
+		}
+	case len(vec) == 1:
+		oa := off[vec[0]] + i*rs[vec[0]]
+		a := in[vec[0]][oa : oa+len(o)]
+		for j, x := range a {
+			o[j] = f * x
+		}
+	default:
+		oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
+		a, b := in[vec[0]][oa:oa+len(o)], in[vec[1]][ob:ob+len(o)]
+		for j, x := range a {
+			o[j] = f * x * b[j]
 		}
 	}
 }
@@ -591,7 +627,15 @@ func normalise(vals []float64, force bool) float64 {
 
 // normaliseMax is normalise that also returns the log of the maximum left.
 func normaliseMax(vals []float64, force bool) (ls, lmax float64) {
-	mx := maxOf(vals)
+	return normaliseKnown(vals, force, 0, false)
+}
+
+// normaliseKnown is normaliseMax given vals' largest entry mx when known
+// (taken by the kernel that wrote vals), else it reads vals for it.
+func normaliseKnown(vals []float64, force bool, mx float64, known bool) (ls, lmax float64) {
+	if !known {
+		mx = maxOf(vals)
+	}
 	switch {
 	case mx == 0:
 		return math.Inf(-1), math.Inf(-1)

@@ -329,23 +329,24 @@ func (k *kernel) scratch() int64 {
 	return n
 }
 
-// run computes out from x and y; scratch tables come from pl.
-func (k *kernel) run(x, y, out []float64, pl *pool) {
+// run computes out from x and y; scratch tables come from pl. Where the
+// kernel took out's largest entry as it wrote it, it returns it and true,
+// so a normalisation need not read out again.
+func (k *kernel) run(x, y, out []float64, pl *pool) (float64, bool) {
 	if k.bg != nil {
 		k.bg.run(x, y, out)
-		return
+		return 0, false
 	}
 	if k.mm == nil {
 		sumProduct(k.g, [][]float64{x, y}, out)
-		return
+		return 0, false
 	}
 	m := k.mm
 	if m.swap {
 		x, y = y, x
 	}
 	if m.g != nil {
-		m.gather(x, y, out)
-		return
+		return m.gather(x, y, out), true
 	}
 	xs, ys, os := x, y, out
 	if m.xp != nil {
@@ -370,6 +371,7 @@ func (k *kernel) run(x, y, out []float64, pl *pool) {
 		m.op.run(os, out)
 		pl.put(os)
 	}
+	return 0, false
 }
 
 // multiply runs the batch of products, the batches split between two
@@ -402,34 +404,38 @@ func (m *matmul) multiply(x, y, out []float64) {
 }
 
 // gather runs the batch of products on the tables in place, the batches
-// split between two workers as multiply does.
-func (m *matmul) gather(x, y, out []float64) {
+// split between two workers as multiply does. It returns the largest
+// entry of out.
+func (m *matmul) gather(x, y, out []float64) float64 {
 	g := m.g
-	one := func(buf *gemmBuffer, b int) {
+	one := func(buf *gemmBuffer, b int) float64 {
 		gx, gy, gout := g.x, g.y, g.out
 		ox, oy, oo := g.batch(b)
 		gx.s, gy.s, gout.s = x[ox:], y[oy:], out[oo:]
-		gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
+		return gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
 	}
-	run := func(lo, hi int) {
+	run := func(lo, hi int) float64 {
 		buf := gemmBuffers.Get().(*gemmBuffer)
 		defer gemmBuffers.Put(buf)
+		var mx float64
 		for b := lo; b < hi; b++ {
-			one(buf, b)
+			mx = max(mx, one(buf, b))
 		}
+		return mx
 	}
 	if m.nb < 2 || m.nb*m.nl*m.nk*m.nr < parallelMin {
-		run(0, m.nb)
-		return
+		return run(0, m.nb)
 	}
 	var wg sync.WaitGroup
+	var mx1 float64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		run(m.nb/2, m.nb)
+		mx1 = run(m.nb/2, m.nb)
 	}()
-	run(0, m.nb/2)
+	mx0 := run(0, m.nb/2)
 	wg.Wait()
+	return max(mx0, mx1)
 }
 
 // permutation moves a table over some variables into another order of
