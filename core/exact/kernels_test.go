@@ -12,8 +12,8 @@ import (
 // the prepared kernels, matrix products included, and checks them against
 // a plain sum over every joint state.
 func TestKernelsMatchContract(t *testing.T) {
-	r := mrf.NewRand(5)
-	gemm, gathers, blocks := 0, 0, 0
+	r, rz := mrf.NewRand(5), mrf.NewRand(6)
+	gemm, gathers, blocks, maxima := 0, 0, 0, 0
 	for _, pmin := range []int{1 << 16, 2} {
 		old := parallelMin
 		parallelMin = pmin
@@ -51,6 +51,13 @@ func TestKernelsMatchContract(t *testing.T) {
 			}
 			x := randTable(r, tableSize(card, xv))
 			y := randTable(r, tableSize(card, yv))
+			if trial%3 == 0 { // zeros, as evidence and hard constraints give
+				for i := range x {
+					if rz.IntN(4) == 0 {
+						x[i] = 0
+					}
+				}
+			}
 			want := bruteContract(card, x, xv, y, yv, ov)
 			k := newKernel(card, xv, yv, ov)
 			if k.mm != nil {
@@ -67,7 +74,12 @@ func TestKernelsMatchContract(t *testing.T) {
 				out[i] = math.NaN() // the kernel must write every entry
 			}
 			pl := &pool{free: map[int][][]float64{}, limit: 1 << 30}
-			k.run(x, y, out, pl)
+			// A maximum the kernel took as it wrote is the table's.
+			if mx, known := k.run(x, y, out, pl); known && mx != maxOf(out) {
+				t.Fatalf("trial %d: kernel's maximum %v, table's %v", trial, mx, maxOf(out))
+			} else if known {
+				maxima++
+			}
 			for i := range want {
 				if math.Abs(out[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
 					t.Fatalf("trial %d (matmul %v, blocks %v): x%v y%v out%v cards %v: entry %d = %v, want %v", trial, k.mm != nil, k.bg != nil, xv, yv, ov, card, i, out[i], want[i])
@@ -75,6 +87,9 @@ func TestKernelsMatchContract(t *testing.T) {
 			}
 		}
 		parallelMin = old
+	}
+	if maxima < 20 {
+		t.Errorf("only %d kernels took their table's maximum", maxima)
 	}
 	if gemm-gathers < 20 || gathers < 20 || blocks < 20 {
 		t.Errorf("only %d contractions ran as permuted matrix products, %d as products on the tables in place, %d as blocks",
