@@ -239,10 +239,7 @@ func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float6
 				continue
 			}
 			g.micro.tile(kc, lp, rp, buf.t[:])
-			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta)
-			if last {
-				g.mx = g.c.maxAt(cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], g.mx)
-			}
+			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta, last)
 		}
 	}
 }
@@ -261,60 +258,67 @@ func maxRows(c []float64, rows []int, mx float64) float64 {
 	return mx
 }
 
-// maxAt returns the largest of mx and the entries at rows and cols.
-func (g gathered) maxAt(rows, cols []int, mx float64) float64 {
-	for _, ro := range rows {
-		for _, co := range cols {
-			if v := g.s[ro+co]; v > mx {
+// store writes the corner of tile t that c has, at the offsets of its rows
+// and columns; on the last panel (last) it takes the largest entry written
+// into g.mx.
+func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64, last bool) {
+	c := g.c
+	nr := len(cols)
+	mx := g.mx
+	for i, ro := range rowOff {
+		row := t[i*gemmNR : i*gemmNR+nr]
+		if c.unitCols && (beta == 0 || beta == 1) {
+			dst := c.s[ro+cols[0] : ro+cols[0]+nr]
+			if nr == gemmNR {
+				storeFour(dst, row, beta == 1)
+			} else if beta == 0 {
+				copySmall(dst, row)
+			} else {
+				for j, v := range row {
+					dst[j] += v
+				}
+			}
+			if last {
+				mx = maxAbove(mx, dst)
+			}
+			continue
+		}
+		for j, co := range cols {
+			v := row[j]
+			switch beta {
+			case 0:
+			case 1:
+				v += c.s[ro+co]
+			default:
+				v += beta * c.s[ro+co]
+			}
+			c.s[ro+co] = v
+			if last && v > mx {
 				mx = v
 			}
 		}
 	}
-	return mx
+	g.mx = mx
 }
 
-// store writes the corner of tile t that c has, at the offsets of its rows
-// and columns.
-func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64) {
-	c := g.c
-	nr := len(cols)
-	for i, ro := range rowOff {
-		row := t[i*gemmNR : i*gemmNR+nr]
-		if c.unitCols && nr == gemmNR && (beta == 0 || beta == 1) {
-			dst := c.s[ro+cols[0] : ro+cols[0]+gemmNR]
-			if beta == 0 {
-				dst[0], dst[1], dst[2], dst[3] = row[0], row[1], row[2], row[3]
-			} else {
-				dst[0], dst[1], dst[2], dst[3] = dst[0]+row[0], dst[1]+row[1], dst[2]+row[2], dst[3]+row[3]
-			}
-			continue
-		}
-		if c.unitCols && (beta == 0 || beta == 1) {
-			dst := c.s[ro+cols[0] : ro+cols[0]+nr]
-			if beta == 0 {
-				copySmall(dst, row)
-				continue
-			}
-			for j, v := range row {
-				dst[j] += v
-			}
-			continue
-		}
-		switch beta {
-		case 0:
-			for j, co := range cols {
-				c.s[ro+co] = row[j]
-			}
-		case 1:
-			for j, co := range cols {
-				c.s[ro+co] += row[j]
-			}
-		default:
-			for j, co := range cols {
-				c.s[ro+co] = beta*c.s[ro+co] + row[j]
-			}
+// storeFour writes (add: adds) the gemmNR entries of row to dst.
+func storeFour(dst, row []float64, add bool) {
+	dst, row = dst[:gemmNR], row[:gemmNR]
+	if add {
+		dst[0], dst[1], dst[2], dst[3] = dst[0]+row[0], dst[1]+row[1], dst[2]+row[2], dst[3]+row[3]
+		return
+	}
+	dst[0], dst[1], dst[2], dst[3] = row[0], row[1], row[2], row[3]
+}
+
+// maxAbove returns the largest of mx and the entries of vals.
+func maxAbove(mx float64, vals []float64) float64 {
+	for _, v := range vals {
+		if v > mx {
+			mx = v
 		}
 	}
+	return mx
 }
 
 // packRows packs the rows and columns of l at offsets allRows and cols
