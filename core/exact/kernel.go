@@ -281,8 +281,8 @@ func (g *geom) run(body func(part int, lo, hi []int)) {
 // walk visits the dimensions outside the block within the range [lo, hi)
 // with an odometer and calls block with every operand's offset at the start
 // of the block; first is true until one of the g.nsum summed dimensions
-// moves.
-func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
+// moves, last once they all reach their last states.
+func (g *geom) walk(lo, hi []int, block func(off []int, first, last bool)) {
 	nd := len(g.size)
 	for d := range nd {
 		if hi[d] <= lo[d] {
@@ -296,9 +296,9 @@ func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
 			off[op] += st[d] * lo[d]
 		}
 	}
-	first := true
+	first, last := true, g.lastSummed(idx, hi)
 	for {
-		block(off, first)
+		block(off, first, last)
 		d := nd - g.block - 1
 		for ; d >= 0; d-- {
 			idx[d]++
@@ -317,9 +317,20 @@ func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
 			return
 		}
 		if d < g.nsum {
-			first = false
+			first, last = false, g.lastSummed(idx, hi)
 		}
 	}
+}
+
+// lastSummed reports whether the summed dimensions are at their last
+// states.
+func (g *geom) lastSummed(idx, hi []int) bool {
+	for d := range g.nsum {
+		if idx[d] != hi[d]-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // blockShape returns the block of the range [lo, hi): its number of rows,
@@ -345,9 +356,11 @@ func (g *geom) blockShape(lo, hi []int) (rows, n int, rs, is []int) {
 // sumProduct writes into out the product of the operands in summed over the
 // dimensions out lacks: out[s] = Σ Π_i in[i][·], with out operand len(in) of
 // g, which must have been built with that operand as sumOp. Two workers
-// write disjoint parts of out.
-func sumProduct(g *geom, in [][]float64, out []float64) {
-	g.run(func(_ int, lo, hi []int) {
+// write disjoint parts of out. It returns out's largest entry, taken from
+// each row as its last sum is added, while the row is in the cache.
+func sumProduct(g *geom, in [][]float64, out []float64) float64 {
+	var mx [2]float64
+	g.run(func(part int, lo, hi []int) {
 		p := productPart{in: in, out: out, blas: g.blas}
 		p.rows, p.n, p.rs, p.is = g.blockShape(lo, hi)
 		var scal, vec []int // operands constant along a row, and the others
@@ -360,11 +373,13 @@ func sumProduct(g *geom, in [][]float64, out []float64) {
 		}
 		// scal and vec are passed apart from p so they stay on the stack.
 		if len(vec) <= 1 {
-			g.walk(lo, hi, func(off []int, first bool) { p.blockUpToOne(scal, vec, off, first) })
+			g.walk(lo, hi, func(off []int, first, last bool) { p.blockUpToOne(scal, vec, off, first, last) })
 		} else {
-			g.walk(lo, hi, func(off []int, first bool) { p.blockTwoOrMore(scal, vec, off, first) })
+			g.walk(lo, hi, func(off []int, first, last bool) { p.blockTwoOrMore(scal, vec, off, first, last) })
 		}
+		mx[part] = p.mx
 	})
+	return max(mx[0], mx[1])
 }
 
 // productPart is one worker's share of a sumProduct: the operands and the
@@ -375,6 +390,7 @@ type productPart struct {
 	rows, n int       // rows of a block, and their length
 	rs, is  []int     // every operand's row and inner strides
 	blas    bool      // from the geom
+	mx      float64   // the largest entry of out finished so far
 }
 
 // blockUpToOne adds into out the products of the block whose operands start
@@ -382,113 +398,131 @@ type productPart struct {
 // (scal) are constant along it. Entries of out reached for the first time
 // are written (the products of non-negative tables added to zero are the
 // same numbers), or zeroed first where the row is strided.
-func (p *productPart) blockUpToOne(scal, vec, off []int, first bool) {
+func (p *productPart) blockUpToOne(scal, vec, off []int, first, last bool) {
+	oop, so := len(p.in), p.is[len(p.in)]
+	set := first && so == 1 && (len(vec) == 0 || p.is[vec[0]] == 1)
+	for i := range p.rows {
+		p.rowUpToOne(scal, vec, off, i, first, set)
+		if last {
+			p.mx = maxStrided(p.out, off[oop]+i*p.rs[oop], so, p.n, p.mx)
+		}
+	}
+}
+
+// rowUpToOne is blockUpToOne's row i; set: write it rather than add.
+func (p *productPart) rowUpToOne(scal, vec, off []int, i int, first, set bool) {
 	in, out, oop := p.in, p.out, len(p.in)
-	rows, n, rs, is := p.rows, p.n, p.rs, p.is
+	n, rs, is := p.n, p.rs, p.is
 	so := is[oop]
-	set := first && so == 1 && (len(vec) == 0 || is[vec[0]] == 1)
-	for i := range rows {
-		oo := off[oop] + i*rs[oop]
-		if first && !set {
-			zeroStrided(out, oo, so, n)
+	oo := off[oop] + i*rs[oop]
+	if first && !set {
+		zeroStrided(out, oo, so, n)
+	}
+	f := rowFactor(in, scal, off, rs, i)
+	if set {
+		setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+		return
+	}
+	if f == 0 {
+		return
+	}
+	if len(vec) == 0 {
+		if so == 0 {
+			out[oo] += f * float64(n)
+			return
 		}
-		f := rowFactor(in, scal, off, rs, i)
-		if set {
-			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
-			continue
+		for j := range n {
+			out[oo+j*so] += f
 		}
-		if f == 0 {
-			continue
+		return
+	}
+	a, sa := in[vec[0]], is[vec[0]]
+	oa := off[vec[0]] + i*rs[vec[0]]
+	switch {
+	case p.blas && n >= minBLAS && so == 0:
+		// The tables are non-negative: Dasum is their sum.
+		out[oo] += f * blas64.Dasum(n, a[oa:], sa)
+	case p.blas && n >= minBLAS:
+		blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
+	case so == 0:
+		out[oo] += f * sumStrided(a, oa, sa, n)
+	case so == 1 && sa == 1:
+		o, a := out[oo:oo+n], a[oa:oa+n]
+		for j, x := range a {
+			o[j] += f * x
 		}
-		if len(vec) == 0 {
-			if so == 0 {
-				out[oo] += f * float64(n)
-				continue
-			}
-			for j := range n {
-				out[oo+j*so] += f
-			}
-			continue
-		}
-		a, sa := in[vec[0]], is[vec[0]]
-		oa := off[vec[0]] + i*rs[vec[0]]
-		switch {
-		case p.blas && n >= minBLAS && so == 0:
-			// The tables are non-negative: Dasum is their sum.
-			out[oo] += f * blas64.Dasum(n, a[oa:], sa)
-		case p.blas && n >= minBLAS:
-			blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
-		case so == 0:
-			out[oo] += f * sumStrided(a, oa, sa, n)
-		case so == 1 && sa == 1:
-			o, a := out[oo:oo+n], a[oa:oa+n]
-			for j, x := range a {
-				o[j] += f * x
-			}
-		default:
-			for j := range n {
-				out[oo+j*so] += f * a[oa+j*sa]
-			}
+	default:
+		for j := range n {
+			out[oo+j*so] += f * a[oa+j*sa]
 		}
 	}
 }
 
 // blockTwoOrMore is blockUpToOne for two or more operands varying along a
 // row.
-func (p *productPart) blockTwoOrMore(scal, vec, off []int, first bool) {
+func (p *productPart) blockTwoOrMore(scal, vec, off []int, first, last bool) {
+	oop, so := len(p.in), p.is[len(p.in)]
+	set := first && so == 1 && len(vec) == 2 && p.is[vec[0]] == 1 && p.is[vec[1]] == 1
+	for i := range p.rows {
+		p.rowTwoOrMore(scal, vec, off, i, first, set)
+		if last {
+			p.mx = maxStrided(p.out, off[oop]+i*p.rs[oop], so, p.n, p.mx)
+		}
+	}
+}
+
+// rowTwoOrMore is blockTwoOrMore's row i; set: write it rather than add.
+func (p *productPart) rowTwoOrMore(scal, vec, off []int, i int, first, set bool) {
 	in, out, oop := p.in, p.out, len(p.in)
-	rows, n, rs, is := p.rows, p.n, p.rs, p.is
+	n, rs, is := p.n, p.rs, p.is
 	so := is[oop]
-	set := first && so == 1 && len(vec) == 2 && is[vec[0]] == 1 && is[vec[1]] == 1
-	for i := range rows {
-		oo := off[oop] + i*rs[oop]
-		if first && !set {
-			zeroStrided(out, oo, so, n)
+	oo := off[oop] + i*rs[oop]
+	if first && !set {
+		zeroStrided(out, oo, so, n)
+	}
+	f := rowFactor(in, scal, off, rs, i)
+	if set {
+		setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+		return
+	}
+	if f == 0 {
+		return
+	}
+	if len(vec) > 2 {
+		for j := range n {
+			q := f
+			for _, op := range vec {
+				q *= in[op][off[op]+i*rs[op]+j*is[op]]
+			}
+			out[oo+j*so] += q
 		}
-		f := rowFactor(in, scal, off, rs, i)
-		if set {
-			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
-			continue
+		return
+	}
+	a, sa := in[vec[0]], is[vec[0]]
+	b, sb := in[vec[1]], is[vec[1]]
+	oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
+	switch {
+	case p.blas && n >= minBLAS && so == 0:
+		out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
+	case so == 0:
+		var acc0, acc1 float64
+		j := 0
+		for ; j+1 < n; j += 2 {
+			acc0 += a[oa+j*sa] * b[ob+j*sb]
+			acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
 		}
-		if f == 0 {
-			continue
+		if j < n {
+			acc0 += a[oa+j*sa] * b[ob+j*sb]
 		}
-		if len(vec) > 2 {
-			for j := range n {
-				q := f
-				for _, op := range vec {
-					q *= in[op][off[op]+i*rs[op]+j*is[op]]
-				}
-				out[oo+j*so] += q
-			}
-			continue
+		out[oo] += f * (acc0 + acc1)
+	case so == 1 && sa == 1 && sb == 1:
+		o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
+		for j, x := range a {
+			o[j] += f * x * b[j]
 		}
-		a, sa := in[vec[0]], is[vec[0]]
-		b, sb := in[vec[1]], is[vec[1]]
-		oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
-		switch {
-		case p.blas && n >= minBLAS && so == 0:
-			out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
-		case so == 0:
-			var acc0, acc1 float64
-			j := 0
-			for ; j+1 < n; j += 2 {
-				acc0 += a[oa+j*sa] * b[ob+j*sb]
-				acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
-			}
-			if j < n {
-				acc0 += a[oa+j*sa] * b[ob+j*sb]
-			}
-			out[oo] += f * (acc0 + acc1)
-		case so == 1 && sa == 1 && sb == 1:
-			o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
-			for j, x := range a {
-				o[j] += f * x * b[j]
-			}
-		default:
-			for j := range n {
-				out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
-			}
+	default:
+		for j := range n {
+			out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
 		}
 	}
 }
@@ -537,6 +571,20 @@ func zeroStrided(a []float64, o, s, n int) {
 	for j := range n {
 		a[o+j*s] = 0
 	}
+}
+
+// maxStrided returns the largest of mx and a[o+j*s] for j < n (just a[o]
+// if s is 0).
+func maxStrided(a []float64, o, s, n int, mx float64) float64 {
+	if s == 0 {
+		n = 1
+	}
+	for j := range n {
+		if v := a[o+j*s]; v > mx {
+			mx = v
+		}
+	}
+	return mx
 }
 
 // sumStrided returns Σ_j a[o+j*s] for j < n, with two accumulators to

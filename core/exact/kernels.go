@@ -338,8 +338,7 @@ func (k *kernel) run(x, y, out []float64, pl *pool) (float64, bool) {
 		return 0, false
 	}
 	if k.mm == nil {
-		sumProduct(k.g, [][]float64{x, y}, out)
-		return 0, false
+		return sumProduct(k.g, [][]float64{x, y}, out), true
 	}
 	m := k.mm
 	if m.swap {
@@ -499,7 +498,7 @@ func (p *permutation) run(src, dst []float64) {
 	g := p.outer
 	g.run(func(_ int, lo, hi []int) {
 		rows, n2, rs, is := g.blockShape(lo, hi)
-		g.walk(lo, hi, func(off []int, _ bool) {
+		g.walk(lo, hi, func(off []int, _, _ bool) {
 			for i := range rows {
 				for j := range n2 {
 					so := off[0] + i*rs[0] + j*is[0]
@@ -714,7 +713,7 @@ func (b *blockGemm) run(x, y, out []float64) {
 	g := b.outer
 	g.run(func(_ int, lo, hi []int) {
 		rows, n2, rs, is := g.blockShape(lo, hi)
-		g.walk(lo, hi, func(off []int, first bool) {
+		g.walk(lo, hi, func(off []int, first, _ bool) {
 			for i := range rows {
 				for j := range n2 {
 					ox := off[0] + i*rs[0] + j*is[0]
