@@ -334,8 +334,7 @@ func (k *kernel) scratch() int64 {
 // so a normalisation need not read out again.
 func (k *kernel) run(x, y, out []float64, pl *pool) (float64, bool) {
 	if k.bg != nil {
-		k.bg.run(x, y, out)
-		return 0, false
+		return k.bg.run(x, y, out), true
 	}
 	if k.mm == nil {
 		return sumProduct(k.g, [][]float64{x, y}, out), true
@@ -706,14 +705,18 @@ func seq(n int) []int {
 	return s
 }
 
-func (b *blockGemm) run(x, y, out []float64) {
+// run computes out from x and y and returns out's largest entry, taken
+// from each block of out as its last product is added, while the block is
+// in the cache.
+func (b *blockGemm) run(x, y, out []float64) float64 {
 	if b.swap {
 		x, y = y, x
 	}
 	g := b.outer
-	g.run(func(_ int, lo, hi []int) {
+	var mx [2]float64
+	g.run(func(part int, lo, hi []int) {
 		rows, n2, rs, is := g.blockShape(lo, hi)
-		g.walk(lo, hi, func(off []int, first, _ bool) {
+		g.walk(lo, hi, func(off []int, first, last bool) {
 			for i := range rows {
 				for j := range n2 {
 					ox := off[0] + i*rs[0] + j*is[0]
@@ -726,8 +729,21 @@ func (b *blockGemm) run(x, y, out []float64) {
 						beta = 0
 					}
 					dgemm(b.tA, b.tB, b.m, b.n, b.k, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
+					if last {
+						mx[part] = b.maxBlock(out[oo:], mx[part])
+					}
 				}
 			}
 		})
 	})
+	return max(mx[0], mx[1])
+}
+
+// maxBlock returns the largest of mx and the entries of a block of out
+// (its b.m rows of b.n entries, b.ldc apart) from the start of c.
+func (b *blockGemm) maxBlock(c []float64, mx float64) float64 {
+	for r := range b.m {
+		mx = maxAbove(mx, c[r*b.ldc:r*b.ldc+b.n])
+	}
+	return mx
 }
