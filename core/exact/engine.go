@@ -130,7 +130,7 @@ func (e *engine) forward(k int) error {
 		mx := sumProduct(e.geom(k, false), in, out)
 		// A parent with many children multiplies many messages: normalise them.
 		var lmax float64
-		ls, lmax = normaliseKnown(out, len(e.t.steps[s.parent].children) > maxRawChildren, mx, true)
+		ls, lmax = normaliseKnown(out, len(e.t.steps[s.parent].children) > maxRawChildren, mx)
 		if e.vouch {
 			e.ranges[k] = [2]float64{logMinPositive(out), lmax}
 		}

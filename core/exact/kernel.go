@@ -675,15 +675,12 @@ func normalise(vals []float64, force bool) float64 {
 
 // normaliseMax is normalise that also returns the log of the maximum left.
 func normaliseMax(vals []float64, force bool) (ls, lmax float64) {
-	return normaliseKnown(vals, force, 0, false)
+	return normaliseKnown(vals, force, maxOf(vals))
 }
 
-// normaliseKnown is normaliseMax given vals' largest entry mx when known
-// (taken by the kernel that wrote vals), else it reads vals for it.
-func normaliseKnown(vals []float64, force bool, mx float64, known bool) (ls, lmax float64) {
-	if !known {
-		mx = maxOf(vals)
-	}
+// normaliseKnown is normaliseMax given vals' largest entry mx (taken by the
+// kernel that wrote vals).
+func normaliseKnown(vals []float64, force bool, mx float64) (ls, lmax float64) {
 	switch {
 	case mx == 0:
 		return math.Inf(-1), math.Inf(-1)

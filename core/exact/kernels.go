@@ -329,22 +329,22 @@ func (k *kernel) scratch() int64 {
 	return n
 }
 
-// run computes out from x and y; scratch tables come from pl. Where the
-// kernel took out's largest entry as it wrote it, it returns it and true,
-// so a normalisation need not read out again.
-func (k *kernel) run(x, y, out []float64, pl *pool) (float64, bool) {
+// run computes out from x and y; scratch tables come from pl. It returns
+// out's largest entry, taken as out was written, so a normalisation need
+// not read out again.
+func (k *kernel) run(x, y, out []float64, pl *pool) float64 {
 	if k.bg != nil {
-		return k.bg.run(x, y, out), true
+		return k.bg.run(x, y, out)
 	}
 	if k.mm == nil {
-		return sumProduct(k.g, [][]float64{x, y}, out), true
+		return sumProduct(k.g, [][]float64{x, y}, out)
 	}
 	m := k.mm
 	if m.swap {
 		x, y = y, x
 	}
 	if m.g != nil {
-		return m.gather(x, y, out), true
+		return m.gather(x, y, out)
 	}
 	xs, ys, os := x, y, out
 	if m.xp != nil {
@@ -358,7 +358,8 @@ func (k *kernel) run(x, y, out []float64, pl *pool) (float64, bool) {
 	if m.op != nil {
 		os = pl.get(len(out))
 	}
-	m.multiply(xs, ys, os)
+	// The maximum does not depend on the layout: os's is out's.
+	mx := m.multiply(xs, ys, os)
 	if m.xp != nil {
 		pl.put(xs)
 	}
@@ -369,36 +370,39 @@ func (k *kernel) run(x, y, out []float64, pl *pool) (float64, bool) {
 		m.op.run(os, out)
 		pl.put(os)
 	}
-	return 0, false
+	return mx
 }
 
 // multiply runs the batch of products, the batches split between two
 // workers when there are enough of them (each product is one worker's, so
-// the result does not depend on the split).
-func (m *matmul) multiply(x, y, out []float64) {
+// the result does not depend on the split). It returns out's largest
+// entry, taken from each product as it is written, while it is in the
+// cache.
+func (m *matmul) multiply(x, y, out []float64) float64 {
 	xl, yl, ol := m.nl*m.nk, m.nk*m.nr, m.nl*m.nr
-	one := func(b int) {
-		dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, out[b*ol:(b+1)*ol], m.nr)
+	batches := func(lo, hi int) float64 {
+		var mx float64
+		for b := lo; b < hi; b++ {
+			o := out[b*ol : (b+1)*ol]
+			dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, o, m.nr)
+			mx = maxAbove(mx, o)
+		}
+		return mx
 	}
 	if m.nb < 2 || m.nb*xl*m.nr < parallelMin {
-		for b := range m.nb {
-			one(b)
-		}
-		return
+		return batches(0, m.nb)
 	}
 	half := m.nb / 2
 	var wg sync.WaitGroup
+	var mx1 float64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for b := half; b < m.nb; b++ {
-			one(b)
-		}
+		mx1 = batches(half, m.nb)
 	}()
-	for b := range half {
-		one(b)
-	}
+	mx0 := batches(0, half)
 	wg.Wait()
+	return max(mx0, mx1)
 }
 
 // gather runs the batch of products on the tables in place, the batches

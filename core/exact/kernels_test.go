@@ -13,7 +13,7 @@ import (
 // a plain sum over every joint state.
 func TestKernelsMatchContract(t *testing.T) {
 	r, rz := mrf.NewRand(5), mrf.NewRand(6)
-	gemm, gathers, blocks, maxima := 0, 0, 0, 0
+	gemm, gathers, blocks := 0, 0, 0
 	for _, pmin := range []int{1 << 16, 2} {
 		old := parallelMin
 		parallelMin = pmin
@@ -74,11 +74,9 @@ func TestKernelsMatchContract(t *testing.T) {
 				out[i] = math.NaN() // the kernel must write every entry
 			}
 			pl := &pool{free: map[int][][]float64{}, limit: 1 << 30}
-			// A maximum the kernel took as it wrote is the table's.
-			if mx, known := k.run(x, y, out, pl); known && mx != maxOf(out) {
-				t.Fatalf("trial %d: kernel's maximum %v, table's %v", trial, mx, maxOf(out))
-			} else if known {
-				maxima++
+			// The maximum the kernel took as it wrote is the table's.
+			if mx := k.run(x, y, out, pl); mx != maxOf(out) {
+				t.Fatalf("trial %d (matmul %v, blocks %v): kernel's maximum %v, table's %v", trial, k.mm != nil, k.bg != nil, mx, maxOf(out))
 			}
 			for i := range want {
 				if math.Abs(out[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
@@ -87,9 +85,6 @@ func TestKernelsMatchContract(t *testing.T) {
 			}
 		}
 		parallelMin = old
-	}
-	if maxima < 20 {
-		t.Errorf("only %d kernels took their table's maximum", maxima)
 	}
 	if gemm-gathers < 20 || gathers < 20 || blocks < 20 {
 		t.Errorf("only %d contractions ran as permuted matrix products, %d as products on the tables in place, %d as blocks",
