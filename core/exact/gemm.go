@@ -245,17 +245,26 @@ func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float6
 }
 
 // maxRows returns the largest of mx and the gemmNR entries of c from each
-// offset of rows.
+// offset of rows, a running maximum per column so the comparisons do not
+// wait on each other.
 func maxRows(c []float64, rows []int, mx float64) float64 {
+	m0, m1, m2, m3 := mx, mx, mx, mx
 	for _, ro := range rows {
-		r := c[ro : ro+gemmNR]
-		for _, v := range r {
-			if v > mx {
-				mx = v
-			}
+		r := c[ro : ro+gemmNR : ro+gemmNR]
+		if r[0] > m0 {
+			m0 = r[0]
+		}
+		if r[1] > m1 {
+			m1 = r[1]
+		}
+		if r[2] > m2 {
+			m2 = r[2]
+		}
+		if r[3] > m3 {
+			m3 = r[3]
 		}
 	}
-	return mx
+	return maxAbove(m0, []float64{m1, m2, m3})
 }
 
 // store writes the corner of tile t that c has, at the offsets of its rows
