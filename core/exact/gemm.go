@@ -22,7 +22,7 @@ func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, ld
 	}
 	ga := newGathered(a, group{step: ars}, group{step: acs})
 	gb := newGathered(b, group{step: brs}, group{step: bcs})
-	gatherGemm(micro, buf, m, n, k, ga, gb, beta, newGathered(c, group{step: ldc}, group{step: 1}))
+	gatherGemm(micro, buf, m, n, k, ga, gb, beta, newGathered(c, group{step: ldc}, group{step: 1}), false)
 }
 
 // group gives the offsets of the joint states of some variables of a
@@ -119,10 +119,10 @@ func (g gathered) transpose() gathered {
 // summed in the same order whatever the tiling of the other dimensions,
 // and large products are split between two workers by columns, so the
 // result does not depend on the number of cores. buf is the caller's
-// packing space. It returns the largest entry of c left (0 if none is
-// positive), taken from each block of c while it is still in the cache, so
-// a normalisation need not read c again.
-func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered) float64 {
+// packing space. With track it returns the largest entry of c left (0 if
+// none is positive), taken from each tile of c as it is written, so a
+// normalisation need not read c again.
+func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered, track bool) float64 {
 	if m == 0 || n == 0 {
 		return 0
 	}
@@ -132,7 +132,7 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 		a, b, c = b.transpose(), a.transpose(), c.transpose()
 		m, n = n, m
 	}
-	job := gemmJob{micro: micro, l: a, r: b, c: c, m: m, k: k, beta: beta}
+	job := gemmJob{micro: micro, l: a, r: b, c: c, m: m, k: k, beta: beta, track: track}
 	panels := padded(n, gemmNR) / gemmNR
 	if m*n*k < gemmParallelMin || panels < 2 {
 		job.columns(buf, 0, n)
@@ -181,7 +181,8 @@ type gemmJob struct {
 	l, r, c gathered
 	m, k    int
 	beta    float64
-	mx      float64 // the largest entry of c written so far
+	mx      float64 // the largest entry of c written so far, if track
+	track   bool
 }
 
 var gemmBuffers = sync.Pool{New: func() any { return new(gemmBuffer) }}
@@ -213,7 +214,7 @@ func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 			for ic := 0; ic < g.m; ic += gemmMC {
 				mc := min(gemmMC, g.m-ic)
 				buf.l = packRows(buf.l, g.l, g.l.rows.offsets(buf.lRows[:mc], ic), lCols)
-				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta, pc+gemmKC >= g.k)
+				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta, g.track && pc+gemmKC >= g.k)
 			}
 		}
 	}

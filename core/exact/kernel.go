@@ -356,9 +356,10 @@ func (g *geom) blockShape(lo, hi []int) (rows, n int, rs, is []int) {
 // sumProduct writes into out the product of the operands in summed over the
 // dimensions out lacks: out[s] = Σ Π_i in[i][·], with out operand len(in) of
 // g, which must have been built with that operand as sumOp. Two workers
-// write disjoint parts of out. It returns out's largest entry, taken from
-// each row as its last sum is added, while the row is in the cache.
-func sumProduct(g *geom, in [][]float64, out []float64) float64 {
+// write disjoint parts of out. With track it returns out's largest entry,
+// taken from each row as its last sum is added, while the row is in the
+// cache.
+func sumProduct(g *geom, in [][]float64, out []float64, track bool) float64 {
 	var mx [2]float64
 	g.run(func(part int, lo, hi []int) {
 		p := productPart{in: in, out: out, blas: g.blas}
@@ -373,9 +374,9 @@ func sumProduct(g *geom, in [][]float64, out []float64) float64 {
 		}
 		// scal and vec are passed apart from p so they stay on the stack.
 		if len(vec) <= 1 {
-			g.walk(lo, hi, func(off []int, first, last bool) { p.blockUpToOne(scal, vec, off, first, last) })
+			g.walk(lo, hi, func(off []int, first, last bool) { p.blockUpToOne(scal, vec, off, first, track && last) })
 		} else {
-			g.walk(lo, hi, func(off []int, first, last bool) { p.blockTwoOrMore(scal, vec, off, first, last) })
+			g.walk(lo, hi, func(off []int, first, last bool) { p.blockTwoOrMore(scal, vec, off, first, track && last) })
 		}
 		mx[part] = p.mx
 	})

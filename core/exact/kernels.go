@@ -329,22 +329,36 @@ func (k *kernel) scratch() int64 {
 	return n
 }
 
+// fuseMin is the smallest table whose kernel takes its maximum as it
+// writes it: a smaller one stays in the cache, where a pass of its own over
+// it is cheaper. (A variable so tests can make every kernel take it.)
+var fuseMin = 1 << 16
+
 // run computes out from x and y; scratch tables come from pl. It returns
-// out's largest entry, taken as out was written, so a normalisation need
-// not read out again.
+// out's largest entry (for a large table taken as out was written, so a
+// normalisation need not read out again).
 func (k *kernel) run(x, y, out []float64, pl *pool) float64 {
+	if len(out) < fuseMin {
+		k.compute(x, y, out, pl, false)
+		return maxOf(out)
+	}
+	return k.compute(x, y, out, pl, true)
+}
+
+// compute is run, the maximum returned only with track.
+func (k *kernel) compute(x, y, out []float64, pl *pool, track bool) float64 {
 	if k.bg != nil {
-		return k.bg.run(x, y, out)
+		return k.bg.run(x, y, out, track)
 	}
 	if k.mm == nil {
-		return sumProduct(k.g, [][]float64{x, y}, out)
+		return sumProduct(k.g, [][]float64{x, y}, out, track)
 	}
 	m := k.mm
 	if m.swap {
 		x, y = y, x
 	}
 	if m.g != nil {
-		return m.gather(x, y, out)
+		return m.gather(x, y, out, track)
 	}
 	xs, ys, os := x, y, out
 	if m.xp != nil {
@@ -359,7 +373,7 @@ func (k *kernel) run(x, y, out []float64, pl *pool) float64 {
 		os = pl.get(len(out))
 	}
 	// The maximum does not depend on the layout: os's is out's.
-	mx := m.multiply(xs, ys, os)
+	mx := m.multiply(xs, ys, os, track)
 	if m.xp != nil {
 		pl.put(xs)
 	}
@@ -375,17 +389,19 @@ func (k *kernel) run(x, y, out []float64, pl *pool) float64 {
 
 // multiply runs the batch of products, the batches split between two
 // workers when there are enough of them (each product is one worker's, so
-// the result does not depend on the split). It returns out's largest
-// entry, taken from each product as it is written, while it is in the
-// cache.
-func (m *matmul) multiply(x, y, out []float64) float64 {
+// the result does not depend on the split). With track it returns out's
+// largest entry, taken from each product as it is written, while it is in
+// the cache.
+func (m *matmul) multiply(x, y, out []float64, track bool) float64 {
 	xl, yl, ol := m.nl*m.nk, m.nk*m.nr, m.nl*m.nr
 	batches := func(lo, hi int) float64 {
 		var mx float64
 		for b := lo; b < hi; b++ {
 			o := out[b*ol : (b+1)*ol]
 			dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, o, m.nr)
-			mx = maxAbove(mx, o)
+			if track {
+				mx = maxAbove(mx, o)
+			}
 		}
 		return mx
 	}
@@ -406,15 +422,15 @@ func (m *matmul) multiply(x, y, out []float64) float64 {
 }
 
 // gather runs the batch of products on the tables in place, the batches
-// split between two workers as multiply does. It returns the largest
-// entry of out.
-func (m *matmul) gather(x, y, out []float64) float64 {
+// split between two workers as multiply does. With track it returns the
+// largest entry of out.
+func (m *matmul) gather(x, y, out []float64, track bool) float64 {
 	g := m.g
 	one := func(buf *gemmBuffer, b int) float64 {
 		gx, gy, gout := g.x, g.y, g.out
 		ox, oy, oo := g.batch(b)
 		gx.s, gy.s, gout.s = x[ox:], y[oy:], out[oo:]
-		return gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
+		return gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout, track)
 	}
 	run := func(lo, hi int) float64 {
 		buf := gemmBuffers.Get().(*gemmBuffer)
@@ -709,10 +725,10 @@ func seq(n int) []int {
 	return s
 }
 
-// run computes out from x and y and returns out's largest entry, taken
-// from each block of out as its last product is added, while the block is
-// in the cache.
-func (b *blockGemm) run(x, y, out []float64) float64 {
+// run computes out from x and y and, with track, returns out's largest
+// entry, taken from each block of out as its last product is added, while
+// the block is in the cache.
+func (b *blockGemm) run(x, y, out []float64, track bool) float64 {
 	if b.swap {
 		x, y = y, x
 	}
@@ -733,7 +749,7 @@ func (b *blockGemm) run(x, y, out []float64) float64 {
 						beta = 0
 					}
 					dgemm(b.tA, b.tB, b.m, b.n, b.k, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
-					if last {
+					if track && last {
 						mx[part] = b.maxBlock(out[oo:], mx[part])
 					}
 				}
