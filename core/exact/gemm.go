@@ -293,18 +293,25 @@ func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64, last bool
 			}
 			continue
 		}
-		for j, co := range cols {
-			v := row[j]
-			switch beta {
-			case 0:
-			case 1:
-				v += c.s[ro+co]
-			default:
-				v += beta * c.s[ro+co]
+		switch beta {
+		case 0:
+			for j, co := range cols {
+				c.s[ro+co] = row[j]
 			}
-			c.s[ro+co] = v
-			if last && v > mx {
-				mx = v
+		case 1:
+			for j, co := range cols {
+				c.s[ro+co] += row[j]
+			}
+		default:
+			for j, co := range cols {
+				c.s[ro+co] = beta*c.s[ro+co] + row[j]
+			}
+		}
+		if last {
+			for _, co := range cols {
+				if v := c.s[ro+co]; v > mx {
+					mx = v
+				}
 			}
 		}
 	}

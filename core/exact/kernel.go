@@ -400,61 +400,57 @@ type productPart struct {
 // are written (the products of non-negative tables added to zero are the
 // same numbers), or zeroed first where the row is strided.
 func (p *productPart) blockUpToOne(scal, vec, off []int, first, last bool) {
-	oop, so := len(p.in), p.is[len(p.in)]
-	set := first && so == 1 && (len(vec) == 0 || p.is[vec[0]] == 1)
-	for i := range p.rows {
-		p.rowUpToOne(scal, vec, off, i, first, set)
-		if last {
-			p.mx = maxStrided(p.out, off[oop]+i*p.rs[oop], so, p.n, p.mx)
-		}
-	}
-}
-
-// rowUpToOne is blockUpToOne's row i; set: write it rather than add.
-func (p *productPart) rowUpToOne(scal, vec, off []int, i int, first, set bool) {
 	in, out, oop := p.in, p.out, len(p.in)
-	n, rs, is := p.n, p.rs, p.is
+	rows, n, rs, is := p.rows, p.n, p.rs, p.is
 	so := is[oop]
-	oo := off[oop] + i*rs[oop]
-	if first && !set {
-		zeroStrided(out, oo, so, n)
-	}
-	f := rowFactor(in, scal, off, rs, i)
-	if set {
-		setRow(out[oo:oo+n], f, in, vec, off, rs, i)
-		return
-	}
-	if f == 0 {
-		return
-	}
-	if len(vec) == 0 {
-		if so == 0 {
-			out[oo] += f * float64(n)
-			return
+	set := first && so == 1 && (len(vec) == 0 || is[vec[0]] == 1)
+	for i := range rows {
+		oo := off[oop] + i*rs[oop]
+		if first && !set {
+			zeroStrided(out, oo, so, n)
 		}
-		for j := range n {
-			out[oo+j*so] += f
+		f := rowFactor(in, scal, off, rs, i)
+		if set {
+			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+			continue
 		}
-		return
+		if f == 0 {
+			continue
+		}
+		if len(vec) == 0 {
+			if so == 0 {
+				out[oo] += f * float64(n)
+				continue
+			}
+			for j := range n {
+				out[oo+j*so] += f
+			}
+			continue
+		}
+		a, sa := in[vec[0]], is[vec[0]]
+		oa := off[vec[0]] + i*rs[vec[0]]
+		switch {
+		case p.blas && n >= minBLAS && so == 0:
+			// The tables are non-negative: Dasum is their sum.
+			out[oo] += f * blas64.Dasum(n, a[oa:], sa)
+		case p.blas && n >= minBLAS:
+			blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
+		case so == 0:
+			out[oo] += f * sumStrided(a, oa, sa, n)
+		case so == 1 && sa == 1:
+			o, a := out[oo:oo+n], a[oa:oa+n]
+			for j, x := range a {
+				o[j] += f * x
+			}
+		default:
+			for j := range n {
+				out[oo+j*so] += f * a[oa+j*sa]
+			}
+		}
 	}
-	a, sa := in[vec[0]], is[vec[0]]
-	oa := off[vec[0]] + i*rs[vec[0]]
-	switch {
-	case p.blas && n >= minBLAS && so == 0:
-		// The tables are non-negative: Dasum is their sum.
-		out[oo] += f * blas64.Dasum(n, a[oa:], sa)
-	case p.blas && n >= minBLAS:
-		blas64.Daxpy(n, f, a[oa:], sa, out[oo:], so)
-	case so == 0:
-		out[oo] += f * sumStrided(a, oa, sa, n)
-	case so == 1 && sa == 1:
-		o, a := out[oo:oo+n], a[oa:oa+n]
-		for j, x := range a {
-			o[j] += f * x
-		}
-	default:
-		for j := range n {
-			out[oo+j*so] += f * a[oa+j*sa]
+	if last {
+		for i := range rows {
+			p.mx = maxStrided(out, off[oop]+i*rs[oop], so, n, p.mx)
 		}
 	}
 }
@@ -462,68 +458,64 @@ func (p *productPart) rowUpToOne(scal, vec, off []int, i int, first, set bool) {
 // blockTwoOrMore is blockUpToOne for two or more operands varying along a
 // row.
 func (p *productPart) blockTwoOrMore(scal, vec, off []int, first, last bool) {
-	oop, so := len(p.in), p.is[len(p.in)]
-	set := first && so == 1 && len(vec) == 2 && p.is[vec[0]] == 1 && p.is[vec[1]] == 1
-	for i := range p.rows {
-		p.rowTwoOrMore(scal, vec, off, i, first, set)
-		if last {
-			p.mx = maxStrided(p.out, off[oop]+i*p.rs[oop], so, p.n, p.mx)
-		}
-	}
-}
-
-// rowTwoOrMore is blockTwoOrMore's row i; set: write it rather than add.
-func (p *productPart) rowTwoOrMore(scal, vec, off []int, i int, first, set bool) {
 	in, out, oop := p.in, p.out, len(p.in)
-	n, rs, is := p.n, p.rs, p.is
+	rows, n, rs, is := p.rows, p.n, p.rs, p.is
 	so := is[oop]
-	oo := off[oop] + i*rs[oop]
-	if first && !set {
-		zeroStrided(out, oo, so, n)
-	}
-	f := rowFactor(in, scal, off, rs, i)
-	if set {
-		setRow(out[oo:oo+n], f, in, vec, off, rs, i)
-		return
-	}
-	if f == 0 {
-		return
-	}
-	if len(vec) > 2 {
-		for j := range n {
-			q := f
-			for _, op := range vec {
-				q *= in[op][off[op]+i*rs[op]+j*is[op]]
+	set := first && so == 1 && len(vec) == 2 && is[vec[0]] == 1 && is[vec[1]] == 1
+	for i := range rows {
+		oo := off[oop] + i*rs[oop]
+		if first && !set {
+			zeroStrided(out, oo, so, n)
+		}
+		f := rowFactor(in, scal, off, rs, i)
+		if set {
+			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+			continue
+		}
+		if f == 0 {
+			continue
+		}
+		if len(vec) > 2 {
+			for j := range n {
+				q := f
+				for _, op := range vec {
+					q *= in[op][off[op]+i*rs[op]+j*is[op]]
+				}
+				out[oo+j*so] += q
 			}
-			out[oo+j*so] += q
+			continue
 		}
-		return
+		a, sa := in[vec[0]], is[vec[0]]
+		b, sb := in[vec[1]], is[vec[1]]
+		oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
+		switch {
+		case p.blas && n >= minBLAS && so == 0:
+			out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
+		case so == 0:
+			var acc0, acc1 float64
+			j := 0
+			for ; j+1 < n; j += 2 {
+				acc0 += a[oa+j*sa] * b[ob+j*sb]
+				acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
+			}
+			if j < n {
+				acc0 += a[oa+j*sa] * b[ob+j*sb]
+			}
+			out[oo] += f * (acc0 + acc1)
+		case so == 1 && sa == 1 && sb == 1:
+			o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
+			for j, x := range a {
+				o[j] += f * x * b[j]
+			}
+		default:
+			for j := range n {
+				out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
+			}
+		}
 	}
-	a, sa := in[vec[0]], is[vec[0]]
-	b, sb := in[vec[1]], is[vec[1]]
-	oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
-	switch {
-	case p.blas && n >= minBLAS && so == 0:
-		out[oo] += f * blas64.Ddot(n, a[oa:], sa, b[ob:], sb)
-	case so == 0:
-		var acc0, acc1 float64
-		j := 0
-		for ; j+1 < n; j += 2 {
-			acc0 += a[oa+j*sa] * b[ob+j*sb]
-			acc1 += a[oa+(j+1)*sa] * b[ob+(j+1)*sb]
-		}
-		if j < n {
-			acc0 += a[oa+j*sa] * b[ob+j*sb]
-		}
-		out[oo] += f * (acc0 + acc1)
-	case so == 1 && sa == 1 && sb == 1:
-		o, a, b := out[oo:oo+n], a[oa:oa+n], b[ob:ob+n]
-		for j, x := range a {
-			o[j] += f * x * b[j]
-		}
-	default:
-		for j := range n {
-			out[oo+j*so] += f * a[oa+j*sa] * b[ob+j*sb]
+	if last {
+		for i := range rows {
+			p.mx = maxStrided(out, off[oop]+i*rs[oop], so, n, p.mx)
 		}
 	}
 }
