@@ -25,7 +25,7 @@ func contract(card []int, x []float64, xv []int, y []float64, yv []int, out []fl
 	}
 	st := [][]int{stridesIn(card, xv, dims), stridesIn(card, yv, dims), stridesIn(card, ov, dims)}
 	g := newGeom(cards, st, []int{2}, 2, 2)
-	sumProduct(g, [][]float64{x, y}, out)
+	sumProduct(g, [][]float64{x, y}, out, false)
 }
 
 // stridesIn returns, for every variable of dims, its row-major stride in a

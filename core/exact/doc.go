@@ -28,7 +28,11 @@
 // arithmetic while log Z may exceed thousands. The one limit of this
 // representation: within a single table, entries smaller than about 1e-280
 // times the table's largest entry are flushed to zero (float64 underflow,
-// with a margin). Log-potentials of -Inf become exact zeros.
+// with a margin). Log-potentials of -Inf become exact zeros. A kernel that
+// writes a table too large for the cache takes its largest entry from each
+// block or row as its last sum lands (still in the cache), so normalising
+// it reads it again only where it must be rescaled; sweeps write the first
+// sum into an entry instead of zeroing it and adding.
 //
 // Forward tables are stored while they fit in Options.Memory; beyond that
 // only checkpoints are kept and the backward pass recomputes the forward

@@ -127,10 +127,13 @@ func (e *engine) forward(k int) error {
 	if e.logSpace {
 		ls = logStep(e.t, k, in, out)
 	} else {
-		sumProduct(e.geom(k, false), in, out)
+		mx := sumProduct(e.geom(k, false), in, out, len(out) >= fuseMin)
+		if len(out) < fuseMin {
+			mx = maxOf(out)
+		}
 		// A parent with many children multiplies many messages: normalise them.
 		var lmax float64
-		ls, lmax = normaliseMax(out, len(e.t.steps[s.parent].children) > maxRawChildren)
+		ls, lmax = normaliseKnown(out, len(e.t.steps[s.parent].children) > maxRawChildren, mx)
 		if e.vouch {
 			e.ranges[k] = [2]float64{logMinPositive(out), lmax}
 		}

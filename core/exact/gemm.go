@@ -22,7 +22,7 @@ func gemm(micro microKernel, tA, tB blas.Transpose, m, n, k int, a []float64, ld
 	}
 	ga := newGathered(a, group{step: ars}, group{step: acs})
 	gb := newGathered(b, group{step: brs}, group{step: bcs})
-	gatherGemm(micro, buf, m, n, k, ga, gb, beta, newGathered(c, group{step: ldc}, group{step: 1}))
+	gatherGemm(micro, buf, m, n, k, ga, gb, beta, newGathered(c, group{step: ldc}, group{step: 1}), false)
 }
 
 // group gives the offsets of the joint states of some variables of a
@@ -119,10 +119,12 @@ func (g gathered) transpose() gathered {
 // summed in the same order whatever the tiling of the other dimensions,
 // and large products are split between two workers by columns, so the
 // result does not depend on the number of cores. buf is the caller's
-// packing space.
-func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered) {
+// packing space. With track it returns the largest entry of c left (0 if
+// none is positive), taken from each tile of c as it is written, so a
+// normalisation need not read c again.
+func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, beta float64, c gathered, track bool) float64 {
 	if m == 0 || n == 0 {
-		return
+		return 0
 	}
 	// The tiles are mr rows by nr columns: computing c transposed (its
 	// rows from b) pads less when m is the shorter side.
@@ -130,11 +132,11 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 		a, b, c = b.transpose(), a.transpose(), c.transpose()
 		m, n = n, m
 	}
-	job := gemmJob{micro: micro, l: a, r: b, c: c, m: m, k: k, beta: beta}
+	job := gemmJob{micro: micro, l: a, r: b, c: c, m: m, k: k, beta: beta, track: track}
 	panels := padded(n, gemmNR) / gemmNR
 	if m*n*k < gemmParallelMin || panels < 2 {
 		job.columns(buf, 0, n)
-		return
+		return job.mx
 	}
 	mid := panels / 2 * gemmNR
 	other := job // a copy, so that job stays on the stack in the serial case
@@ -148,6 +150,7 @@ func gatherGemm(micro microKernel, buf *gemmBuffer, m, n, k int, a, b gathered, 
 	}()
 	job.columns(buf, 0, mid)
 	wg.Wait()
+	return max(job.mx, other.mx)
 }
 
 // microKernel computes tiles from a packed panel of rows and one of
@@ -178,6 +181,8 @@ type gemmJob struct {
 	l, r, c gathered
 	m, k    int
 	beta    float64
+	mx      float64 // the largest entry of c written so far, if track
+	track   bool
 }
 
 var gemmBuffers = sync.Pool{New: func() any { return new(gemmBuffer) }}
@@ -209,15 +214,17 @@ func (g *gemmJob) columns(buf *gemmBuffer, j0, j1 int) {
 			for ic := 0; ic < g.m; ic += gemmMC {
 				mc := min(gemmMC, g.m-ic)
 				buf.l = packRows(buf.l, g.l, g.l.rows.offsets(buf.lRows[:mc], ic), lCols)
-				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta)
+				g.block(buf, g.c.rows.offsets(buf.cRows[:mc], ic), cCols, kc, beta, g.track && pc+gemmKC >= g.k)
 			}
 		}
 	}
 }
 
 // block adds the tiles of a block of c (its rows and columns at offsets
-// cRows and cCols) from the packed panels, summed over kc.
-func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float64) {
+// cRows and cCols) from the packed panels, summed over kc. On the last
+// panel (last) it takes the largest entry of each tile into g.mx as the
+// tile is written, while it is in the L1 cache.
+func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float64, last bool) {
 	mc, nc := len(cRows), len(cCols)
 	direct := g.micro.direct != nil && g.c.unitCols && (beta == 0 || beta == 1)
 	for jr := 0; jr < nc; jr += gemmNR {
@@ -225,39 +232,64 @@ func (g *gemmJob) block(buf *gemmBuffer, cRows, cCols []int, kc int, beta float6
 		for ir := 0; ir < mc; ir += gemmMR {
 			lp := buf.l[ir*kc : (ir+gemmMR)*kc]
 			if direct && jr+gemmNR <= nc {
-				g.micro.direct(kc, lp, rp, g.c.s[cCols[jr]:], cRows[ir:ir+min(gemmMR, mc-ir)], beta == 1)
+				rows := cRows[ir : ir+min(gemmMR, mc-ir)]
+				g.micro.direct(kc, lp, rp, g.c.s[cCols[jr]:], rows, beta == 1)
+				if last {
+					g.mx = maxRows(g.c.s[cCols[jr]:], rows, g.mx)
+				}
 				continue
 			}
 			g.micro.tile(kc, lp, rp, buf.t[:])
-			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta)
+			g.store(buf.t[:], cRows[ir:ir+min(gemmMR, mc-ir)], cCols[jr:jr+min(gemmNR, nc-jr)], beta, last)
 		}
 	}
 }
 
+// maxRows returns the largest of mx and the gemmNR entries of c from each
+// offset of rows, a running maximum per column so the comparisons do not
+// wait on each other.
+func maxRows(c []float64, rows []int, mx float64) float64 {
+	m0, m1, m2, m3 := mx, mx, mx, mx
+	for _, ro := range rows {
+		r := c[ro : ro+gemmNR : ro+gemmNR]
+		if r[0] > m0 {
+			m0 = r[0]
+		}
+		if r[1] > m1 {
+			m1 = r[1]
+		}
+		if r[2] > m2 {
+			m2 = r[2]
+		}
+		if r[3] > m3 {
+			m3 = r[3]
+		}
+	}
+	return maxAbove(m0, []float64{m1, m2, m3})
+}
+
 // store writes the corner of tile t that c has, at the offsets of its rows
-// and columns.
-func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64) {
+// and columns; on the last panel (last) it takes the largest entry written
+// into g.mx.
+func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64, last bool) {
 	c := g.c
 	nr := len(cols)
+	mx := g.mx
 	for i, ro := range rowOff {
 		row := t[i*gemmNR : i*gemmNR+nr]
-		if c.unitCols && nr == gemmNR && (beta == 0 || beta == 1) {
-			dst := c.s[ro+cols[0] : ro+cols[0]+gemmNR]
-			if beta == 0 {
-				dst[0], dst[1], dst[2], dst[3] = row[0], row[1], row[2], row[3]
-			} else {
-				dst[0], dst[1], dst[2], dst[3] = dst[0]+row[0], dst[1]+row[1], dst[2]+row[2], dst[3]+row[3]
-			}
-			continue
-		}
 		if c.unitCols && (beta == 0 || beta == 1) {
 			dst := c.s[ro+cols[0] : ro+cols[0]+nr]
-			if beta == 0 {
+			if nr == gemmNR {
+				storeFour(dst, row, beta == 1)
+			} else if beta == 0 {
 				copySmall(dst, row)
-				continue
+			} else {
+				for j, v := range row {
+					dst[j] += v
+				}
 			}
-			for j, v := range row {
-				dst[j] += v
+			if last {
+				mx = maxAbove(mx, dst)
 			}
 			continue
 		}
@@ -275,7 +307,35 @@ func (g *gemmJob) store(t []float64, rowOff, cols []int, beta float64) {
 				c.s[ro+co] = beta*c.s[ro+co] + row[j]
 			}
 		}
+		if last {
+			for _, co := range cols {
+				if v := c.s[ro+co]; v > mx {
+					mx = v
+				}
+			}
+		}
 	}
+	g.mx = mx
+}
+
+// storeFour writes (add: adds) the gemmNR entries of row to dst.
+func storeFour(dst, row []float64, add bool) {
+	dst, row = dst[:gemmNR], row[:gemmNR]
+	if add {
+		dst[0], dst[1], dst[2], dst[3] = dst[0]+row[0], dst[1]+row[1], dst[2]+row[2], dst[3]+row[3]
+		return
+	}
+	dst[0], dst[1], dst[2], dst[3] = row[0], row[1], row[2], row[3]
+}
+
+// maxAbove returns the largest of mx and the entries of vals.
+func maxAbove(mx float64, vals []float64) float64 {
+	for _, v := range vals {
+		if v > mx {
+			mx = v
+		}
+	}
+	return mx
 }
 
 // packRows packs the rows and columns of l at offsets allRows and cols

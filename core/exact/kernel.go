@@ -281,8 +281,8 @@ func (g *geom) run(body func(part int, lo, hi []int)) {
 // walk visits the dimensions outside the block within the range [lo, hi)
 // with an odometer and calls block with every operand's offset at the start
 // of the block; first is true until one of the g.nsum summed dimensions
-// moves.
-func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
+// moves, last once they all reach their last states.
+func (g *geom) walk(lo, hi []int, block func(off []int, first, last bool)) {
 	nd := len(g.size)
 	for d := range nd {
 		if hi[d] <= lo[d] {
@@ -296,9 +296,9 @@ func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
 			off[op] += st[d] * lo[d]
 		}
 	}
-	first := true
+	first, last := true, g.lastSummed(idx, hi)
 	for {
-		block(off, first)
+		block(off, first, last)
 		d := nd - g.block - 1
 		for ; d >= 0; d-- {
 			idx[d]++
@@ -317,9 +317,20 @@ func (g *geom) walk(lo, hi []int, block func(off []int, first bool)) {
 			return
 		}
 		if d < g.nsum {
-			first = false
+			first, last = false, g.lastSummed(idx, hi)
 		}
 	}
+}
+
+// lastSummed reports whether the summed dimensions are at their last
+// states.
+func (g *geom) lastSummed(idx, hi []int) bool {
+	for d := range g.nsum {
+		if idx[d] != hi[d]-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // blockShape returns the block of the range [lo, hi): its number of rows,
@@ -345,9 +356,12 @@ func (g *geom) blockShape(lo, hi []int) (rows, n int, rs, is []int) {
 // sumProduct writes into out the product of the operands in summed over the
 // dimensions out lacks: out[s] = Σ Π_i in[i][·], with out operand len(in) of
 // g, which must have been built with that operand as sumOp. Two workers
-// write disjoint parts of out.
-func sumProduct(g *geom, in [][]float64, out []float64) {
-	g.run(func(_ int, lo, hi []int) {
+// write disjoint parts of out. With track it returns out's largest entry,
+// taken from each row as its last sum is added, while the row is in the
+// cache.
+func sumProduct(g *geom, in [][]float64, out []float64, track bool) float64 {
+	var mx [2]float64
+	g.run(func(part int, lo, hi []int) {
 		p := productPart{in: in, out: out, blas: g.blas}
 		p.rows, p.n, p.rs, p.is = g.blockShape(lo, hi)
 		var scal, vec []int // operands constant along a row, and the others
@@ -360,11 +374,13 @@ func sumProduct(g *geom, in [][]float64, out []float64) {
 		}
 		// scal and vec are passed apart from p so they stay on the stack.
 		if len(vec) <= 1 {
-			g.walk(lo, hi, func(off []int, first bool) { p.blockUpToOne(scal, vec, off, first) })
+			g.walk(lo, hi, func(off []int, first, last bool) { p.blockUpToOne(scal, vec, off, first, track && last) })
 		} else {
-			g.walk(lo, hi, func(off []int, first bool) { p.blockTwoOrMore(scal, vec, off, first) })
+			g.walk(lo, hi, func(off []int, first, last bool) { p.blockTwoOrMore(scal, vec, off, first, track && last) })
 		}
+		mx[part] = p.mx
 	})
+	return max(mx[0], mx[1])
 }
 
 // productPart is one worker's share of a sumProduct: the operands and the
@@ -375,22 +391,29 @@ type productPart struct {
 	rows, n int       // rows of a block, and their length
 	rs, is  []int     // every operand's row and inner strides
 	blas    bool      // from the geom
+	mx      float64   // the largest entry of out finished so far
 }
 
 // blockUpToOne adds into out the products of the block whose operands start
-// at off, zeroing out's entries first if they are reached for the first
-// time, when at most one operand (vec) varies along a row and the others
-// (scal) are constant along it.
-func (p *productPart) blockUpToOne(scal, vec, off []int, first bool) {
+// at off, when at most one operand (vec) varies along a row and the others
+// (scal) are constant along it. Entries of out reached for the first time
+// are written (the products of non-negative tables added to zero are the
+// same numbers), or zeroed first where the row is strided.
+func (p *productPart) blockUpToOne(scal, vec, off []int, first, last bool) {
 	in, out, oop := p.in, p.out, len(p.in)
 	rows, n, rs, is := p.rows, p.n, p.rs, p.is
 	so := is[oop]
+	set := first && so == 1 && (len(vec) == 0 || is[vec[0]] == 1)
 	for i := range rows {
 		oo := off[oop] + i*rs[oop]
-		if first {
+		if first && !set {
 			zeroStrided(out, oo, so, n)
 		}
 		f := rowFactor(in, scal, off, rs, i)
+		if set {
+			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+			continue
+		}
 		if f == 0 {
 			continue
 		}
@@ -425,20 +448,30 @@ func (p *productPart) blockUpToOne(scal, vec, off []int, first bool) {
 			}
 		}
 	}
+	if last {
+		for i := range rows {
+			p.mx = maxStrided(out, off[oop]+i*rs[oop], so, n, p.mx)
+		}
+	}
 }
 
 // blockTwoOrMore is blockUpToOne for two or more operands varying along a
 // row.
-func (p *productPart) blockTwoOrMore(scal, vec, off []int, first bool) {
+func (p *productPart) blockTwoOrMore(scal, vec, off []int, first, last bool) {
 	in, out, oop := p.in, p.out, len(p.in)
 	rows, n, rs, is := p.rows, p.n, p.rs, p.is
 	so := is[oop]
+	set := first && so == 1 && len(vec) == 2 && is[vec[0]] == 1 && is[vec[1]] == 1
 	for i := range rows {
 		oo := off[oop] + i*rs[oop]
-		if first {
+		if first && !set {
 			zeroStrided(out, oo, so, n)
 		}
 		f := rowFactor(in, scal, off, rs, i)
+		if set {
+			setRow(out[oo:oo+n], f, in, vec, off, rs, i)
+			continue
+		}
 		if f == 0 {
 			continue
 		}
@@ -480,6 +513,36 @@ func (p *productPart) blockTwoOrMore(scal, vec, off []int, first bool) {
 			}
 		}
 	}
+	if last {
+		for i := range rows {
+			p.mx = maxStrided(out, off[oop]+i*rs[oop], so, n, p.mx)
+		}
+	}
+}
+
+// setRow writes into o, row i of a block, f times the contiguous rows of
+// the operands vec (none, one or two) at off, as zero plus them would be.
+func setRow(o []float64, f float64, in [][]float64, vec, off, rs []int, i int) {
+	switch {
+	case f == 0:
+		clear(o)
+	case len(vec) == 0:
+		for j := range o {
+			o[j] = f
+		}
+	case len(vec) == 1:
+		oa := off[vec[0]] + i*rs[vec[0]]
+		a := in[vec[0]][oa : oa+len(o)]
+		for j, x := range a {
+			o[j] = f * x
+		}
+	default:
+		oa, ob := off[vec[0]]+i*rs[vec[0]], off[vec[1]]+i*rs[vec[1]]
+		a, b := in[vec[0]][oa:oa+len(o)], in[vec[1]][ob:ob+len(o)]
+		for j, x := range a {
+			o[j] = f * x * b[j]
+		}
+	}
 }
 
 // rowFactor is the product of the operands scal, constant along row i of
@@ -501,6 +564,20 @@ func zeroStrided(a []float64, o, s, n int) {
 	for j := range n {
 		a[o+j*s] = 0
 	}
+}
+
+// maxStrided returns the largest of mx and a[o+j*s] for j < n (just a[o]
+// if s is 0).
+func maxStrided(a []float64, o, s, n int, mx float64) float64 {
+	if s == 0 {
+		n = 1
+	}
+	for j := range n {
+		if v := a[o+j*s]; v > mx {
+			mx = v
+		}
+	}
+	return mx
 }
 
 // sumStrided returns Σ_j a[o+j*s] for j < n, with two accumulators to
@@ -591,7 +668,12 @@ func normalise(vals []float64, force bool) float64 {
 
 // normaliseMax is normalise that also returns the log of the maximum left.
 func normaliseMax(vals []float64, force bool) (ls, lmax float64) {
-	mx := maxOf(vals)
+	return normaliseKnown(vals, force, maxOf(vals))
+}
+
+// normaliseKnown is normaliseMax given vals' largest entry mx (taken by the
+// kernel that wrote vals).
+func normaliseKnown(vals []float64, force bool, mx float64) (ls, lmax float64) {
 	switch {
 	case mx == 0:
 		return math.Inf(-1), math.Inf(-1)

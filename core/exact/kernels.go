@@ -329,23 +329,36 @@ func (k *kernel) scratch() int64 {
 	return n
 }
 
-// run computes out from x and y; scratch tables come from pl.
-func (k *kernel) run(x, y, out []float64, pl *pool) {
+// fuseMin is the smallest table whose kernel takes its maximum as it
+// writes it: a smaller one stays in the cache, where a pass of its own over
+// it is cheaper. (A variable so tests can make every kernel take it.)
+var fuseMin = 1 << 16
+
+// run computes out from x and y; scratch tables come from pl. It returns
+// out's largest entry (for a large table taken as out was written, so a
+// normalisation need not read out again).
+func (k *kernel) run(x, y, out []float64, pl *pool) float64 {
+	if len(out) < fuseMin {
+		k.compute(x, y, out, pl, false)
+		return maxOf(out)
+	}
+	return k.compute(x, y, out, pl, true)
+}
+
+// compute is run, the maximum returned only with track.
+func (k *kernel) compute(x, y, out []float64, pl *pool, track bool) float64 {
 	if k.bg != nil {
-		k.bg.run(x, y, out)
-		return
+		return k.bg.run(x, y, out, track)
 	}
 	if k.mm == nil {
-		sumProduct(k.g, [][]float64{x, y}, out)
-		return
+		return sumProduct(k.g, [][]float64{x, y}, out, track)
 	}
 	m := k.mm
 	if m.swap {
 		x, y = y, x
 	}
 	if m.g != nil {
-		m.gather(x, y, out)
-		return
+		return m.gather(x, y, out, track)
 	}
 	xs, ys, os := x, y, out
 	if m.xp != nil {
@@ -359,7 +372,8 @@ func (k *kernel) run(x, y, out []float64, pl *pool) {
 	if m.op != nil {
 		os = pl.get(len(out))
 	}
-	m.multiply(xs, ys, os)
+	// The maximum does not depend on the layout: os's is out's.
+	mx := m.multiply(xs, ys, os, track)
 	if m.xp != nil {
 		pl.put(xs)
 	}
@@ -370,66 +384,76 @@ func (k *kernel) run(x, y, out []float64, pl *pool) {
 		m.op.run(os, out)
 		pl.put(os)
 	}
+	return mx
 }
 
 // multiply runs the batch of products, the batches split between two
 // workers when there are enough of them (each product is one worker's, so
-// the result does not depend on the split).
-func (m *matmul) multiply(x, y, out []float64) {
+// the result does not depend on the split). With track it returns out's
+// largest entry, taken from each product as it is written, while it is in
+// the cache.
+func (m *matmul) multiply(x, y, out []float64, track bool) float64 {
 	xl, yl, ol := m.nl*m.nk, m.nk*m.nr, m.nl*m.nr
-	one := func(b int) {
-		dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, out[b*ol:(b+1)*ol], m.nr)
+	batches := func(lo, hi int) float64 {
+		var mx float64
+		for b := lo; b < hi; b++ {
+			o := out[b*ol : (b+1)*ol]
+			dgemm(m.tA, m.tB, m.nl, m.nr, m.nk, x[b*xl:(b+1)*xl], m.lda, y[b*yl:(b+1)*yl], m.ldb, 0, o, m.nr)
+			if track {
+				mx = maxAbove(mx, o)
+			}
+		}
+		return mx
 	}
 	if m.nb < 2 || m.nb*xl*m.nr < parallelMin {
-		for b := range m.nb {
-			one(b)
-		}
-		return
+		return batches(0, m.nb)
 	}
 	half := m.nb / 2
 	var wg sync.WaitGroup
+	var mx1 float64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for b := half; b < m.nb; b++ {
-			one(b)
-		}
+		mx1 = batches(half, m.nb)
 	}()
-	for b := range half {
-		one(b)
-	}
+	mx0 := batches(0, half)
 	wg.Wait()
+	return max(mx0, mx1)
 }
 
 // gather runs the batch of products on the tables in place, the batches
-// split between two workers as multiply does.
-func (m *matmul) gather(x, y, out []float64) {
+// split between two workers as multiply does. With track it returns the
+// largest entry of out.
+func (m *matmul) gather(x, y, out []float64, track bool) float64 {
 	g := m.g
-	one := func(buf *gemmBuffer, b int) {
+	one := func(buf *gemmBuffer, b int) float64 {
 		gx, gy, gout := g.x, g.y, g.out
 		ox, oy, oo := g.batch(b)
 		gx.s, gy.s, gout.s = x[ox:], y[oy:], out[oo:]
-		gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout)
+		return gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout, track)
 	}
-	run := func(lo, hi int) {
+	run := func(lo, hi int) float64 {
 		buf := gemmBuffers.Get().(*gemmBuffer)
 		defer gemmBuffers.Put(buf)
+		var mx float64
 		for b := lo; b < hi; b++ {
-			one(buf, b)
+			mx = max(mx, one(buf, b))
 		}
+		return mx
 	}
 	if m.nb < 2 || m.nb*m.nl*m.nk*m.nr < parallelMin {
-		run(0, m.nb)
-		return
+		return run(0, m.nb)
 	}
 	var wg sync.WaitGroup
+	var mx1 float64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		run(m.nb/2, m.nb)
+		mx1 = run(m.nb/2, m.nb)
 	}()
-	run(0, m.nb/2)
+	mx0 := run(0, m.nb/2)
 	wg.Wait()
+	return max(mx0, mx1)
 }
 
 // permutation moves a table over some variables into another order of
@@ -493,7 +517,7 @@ func (p *permutation) run(src, dst []float64) {
 	g := p.outer
 	g.run(func(_ int, lo, hi []int) {
 		rows, n2, rs, is := g.blockShape(lo, hi)
-		g.walk(lo, hi, func(off []int, _ bool) {
+		g.walk(lo, hi, func(off []int, _, _ bool) {
 			for i := range rows {
 				for j := range n2 {
 					so := off[0] + i*rs[0] + j*is[0]
@@ -701,14 +725,18 @@ func seq(n int) []int {
 	return s
 }
 
-func (b *blockGemm) run(x, y, out []float64) {
+// run computes out from x and y and, with track, returns out's largest
+// entry, taken from each block of out as its last product is added, while
+// the block is in the cache.
+func (b *blockGemm) run(x, y, out []float64, track bool) float64 {
 	if b.swap {
 		x, y = y, x
 	}
 	g := b.outer
-	g.run(func(_ int, lo, hi []int) {
+	var mx [2]float64
+	g.run(func(part int, lo, hi []int) {
 		rows, n2, rs, is := g.blockShape(lo, hi)
-		g.walk(lo, hi, func(off []int, first bool) {
+		g.walk(lo, hi, func(off []int, first, last bool) {
 			for i := range rows {
 				for j := range n2 {
 					ox := off[0] + i*rs[0] + j*is[0]
@@ -721,8 +749,21 @@ func (b *blockGemm) run(x, y, out []float64) {
 						beta = 0
 					}
 					dgemm(b.tA, b.tB, b.m, b.n, b.k, x[ox:], b.lda, y[oy:], b.ldb, beta, out[oo:], b.ldc)
+					if track && last {
+						mx[part] = b.maxBlock(out[oo:], mx[part])
+					}
 				}
 			}
 		})
 	})
+	return max(mx[0], mx[1])
+}
+
+// maxBlock returns the largest of mx and the entries of a block of out
+// (its b.m rows of b.n entries, b.ldc apart) from the start of c.
+func (b *blockGemm) maxBlock(c []float64, mx float64) float64 {
+	for r := range b.m {
+		mx = maxAbove(mx, c[r*b.ldc:r*b.ldc+b.n])
+	}
+	return mx
 }

@@ -143,7 +143,7 @@ func downward(g *geom, m, rho [][]float64, fac, r, belief []float64) {
 		pre := make([]float64, d+1)
 		rows, n, rs, is := g.blockShape(lo, hi)
 		sF, sR := is[d], is[d+1]
-		g.walk(lo, hi, func(off []int, first bool) {
+		g.walk(lo, hi, func(off []int, first, _ bool) {
 			for i := range rows {
 				oF, oR := off[d]+i*rs[d], off[d+1]+i*rs[d+1]
 				if d == 1 && first {

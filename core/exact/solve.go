@@ -228,8 +228,7 @@ func (p *cplan) linearSlice(assign []int, pl *pool, budget int64, acc *accum, st
 		subs[i], subVars[i] = p.restrictLeaf(i, assign)
 		n := make([]float64, tableSize(nw.card, p.leafVars[i]))
 		kn := p.leafKernel(i, 0, subVars[i])
-		kn.run(subs[i], one.vals, n, pl)
-		ls := normalise(n, true)
+		ls, _ := normaliseKnown(n, true, kn.run(subs[i], one.vals, n, pl))
 		lf := &nw.leaves[i].tab
 		e.leaf[i] = &table{vals: n, logScale: lf.logScale + ls}
 		if !bound(&table{lerr: lf.lerr, lmin: lf.lmin}, one, e.leaf[i], kn.lnK, ls) {

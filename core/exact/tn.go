@@ -286,8 +286,7 @@ func (e *tnEngine) product(k int) (*table, error) {
 	}
 	out := e.pool.get(int(s.size))
 	kn := e.p.kernel(k, 0)
-	kn.run(x.vals, y.vals, out, e.pool)
-	ls, lmax := normaliseMax(out, false)
+	ls, lmax := normaliseKnown(out, false, kn.run(x.vals, y.vals, out, e.pool))
 	t := &table{vals: out, logScale: x.logScale + y.logScale + ls, lmax: lmax}
 	if !bound(x, y, t, kn.lnK, ls) {
 		e.pool.put(out)
@@ -373,7 +372,7 @@ func (e *tnEngine) backward(k int) error {
 		y, _ := e.operand(other)
 		_, ov := e.operand(o)
 		out := e.pool.get(tableSize(e.p.nw.card, ov))
-		e.p.kernel(k, 1+i).run(ak.vals, y.vals, out, e.pool)
+		mx := e.p.kernel(k, 1+i).run(ak.vals, y.vals, out, e.pool)
 		if o < 0 {
 			err := e.onLeaf(-1-o, out)
 			e.pool.put(out)
@@ -382,7 +381,7 @@ func (e *tnEngine) backward(k int) error {
 			}
 			continue
 		}
-		if math.IsInf(normalise(out, false), -1) {
+		if ls, _ := normaliseKnown(out, false, mx); math.IsInf(ls, -1) {
 			return fmt.Errorf("exact: internal error: adjoint of step %d is zero in a slice of positive Z", o)
 		}
 		e.adj[o] = &table{vals: out}
