@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
 )
 
 // Fact is what is known of one run: one method (a column) on one model;
@@ -21,10 +22,9 @@ type Fact struct {
 	Part, Stage   string // the part of the reader and the stage it was read from
 	Set           *Setting
 	Model, Method string
-	Seed          string
 	Num           map[string]float64
 	Text          map[string]string
-	Curve, Secs   []float64 // learning runs: test NLL and seconds per epoch
+	Run           *metrics.LearningRun // of a learning run: its seed, test NLL and seconds per epoch
 }
 
 // NewFact is an empty fact of a run.

@@ -1,6 +1,8 @@
 package outputs
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,47 +11,57 @@ import (
 	"github.com/renn-go/renn/formats"
 )
 
-// Runs come out in the order they first appear, each in epoch order
-// whatever the file's row order.
-func TestReadLearningCurves(t *testing.T) {
-	path := filepath.Join(t.TempDir(), formats.CurvesFile)
-	rows := []formats.CurveRow{
+// A learn-mrf instance's runs come out in the order they first appear,
+// each in epoch order whatever the file's row order, with its seed, last
+// test NLL and mean seconds per epoch; the true model's test NLL is the
+// mean of -log p over the test split alone.
+func TestReadLearning(t *testing.T) {
+	dir := t.TempDir()
+	models := &Instance{ID: "models", Stage: "models", OutDir: filepath.Join(dir, "models")}
+	samples := &Instance{ID: "samples", Stage: "samples", OutDir: filepath.Join(dir, "samples")}
+	learn := &Instance{ID: "learn/seed=7", Stage: "learn", OutDir: filepath.Join(dir, "learn"), Binary: "learn-mrf",
+		Shard: map[string]string{"seed": "7"}, Inputs: []Input{{"models", models}, {"samples", samples}}}
+	infos := []formats.ModelInfoRow{{ModelID: 0, Name: "grid-0", Cards: []int32{2}, Graph: "grid"}, {ModelID: 1, Name: "grid-1", Cards: []int32{2}, Graph: "grid"}}
+	curves := []formats.CurveRow{
 		{ModelID: 1, Method: "bp", Iteration: 2, TestNLL: 4, Seconds: 0.2},
 		{ModelID: 0, Method: "exact", Iteration: 1, TestNLL: 5, Seconds: 1},
 		{ModelID: 1, Method: "bp", Iteration: 1, TestNLL: 6, Seconds: 0.1},
 	}
-	if err := formats.WriteCurves(path, rows, formats.Provenance{}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadLearningCurves(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[0].ModelID != 1 || got[0].Method != "bp" || !slices.Equal(got[0].NLL, []float64{6, 4}) ||
-		!slices.Equal(got[0].Seconds, []float64{0.1, 0.2}) || got[1].Method != "exact" || !slices.Equal(got[1].NLL, []float64{5}) {
-		t.Errorf("runs %+v", got)
-	}
-}
-
-// The true model's test NLL is the mean of -log p over the test split
-// alone.
-func TestTestNLL(t *testing.T) {
-	dir := t.TempDir()
 	rows := []formats.SampleRow{
-		{ModelID: 3, Split: "test", X: []int32{0}, LogP: -1},
-		{ModelID: 3, Split: "train", X: []int32{0}, LogP: -100},
-		{ModelID: 3, Split: "test", X: []int32{1}, LogP: -2},
-		{ModelID: 1, Split: "test", X: []int32{1}, LogP: -4},
+		{ModelID: 1, Split: "test", X: []int32{0}, LogP: -1},
+		{ModelID: 1, Split: "train", X: []int32{0}, LogP: -100},
+		{ModelID: 1, Split: "test", X: []int32{1}, LogP: -2},
+		{ModelID: 0, Split: "test", X: []int32{1}, LogP: -4},
 	}
-	if err := formats.WriteSamples(filepath.Join(dir, formats.SamplesFile), rows, formats.Provenance{}); err != nil {
+	for _, err := range []error{
+		os.MkdirAll(models.OutDir, 0o755), os.MkdirAll(samples.OutDir, 0o755), os.MkdirAll(learn.OutDir, 0o755),
+		formats.WriteModelInfo(filepath.Join(models.OutDir, formats.ModelInfoFile), infos, formats.Provenance{}),
+		formats.WriteCurves(filepath.Join(learn.OutDir, formats.CurvesFile), curves, formats.Provenance{}),
+		formats.WriteSamples(filepath.Join(samples.OutDir, formats.SamplesFile), rows, formats.Provenance{}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &Reader{Store: &Store{}, Insts: []*Instance{models, samples, learn}}
+	pt := &Progress{Prefix: "learn"}
+	if err := r.ReadLearning(pt, []string{"learn"}); err != nil {
 		t.Fatal(err)
 	}
-	nll, err := TestNLL(dir)
-	if err != nil {
-		t.Fatal(err)
+	var got []string
+	for _, o := range r.Obs {
+		got = append(got, fmt.Sprintf("%s %s %v", o.Model, o.Method, o.Num))
+		if o.Run != nil {
+			got[len(got)-1] += fmt.Sprintf(" seed %s %v %v", o.Run.Seed, o.Run.NLL, o.Run.Seconds)
+		}
 	}
-	if len(nll) != 2 || nll[1] != 4 || nll[3] != 1.5 {
-		t.Errorf("NLL %v; want models 1 and 3 at 4 and 1.5", nll)
+	want := []string{
+		"1 bp map[epoch_seconds:0.15000000000000002 nll:4] seed 7 [6 4] [0.1 0.2]",
+		"0 exact map[epoch_seconds:1 nll:5] seed 7 [5] [1]",
+		"0 true map[nll:4]", "1 true map[nll:1.5]",
+	}
+	if !slices.Equal(got, want) || pt.Instances != 1 || len(pt.NotRun) != 0 {
+		t.Errorf("facts\n%s\nwant\n%s (instances %d, not run %v)", strings.Join(got, "\n"), strings.Join(want, "\n"), pt.Instances, pt.NotRun)
 	}
 }
 
