@@ -58,22 +58,19 @@ func ReadAnswers(dir string, runs map[string]*Answers, order *[]string) (done bo
 	return true, nil
 }
 
-// VarMarginals reads the variable marginals of method from the
-// marginals.parquet files, by (model, variable).
-func VarMarginals(files []string, method string) (map[[2]int32][]float64, error) {
-	out := map[[2]int32][]float64{}
-	for _, f := range files {
-		rows, _, err := formats.ReadMarginals(f)
-		if err != nil {
+// VarMarginals reads the variable marginals of method from the method
+// stage outputs dirs, by (model, variable).
+func VarMarginals(dirs []string, method string) (map[[2]int32][]float64, error) {
+	runs, order := map[string]*Answers{}, []string{}
+	for _, dir := range dirs {
+		if _, err := ReadAnswers(dir, runs, &order); err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			if r.Kind == "var" && r.Method == method {
-				out[[2]int32{r.ModelID, r.Index}] = r.Probs
-			}
-		}
 	}
-	return out, nil
+	if runs[method] == nil {
+		return nil, nil
+	}
+	return runs[method].Vars, nil
 }
 
 // SettingRow is a summary row with the setting it summarises (gamma 0 for
