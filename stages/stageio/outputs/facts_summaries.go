@@ -80,7 +80,7 @@ func (s *Reader) ReadFamily(pt *Progress, stage, name, prefix string) error {
 // read (the input stage given as --weights), else by the stage itself.
 func (s *Reader) familyOf(stage, prefix string) string {
 	for _, inst := range s.Of(stage) {
-		for _, pred := range inst.InputsOf("pred") {
+		for _, pred := range inst.Inputs["pred"] {
 			if w := pred.InputOf("weights"); w != nil {
 				return w.Stage
 			}
@@ -97,7 +97,7 @@ func (s *Reader) ReadUnscored(ref string) (*Progress, error) {
 	scored := map[string]bool{}
 	for _, inst := range s.Insts {
 		if HasPrefix(inst.Stage, s.Parts) {
-			for _, m := range inst.InputsOf("models") {
+			for _, m := range inst.Inputs["models"] {
 				scored[m.Stage] = true
 			}
 		}

@@ -20,7 +20,7 @@ func TestReadLearning(t *testing.T) {
 	models := &Instance{ID: "models", Stage: "models", OutDir: filepath.Join(dir, "models")}
 	samples := &Instance{ID: "samples", Stage: "samples", OutDir: filepath.Join(dir, "samples")}
 	learn := &Instance{ID: "learn/seed=7", Stage: "learn", OutDir: filepath.Join(dir, "learn"), Binary: "learn-mrf",
-		Shard: map[string]string{"seed": "7"}, Inputs: []Input{{"models", models}, {"samples", samples}}}
+		Shard: map[string]string{"seed": "7"}, Inputs: map[string][]*Instance{"models": {models}, "samples": {samples}}}
 	infos := []formats.ModelInfoRow{{ModelID: 0, Name: "grid-0", Cards: []int32{2}, Graph: "grid"}, {ModelID: 1, Name: "grid-1", Cards: []int32{2}, Graph: "grid"}}
 	curves := []formats.CurveRow{
 		{ModelID: 1, Method: "bp", Iteration: 2, TestNLL: 4, Seconds: 0.2},

@@ -59,7 +59,7 @@ type scoreReader struct {
 // score, older than it, did not score it.
 func readScored(inst *Instance, cfgDir string, beliefs []string) ([]*scoredShard, error) {
 	r := &scoreReader{inst: inst, cfgDir: cfgDir, beliefs: beliefs, byDir: map[string]*scoredShard{}, bySHA: map[string]*scoredShard{}}
-	for _, in := range inst.InputsOf("models") {
+	for _, in := range inst.Inputs["models"] {
 		if err := r.readModels(in.OutDir); err != nil {
 			return nil, err
 		}
@@ -70,12 +70,12 @@ func readScored(inst *Instance, cfgDir string, beliefs []string) ([]*scoredShard
 	if err := r.readScoreRows(); err != nil {
 		return nil, err
 	}
-	for _, in := range inst.InputsOf("truth") {
+	for _, in := range inst.Inputs["truth"] {
 		if err := r.readEstimates(in.OutDir, nil); err != nil {
 			return nil, err
 		}
 	}
-	for _, in := range inst.InputsOf("pred") {
+	for _, in := range inst.Inputs["pred"] {
 		if err := r.readEstimates(in.OutDir, in); err != nil {
 			return nil, err
 		}
