@@ -89,11 +89,9 @@ func ReadSettingSummary(path string) (cols []string, rows []SettingRow, err erro
 	}
 	idx := map[string]int{}
 	for _, c := range []string{"graph", "size", "gamma"} {
-		k := slices.Index(cols, c)
-		if k < 0 {
+		if idx[c] = slices.Index(cols, c); idx[c] < 0 {
 			return nil, nil, fmt.Errorf("%s: no %s group column (have %v): score it with --group=graph,size,gamma", path, c, cols)
 		}
-		idx[c] = k
 	}
 	for _, r := range srows {
 		size, err1 := strconv.Atoi(r.Group[idx["size"]])

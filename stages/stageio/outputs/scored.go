@@ -124,7 +124,7 @@ func (sh *scoredShard) model(id int32, path string) (*ScoredModel, error) {
 func (m *ScoredModel) Run(method string) *ScoredRun {
 	r := m.Runs[method]
 	if r == nil {
-		r = &ScoredRun{Metrics: map[string]float64{}}
+		r = &ScoredRun{Metrics: map[string]float64{}, Factors: map[int32][]float64{}}
 		m.Runs[method] = r
 	}
 	return r
@@ -211,8 +211,6 @@ func (r *scoreReader) readBeliefs(path string) error {
 		}
 		run := m.Run(row.Method)
 		switch n := len(m.Info.Cards); {
-		case row.Kind == "factor" && run.Factors == nil:
-			run.Factors = map[int32][]float64{row.Index: row.Probs}
 		case row.Kind == "factor":
 			run.Factors[row.Index] = row.Probs
 		case row.Kind != "var":
