@@ -103,3 +103,68 @@ func TestReadSettingSummary(t *testing.T) {
 		}
 	}
 }
+
+// The models a weights-reading stage ran on but no score stage of the
+// parts scored are compared with the reference's answers, every method's
+// (build-regions aside); a set whose runs have not all completed, or that
+// a score stage scored, is left out.
+func TestReadUnscored(t *testing.T) {
+	dir := t.TempDir()
+	inst := func(stage, binary string, inputs map[string][]*Instance) *Instance {
+		return &Instance{ID: stage, Stage: stage, Binary: binary, OutDir: filepath.Join(dir, stage), Inputs: inputs}
+	}
+	models, pending, scored := inst("grid_a", "sample-model", nil), inst("grid_b", "sample-model", nil), inst("grid_c", "sample-model", nil)
+	weights := inst("family_net", "train-renn", nil)
+	on := func(m *Instance) map[string][]*Instance { return map[string][]*Instance{"models": {m}, "weights": {weights}} }
+	insts := []*Instance{models, pending, scored, weights,
+		inst("regions", "build-regions", map[string][]*Instance{"models": {models}}),
+		inst("gbp", "run-baselines", map[string][]*Instance{"models": {models}}), inst("fam", "train-renn", on(models)),
+		inst("fam_b", "train-renn", on(pending)), inst("fam_c", "train-renn", on(scored)),
+		inst("gbp_c", "run-baselines", map[string][]*Instance{"models": {scored}}),
+		inst("amortized_c", "score", map[string][]*Instance{"models": {scored}}),
+	}
+	write := func(stage, method string, logZ, secs, p float64) {
+		d := filepath.Join(dir, stage)
+		var marg []formats.MarginalRow
+		for v := range int32(4) {
+			marg = append(marg, formats.MarginalRow{ModelID: 0, Method: method, Kind: "var", Index: v, Probs: []float64{p, 1 - p}})
+		}
+		for _, err := range []error{os.MkdirAll(d, 0o755),
+			formats.WriteEstimates(filepath.Join(d, formats.EstimatesFile), []formats.EstimateRow{{ModelID: 0, Method: method, LogZ: logZ, Seconds: secs}}, formats.Provenance{}),
+			formats.WriteMarginals(filepath.Join(d, formats.MarginalsFile), marg, formats.Provenance{}),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, m := range []*Instance{models, pending, scored} {
+		if err := os.MkdirAll(m.OutDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		info := []formats.ModelInfoRow{{ModelID: 0, Name: m.Stage + "-0", Cards: []int32{2, 2, 2, 2}, Graph: "grid"}}
+		if err := formats.WriteModelInfo(filepath.Join(m.OutDir, formats.ModelInfoFile), info, formats.Provenance{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("gbp", "gbp", 1, 2, 0.5)
+	write("fam", "renn-family", 1.5, 0.5, 0.6)
+	write("fam_c", "renn-family", 1.5, 0.5, 0.6)
+	write("gbp_c", "gbp", 1, 2, 0.5)
+	r := &Reader{Store: &Store{}, Insts: insts, ReadSpec: ReadSpec{Parts: []string{"amortized_"}, Labels: "side"}}
+	pt, err := r.ReadUnscored("gbp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range r.Obs {
+		got = append(got, fmt.Sprintf("%s %s %s %s %v", o.Part, o.Set.Family, o.Set.Label, o.Method, o.Num))
+	}
+	want := []string{
+		"unscored family_net 2x2 (1) gbp map[seconds:2]",
+		"unscored family_net 2x2 (1) renn-family map[ref_logz_rms:0.5 ref_mean_abs:0.09999999999999998 seconds:0.5]",
+	}
+	if pt.Prefix != "unscored" || !slices.Equal(got, want) {
+		t.Errorf("part %q facts\n%s\nwant\n%s", pt.Prefix, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
