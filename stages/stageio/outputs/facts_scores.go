@@ -176,7 +176,7 @@ func (s *Reader) column(method string, pred *Instance) string {
 	return method
 }
 
-// settingKey is a model's name without its trailing index: the models of
+// SettingKey is a model's name without its trailing index: the models of
 // one sample-model call share it.
 func SettingKey(name string) string {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
