@@ -115,7 +115,9 @@ func TestReadUnscored(t *testing.T) {
 	}
 	models, pending, scored := inst("grid_a", "sample-model", nil), inst("grid_b", "sample-model", nil), inst("grid_c", "sample-model", nil)
 	weights := inst("family_net", "train-renn", nil)
-	on := func(m *Instance) map[string][]*Instance { return map[string][]*Instance{"models": {m}, "weights": {weights}} }
+	on := func(m *Instance) map[string][]*Instance {
+		return map[string][]*Instance{"models": {m}, "weights": {weights}}
+	}
 	insts := []*Instance{models, pending, scored, weights,
 		inst("regions", "build-regions", map[string][]*Instance{"models": {models}}),
 		inst("gbp", "run-baselines", map[string][]*Instance{"models": {models}}), inst("fam", "train-renn", on(models)),
