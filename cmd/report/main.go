@@ -31,44 +31,24 @@ type root struct {
 // Validate makes a missing config a usage error (exit 2). Paths are kept as
 // given, so the report prints them as the user typed them.
 func (r *root) Validate() error {
-	if n := countSet(r.Scale, r.Amortized, r.AnyModel); n > 1 {
+	alone := countSet(r.Scale, r.Amortized, r.AnyModel)
+	if alone > 1 {
 		return fmt.Errorf("--scale, --amortized and --anymodel: give one")
 	}
-	if (r.WithAmortized != "" || r.WithAnyModel != "") && countSet(r.Scale, r.Amortized, r.AnyModel) > 0 {
+	if alone > 0 && countSet(r.WithAmortized, r.WithAnyModel) > 0 {
 		return fmt.Errorf("--with-amortized and --with-anymodel are for the report, not with --scale, --amortized or --anymodel")
 	}
-	for _, f := range []struct{ flag, path string }{{"--anymodel", r.AnyModel}, {"--with-anymodel", r.WithAnyModel}} {
-		if f.path == "" {
-			continue
-		}
-		if st, err := os.Stat(f.path); err != nil || st.IsDir() {
-			return fmt.Errorf("%s %s: not a file", f.flag, f.path)
-		}
+	files := [][2]string{{"--anymodel", r.AnyModel}, {"--with-anymodel", r.WithAnyModel}, {"--amortized", r.Amortized}, {"--scale", r.Scale}}
+	if alone == 0 {
+		files = append(files, [2]string{"--config", r.Config}, [2]string{"--with-amortized", r.WithAmortized})
 	}
-	if r.AnyModel != "" {
-		return nil
-	}
-	if r.Amortized != "" {
-		if st, err := os.Stat(r.Amortized); err != nil || st.IsDir() {
-			return fmt.Errorf("--amortized %s: not a file", r.Amortized)
-		}
-		return nil
-	}
-	if r.Scale != "" {
-		if st, err := os.Stat(r.Scale); err != nil || st.IsDir() {
-			return fmt.Errorf("--scale %s: not a file", r.Scale)
-		}
-		return nil
-	}
-	if st, err := os.Stat(r.Config); err != nil || st.IsDir() {
-		return fmt.Errorf("--config %s: not a file", r.Config)
-	}
-	if r.WithAmortized != "" {
-		if st, err := os.Stat(r.WithAmortized); err != nil || st.IsDir() {
-			return fmt.Errorf("--with-amortized %s: not a file", r.WithAmortized)
+	for _, f := range files {
+		// Flags not given are not checked; the report's config always is.
+		if st, err := os.Stat(f[1]); (f[1] != "" || f[0] == "--config") && (err != nil || st.IsDir()) {
+			return fmt.Errorf("%s %s: not a file", f[0], f[1])
 		}
 	}
-	if r.Out == "" {
+	if alone == 0 && r.Out == "" {
 		return fmt.Errorf("--out is empty")
 	}
 	return nil

@@ -70,6 +70,20 @@ func TestAmortizedMarkdown(t *testing.T) {
 	}
 }
 
+// Each family's table shows its own settings alone.
+func TestAmortizedFamilyTables(t *testing.T) {
+	s := emptySection(t, "amortized", "amortized_", "unscored")
+	s.data.Families = []*family{{Name: "grid-a", Stage: "amortized_a", Present: true}, {Name: "grid-b", Stage: "amortized_b", Present: true}}
+	addSummary(s, "grid-a", 100, "bp", metrics.L1, 0.05, 0, 100)
+	addSummary(s, "grid-b", 25, "bp", metrics.L1, 0.07, 0, 100)
+	got := markdownOf(t, s)
+	a, b, ok := strings.Cut(got, "### grid-b")
+	if !ok || !strings.Contains(a, "| 10x10 (100) | bp | 0.0500 |") || strings.Contains(a, "5x5") ||
+		!strings.Contains(b, "| 5x5 (100) | bp | 0.0700 |") || strings.Contains(b, "10x10") {
+		t.Errorf("a family's table shows another's settings:\n%s", got)
+	}
+}
+
 func TestAmortizedSectionNoStages(t *testing.T) {
 	if _, err := Section("amortized", SectionParams{Config: "../../pipeline.scale.toml"}); err == nil || !strings.Contains(err.Error(), "amortized_") {
 		t.Fatalf("err = %v, want one naming the missing amortized_ stages", err)

@@ -92,7 +92,7 @@ type scored = outputs.ScoredModel
 // part prefix, as reading a score stage does.
 func addModel(s *section, prefix, label string, m *scored) {
 	g := s.data.Setting(prefix+label, func() *group { return &group{Key: label, Label: label} })
-	s.reader().AddScored(&newPart(prefix).Progress, "test", g, m, nil)
+	s.reader().AddScored(&newPart(prefix).Progress, "test", g, m)
 	s.data.SortMethods()
 }
 

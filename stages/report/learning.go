@@ -59,7 +59,7 @@ func (c scope) Learning() learningSpec { return c.s.spec.Learning }
 // given) has finished.
 func (c scope) HasRuns(part string, method ...string) bool {
 	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool {
-		return o.Part == part && o.Curve != nil && (len(method) == 0 || o.Method == method[0])
+		return o.Part == part && o.Run != nil && (len(method) == 0 || o.Method == method[0])
 	})
 }
 

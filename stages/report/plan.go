@@ -33,7 +33,7 @@ func readPlan(path string) (*plan, error) {
 	p := &plan{config: path, dir: cfg.Dir, data: cfg.DataDir, pp: pp, pis: map[*instance]*pipeline.Instance{}}
 	byP := map[*pipeline.Instance]*instance{}
 	for _, in := range pp.Instances {
-		inst := &instance{ID: in.ID, Stage: in.Stage.Name, OutDir: in.OutDir, Flags: map[string]string{}, Shard: map[string]string{}}
+		inst := &instance{ID: in.ID, Stage: in.Stage.Name, OutDir: in.OutDir, Flags: map[string]string{}, Shard: map[string]string{}, Inputs: map[string][]*instance{}}
 		if len(in.Stage.Run) > 0 {
 			inst.Binary = in.Stage.Run[0]
 		}
@@ -44,7 +44,9 @@ func readPlan(path string) (*plan, error) {
 			inst.Shard[s.Name] = s.Value
 		}
 		for _, d := range in.Inputs {
-			inst.Inputs = append(inst.Inputs, outputs.Input{Flag: d.Flag, From: byP[d.From]})
+			if from := byP[d.From]; from != nil {
+				inst.Inputs[d.Flag] = append(inst.Inputs[d.Flag], from)
+			}
 		}
 		byP[in], p.pis[inst] = inst, in
 		p.insts = append(p.insts, inst)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"os"
 	"runtime"
 	"strconv"
@@ -33,15 +32,9 @@ func ThisMachine() Machine {
 // procField returns the value of the first "key: value" line of a /proc
 // file, or "".
 func procField(path, key string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
+	b, _ := os.ReadFile(path) // a file it cannot read has no fields
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == key {
 			return strings.TrimSpace(v)
 		}
 	}

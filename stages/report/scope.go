@@ -114,16 +114,16 @@ func (c scope) HavingOf(fact string, list []string) []string {
 func (c scope) Fitted() []string { return fitted(c.s.data.Settings, c.s.spec.Cost.MinFitN) }
 
 // Table writes a declared table (each setting's, for a Per table), each
-// followed by a blank line; "" without rows. TableOf writes one over the
-// settings of a family.
-func (c scope) Table(id string) string {
+// followed by a blank line; "" without rows; over the settings of the
+// family, if one is given.
+func (c scope) Table(id string, family ...string) string {
 	i := slices.IndexFunc(c.s.spec.Tables, func(t tableSpec) bool { return t.ID == id })
 	if i < 0 {
 		c.s.fail(fmt.Errorf("no table %q", id))
 		return ""
 	}
 	t := &c.s.spec.Tables[i]
-	at := []binding{{family: c.b.family, parts: c.b.parts}}
+	at := []binding{{family: strings.Join(family, ""), parts: c.b.parts}}
 	if t.Per == "setting" {
 		at = nil
 		for _, g := range c.s.settingsOf(t) {
@@ -141,11 +141,6 @@ func (c scope) Table(id string) string {
 		}
 	}
 	return b.String()
-}
-
-func (c scope) TableOf(id, family string) string {
-	c.b.family = family
-	return c.Table(id)
 }
 
 // Claim evaluates a declared claim (rules.go); an at_most claim on the

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/renn-go/renn/core/methods"
+	"github.com/renn-go/renn/core/metrics"
 )
 
 // Fact is what is known of one run: one method (a column) on one model;
@@ -21,10 +22,9 @@ type Fact struct {
 	Part, Stage   string // the part of the reader and the stage it was read from
 	Set           *Setting
 	Model, Method string
-	Seed          string
 	Num           map[string]float64
 	Text          map[string]string
-	Curve, Secs   []float64 // learning runs: test NLL and seconds per epoch
+	Run           *metrics.LearningRun // of a learning run: its seed, test NLL and seconds per epoch
 }
 
 // NewFact is an empty fact of a run.
@@ -165,32 +165,15 @@ type Progress struct {
 // Instance is one run of a stage binary, as the runner planned it.
 type Instance struct {
 	ID, Stage, OutDir string
-	Binary            string            // the binary it runs (score, learn-mrf, ...)
-	Flags             map[string]string // the stage's flags
-	Shard             map[string]string // the values naming its shard
-	Inputs            []Input
-}
-
-// Input is an upstream instance given to a flag.
-type Input struct {
-	Flag string
-	From *Instance
-}
-
-// InputsOf are the instances given to flag.
-func (inst *Instance) InputsOf(flag string) []*Instance {
-	var out []*Instance
-	for _, in := range inst.Inputs {
-		if in.Flag == flag && in.From != nil {
-			out = append(out, in.From)
-		}
-	}
-	return out
+	Binary            string                 // the binary it runs (score, learn-mrf, ...)
+	Flags             map[string]string      // the stage's flags
+	Shard             map[string]string      // the values naming its shard
+	Inputs            map[string][]*Instance // the upstream instances given to a flag, by flag
 }
 
 // InputOf is the first instance given to flag, or nil.
 func (inst *Instance) InputOf(flag string) *Instance {
-	if in := inst.InputsOf(flag); len(in) > 0 {
+	if in := inst.Inputs[flag]; len(in) > 0 {
 		return in[0]
 	}
 	return nil

@@ -43,9 +43,8 @@ type CostSpec struct {
 // costCell accumulates one method on one setting.
 type costCell struct {
 	metrics.Cost
-	shared    bool
-	instances []string
-	marginals []string
+	shared bool
+	dirs   []string // of its instances
 }
 
 // ReadCosts reads every completed instance of the plan that wrote
@@ -106,11 +105,10 @@ func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.Estimate
 		}
 		c.Models, c.Seconds, c.Iterations = c.Models+1, c.Seconds+r.Seconds, c.Iterations+float64(r.Iterations)
 		c.Converged += int(b2f(r.Converged))
-		if !slices.Contains(c.instances, inst.ID) {
-			c.instances = append(c.instances, inst.ID)
+		if !slices.Contains(c.dirs, inst.OutDir) {
+			c.dirs = append(c.dirs, inst.OutDir)
 			c.Wall, c.CPU, c.RSSKiB, c.Processes = c.Wall+st.Seconds, c.CPU+st.CPUSeconds, max(c.RSSKiB, st.MaxRSSKiB), c.Processes+1
 			c.NoUsage, c.shared = c.NoUsage || st.MaxRSSKiB <= 0, c.shared || shared
-			c.marginals = append(c.marginals, filepath.Join(inst.OutDir, formats.MarginalsFile))
 		}
 	}
 	return nil
@@ -166,11 +164,11 @@ func (s *Reader) costDeltas(cells map[[2]string]*costCell) error {
 		if ref == nil || cell == nil || !slices.Contains(c.Compare, o.Method) {
 			continue
 		}
-		pa, err := VarMarginals(ref.marginals, c.Reference)
+		pa, err := VarMarginals(ref.dirs, c.Reference)
 		if err != nil {
 			return err
 		}
-		pb, err := VarMarginals(cell.marginals, o.Method)
+		pb, err := VarMarginals(cell.dirs, o.Method)
 		if err != nil {
 			return err
 		}

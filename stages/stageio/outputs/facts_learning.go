@@ -6,6 +6,7 @@ package outputs
 // from samples.parquet of the samples input.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 )
 
@@ -49,6 +51,8 @@ func (s *Reader) ReadLearning(pt *Progress, stages []string) error {
 	return nil
 }
 
+// readInstance adds the runs of the curves.parquet at path, in the order
+// they first appear, each in epoch order whatever the file's row order.
 func (s *Reader) readInstance(pt *Progress, inst *Instance, path string) error {
 	models, samples := inst.InputOf("models"), inst.InputOf("samples")
 	if models == nil || samples == nil {
@@ -58,22 +62,33 @@ func (s *Reader) readInstance(pt *Progress, inst *Instance, path string) error {
 	if err != nil {
 		return err
 	}
-	runs, err := ReadLearningCurves(path)
+	rows, _, err := formats.ReadCurves(path)
 	if err != nil {
 		return err
 	}
-	for _, run := range runs {
-		g, ok := settings[run.ModelID]
-		if !ok {
-			return fmt.Errorf("%s: model %d is not in %s", path, run.ModelID, filepath.Join(models.OutDir, formats.ModelInfoFile))
+	type key struct {
+		id     int32
+		method string
+	}
+	runs, order := map[key]*Fact{}, []*Fact{}
+	for _, row := range rows {
+		if k := (key{row.ModelID, row.Method}); runs[k] == nil {
+			g, ok := settings[row.ModelID]
+			if !ok {
+				return fmt.Errorf("%s: model %d is not in %s", path, row.ModelID, filepath.Join(models.OutDir, formats.ModelInfoFile))
+			}
+			o := NewFact(pt.Prefix, inst.Stage, g, strconv.Itoa(int(row.ModelID)), row.Method)
+			o.Run = &metrics.LearningRun{Model: o.Model, Seed: inst.Shard["seed"]} // the learning seed's shard key
+			runs[k], order = o, append(order, o)
 		}
-		o := NewFact(pt.Prefix, inst.Stage, g, strconv.Itoa(int(run.ModelID)), run.Method)
-		o.Seed, o.Curve, o.Secs = inst.Shard["seed"], run.NLL, run.Seconds // the learning seed's shard key
-		secs := 0.0
-		for _, x := range run.Seconds {
-			secs += x
-		}
-		o.Num["nll"], o.Num["epoch_seconds"] = o.Curve[len(o.Curve)-1], secs/float64(len(run.Seconds))
+	}
+	slices.SortStableFunc(rows, func(a, b formats.CurveRow) int { return cmp.Compare(a.Iteration, b.Iteration) })
+	for _, row := range rows {
+		r := runs[key{row.ModelID, row.Method}].Run
+		r.NLL, r.Seconds = append(r.NLL, row.TestNLL), append(r.Seconds, row.Seconds)
+	}
+	for _, o := range order {
+		o.Num["nll"], o.Num["epoch_seconds"] = o.Run.NLL[len(o.Run.NLL)-1], metrics.Mean(o.Run.Seconds)
 		s.Add(o)
 	}
 	if !s.samplesRead[samples.OutDir] {
@@ -101,17 +116,23 @@ func (s *Reader) readSettings(dir string) (map[int32]*Setting, error) {
 // readTrueNLL adds the true model's test NLL of every model in dir: the
 // mean of -log p over its test split.
 func (s *Reader) readTrueNLL(pt *Progress, dir string, settings map[int32]*Setting) error {
-	nll, err := TestNLL(dir)
+	path := filepath.Join(dir, formats.SamplesFile)
+	rows, _, err := formats.ReadSamples(path)
 	if err != nil {
 		return err
+	}
+	nll, count := map[int32]float64{}, map[int32]float64{}
+	for _, row := range rows {
+		if row.Split == "test" {
+			nll[row.ModelID], count[row.ModelID] = nll[row.ModelID]-row.LogP, count[row.ModelID]+1
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(nll)) {
 		g, ok := settings[id]
 		if !ok {
-			return fmt.Errorf("%s: model %d has samples but is not among the models", filepath.Join(dir, formats.SamplesFile), id)
+			return fmt.Errorf("%s: model %d has samples but is not among the models", path, id)
 		}
-		o := s.Add(NewFact(pt.Prefix, "", g, strconv.Itoa(int(id)), TrueMethod))
-		o.Num["nll"] = nll[id]
+		s.Add(NewFact(pt.Prefix, "", g, strconv.Itoa(int(id)), TrueMethod)).Num["nll"] = nll[id] / count[id]
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
 			pt.NotRun = append(pt.NotRun, inst.ID)
 			continue
 		}
-		shards, err := ReadScored(inst, s.CfgDir, s.Beliefs)
+		shards, err := readScored(inst, s.CfgDir, s.Beliefs)
 		if err != nil {
 			return err
 		}
@@ -58,13 +58,11 @@ func (m *ScoredModel) Answer(r *ScoredRun) metrics.Answer {
 // emit adds the models of a score instance to the store, shard
 // by shard in model_info order, each in the setting of its family (its
 // name without the trailing index).
-func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
-	preds := inst.InputsOf("pred")
+func (s *Reader) emit(pt *Progress, inst *Instance, shards []*scoredShard) {
 	for _, sh := range shards {
-		for _, id := range sh.Order {
-			m := sh.Models[id]
-			if m == nil {
-				continue
+		for _, m := range sh.order {
+			if len(m.Runs) == 0 && !m.Exact {
+				continue // not scored
 			}
 			key := SettingKey(m.Info.Name)
 			if s.Labels == "shape" {
@@ -77,22 +75,17 @@ func (s *Reader) emit(pt *Progress, inst *Instance, shards []*ScoredShard) {
 				}
 				return &Setting{Key: key, Label: settingLabel(m.Info), Graph: m.Info.Graph, Size: len(m.Info.Cards), Gamma: m.Info.Gamma}
 			})
-			s.AddScored(pt, inst.Stage, g, m, preds)
+			s.AddScored(pt, inst.Stage, g, m)
 		}
 	}
 }
 
-// AddScored adds model m of a score stage and its runs (preds: the
-// stage's pred inputs, which runs name by index) in setting g.
-func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel, preds []*Instance) {
+// AddScored adds model m of a score stage and its runs in setting g.
+func (s *Reader) AddScored(pt *Progress, stage string, g *Setting, m *ScoredModel) {
 	mo := s.modelObs(pt, stage, g, m)
 	for _, method := range slices.SortedFunc(maps.Keys(m.Runs), methods.Compare) {
 		if r := m.Runs[method]; r.Est != nil || len(r.Metrics) > 0 {
-			var pred *Instance
-			if r.Pred >= 0 {
-				pred = preds[r.Pred]
-			}
-			s.runObs(pt, stage, g, m, method, r, pred)
+			s.runObs(pt, stage, g, m, method, r)
 		}
 	}
 	s.compare(mo, m)
@@ -120,7 +113,8 @@ func (s *Reader) modelObs(pt *Progress, stage string, g *Setting, m *ScoredModel
 
 // runObs adds one run: its scores, its estimate and what follows from it
 // and the exact ln Z (the free energy's gap, a bound's slack).
-func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, method string, r *ScoredRun, pred *Instance) {
+func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, method string, r *ScoredRun) {
+	pred := r.Pred
 	col := s.column(method, pred)
 	for _, o := range s.Find(g, m.Info.Name, col) {
 		if pred != nil && o.Text["pred"] == pred.ID {
@@ -182,7 +176,7 @@ func (s *Reader) column(method string, pred *Instance) string {
 	return method
 }
 
-// settingKey is a model's name without its trailing index: the models of
+// SettingKey is a model's name without its trailing index: the models of
 // one sample-model call share it.
 func SettingKey(name string) string {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {

@@ -40,57 +40,47 @@ func (s *Reader) ReadSummaries(pt *Progress, insts []*Instance) error {
 	return nil
 }
 
-// ReadFamily reads the summaries of every instance of a score stage into
-// a family of that name, as facts of pt, its settings keyed with prefix.
+// ReadFamily reads the summaries of every instance of a score stage
+// (those written) into a family of that name, as facts of pt, its
+// settings keyed with prefix.
 func (s *Reader) ReadFamily(pt *Progress, stage, name, prefix string) error {
 	fam := &Family{Name: name, Stage: stage}
+	s.Families = append(s.Families, fam)
 	for _, inst := range s.Of(stage) {
-		ok, err := s.readSummary(pt, fam, inst, prefix)
+		path := filepath.Join(inst.OutDir, formats.SummaryFile)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		cols, rows, err := ReadSettingSummary(path)
 		if err != nil {
 			return err
 		}
-		fam.Present = fam.Present || ok
+		fam.Present, fam.Path, fam.Cols = true, path, cols
+		for _, r := range rows {
+			fam.Rows = append(fam.Rows, r.SummaryRow)
+			ps := r.Set
+			g := s.Setting(prefix+ps.Key, func() *Setting {
+				ps.Family, ps.Label = fam.Name, s.Label(ps)
+				return ps
+			})
+			o := slices.DeleteFunc(slices.Clone(s.Find(g, "", r.Method)), func(o *Fact) bool { return o.Stage != fam.Stage })
+			if len(o) == 0 {
+				o = []*Fact{s.Add(NewFact(pt.Prefix, fam.Stage, g, "", r.Method))}
+			}
+			if _, dup := o[0].Num[r.Metric]; dup {
+				return fmt.Errorf("%s: %s %s %s given twice", path, ps.Key, r.Method, r.Metric)
+			}
+			o[0].Num[r.Metric], o[0].Num[r.Metric+"_std"], o[0].Num[r.Metric+"_n"] = r.Mean, r.Std, float64(r.N)
+		}
 	}
-	s.Families = append(s.Families, fam)
 	return nil
-}
-
-// readSummary reads one instance's summary.parquet, its settings keyed
-// with prefix; ok is false when it has not been written.
-func (s *Reader) readSummary(pt *Progress, fam *Family, inst *Instance, prefix string) (ok bool, err error) {
-	path := filepath.Join(inst.OutDir, formats.SummaryFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	cols, rows, err := ReadSettingSummary(path)
-	if err != nil {
-		return false, err
-	}
-	fam.Path, fam.Cols = path, cols
-	for _, r := range rows {
-		fam.Rows = append(fam.Rows, r.SummaryRow)
-		ps := r.Set
-		g := s.Setting(prefix+ps.Key, func() *Setting {
-			ps.Family, ps.Label = fam.Name, s.Label(ps)
-			return ps
-		})
-		o := slices.DeleteFunc(slices.Clone(s.Find(g, "", r.Method)), func(o *Fact) bool { return o.Stage != fam.Stage })
-		if len(o) == 0 {
-			o = []*Fact{s.Add(NewFact(pt.Prefix, fam.Stage, g, "", r.Method))}
-		}
-		if _, dup := o[0].Num[r.Metric]; dup {
-			return false, fmt.Errorf("%s: %s %s %s given twice", path, ps.Key, r.Method, r.Metric)
-		}
-		o[0].Num[r.Metric], o[0].Num[r.Metric+"_std"], o[0].Num[r.Metric+"_n"] = r.Mean, r.Std, float64(r.N)
-	}
-	return true, nil
 }
 
 // familyOf names the family of a score stage by the weights its predictions
 // read (the input stage given as --weights), else by the stage itself.
 func (s *Reader) familyOf(stage, prefix string) string {
 	for _, inst := range s.Of(stage) {
-		for _, pred := range inst.InputsOf("pred") {
+		for _, pred := range inst.Inputs["pred"] {
 			if w := pred.InputOf("weights"); w != nil {
 				return w.Stage
 			}
@@ -107,7 +97,7 @@ func (s *Reader) ReadUnscored(ref string) (*Progress, error) {
 	scored := map[string]bool{}
 	for _, inst := range s.Insts {
 		if HasPrefix(inst.Stage, s.Parts) {
-			for _, m := range inst.InputsOf("models") {
+			for _, m := range inst.Inputs["models"] {
 				scored[m.Stage] = true
 			}
 		}

@@ -63,9 +63,9 @@ func TestMatchPart(t *testing.T) {
 	if got := Stages(insts, "score"); !slices.Equal(got, []string{"s1", "s2"}) {
 		t.Errorf("Stages = %v", got)
 	}
-	in := &Instance{Inputs: []Input{{Flag: "pred", From: insts[0]}, {Flag: "models", From: insts[1]}, {Flag: "pred", From: insts[3]}}}
-	if got := in.InputsOf("pred"); !slices.Equal(got, []*Instance{insts[0], insts[3]}) || in.InputOf("models") != insts[1] || in.InputOf("x") != nil {
-		t.Errorf("inputs of pred %v", got)
+	in := &Instance{Inputs: map[string][]*Instance{"pred": {insts[0], insts[3]}, "models": {insts[1]}}}
+	if in.InputOf("pred") != insts[0] || in.InputOf("models") != insts[1] || in.InputOf("x") != nil {
+		t.Errorf("first inputs of pred, models, x: %v, %v, %v", in.InputOf("pred"), in.InputOf("models"), in.InputOf("x"))
 	}
 }
 

@@ -33,8 +33,8 @@ func (d *Store) SettingsIn(parts []string) []*Setting {
 func (d *Store) Runs(part string, g *Setting, method string) []metrics.LearningRun {
 	var out []metrics.LearningRun
 	for _, o := range d.FindIn([]string{part}, g, "", method) {
-		if o.Curve != nil {
-			out = append(out, metrics.LearningRun{Model: o.Model, Seed: o.Seed, NLL: o.Curve, Seconds: o.Secs})
+		if o.Run != nil {
+			out = append(out, *o.Run)
 		}
 	}
 	return out

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/renn-go/renn/core/metrics"
 )
 
 // TestSummariseLearning checks a learning table's row facts: a method's
@@ -16,7 +18,7 @@ func TestSummariseLearning(t *testing.T) {
 	other := d.Setting("b", func() *Setting { return SettingOf("grid", 9, 1) })
 	run := func(part, method, seed string, nll ...float64) {
 		o := d.Add(NewFact(part, "st", g, "m1", method))
-		o.Seed, o.Curve, o.Secs = seed, nll, make([]float64, len(nll))
+		o.Run = &metrics.LearningRun{Model: "m1", Seed: seed, NLL: nll, Seconds: make([]float64, len(nll))}
 		o.Num["nll"], o.Num["epoch_seconds"] = nll[len(nll)-1], 2
 	}
 	run("learn", "exact", "1", 3, 2)

@@ -10,7 +10,6 @@
 package outputs
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,63 +21,6 @@ import (
 	"github.com/renn-go/renn/core/metrics"
 	"github.com/renn-go/renn/formats"
 )
-
-// LearningCurve is one learning run, one method on one model: its test
-// NLL and seconds per epoch, in epoch order.
-type LearningCurve struct {
-	ModelID      int32
-	Method       string
-	NLL, Seconds []float64
-}
-
-// ReadLearningCurves reads the runs of curves.parquet at path, in the
-// order they first appear.
-func ReadLearningCurves(path string) ([]LearningCurve, error) {
-	rows, _, err := formats.ReadCurves(path)
-	if err != nil {
-		return nil, err
-	}
-	type key struct {
-		id     int32
-		method string
-	}
-	at := map[key]int{} // a run's place, in the order runs first appear
-	for _, row := range rows {
-		if _, ok := at[key{row.ModelID, row.Method}]; !ok {
-			at[key{row.ModelID, row.Method}] = len(at)
-		}
-	}
-	slices.SortStableFunc(rows, func(a, b formats.CurveRow) int {
-		return cmp.Or(at[key{a.ModelID, a.Method}]-at[key{b.ModelID, b.Method}], cmp.Compare(a.Iteration, b.Iteration))
-	})
-	out := make([]LearningCurve, len(at))
-	for _, row := range rows {
-		c := &out[at[key{row.ModelID, row.Method}]]
-		c.ModelID, c.Method = row.ModelID, row.Method
-		c.NLL, c.Seconds = append(c.NLL, row.TestNLL), append(c.Seconds, row.Seconds)
-	}
-	return out, nil
-}
-
-// TestNLL is the true model's test NLL of every model of the samples in
-// dir (the mean of -log p over its test split), by model id.
-func TestNLL(dir string) (map[int32]float64, error) {
-	rows, _, err := formats.ReadSamples(filepath.Join(dir, formats.SamplesFile))
-	if err != nil {
-		return nil, err
-	}
-	nll, count := map[int32]float64{}, map[int32]int{}
-	for _, row := range rows {
-		if row.Split == "test" {
-			nll[row.ModelID] -= row.LogP
-			count[row.ModelID]++
-		}
-	}
-	for id := range nll {
-		nll[id] /= float64(count[id])
-	}
-	return nll, nil
-}
 
 // Answers are one method's answers on the models of a directory.
 type Answers = metrics.Answers
@@ -116,22 +58,19 @@ func ReadAnswers(dir string, runs map[string]*Answers, order *[]string) (done bo
 	return true, nil
 }
 
-// VarMarginals reads the variable marginals of method from the
-// marginals.parquet files, by (model, variable).
-func VarMarginals(files []string, method string) (map[[2]int32][]float64, error) {
-	out := map[[2]int32][]float64{}
-	for _, f := range files {
-		rows, _, err := formats.ReadMarginals(f)
-		if err != nil {
+// VarMarginals reads the variable marginals of method from the method
+// stage outputs dirs, by (model, variable).
+func VarMarginals(dirs []string, method string) (map[[2]int32][]float64, error) {
+	runs, order := map[string]*Answers{}, []string{}
+	for _, dir := range dirs {
+		if _, err := ReadAnswers(dir, runs, &order); err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			if r.Kind == "var" && r.Method == method {
-				out[[2]int32{r.ModelID, r.Index}] = r.Probs
-			}
-		}
 	}
-	return out, nil
+	if runs[method] == nil {
+		return nil, nil
+	}
+	return runs[method].Vars, nil
 }
 
 // SettingRow is a summary row with the setting it summarises (gamma 0 for
@@ -150,11 +89,9 @@ func ReadSettingSummary(path string) (cols []string, rows []SettingRow, err erro
 	}
 	idx := map[string]int{}
 	for _, c := range []string{"graph", "size", "gamma"} {
-		k := slices.Index(cols, c)
-		if k < 0 {
+		if idx[c] = slices.Index(cols, c); idx[c] < 0 {
 			return nil, nil, fmt.Errorf("%s: no %s group column (have %v): score it with --group=graph,size,gamma", path, c, cols)
 		}
-		idx[c] = k
 	}
 	for _, r := range srows {
 		size, err1 := strconv.Atoi(r.Group[idx["size"]])

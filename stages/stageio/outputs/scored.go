@@ -17,13 +17,12 @@ import (
 	"github.com/renn-go/renn/formats"
 )
 
-// ScoredShard is one models input of a score instance.
-type ScoredShard struct {
-	Dir     string
-	Order   []int32 // model ids in model_info order
-	Models  map[int32]*ScoredModel
-	infos   map[int32]formats.ModelInfoRow
-	factors map[int32][]formats.FactorRow
+// scoredShard is one models input of a score instance: its models, in
+// model_info order.
+type scoredShard struct {
+	dir    string
+	order  []*ScoredModel
+	models map[int32]*ScoredModel
 }
 
 // ScoredModel is one model of a shard: its exact -ln Z and every method's
@@ -44,23 +43,23 @@ type ScoredRun struct {
 	Est     *formats.EstimateRow
 	Vars    [][]float64
 	Factors map[int32][]float64
-	Pred    int // the index in Pred of the input whose estimates Est is; -1 none
+	Pred    *Instance // the pred input whose estimates Est is
 }
 
 type scoreReader struct {
 	inst         *Instance
 	cfgDir       string   // relative models paths in scores.parquet start here
 	beliefs      []string // methods whose marginals are read
-	shards       []*ScoredShard
-	byDir, bySHA map[string]*ScoredShard
+	shards       []*scoredShard
+	byDir, bySHA map[string]*scoredShard
 }
 
-// ReadScored reads what score instance inst scored (the marginals of the
+// readScored reads what score instance inst scored (the marginals of the
 // methods of beliefs). A pred input that has not run yet is skipped: the
 // score, older than it, did not score it.
-func ReadScored(inst *Instance, cfgDir string, beliefs []string) ([]*ScoredShard, error) {
-	r := &scoreReader{inst: inst, cfgDir: cfgDir, beliefs: beliefs, byDir: map[string]*ScoredShard{}, bySHA: map[string]*ScoredShard{}}
-	for _, in := range inst.InputsOf("models") {
+func readScored(inst *Instance, cfgDir string, beliefs []string) ([]*scoredShard, error) {
+	r := &scoreReader{inst: inst, cfgDir: cfgDir, beliefs: beliefs, byDir: map[string]*scoredShard{}, bySHA: map[string]*scoredShard{}}
+	for _, in := range inst.Inputs["models"] {
 		if err := r.readModels(in.OutDir); err != nil {
 			return nil, err
 		}
@@ -71,13 +70,13 @@ func ReadScored(inst *Instance, cfgDir string, beliefs []string) ([]*ScoredShard
 	if err := r.readScoreRows(); err != nil {
 		return nil, err
 	}
-	for _, in := range inst.InputsOf("truth") {
-		if err := r.readEstimates(in.OutDir, -1); err != nil {
+	for _, in := range inst.Inputs["truth"] {
+		if err := r.readEstimates(in.OutDir, nil); err != nil {
 			return nil, err
 		}
 	}
-	for k, in := range inst.InputsOf("pred") {
-		if err := r.readEstimates(in.OutDir, k); err != nil {
+	for _, in := range inst.Inputs["pred"] {
+		if err := r.readEstimates(in.OutDir, in); err != nil {
 			return nil, err
 		}
 	}
@@ -98,12 +97,15 @@ func (r *scoreReader) readModels(dir string) error {
 	if err != nil {
 		return err
 	}
-	sh := &ScoredShard{Dir: dir, infos: map[int32]formats.ModelInfoRow{}, factors: map[int32][]formats.FactorRow{}, Models: map[int32]*ScoredModel{}}
-	for _, f := range factors {
-		sh.factors[f.ModelID] = append(sh.factors[f.ModelID], f)
-	}
+	sh := &scoredShard{dir: dir, models: map[int32]*ScoredModel{}}
 	for _, in := range infos {
-		sh.infos[in.ModelID], sh.Order = in, append(sh.Order, in.ModelID)
+		m := &ScoredModel{Info: in, Model: &mrf.Model{Cards: ints(in.Cards)}, Runs: map[string]*ScoredRun{}}
+		sh.models[in.ModelID], sh.order = m, append(sh.order, m)
+	}
+	for _, f := range factors {
+		if m := sh.models[f.ModelID]; m != nil {
+			m.Model.Factors = append(m.Model.Factors, mrf.Factor{Vars: ints(f.Vars), LogTable: f.LogTable})
+		}
 	}
 	r.byDir[filepath.Clean(dir)], r.bySHA[sha] = sh, sh
 	r.shards = append(r.shards, sh)
@@ -111,27 +113,18 @@ func (r *scoreReader) readModels(dir string) error {
 }
 
 // model returns model id of sh, read by the file at path.
-func (sh *ScoredShard) model(id int32, path string) (*ScoredModel, error) {
-	if m := sh.Models[id]; m != nil {
+func (sh *scoredShard) model(id int32, path string) (*ScoredModel, error) {
+	if m := sh.models[id]; m != nil {
 		return m, nil
 	}
-	info, ok := sh.infos[id]
-	if !ok {
-		return nil, fmt.Errorf("%s: model %d is not in %s", path, id, filepath.Join(sh.Dir, formats.ModelInfoFile))
-	}
-	m := &ScoredModel{Info: info, Model: &mrf.Model{Cards: ints(info.Cards)}, Runs: map[string]*ScoredRun{}}
-	for _, f := range sh.factors[id] {
-		m.Model.Factors = append(m.Model.Factors, mrf.Factor{Vars: ints(f.Vars), LogTable: f.LogTable})
-	}
-	sh.Models[id] = m
-	return m, nil
+	return nil, fmt.Errorf("%s: model %d is not in %s", path, id, filepath.Join(sh.dir, formats.ModelInfoFile))
 }
 
 // Run returns method's run on m, made empty on first use.
 func (m *ScoredModel) Run(method string) *ScoredRun {
 	r := m.Runs[method]
 	if r == nil {
-		r = &ScoredRun{Metrics: map[string]float64{}, Pred: -1}
+		r = &ScoredRun{Metrics: map[string]float64{}, Factors: map[int32][]float64{}}
 		m.Runs[method] = r
 	}
 	return r
@@ -161,12 +154,12 @@ func (r *scoreReader) readScoreRows() error {
 	return nil
 }
 
-// readEstimates reads the estimates of a truth (pred < 0: exact's ln Z) or
-// pred input, and the marginals of the methods of Beliefs.
-func (r *scoreReader) readEstimates(dir string, pred int) error {
+// readEstimates reads the estimates of a truth (pred nil: exact's ln Z)
+// or pred input, and the marginals of the methods of Beliefs.
+func (r *scoreReader) readEstimates(dir string, pred *Instance) error {
 	path := filepath.Join(dir, formats.EstimatesFile)
 	est, prov, err := formats.ReadEstimates(path)
-	if errors.Is(err, fs.ErrNotExist) && pred >= 0 {
+	if errors.Is(err, fs.ErrNotExist) && pred != nil {
 		return nil
 	} else if err != nil {
 		return err
@@ -178,14 +171,14 @@ func (r *scoreReader) readEstimates(dir string, pred int) error {
 	wanted := false
 	for i := range est {
 		e := &est[i]
-		if pred < 0 && e.Method != "exact" {
+		if pred == nil && e.Method != "exact" {
 			continue
 		}
 		m, err := sh.model(e.ModelID, path)
 		if err != nil {
 			return err
 		}
-		if pred < 0 {
+		if pred == nil {
 			m.NegLogZ, m.Exact, m.ExactSeconds = -e.LogZ, true, e.Seconds
 			continue
 		}
@@ -218,8 +211,6 @@ func (r *scoreReader) readBeliefs(path string) error {
 		}
 		run := m.Run(row.Method)
 		switch n := len(m.Info.Cards); {
-		case row.Kind == "factor" && run.Factors == nil:
-			run.Factors = map[int32][]float64{row.Index: row.Probs}
 		case row.Kind == "factor":
 			run.Factors[row.Index] = row.Probs
 		case row.Kind != "var":
@@ -237,8 +228,8 @@ func (r *scoreReader) readBeliefs(path string) error {
 
 // shardOf finds the models a file was computed from by the sha256 of the
 // models.parquet among its provenance inputs.
-func (r *scoreReader) shardOf(path string, prov formats.Provenance) (*ScoredShard, error) {
-	var found *ScoredShard
+func (r *scoreReader) shardOf(path string, prov formats.Provenance) (*scoredShard, error) {
+	var found *scoredShard
 	for in, sha := range prov.Inputs {
 		if filepath.Base(in) != formats.ModelsFile {
 			continue
