@@ -106,11 +106,3 @@ func ReadSettingSummary(path string) (cols []string, rows []SettingRow, err erro
 	}
 	return cols, rows, nil
 }
-
-func ints(a []int32) []int {
-	out := make([]int, len(a))
-	for i, v := range a {
-		out[i] = int(v)
-	}
-	return out
-}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/renn-go/renn/core/mrf"
 	"github.com/renn-go/renn/formats"
+	"github.com/renn-go/renn/stages/stageio"
 )
 
 // scoredShard is one models input of a score instance: its models, in
@@ -97,15 +98,17 @@ func (r *scoreReader) readModels(dir string) error {
 	if err != nil {
 		return err
 	}
-	sh := &scoredShard{dir: dir, models: map[int32]*ScoredModel{}}
-	for _, in := range infos {
-		m := &ScoredModel{Info: in, Model: &mrf.Model{Cards: ints(in.Cards)}, Runs: map[string]*ScoredRun{}}
-		sh.models[in.ModelID], sh.order = m, append(sh.order, m)
+	models, err := stageio.FromRows(infos, factors)
+	if err != nil {
+		return fmt.Errorf("%s: %w", mpath, err)
 	}
-	for _, f := range factors {
-		if m := sh.models[f.ModelID]; m != nil {
-			m.Model.Factors = append(m.Model.Factors, mrf.Factor{Vars: ints(f.Vars), LogTable: f.LogTable})
-		}
+	sh := &scoredShard{dir: dir, models: map[int32]*ScoredModel{}}
+	for _, m := range models {
+		sh.models[m.ID] = &ScoredModel{Model: m.Model, Runs: map[string]*ScoredRun{}}
+	}
+	for _, in := range infos {
+		m := sh.models[in.ModelID]
+		m.Info, sh.order = in, append(sh.order, m)
 	}
 	r.byDir[filepath.Clean(dir)], r.bySHA[sha] = sh, sh
 	r.shards = append(r.shards, sh)
