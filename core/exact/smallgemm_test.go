@@ -2,6 +2,7 @@ package exact
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -135,27 +136,39 @@ func nanTable(n int) []float64 {
 }
 
 // BenchmarkSmallGemm times batches of small products of the shapes and
-// layouts the plans of the UAI stand-ins give (each group one variable:
-// B, L, K, R), by rows and by gatherGemm.
+// layouts the plans of the UAI stand-ins give, by rows and by gatherGemm:
+// the Potts stand-in's largest (variables of 11 states, tables as its plan
+// lays them out), and others with each group one variable (B, L, K, R).
 func BenchmarkSmallGemm(b *testing.B) {
+	potts := []struct {
+		name      string
+		x, y, out []int
+	}{
+		{"y-copied", []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2, 3, 6, 5}, []int{0, 1, 2, 3, 4, 6}},
+		{"out-copied", []int{0, 1, 2, 3, 4, 6}, []int{0, 1, 2, 3, 6, 5}, []int{5, 0, 1, 2, 4, 3}},
+		{"in-place", []int{0, 1, 2, 3, 4, 6}, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2, 3, 6, 5}},
+		{"r121", []int{3, 4, 6, 2, 7}, []int{3, 4, 6, 7, 0, 1}, []int{0, 1, 2, 3, 4, 6}},
+	}
+	r := mrf.NewRand(1)
+	for _, c := range potts {
+		benchProducts(b, r, "potts/"+c.name, []int{11, 11, 11, 11, 11, 11, 11, 11}, c.x, c.y, c.out)
+	}
 	cases := []struct {
 		name           string
 		nb, nl, nk, nr int
 		x, y, out      string
 	}{
-		{"potts/out-strided", 14641, 11, 11, 11, "BLK", "BKR", "LRB"},
-		{"potts/y-by-columns", 14641, 11, 11, 11, "BLK", "BRK", "BLR"},
-		{"potts/x-by-columns", 14641, 11, 11, 11, "BKL", "BKR", "BLR"},
-		{"potts/r121", 1331, 11, 11, 121, "BLK", "BKR", "LRB"},
+		{"r121/batch-fastest", 1331, 11, 11, 121, "BLK", "BKR", "LRB"},
 		{"csp/k64", 256, 16, 64, 16, "BLK", "BRK", "LRB"},
 		{"csp/l4", 256, 4, 4, 64, "BLK", "BKR", "LRB"},
 		{"promedas/l4", 512, 4, 16, 256, "BLK", "BKR", "LRB"},
+		{"mln/r32", 128, 16, 4, 32, "BLK", "BKR", "LRB"},
+		{"mln/r16", 256, 16, 4, 16, "BLK", "BKR", "LRB"},
+		{"segmentation/k32", 256, 8, 32, 16, "BLK", "BKR", "LRB"},
 		{"l256/in-place", 64, 256, 64, 16, "BLK", "BKR", "BLR"},
 		{"l64/in-place", 256, 64, 16, 16, "BLK", "BKR", "BLR"},
 	}
-	r := mrf.NewRand(1)
 	for _, c := range cases {
-		card := []int{c.nb, c.nl, c.nk, c.nr}
 		vars := func(layout string) []int {
 			vs := make([]int, len(layout))
 			for i, g := range layout {
@@ -163,24 +176,27 @@ func BenchmarkSmallGemm(b *testing.B) {
 			}
 			return vs
 		}
-		xv, yv, ov := vars(c.x), vars(c.y), vars(c.out)
-		x, y := randTable(r, tableSize(card, xv)), randTable(r, tableSize(card, yv))
-		out := make([]float64, tableSize(card, ov))
-		for _, path := range []string{"rows", "gatherGemm"} {
-			m := newMatmul(card, xv, yv, ov)
-			m.prepare(card, xv, yv, ov)
-			if m.small == nil && path == "rows" {
-				continue
-			}
-			if path == "gatherGemm" {
-				m.small = nil
-			}
-			k := &kernel{card: card, xv: xv, yv: yv, ov: ov, mm: m}
-			b.Run(c.name+"/"+path, func(b *testing.B) {
-				for b.Loop() {
-					k.compute(x, y, out, nil, true)
-				}
-			})
+		benchProducts(b, r, c.name, []int{c.nb, c.nl, c.nk, c.nr}, vars(c.x), vars(c.y), vars(c.out))
+	}
+}
+
+func benchProducts(b *testing.B, r *rand.Rand, name string, card, xv, yv, ov []int) {
+	x, y := randTable(r, tableSize(card, xv)), randTable(r, tableSize(card, yv))
+	out := make([]float64, tableSize(card, ov))
+	for _, path := range []string{"rows", "gatherGemm"} {
+		m := newMatmul(card, xv, yv, ov)
+		m.prepare(card, xv, yv, ov)
+		if m.small == nil && path == "rows" {
+			continue
 		}
+		if path == "gatherGemm" {
+			m.small = nil
+		}
+		k := &kernel{card: card, xv: xv, yv: yv, ov: ov, mm: m}
+		b.Run(name+"/"+path, func(b *testing.B) {
+			for b.Loop() {
+				k.compute(x, y, out, nil, true)
+			}
+		})
 	}
 }
