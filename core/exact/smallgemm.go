@@ -26,19 +26,19 @@ const (
 // oriented (transposed where that reads more in place) so that the output's
 // rows are m long and its columns n.
 type smallGemm struct {
-	m, n, k       int
-	transposed    bool
-	x, y, out     gathered // the oriented matrices, without their tables
-	xRows, xCols  []int    // offsets of x's rows and columns
-	yRows, yCols  []int    // offsets of y's rows and columns in its table
-	oRows, oCols  []int    // offsets of the output's rows and columns
-	packedRows    []int    // p·n: rows of y's contiguous copy
-	packedOut     []int    // i·n: rows of the output's contiguous copy
-	yAt, oAt      []int    // offsets of every entry of y and of the output where copied, row by row
-	packY, packO  bool     // y's or the output's columns not consecutive
-	nv            int      // vectors of four a row takes
-	mask          [4]int64 // the lanes of the last vector within the row
-	xMax, yMax, o int      // one past the largest offset read in x, y and out
+	m, n, k          int
+	transposed       bool
+	x, y, out        gathered // the oriented matrices, without their tables
+	xRows, xCols     []int    // offsets of x's rows and columns
+	yRows, yCols     []int    // offsets of y's rows and columns in its table
+	oRows, oCols     []int    // offsets of the output's rows and columns
+	packedRows       []int    // p·n: rows of y's contiguous copy
+	packedOut        []int    // i·n: rows of the output's contiguous copy
+	yAt, oAt         []int    // offsets of every entry of y and of the output where copied, row by row
+	packY, packO     bool     // y's or the output's columns not consecutive
+	nv               int      // vectors of four a row takes
+	mask             [4]int64 // the lanes of the last vector within the row
+	xMax, yMax, oMax int      // one past the largest offset read in x, y and out
 }
 
 // newSmallGemm returns the row kernel of a batch of nl×nk by nk×nr products
@@ -110,7 +110,7 @@ func (s *smallGemm) prepare() {
 	}
 	s.xMax = maxInts(s.xRows) + maxInts(s.xCols) + 1
 	s.yMax = maxInts(s.yRows) + maxInts(s.yCols) + 1
-	s.o = maxInts(s.oRows) + maxInts(s.oCols) + 1
+	s.oMax = maxInts(s.oRows) + maxInts(s.oCols) + 1
 }
 
 // entryOffsets returns the offsets of the entries of a matrix, row by row.
@@ -143,7 +143,7 @@ type smallScratch struct {
 func (s *smallGemm) product(sc *smallScratch, x, y, out []float64) float64 {
 	// The row kernel does not check its reads and writes: every offset is
 	// checked here against the tables.
-	if len(x) < s.xMax || len(y) < s.yMax || len(out) < s.o {
+	if len(x) < s.xMax || len(y) < s.yMax || len(out) < s.oMax {
 		panic("exact: product beyond its tables")
 	}
 	// Consecutive columns start at offset 0 (a group's first state).

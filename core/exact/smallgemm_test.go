@@ -165,6 +165,8 @@ func BenchmarkSmallGemm(b *testing.B) {
 		{"mln/r32", 128, 16, 4, 32, "BLK", "BKR", "LRB"},
 		{"mln/r16", 256, 16, 4, 16, "BLK", "BKR", "LRB"},
 		{"segmentation/k32", 256, 8, 32, 16, "BLK", "BKR", "LRB"},
+		{"segmentation/l4", 8, 4, 4, 256, "BLK", "BKR", "LRB"},
+		{"segmentation/k16", 32, 32, 16, 4, "BLK", "BKR", "LRB"},
 		{"l256/in-place", 64, 256, 64, 16, "BLK", "BKR", "BLR"},
 		{"l64/in-place", 256, 64, 16, 16, "BLK", "BKR", "BLR"},
 	}
