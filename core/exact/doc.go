@@ -19,7 +19,8 @@
 // add up weighted by their Z. The contractions run as register-blocked
 // matrix products on the tables where they lie (gemm.go: a micro kernel in
 // AVX2 and FMA assembly on amd64 processors that have them, in Go
-// elsewhere) or as strided sweeps (kernel.go). Estimate returns the plan and its cost
+// elsewhere; batches of tiny products by rows in assembly, smallgemm.go) or
+// as strided sweeps (kernel.go). Estimate returns the plan and its cost
 // (multiply-adds, largest table, peak memory, slices, estimated seconds)
 // without running it.
 //

@@ -49,3 +49,17 @@ func chooseMicro(avx2 bool) microKernel {
 	}
 	return microKernel{tile: microGo}
 }
+
+// hasSmallRows says this CPU runs smallRows (a variable so tests can
+// compare the paths).
+var hasSmallRows = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// smallRows computes m rows of a product: row i of out, at out[oRows[i]:]
+// (n entries, nv vectors of four, the last vector's lanes within the row
+// set in mask), is Σ_p x[xRows[i]+xCols[p]]·y[yRows[p]:] over p < k, a
+// fused multiply-add per term in the order of p from zero. lanes gets the
+// largest entry written in each lane (NaNs skipped, 0 if none is
+// positive). It checks no offset: its callers do.
+//
+//go:noescape
+func smallRows(x *float64, xRows, xCols *int, y *float64, yRows *int, out *float64, oRows *int, m, k, nv int, mask *int64, lanes *float64)

@@ -164,3 +164,106 @@ addrows:
 done:
 	VZEROUPPER
 	RET
+
+// Rows of y: a term of the sum, with x's entry broadcast in Y15 and the
+// row of y at AX, added to one accumulator per vector of four; the last
+// vector is read through the mask in Y14 (lanes past the row read as 0).
+#define TERM1 VMASKMOVPD (AX), Y14, Y12; VFMADD231PD Y12, Y15, Y0
+#define TERM2 VFMADD231PD (AX), Y15, Y0; VMASKMOVPD 32(AX), Y14, Y12; VFMADD231PD Y12, Y15, Y1
+#define TERM3 VFMADD231PD (AX), Y15, Y0; VFMADD231PD 32(AX), Y15, Y1; VMASKMOVPD 64(AX), Y14, Y12; VFMADD231PD Y12, Y15, Y2
+#define TERM4 VFMADD231PD (AX), Y15, Y0; VFMADD231PD 32(AX), Y15, Y1; VFMADD231PD 64(AX), Y15, Y2; VMASKMOVPD 96(AX), Y14, Y12; VFMADD231PD Y12, Y15, Y3
+
+// The loop over the sum: BX is p, R8 x's column offsets, SI x's row, DI
+// y's row offsets, DX y.
+#define SUM(label, term) \
+label: \
+	MOVQ (R8)(BX*8), AX; \
+	VBROADCASTSD (SI)(AX*8), Y15; \
+	MOVQ (DI)(BX*8), AX; \
+	LEAQ (DX)(AX*8), AX; \
+	term; \
+	INCQ BX; \
+	CMPQ BX, R13; \
+	JLT label; \
+	JMP write
+
+// Writing a row at AX (the last vector through the mask), its maximum
+// taken into Y13 lane by lane (NaNs skipped: VMAXPD returns its second
+// source when either is NaN).
+#define MAXV(Y) VMAXPD Y13, Y, Y13
+#define ROW1 VMASKMOVPD Y0, Y14, (AX); MAXV(Y0)
+#define ROW2 VMOVUPD Y0, (AX); VMASKMOVPD Y1, Y14, 32(AX); MAXV(Y0); MAXV(Y1)
+#define ROW3 VMOVUPD Y0, (AX); VMOVUPD Y1, 32(AX); VMASKMOVPD Y2, Y14, 64(AX); MAXV(Y0); MAXV(Y1); MAXV(Y2)
+#define ROW4 VMOVUPD Y0, (AX); VMOVUPD Y1, 32(AX); VMOVUPD Y2, 64(AX); VMASKMOVPD Y3, Y14, 96(AX); MAXV(Y0); MAXV(Y1); MAXV(Y2); MAXV(Y3)
+
+// func smallRows(x *float64, xRows, xCols *int, y *float64, yRows *int, out *float64, oRows *int, m, k, nv int, mask *int64, lanes *float64)
+TEXT ·smallRows(SB), NOSPLIT, $0-96
+	MOVQ xRows+8(FP), R10
+	MOVQ xCols+16(FP), R8
+	MOVQ y+24(FP), DX
+	MOVQ yRows+32(FP), DI
+	MOVQ oRows+48(FP), R11
+	MOVQ m+56(FP), CX
+	MOVQ k+64(FP), R13
+	MOVQ nv+72(FP), R12
+	MOVQ mask+80(FP), AX
+	VMOVUPD (AX), Y14
+	VXORPD Y13, Y13, Y13
+
+row:
+	MOVQ x+0(FP), SI
+	MOVQ (R10), AX
+	LEAQ (SI)(AX*8), SI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ BX, BX
+	TESTQ R13, R13
+	JLE write
+	CMPQ R12, $1
+	JEQ sum1
+	CMPQ R12, $2
+	JEQ sum2
+	CMPQ R12, $3
+	JEQ sum3
+	JMP sum4
+
+	SUM(sum1, TERM1)
+	SUM(sum2, TERM2)
+	SUM(sum3, TERM3)
+	SUM(sum4, TERM4)
+
+write:
+	MOVQ out+40(FP), AX
+	MOVQ (R11), BX
+	LEAQ (AX)(BX*8), AX
+	CMPQ R12, $1
+	JEQ row1
+	CMPQ R12, $2
+	JEQ row2
+	CMPQ R12, $3
+	JEQ row3
+	ROW4
+	JMP next
+
+row1:
+	ROW1
+	JMP next
+
+row2:
+	ROW2
+	JMP next
+
+row3:
+	ROW3
+
+next:
+	ADDQ $8, R10
+	ADDQ $8, R11
+	DECQ CX
+	JNZ row
+	MOVQ lanes+88(FP), AX
+	VMOVUPD Y13, (AX)
+	VZEROUPPER
+	RET

@@ -45,6 +45,7 @@ type matmul struct {
 	nb, nl, nk, nr int
 	groups         [4][]int // B, L, K, R (after swap)
 	g              *gatherOffsets
+	small          *smallGemm // the products of g by rows; nil where gatherGemm runs them
 }
 
 // gatherOffsets are the offsets of the states of each group in the tables
@@ -140,6 +141,7 @@ func (m *matmul) prepare(card []int, xv, yv, ov []int) {
 			y:       newGathered(nil, groupIn(card, k, yv), groupIn(card, r, yv)),
 			out:     newGathered(nil, groupIn(card, l, ov), groupIn(card, r, ov)),
 		}
+		m.small = newSmallGemm(m.nl, m.nk, m.nr, m.g)
 		return
 	}
 	if !slices.Equal(xv, m.xs) {
@@ -425,6 +427,9 @@ func (m *matmul) multiply(x, y, out []float64, track bool) float64 {
 // split between two workers as multiply does. With track it returns the
 // largest entry of out.
 func (m *matmul) gather(x, y, out []float64, track bool) float64 {
+	if m.small != nil {
+		return m.gatherSmall(m.small, x, y, out)
+	}
 	g := m.g
 	one := func(buf *gemmBuffer, b int) float64 {
 		gx, gy, gout := g.x, g.y, g.out
@@ -432,7 +437,7 @@ func (m *matmul) gather(x, y, out []float64, track bool) float64 {
 		gx.s, gy.s, gout.s = x[ox:], y[oy:], out[oo:]
 		return gatherGemm(nativeMicro, buf, m.nl, m.nr, m.nk, gx, gy, 0, gout, track)
 	}
-	run := func(lo, hi int) float64 {
+	return splitBatches(m, func(lo, hi int) float64 {
 		buf := gemmBuffers.Get().(*gemmBuffer)
 		defer gemmBuffers.Put(buf)
 		var mx float64
@@ -440,7 +445,13 @@ func (m *matmul) gather(x, y, out []float64, track bool) float64 {
 			mx = max(mx, one(buf, b))
 		}
 		return mx
-	}
+	})
+}
+
+// splitBatches runs the batches of m by run, split in two halves between
+// two workers when they are large enough (by a fixed rule, so the result
+// does not depend on the number of cores), and returns the larger maximum.
+func splitBatches(m *matmul, run func(lo, hi int) float64) float64 {
 	if m.nb < 2 || m.nb*m.nl*m.nk*m.nr < parallelMin {
 		return run(0, m.nb)
 	}
