@@ -8,7 +8,7 @@ import (
 // ReleaseAbove is the heap size, in bytes (its objects, garbage included,
 // and the free memory it keeps), beyond which a stage hands memory back
 // between models.
-const ReleaseAbove = 1 << 28
+const ReleaseAbove = 256 << 20
 
 // ReleaseHeap collects the garbage of the work just finished and returns
 // the heap's free memory to the system when the heap holds more than above
