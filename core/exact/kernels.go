@@ -333,8 +333,8 @@ func (k *kernel) scratch() int64 {
 
 // fuseMin is the smallest table whose kernel takes its maximum as it
 // writes it: a smaller one stays in the cache, where a pass of its own over
-// it is cheaper. (A variable so tests can make every kernel take it.)
-var fuseMin = 1 << 16
+// it is cheaper.
+const fuseMin = 1 << 16
 
 // run computes out from x and y; scratch tables come from pl. It returns
 // out's largest entry (for a large table taken as out was written, so a

@@ -153,11 +153,14 @@ func Run(ctx context.Context, p Params, out string, w io.Writer) error {
 type deps struct {
 	commit    func(dir string, outs ...stageio.Output) error
 	newMethod func(entry *methods.Entry, opts *methods.Options, g *region.Graph) (infer.Method, error)
+	// releaseAbove is the heap size in bytes beyond which a run hands its
+	// memory back before the next one starts (stageio.ReleaseHeap).
+	releaseAbove uint64
 }
 
 // defaultDeps commits with stageio.Commit and builds methods from the registry.
 func defaultDeps() deps {
-	return deps{commit: stageio.Commit, newMethod: (*methods.Entry).New}
+	return deps{commit: stageio.Commit, newMethod: (*methods.Entry).New, releaseAbove: stageio.ReleaseAbove}
 }
 
 // run is Run with the dependencies d.
@@ -194,6 +197,7 @@ func (d deps) run(ctx context.Context, p Params, out string, w io.Writer) error 
 			label := p.label(name)
 			start := time.Now()
 			res, g, se, err := d.runOne(ctx, name, opts[name], e, graphs)
+			stageio.ReleaseHeap(d.releaseAbove)
 			if err != nil {
 				if ctx.Err() != nil { // cancelled: stop everything, keep what finished
 					return interrupted()

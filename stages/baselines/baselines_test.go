@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/renn-go/renn/core/exact"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/renn-go/renn/core/exact"
 	"github.com/renn-go/renn/core/infer"
 	"github.com/renn-go/renn/core/methods"
 	"github.com/renn-go/renn/core/mrf"
@@ -311,5 +312,28 @@ func TestInterruptBeforeAnyRun(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s written", out)
+	}
+}
+
+// TestReleaseBetweenRuns: every run whose heap passes releaseAbove is
+// followed by a forced collection that hands the memory back, so one large
+// solve's garbage (auto's exact step) does not add to the next run's.
+func TestReleaseBetweenRuns(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := samplemodel.Ising(samplemodel.IsingParams{Graph: "grid", Size: 3, Gamma: 0.5, Count: 2, Seed: 1}, models); err != nil {
+		t.Fatal(err)
+	}
+	p := Params{Models: models, Methods: []string{"mf", "bp", "exact"}}
+	d := defaultDeps()
+	d.releaseAbove = 1
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := d.run(context.Background(), p, filepath.Join(dir, "out"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.NumForcedGC - before.NumForcedGC; got < 6 {
+		t.Errorf("%d forced collections after 6 runs above the bound, want at least 6", got)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"runtime/debug"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -117,9 +116,9 @@ type solving struct {
 	marg    []formats.MarginalRow
 	est     []formats.EstimateRow
 	skipped []Skipped
-	// releaseAbove is the largest table, in entries, beyond which a
-	// model's solve hands its memory back before the next model starts.
-	releaseAbove float64
+	// releaseAbove is the heap size in bytes beyond which a model's solve
+	// hands its memory back before the next model starts.
+	releaseAbove uint64
 }
 
 // newSolving returns the run's state with the registry's exact method
@@ -129,7 +128,7 @@ func newSolving(p Params, out string) (*solving, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := &solving{p: p, out: out, name: entry.Name, releaseAbove: releaseAbove}
+	sv := &solving{p: p, out: out, name: entry.Name, releaseAbove: stageio.ReleaseAbove}
 	o := p.Options
 	o.OnPlan = func(plan *exact.Plan) { logPlan(sv.current, plan) }
 	if sv.opts, err = entry.With(o); err != nil {
@@ -168,22 +167,9 @@ func (sv *solving) solveAll(ctx context.Context, models []stageio.Model, tw io.W
 		sv.est = append(sv.est, stageio.EstimateRow(e.ID, sv.name, res, secs, sv.opts, ""))
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t2^%.1f\t\n", e.ID, e.Info.Name, lnZ(res.LogZ), secs, math.Log2(res.Diagnostics["largest_table"]))
 		slog.Debug("solved", "model", e.ID, "seconds", secs)
-		sv.release(res)
+		stageio.ReleaseHeap(sv.releaseAbove)
 	}
 	return true, nil
-}
-
-// releaseAbove is solving.releaseAbove of a run: 64 MiB of float64.
-const releaseAbove = 1 << 23
-
-// release collects the garbage of a large solve and returns it to the
-// system. The collector's next goal is twice the live heap of the solve
-// just ended, so without it the next model's tables pile up on the last
-// one's garbage: two models of 7.7 and 5.9 GiB plans peaked at 14.1 GiB.
-func (sv *solving) release(res *infer.Result) {
-	if res.Diagnostics["largest_table"] > sv.releaseAbove {
-		debug.FreeOSMemory()
-	}
 }
 
 // write commits the answers (Parquet and UAI files), then prints the

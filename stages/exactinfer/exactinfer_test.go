@@ -448,7 +448,7 @@ func TestPlanOnly(t *testing.T) {
 	}
 }
 
-// TestReleaseAfterLargeSolve: a model whose largest table passes
+// TestReleaseAfterLargeSolve: a solve that leaves the heap above
 // releaseAbove is followed by a forced collection that returns its memory,
 // and one below it is not.
 func TestReleaseAfterLargeSolve(t *testing.T) {
@@ -462,9 +462,9 @@ func TestReleaseAfterLargeSolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		above float64
+		above uint64
 		want  uint32
-	}{{above: 1, want: 1}, {above: 1 << 20, want: 0}} {
+	}{{above: 1, want: 1}, {above: 1 << 50, want: 0}} {
 		sv, err := newSolving(Params{Models: models, Options: exact.DefaultOptions()}, filepath.Join(dir, "exact"))
 		if err != nil {
 			t.Fatal(err)
@@ -477,7 +477,7 @@ func TestReleaseAfterLargeSolve(t *testing.T) {
 		}
 		runtime.ReadMemStats(&after)
 		if got := after.NumForcedGC - before.NumForcedGC; got != c.want {
-			t.Errorf("release above %g entries: %d forced collections, want %d", c.above, got, c.want)
+			t.Errorf("release above %d bytes: %d forced collections, want %d", c.above, got, c.want)
 		}
 	}
 }
