@@ -50,8 +50,7 @@ func chooseMicro(avx2 bool) microKernel {
 	return microKernel{tile: microGo}
 }
 
-// hasSmallRows says this CPU runs smallRows (a variable so tests can
-// compare the paths).
+// hasSmallRows says this CPU runs smallRows.
 var hasSmallRows = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // smallRows computes m rows of a product: row i of out, at out[oRows[i]:]

@@ -6,7 +6,7 @@ package exact
 var nativeMicro = microKernel{tile: microGo}
 
 // hasSmallRows says this CPU runs smallRows: none but amd64's.
-var hasSmallRows = false
+const hasSmallRows = false
 
 // smallRows is amd64's assembly; never called here, as hasSmallRows is
 // false.
