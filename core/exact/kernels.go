@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 
@@ -407,20 +408,7 @@ func (m *matmul) multiply(x, y, out []float64, track bool) float64 {
 		}
 		return mx
 	}
-	if m.nb < 2 || m.nb*xl*m.nr < parallelMin {
-		return batches(0, m.nb)
-	}
-	half := m.nb / 2
-	var wg sync.WaitGroup
-	var mx1 float64
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		mx1 = batches(half, m.nb)
-	}()
-	mx0 := batches(0, half)
-	wg.Wait()
-	return max(mx0, mx1)
+	return splitBatches(m, batches)
 }
 
 // gather runs the batch of products on the tables in place, the batches
@@ -777,4 +765,45 @@ func (b *blockGemm) maxBlock(c []float64, mx float64) float64 {
 		mx = maxAbove(mx, c[r*b.ldc:r*b.ldc+b.n])
 	}
 	return mx
+}
+
+// kernelCache holds the kernels of one plan by their shape: a kernel
+// depends only on the cardinalities of the variables of its contraction and
+// on where each table holds them, so contractions alike, as many of a
+// model's factors are, share one.
+type kernelCache map[string]*kernel
+
+// kernel returns the kernel of out[ov] = Σ x[xv]·y[yv], made once per shape.
+func (c kernelCache) kernel(card, xv, yv, ov []int) *kernel {
+	key := shapeKey(card, xv, yv, ov)
+	if k := c[string(key)]; k != nil {
+		return k
+	}
+	k := newKernel(card, xv, yv, ov)
+	c[string(key)] = k
+	return k
+}
+
+// shapeKey encodes a contraction with its variables renamed by their first
+// place in ov, xv and yv (the order newKernel's loops take them in): the
+// three layouts, then the cardinality of each variable.
+func shapeKey(card, xv, yv, ov []int) []byte {
+	var names [16]int
+	dims := names[:0]
+	key := make([]byte, 0, 64)
+	for _, vs := range [][]int{ov, xv, yv} {
+		key = binary.AppendUvarint(key, uint64(len(vs)))
+		for _, v := range vs {
+			i := slices.Index(dims, v)
+			if i < 0 {
+				i = len(dims)
+				dims = append(dims, v)
+			}
+			key = binary.AppendUvarint(key, uint64(i))
+		}
+	}
+	for _, v := range dims {
+		key = binary.AppendUvarint(key, uint64(card[v]))
+	}
+	return key
 }

@@ -1,6 +1,9 @@
 package exact
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Batches of tiny products (a few columns, a short sum) spend more time in
 // gatherGemm's per-product packing, offsets and padded tiles than in their
@@ -108,9 +111,9 @@ func (s *smallGemm) prepare() {
 			s.mask[l] = -1
 		}
 	}
-	s.xMax = maxInts(s.xRows) + maxInts(s.xCols) + 1
-	s.yMax = maxInts(s.yRows) + maxInts(s.yCols) + 1
-	s.oMax = maxInts(s.oRows) + maxInts(s.oCols) + 1
+	s.xMax = slices.Max(s.xRows) + slices.Max(s.xCols) + 1
+	s.yMax = slices.Max(s.yRows) + slices.Max(s.yCols) + 1
+	s.oMax = slices.Max(s.oRows) + slices.Max(s.oCols) + 1
 }
 
 // entryOffsets returns the offsets of the entries of a matrix, row by row.
@@ -122,14 +125,6 @@ func entryOffsets(rows, cols []int) []int {
 		}
 	}
 	return at
-}
-
-func maxInts(v []int) int {
-	m := 0
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 // smallScratch is one worker's contiguous copies of y and of the output.

@@ -19,6 +19,7 @@ type cplan struct {
 	kern     [][3]*kernel // per step, made on first use: forward, adjoint of x, adjoint of y
 	leafKern [][2]*kernel // per leaf, made on first use: its network tensor, its marginal
 	ownPerm  []*permutation
+	cache    kernelCache
 }
 
 // leafKernel returns leaf i's contraction j: 0 sums a slice of its table
@@ -33,9 +34,9 @@ func (p *cplan) leafKernel(i, j int, subVars []int) *kernel {
 	}
 	var kn *kernel
 	if j == 0 {
-		kn = newKernel(p.nw.card, subVars, nil, p.leafVars[i])
+		kn = p.cache.kernel(p.nw.card, subVars, nil, p.leafVars[i])
 	} else {
-		kn = newKernel(p.nw.card, subVars, p.leafVars[i], subVars)
+		kn = p.cache.kernel(p.nw.card, subVars, p.leafVars[i], subVars)
 	}
 	p.leafKern[i][j] = kn
 	return kn
@@ -55,11 +56,11 @@ func (p *cplan) kernel(k, i int) *kernel {
 	var kn *kernel
 	switch i {
 	case 0:
-		kn = newKernel(p.nw.card, xv, yv, s.vars)
+		kn = p.cache.kernel(p.nw.card, xv, yv, s.vars)
 	case 1:
-		kn = newKernel(p.nw.card, p.adjVars(k), yv, xv)
+		kn = p.cache.kernel(p.nw.card, p.adjVars(k), yv, xv)
 	default:
-		kn = newKernel(p.nw.card, p.adjVars(k), xv, yv)
+		kn = p.cache.kernel(p.nw.card, p.adjVars(k), xv, yv)
 	}
 	p.kern[k][i] = kn
 	return kn
@@ -109,7 +110,7 @@ func (p *cplan) childrenOf(j int) []int { return p.steps[j].kids }
 // newCplan lays out tree t of network nw (shape sh) with the compact
 // variables sliced fixed.
 func newCplan(nw *network, sh *shape, t *ctree, sliced []int) *cplan {
-	p := &cplan{nw: nw, tree: t, leafVars: make([][]int, len(nw.leaves))}
+	p := &cplan{nw: nw, tree: t, leafVars: make([][]int, len(nw.leaves)), cache: kernelCache{}}
 	skip := make([]bool, len(nw.card))
 	for _, c := range sliced {
 		p.sliced = append(p.sliced, sh.vars[c])
