@@ -9,9 +9,8 @@ import (
 
 // parallelMin is the table size from which loops are split in two halves
 // that run concurrently. The split is the same on every machine, so results
-// do not depend on the number of cores. (A variable so tests can split
-// small tables.)
-var parallelMin = 1 << 16
+// do not depend on the number of cores.
+const parallelMin = 1 << 16
 
 // tiny is the relative size below which normalised entries are flushed to
 // zero; it keeps denormals (which are very slow) out of the tables.

@@ -3,6 +3,7 @@ package exact
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -13,61 +14,97 @@ import (
 // variables, so y and the output are read in place or copied, either way
 // round) by rows and by gatherGemm, and requires the same bits in every
 // entry and the same maximum: both compute each entry as one chain of fused
-// multiply-adds in the same order.
+// multiply-adds in the same order. Every product runs again with a batch
+// variable added outermost, which makes it reach parallelMin multiply-adds,
+// so its batches are split between two workers.
 func TestSmallGemmBitIdentical(t *testing.T) {
 	r := mrf.NewRand(33)
-	ran := map[[3]bool]int{}
-	for _, pmin := range []int{1 << 16, 2} {
-		old := parallelMin
-		parallelMin = pmin
-		for trial := 0; trial < 1000; trial++ {
-			card, xv, yv, ov := randomProduct(r)
-			m := newMatmul(card, xv, yv, ov)
-			if m == nil {
-				continue
+	ran, split := map[[3]bool]int{}, map[[3]bool]int{}
+	for trial := 0; trial < 2000; trial++ {
+		card, xv, yv, ov := randomProduct(r)
+		bcard, bxv, byv, bov := withSplitBatch(card, xv, yv, ov)
+		for _, p := range [][4][]int{{card, xv, yv, ov}, {bcard, bxv, byv, bov}} {
+			layout, splits, ok := checkRows(t, r, trial, p[0], p[1], p[2], p[3])
+			if !ok {
+				break
 			}
-			m.prepare(card, xv, yv, ov)
-			if m.small == nil {
-				continue
-			}
-			if !hasSmallRows {
-				t.Fatalf("a row kernel on a CPU without one")
-			}
-			s := m.small
-			ran[[3]bool{s.transposed, s.packY, s.packO}]++
-			x := signedTable(r, tableSize(card, xv), trial)
-			y := signedTable(r, tableSize(card, yv), trial+1)
-			k := &kernel{card: card, xv: xv, yv: yv, ov: ov, mm: m}
-			pl := &pool{free: map[int][][]float64{}, limit: 1 << 30}
-			got := nanTable(tableSize(card, ov))
-			gotMax := k.compute(x, y, got, pl, true)
-			m.small = nil
-			want := nanTable(len(got))
-			wantMax := k.compute(x, y, want, pl, true)
-			for i := range want {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("trial %d x%v y%v out%v cards %v (m%d n%d k%d, %+v): entry %d = %v, gatherGemm's %v",
-						trial, xv, yv, ov, card, s.m, s.n, s.k, [3]bool{s.transposed, s.packY, s.packO}, i, got[i], want[i])
-				}
-			}
-			if gotMax != wantMax {
-				t.Fatalf("trial %d: maximum %v, gatherGemm's %v", trial, gotMax, wantMax)
+			ran[layout]++
+			if splits {
+				split[layout]++
 			}
 		}
-		parallelMin = old
 	}
+	t.Logf("row-kernel products by layout %v, of them split %v", ran, split)
 	if !hasSmallRows {
 		return // gatherGemm runs every product
 	}
 	for _, tr := range []bool{false, true} {
 		for _, py := range []bool{false, true} {
 			for _, po := range []bool{false, true} {
-				if ran[[3]bool{tr, py, po}] < 3 {
-					t.Errorf("transposed %v, y copied %v, out copied %v: only %d products", tr, py, po, ran[[3]bool{tr, py, po}])
+				l := [3]bool{tr, py, po}
+				if split[l] < 3 || ran[l]-split[l] < 3 {
+					t.Errorf("transposed %v, y copied %v, out copied %v: %d products split, %d unsplit; want 3 of each",
+						tr, py, po, split[l], ran[l]-split[l])
 				}
 			}
 		}
 	}
+}
+
+// checkRows runs one batch of products by rows and by gatherGemm and fails
+// t unless they give the same bits and maximum. The outputs start as NaNs
+// of different bits, so an entry neither writes fails too. It returns the
+// row kernel's layout (transposed, y copied, out copied) and whether the
+// batches were split between two workers; ok is false if the product has
+// no row kernel.
+func checkRows(t *testing.T, r *rand.Rand, trial int, card, xv, yv, ov []int) (layout [3]bool, split, ok bool) {
+	t.Helper()
+	m := newMatmul(card, xv, yv, ov)
+	if m == nil {
+		return layout, false, false
+	}
+	m.prepare(card, xv, yv, ov)
+	if m.small == nil {
+		return layout, false, false
+	}
+	if !hasSmallRows {
+		t.Fatalf("a row kernel on a CPU without one")
+	}
+	s := m.small
+	layout = [3]bool{s.transposed, s.packY, s.packO}
+	x := signedTable(r, tableSize(card, xv), trial)
+	y := signedTable(r, tableSize(card, yv), trial+1)
+	k := &kernel{card: card, xv: xv, yv: yv, ov: ov, mm: m}
+	pl := &pool{free: map[int][][]float64{}, limit: 1 << 30}
+	got := nanTable(tableSize(card, ov))
+	gotMax := k.compute(x, y, got, pl, true)
+	m.small = nil
+	want := make([]float64, len(got))
+	for i := range want {
+		want[i] = math.Float64frombits(0x7ff8_0000_0bad_f00d)
+	}
+	wantMax := k.compute(x, y, want, pl, true)
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("trial %d x%v y%v out%v cards %v (m%d n%d k%d, %+v): entry %d = %v, gatherGemm's %v",
+				trial, xv, yv, ov, card, s.m, s.n, s.k, layout, i, got[i], want[i])
+		}
+	}
+	if gotMax != wantMax {
+		t.Fatalf("trial %d: maximum %v, gatherGemm's %v", trial, gotMax, wantMax)
+	}
+	return layout, m.nb >= 2 && m.nb*m.nl*m.nk*m.nr >= parallelMin, true
+}
+
+// withSplitBatch adds to a product a batch variable, outermost in every
+// table (so the tables are read and written as the product's were), with
+// enough states that the products reach parallelMin multiply-adds.
+func withSplitBatch(card, xv, yv, ov []int) ([]int, []int, []int, []int) {
+	n := tableSize(card, seq(len(card)))
+	b := len(card)
+	card = append(slices.Clone(card), max(2, (parallelMin+n-1)/n))
+	outer := func(vs []int) []int { return append([]int{b}, vs...) }
+	return card, outer(xv), outer(yv), outer(ov)
 }
 
 // randomProduct returns cardinalities and the variables of x, y and out of

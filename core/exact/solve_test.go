@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/renn-go/renn/core/infer/infertest"
@@ -8,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/renn-go/renn/core/mrf"
@@ -70,6 +72,99 @@ func bruteForce(m *mrf.Model) brute {
 		}
 	}
 	return b
+}
+
+// bruteForceDense is bruteForce for models of many joint states: it visits
+// the joint states twice (for the maximum score, then for the marginals)
+// without storing them, keeping every factor's table index as the state
+// advances. Factors list each variable once.
+func bruteForceDense(m *mrf.Model) brute {
+	type step struct{ factor, stride int }
+	touches := make([][]step, len(m.Cards))
+	for a, f := range m.Factors {
+		s := 1
+		for i := len(f.Vars) - 1; i >= 0; i-- {
+			touches[f.Vars[i]] = append(touches[f.Vars[i]], step{a, s})
+			s *= m.Cards[f.Vars[i]]
+		}
+	}
+	x, idx := make([]int, len(m.Cards)), make([]int, len(m.Factors))
+	visit := func(fn func(score float64)) {
+		clear(x)
+		clear(idx)
+		for {
+			score := 0.0
+			for a := range m.Factors {
+				score += m.Factors[a].LogTable[idx[a]]
+			}
+			fn(score)
+			v := len(x) - 1
+			for ; v >= 0 && x[v]+1 == m.Cards[v]; v-- {
+				for _, t := range touches[v] {
+					idx[t.factor] -= x[v] * t.stride
+				}
+				x[v] = 0
+			}
+			if v < 0 {
+				return
+			}
+			x[v]++
+			for _, t := range touches[v] {
+				idx[t.factor] += t.stride
+			}
+		}
+	}
+	mx, z := math.Inf(-1), 0.0
+	visit(func(s float64) { mx = max(mx, s) })
+	b := brute{logZ: math.Inf(-1), vars: make([][]float64, len(m.Cards)), facs: make([][]float64, len(m.Factors))}
+	if math.IsInf(mx, -1) {
+		return b
+	}
+	visit(func(s float64) { z += math.Exp(s - mx) })
+	b.logZ = mx + math.Log(z)
+	for v, c := range m.Cards {
+		b.vars[v] = make([]float64, c)
+	}
+	for a, f := range m.Factors {
+		b.facs[a] = make([]float64, len(f.LogTable))
+	}
+	visit(func(s float64) {
+		p := math.Exp(s - b.logZ)
+		for v, xv := range x {
+			b.vars[v][xv] += p
+		}
+		for a, i := range idx {
+			b.facs[a][i] += p
+		}
+	})
+	return b
+}
+
+// TestBruteForceDense checks the reference of the dense models against
+// bruteForce on small random models.
+func TestBruteForceDense(t *testing.T) {
+	r := mrf.NewRand(8)
+	for i := range 100 {
+		m := randomModel(r)
+		want, got := bruteForce(m), bruteForceDense(m)
+		if !closeTo(got.logZ, want.logZ, 1e-12) {
+			t.Fatalf("model %d: ln Z %v, bruteForce's %v", i, got.logZ, want.logZ)
+		}
+		for a := range want.facs {
+			for j := range want.facs[a] {
+				if math.Abs(got.facs[a][j]-want.facs[a][j]) > 1e-12 {
+					t.Fatalf("model %d: factor %d marginal[%d] %v, bruteForce's %v", i, a, j, got.facs[a][j], want.facs[a][j])
+				}
+			}
+		}
+		for v := range want.vars {
+			for j := range want.vars[v] {
+				if math.Abs(got.vars[v][j]-want.vars[v][j]) > 1e-12 {
+					t.Fatalf("model %d: p(x%d=%d) %v, bruteForce's %v", i, v, j, got.vars[v][j], want.vars[v][j])
+				}
+			}
+		}
+	}
 }
 
 // randomModel draws a small model with every awkward feature: cardinalities
@@ -170,26 +265,76 @@ func TestSolveRandomModelsMatchBruteForce(t *testing.T) {
 	}
 }
 
-// TestSolveSplitKernels lowers the threshold for splitting loops between two
-// workers so that small random models, checked by brute force, run the
-// split paths of every kernel.
+// TestSolveSplitKernels solves dense random models (every pair of
+// variables in a factor) of 2^19 to 2^20 joint states, whose contractions
+// reach parallelMin entries, so that their loops are split between two
+// workers, and checks them against brute force (with a tiny memory budget
+// every other model, which forces recomputation).
 func TestSolveSplitKernels(t *testing.T) {
-	defer func(old int) { parallelMin = old }(parallelMin)
-	parallelMin = 2
 	r := mrf.NewRand(77)
-	for i := 0; i < 60; {
-		m := randomModel(r)
-		want := bruteForce(m)
+	split := splitCounts{}
+	for i := 0; i < 3; {
+		m := denseModel(r)
+		want := bruteForceDense(m)
 		if math.IsInf(want.logZ, -1) {
 			continue
 		}
-		got, err := Solve(m, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = []int64{DefaultMemory, 1}[i%2] }))
+		pr, err := Prepare(m, infertest.With(DefaultOptions(), func(o *Options) { o.Memory = []int64{DefaultMemory, 1}[i%2] }))
 		if err != nil {
 			t.Fatalf("model %d: %v", i, err)
 		}
-		compare(t, "split model "+itoa(i), got, want, 1e-9)
+		got, err := pr.Solve(context.Background())
+		if err != nil {
+			t.Fatalf("model %d: %v", i, err)
+		}
+		compare(t, "dense model "+itoa(i), got, want, 1e-9)
+		t.Logf("model %d: %d variables, largest table %d", i, len(m.Cards), pr.Plan.LargestTable)
+		split.addPlan(pr)
 		i++
 	}
+	split.require(t, 1, splitSweep, splitBlocks, splitPermute, splitGather, splitNormalise, splitRows)
+}
+
+// denseModel draws a model of variables of 2 or 3 states, 2^19 to 2^20
+// joint states, with a factor on every variable and on every pair of them
+// (so its contraction tables reach parallelMin entries), and three factors
+// of arity 3 with about one zero potential in eight.
+func denseModel(r *rand.Rand) *mrf.Model {
+	m := &mrf.Model{}
+	for states := 1; states < 8*parallelMin; {
+		c := 2 + r.IntN(2)
+		if states*c > 16*parallelMin {
+			c = 2
+		}
+		m.Cards = append(m.Cards, c)
+		states *= c
+	}
+	n := len(m.Cards)
+	for v := range n {
+		m.Factors = append(m.Factors, randomFactor(r, []int{v}, m.Cards, false))
+	}
+	for u := range n {
+		for v := u + 1; v < n; v++ {
+			m.Factors = append(m.Factors, randomFactor(r, []int{u, v}, m.Cards, false))
+		}
+	}
+	for range 3 {
+		m.Factors = append(m.Factors, randomFactor(r, r.Perm(n)[:3], m.Cards, true))
+	}
+	return m
+}
+
+// randomFactor draws a factor over vars of log potentials N(0, 1.5^2),
+// with zeros, about one potential in eight zero.
+func randomFactor(r *rand.Rand, vars, cards []int, zeros bool) mrf.Factor {
+	tab := make([]float64, mrf.TableSize(cards, vars))
+	for i := range tab {
+		tab[i] = 1.5 * r.NormFloat64()
+		if zeros && r.IntN(8) == 0 {
+			tab[i] = math.Inf(-1)
+		}
+	}
+	return mrf.Factor{Vars: slices.Clone(vars), LogTable: tab}
 }
 
 func itoa(i int) string {
@@ -452,31 +597,40 @@ func TestSolveSlicedMatchesUnsliced(t *testing.T) {
 	}
 }
 
-// TestSolveSameOnAnyCores solves with one core and with four, the loops
-// split between workers even on small tables: the answers are identical
-// to the bit, as the split depends on table sizes alone.
+// TestSolveSameOnAnyCores solves with one core and with four models whose
+// tables reach parallelMin entries, so that loops are split between two
+// workers: the answers are identical to the bit, as the split depends on
+// table sizes alone.
 func TestSolveSameOnAnyCores(t *testing.T) {
-	defer func(old int) { parallelMin = old }(parallelMin)
-	parallelMin = 64
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	potts, err := mrf.Potts{N: 20, K: 6, Treewidth: 4, Edges: 50}.Generate(3)
+	potts, err := mrf.Potts{N: 24, K: 6, Treewidth: 7, Edges: 90}.Generate(3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, m := range map[string]*mrf.Model{"potts": potts, "grid 10x10": gridModel(t, 10, 1, 4), "csp kind": mrf.KindCSP(30, 45, 6, 2)} {
+	split := splitCounts{}
+	for name, m := range map[string]*mrf.Model{"potts": potts, "grid 16x16": gridModel(t, 16, 1, 4), "csp kind": mrf.KindCSP(40, 60, 8, 2)} {
 		var results []*Result
 		for _, procs := range []int{1, 4} {
 			runtime.GOMAXPROCS(procs)
-			res, err := Solve(m, DefaultOptions())
+			pr, err := Prepare(m, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pr.Solve(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			results = append(results, res)
+			if procs == 1 {
+				t.Logf("%s: largest table %d", name, pr.Plan.LargestTable)
+				split.addPlan(pr)
+			}
 		}
 		if !reflect.DeepEqual(results[0].Marginals, results[1].Marginals) || results[0].LogZ != results[1].LogZ {
 			t.Errorf("%s: one core and four give different answers (ln Z %v and %v)", name, results[0].LogZ, results[1].LogZ)
 		}
 	}
+	split.require(t, 2, splitSweep, splitBlocks, splitPermute, splitGather, splitNormalise, splitRows)
 }
 
 // TestSolveExtremeCouplings: spin glasses with couplings U(-400, 400) have
