@@ -37,30 +37,8 @@ func TestKernelShapeOnly(t *testing.T) {
 	r := mrf.NewRand(36)
 	kinds := map[string]int{}
 	for trial := range 1000 {
-		nv := 2 + r.IntN(6)
-		card := make([]int, nv)
-		for v := range card {
-			card[v] = 1 + r.IntN(6)
-			if r.IntN(3) == 0 {
-				card[v] = 8 + r.IntN(24)
-			}
-		}
-		var xv, yv, ov []int
-		for _, v := range r.Perm(nv) {
-			switch r.IntN(3) {
-			case 0:
-				xv = append(xv, v)
-			case 1:
-				yv = append(yv, v)
-			default:
-				xv, yv = append(xv, v), append(yv, v)
-			}
-		}
-		for _, v := range r.Perm(nv) {
-			if contains(xv, v) != contains(yv, v) || r.IntN(2) == 0 {
-				ov = append(ov, v)
-			}
-		}
+		card, xv, yv, ov := randomContraction(r, false)
+		nv := len(card)
 		if tableSize(card, xv)*tableSize(card, yv) > 1<<20 {
 			continue
 		}
