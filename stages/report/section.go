@@ -227,15 +227,8 @@ func (s *section) read(binDir string) error {
 	}
 	for i, pattern := range s.spec.Parts {
 		pt := newPart(pattern)
-		var all, own []*instance
-		for _, inst := range s.plan.insts {
-			if outputs.MatchPart(inst.Stage, pattern) {
-				all = append(all, inst)
-				if !slices.ContainsFunc(s.spec.Parts[i+1:], func(p string) bool { return outputs.MatchPart(inst.Stage, p) }) {
-					own = append(own, inst)
-				}
-			}
-		}
+		all := slices.DeleteFunc(slices.Clone(s.plan.insts), func(in *instance) bool { return !outputs.MatchPart(in.Stage, pattern) })
+		own := slices.DeleteFunc(slices.Clone(all), func(in *instance) bool { return outputs.HasPrefix(in.Stage, s.spec.Parts[i+1:]) })
 		var err error
 		if pt.RT, pt.StatusErr, err = readRunTime(s.plan, all, binDir); err != nil {
 			return err
