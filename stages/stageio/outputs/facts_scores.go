@@ -25,12 +25,10 @@ import (
 
 // ReadScores reads the score instances among insts into part pt.
 func (s *Reader) ReadScores(pt *Progress, insts []*Instance) error {
+	pt.Stages = append(pt.Stages, Stages(insts, "score")...)
 	for _, inst := range insts {
 		if inst.Binary != "score" {
 			continue
-		}
-		if !slices.Contains(pt.Stages, inst.Stage) {
-			pt.Stages = append(pt.Stages, inst.Stage)
 		}
 		if _, err := os.Stat(filepath.Join(inst.OutDir, formats.ScoresFile)); errors.Is(err, fs.ErrNotExist) {
 			pt.NotRun = append(pt.NotRun, inst.ID)
@@ -123,9 +121,7 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 		col += " [" + stage + "]"
 	}
 	o := s.Add(NewFact(pt.Prefix, stage, g, m.Info.Name, col))
-	for k, v := range r.Metrics {
-		o.Num[k] = v
-	}
+	maps.Copy(o.Num, r.Metrics)
 	e := r.Est
 	if e == nil {
 		return
@@ -136,7 +132,7 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 	o.Num["est_converged"], o.Num["free_energy"] = b2f(e.Converged), e.FreeEnergy
 	var p struct {
 		Regions string
-		Check   *json.RawMessage
+		Check   *string
 		Options struct {
 			MaxSeconds float64 `json:"max_seconds"`
 		}
@@ -149,8 +145,7 @@ func (s *Reader) runObs(pt *Progress, stage string, g *Setting, m *ScoredModel, 
 	if p.Check != nil {
 		o.Num["check_recorded"] = 1
 	}
-	var check string
-	o.Num["check_failed"] = b2f(p.Check != nil && json.Unmarshal(*p.Check, &check) == nil && check != "")
+	o.Num["check_failed"] = b2f(p.Check != nil && *p.Check != "")
 	if !m.Exact {
 		return
 	}
