@@ -31,9 +31,10 @@ import (
 // ("—" unless given); Per "setting" writes a table for each setting; Graph
 // keeps the settings of that graph; Lead are the row labels. Paper (the
 // paper's tables) bolds every cell equal to the best of its row where two
-// or more compete, and adds "(n=k)" to a cell over fewer models than the
-// table's most; Transpose writes the columns as rows, each row's label
-// (this template) a column head after the corner "method".
+// or more compete (else the first best), and adds "(n=k)" to a cell over
+// fewer models than the table's most; Transpose writes the columns as
+// rows, each row's label (this template) a column head after the corner
+// "method".
 type tableSpec struct {
 	ID, Title, Note, Per, Graph, Transpose string
 	Tight, Paper                           bool
@@ -60,9 +61,10 @@ type leadColumn struct {
 // where they ran, or all but Except. Total labels a row after each outer
 // value aggregating over the inner axis (each metric's TotalCell); Fit a
 // row after the group's with the growth exponent of every column that
-// fits over its rows' settings. Collapse writes an empty cell as "| |"
-// (in the total rows if any). The group shows only when some run has
-// fact When, a row only when one of its runs has fact Need.
+// fits over its rows' settings (metrics.GrowthExponent). Collapse writes
+// an empty cell as "| |" (in the total rows if any). The group shows only
+// when some run has fact When, a row only when one of its runs has fact
+// Need.
 type rowGroup struct {
 	Axes, Methods, Except  []string
 	Listed                 []listedRow

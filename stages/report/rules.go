@@ -26,7 +26,8 @@ import (
 //     Value ("fact.agg@column#part") at most Factor times the least of the
 //     Refs present (those whose column has RefIf equal to 1, if given), or
 //     at most Limit, plus Slack (AtLeast: at least); rows lacking Value or
-//     one of Needs, or whose When is not 1, are not counted.
+//     one of Needs, or whose When is not 1, are not counted; failures
+//     are written with Format and Unit.
 //   - best, winners, beats, agree, combine, models: over the rows of the
 //     paper's Tables (of Metric, Graph, Size, Gamma), for us and the paper:
 //     Method best of the paper's methods; our best method per row; Method
@@ -35,7 +36,8 @@ import (
 //     ratio, pair) over the rows (First: the first); the models per setting.
 //   - wall, budget: over the settings of a learning Part: Method's gap at
 //     most PCD's at Method's wall time (PCD's runs in PCDPart); Method's
-//     gap at most the better of Rivals' (metrics.CompareBudget).
+//     gap at most the better of Rivals' at the last epoch, over the last
+//     Tail, and seed by seed (metrics.CompareBudget).
 type ruleSpec struct {
 	ID, Rule, Over, Graph, Value, When, Format, Unit string
 	Needs, Refs                                      []string
@@ -63,7 +65,9 @@ var ruleKinds = map[string]func(*section, *ruleSpec, []string) any{
 }
 
 // tally says where a rule holds: on Holds of N rows (the Noun); Fails
-// names the others. The learning rules add what their texts write.
+// names the others. A learning rule adds its method, PCD and tolerance,
+// where PCD had not finished an epoch (wall), where it holds over the
+// tail, its (setting, seed) pairs and the failures' comparisons (budget).
 type tally struct {
 	Holds, N, TailHolds, SeedPairs, SeedHolds, SeedTailHolds int
 	Noun, Ref, PCD                                           string
