@@ -68,9 +68,7 @@ func orDash(v float64, s string) string {
 // would lose (our GBP's errors on grids are of order 1e-3).
 func formatNumber(metric string, v float64) string {
 	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 0):
+	case math.IsNaN(v) || math.IsInf(v, 0):
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	case metric == score.Seconds:
 		return significant(v, 3)
@@ -94,7 +92,7 @@ func significant(v float64, digits int) string {
 // smallE writes a number as formatNumber does, but one below 0.01 in
 // exponent notation (errors of order 1e-4 keep their digits).
 func smallE(v float64) string {
-	if v != 0 && math.Abs(v) < 0.01 && !math.IsNaN(v) {
+	if v != 0 && math.Abs(v) < 0.01 {
 		return strconv.FormatFloat(v, 'e', 1, 64)
 	}
 	return formatNumber("", v)

@@ -25,56 +25,52 @@ import (
 // outside a method's columns reads the models' own facts), {fact.text}
 // (a text fact), {fact.agg:format@column#part} (of another part); fact $m
 // is the row's metric. A cell is missing when one of its facts is.
+//
+// Title and Note are templates written before and after the table; Tight
+// writes separators |---| rather than | --- |; Missing is a missing cell
+// ("—" unless given); Per "setting" writes a table for each setting; Graph
+// keeps the settings of that graph; Lead are the row labels. Paper (the
+// paper's tables) bolds every cell equal to the best of its row where two
+// or more compete (else the first best), and adds "(n=k)" to a cell over
+// fewer models than the table's most; Transpose writes the columns as
+// rows, each row's label (this template) a column head after the corner
+// "method".
 type tableSpec struct {
-	ID          string
-	Title, Note string  // templates written before and after the table
-	Tight       bool    // separators |---| rather than | --- |
-	Missing     *string // a missing cell; "—" unless given
-	Per         string  // "setting": a table for each setting
-	Graph       string  // only settings of this graph
-	Parts       []string
-	Lead        []leadColumn // the row labels
-	Rows        []rowGroup
-	Cols        []colGroup
-	// Paper (the paper's tables) bolds every cell equal to the best of its
-	// row where two or more compete (else the first best), and adds
-	// "(n=k)" to a cell over fewer models than the table's most.
-	Paper bool
-	// Transpose writes the columns as rows, each row's label (this
-	// template) a column head after the corner "method".
-	Transpose string
+	ID, Title, Note, Per, Graph, Transpose string
+	Tight, Paper                           bool
+	Missing                                *string
+	Parts                                  []string
+	Lead                                   []leadColumn
+	Rows                                   []rowGroup
+	Cols                                   []colGroup
 }
 
 // leadColumn is a column: its header and cell templates, aligned left (the
-// lead columns' default) or right (the others').
+// lead columns' default) or right (the others'); Below, a template
+// written under the cell, small; Method and Part what it reads, when not
+// the table's; in a method's columns, only where a run of it has fact
+// Need. Blank: blank when the row above shows the same; Fit: its values
+// enter the growth exponents of a Fit row; Ref: never the best of a row.
 type leadColumn struct {
-	Head, Cell, Align string
-	Blank             bool   // blank when the row above shows the same
-	Need              string // in a method's columns: only where a run of it has this fact
-	Fit               bool   // its values enter the growth exponents of a Fit row
-	// Method and Part are what the column reads, when not the table's.
-	Method, Part string
-	Below        string // a template written under the cell, small
-	Ref          bool   // a reference, never the best of a row
+	Head, Cell, Align, Below, Method, Part, Need string
+	Blank, Fit, Ref                              bool
 }
 
-// rowGroup is rows: the product of its axes, outer first.
+// rowGroup is rows: the product of its Axes (metric, setting, model,
+// method, or listed), outer first; the method axis Methods, in order,
+// where they ran, or all but Except. Total labels a row after each outer
+// value aggregating over the inner axis (each metric's TotalCell); Fit a
+// row after the group's with the growth exponent of every column that
+// fits over its rows' settings (metrics.GrowthExponent). Collapse writes
+// an empty cell as "| |" (in the total rows if any). The group shows only
+// when some run has fact When, a row only when one of its runs has fact
+// Need.
 type rowGroup struct {
-	Axes    []string // metric, setting, model, method, or listed
-	Listed  []listedRow
-	Metrics []metricItem
-	Methods []string // the method axis: these, in this order, where they ran
-	Except  []string // the method axis: all but these
-	// Total labels a row after each outer value aggregating over the inner
-	// axis (each metric's Total aggregate).
-	Total string
-	// Collapse writes an empty cell as "| |", in the total rows if any.
-	Collapse bool
-	// Fit labels a row after the group's with the growth exponent of every
-	// column that fits over its rows' settings (metrics.GrowthExponent).
-	Fit  string
-	When string // the group shows only when some run has this fact
-	Need string // a row shows only when one of its runs has this fact
+	Axes, Methods, Except  []string
+	Listed                 []listedRow
+	Metrics                []metricItem
+	Total, Fit, When, Need string
+	Collapse               bool
 }
 
 // listedRow is a row given by its metric and its setting's key.

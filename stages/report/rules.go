@@ -21,57 +21,40 @@ import (
 
 // ruleSpec declares a claim. Rule is one of:
 //
-//   - at_most (the default): on every setting of the section's first part
-//     (Over "model": every model; of Graph where given; with Methods,
-//     each of them there, Value's column), Value at most
-//     Factor times the least of Refs present (counting only those whose
-//     column's RefIf aggregate is 1, say "converged.mean"), or at most
-//     Limit without Refs, plus Slack (AtLeast: at least that); rows
-//     without Value or one of Needs, or whose When is not 1, are not
-//     counted. Values are written as in a cell, "fact.agg@column", and in
-//     the failures with Format and Unit.
+//   - at_most (the default): on each setting of the section's first part
+//     (Over "model": each model; of Graph; with Methods, each of them),
+//     Value ("fact.agg@column#part") at most Factor times the least of the
+//     Refs present (those whose column has RefIf equal to 1, if given), or
+//     at most Limit, plus Slack (AtLeast: at least); rows lacking Value or
+//     one of Needs, or whose When is not 1, are not counted; failures
+//     are written with Format and Unit.
 //   - best, winners, beats, agree, combine, models: over the rows of the
-//     paper's Tables (of Metric, Graph, Size, Gamma where given), for us
-//     and for the paper: best counts the rows where Method is the best of
-//     the paper's methods; winners names our best method of each row;
-//     beats counts where Method is better than Other (From: Method's
-//     column taken from another table); agree where their means differ by
-//     less than the smaller std; combine is the mean over the rows (First:
-//     the first row) of Op (a, diff, ratio, pair) of Method's value and
-//     Other's, written with Format; models is the models per setting.
-//   - wall, budget: over the settings of a learning Part: wall, Method's
-//     gap at most PCD's at Method's wall time (PCD's runs in PCDPart,
-//     Method's Tail epochs noted); budget,
-//     Method's gap at most the better of Rivals' at the last epoch and
-//     over the last Tail (metrics.CompareBudget), and seed by seed.
+//     paper's Tables (of Metric, Graph, Size, Gamma), for us and the paper:
+//     Method best of the paper's methods; our best method per row; Method
+//     better than Other (From: Other is Method's column from another
+//     table); their means within the smaller std; the mean of Op (a, diff,
+//     ratio, pair) over the rows (First: the first); the models per setting.
+//   - wall, budget: over the settings of a learning Part: Method's gap at
+//     most PCD's at Method's wall time (PCD's runs in PCDPart); Method's
+//     gap at most the better of Rivals' at the last epoch, over the last
+//     Tail, and seed by seed (metrics.CompareBudget).
 type ruleSpec struct {
-	ID, Rule, Over, Graph string
-	Needs                 []string
-	Value                 string
-	Refs                  []string
-	RefIf                 string `toml:"ref_if"`
-	Factor, Limit         float64
-	Slack                 float64 // added to the limit: at most Factor × reference + Slack
-	AtLeast               bool    `toml:"at_least"` // the value at least the limit
-	// When is a value a row must have equal to 1 to be checked
-	// ("exact_over.mean@auto": where exact inference took longer than
-	// auto's budget).
-	When         string
-	Format, Unit string
+	ID, Rule, Over, Graph, Value, When, Format, Unit string
+	Needs, Refs                                      []string
+	RefIf                                            string `toml:"ref_if"`
+	Factor, Limit, Slack                             float64
+	AtLeast                                          bool `toml:"at_least"`
 
-	Tables        []int
-	Metric        string
-	Size          int
-	Gamma         float64
-	First, From   bool
-	Method, Other string
-	Op            string
+	Tables                    []int
+	Metric, Method, Other, Op string
+	Size                      int
+	Gamma                     float64
+	First, From               bool
 
-	Part    string
-	PCDPart string `toml:"pcd_part"`
-	Methods []string
-	Rivals  []string
-	Tail    int
+	Part            string
+	PCDPart         string `toml:"pcd_part"`
+	Methods, Rivals []string
+	Tail            int
 }
 
 // ruleKinds are the rules, by name ("" is at_most).
@@ -83,20 +66,15 @@ var ruleKinds = map[string]func(*section, *ruleSpec, []string) any{
 
 // tally says where a rule holds: on Holds of N rows (the Noun); Fails
 // names the others. A learning rule adds its method, PCD and tolerance,
-// whether a setting has several seeds and where PCD had not finished an
-// epoch (wall); or where it holds over the tail, the seeds compared per
-// setting, its (setting, seed) pairs and where they hold, and the
-// comparisons of the settings Fails names (budget).
+// where PCD had not finished an epoch (wall), where it holds over the
+// tail, its (setting, seed) pairs and the failures' comparisons (budget).
 type tally struct {
-	Holds, N                 int
-	Noun                     string
-	Fails, Unfinished, Seeds []string
-	Ref, PCD                 string
-	Tol                      float64
-	Multi                    bool
-	TailHolds, SeedPairs     int
-	SeedHolds, SeedTailHolds int
-	Notes                    []metrics.Budget
+	Holds, N, TailHolds, SeedPairs, SeedHolds, SeedTailHolds int
+	Noun, Ref, PCD                                           string
+	Fails, Unfinished, Seeds                                 []string
+	Tol                                                      float64
+	Multi                                                    bool
+	Notes                                                    []metrics.Budget
 }
 
 func (t *tally) count(held bool, fail string) {
@@ -391,4 +369,65 @@ func (s *section) budgetRule(r *ruleSpec, _ []string) any {
 		}
 	}
 	return c
+}
+
+// A learning section's comparisons: its gaps written, PCD at another
+// method's wall time, and what its text reads of them.
+
+// learningSpec declares how a learning section compares methods.
+type learningSpec struct {
+	Reference string   // the method every gap is to (exact learning)
+	Tol       float64  // how much larger a gap may be and count as at most another
+	Tail      int      // epochs the longer part's tail means are over
+	Long      string   // the part of the longer budget
+	PCD       string   // the method compared at another's wall time
+	WallRef   string   `toml:"wall_ref"`    // whose wall time it is compared at
+	LongRef   string   `toml:"long_ref"`    // the longer budget's subject
+	LongRival []string `toml:"long_rivals"` // the longer budget's rivals
+}
+
+// spread is the mean of gaps over seeds, with their range when there are
+// several that differ at the tables' precision.
+func spread(gaps []float64) string {
+	out := fmtGap(metrics.Mean(gaps))
+	if lo, hi := fmtGap(slices.Min(gaps)), fmtGap(slices.Max(gaps)); len(gaps) > 1 && lo != hi {
+		out += fmt.Sprintf(" (%s to %s)", lo, hi)
+	}
+	return out
+}
+
+// WallPoint is PCD at another method's wall time on one setting.
+type WallPoint struct {
+	metrics.WallPoint
+	PCD, Ref string
+}
+
+func (s *section) wallPoint(refPart, pcdPart string, g *group, ref string, tail int) *WallPoint {
+	l := s.spec.Learning
+	p, ok := metrics.AtWallTime(s.data.Runs(refPart, g, ref), s.data.Runs(pcdPart, g, l.PCD), s.data.Runs(refPart, g, l.Reference), tail)
+	if !ok {
+		return nil
+	}
+	return &WallPoint{WallPoint: p, PCD: l.PCD, Ref: ref}
+}
+
+// MinSecs and MaxSecs are the least and most of the seeds' wall times.
+func (p *WallPoint) MinSecs() float64 { return slices.Min(p.SeedSecs) }
+func (p *WallPoint) MaxSecs() float64 { return slices.Max(p.SeedSecs) }
+
+// The learning rules, for a section's text.
+
+func (c scope) Learning() learningSpec { return c.s.spec.Learning }
+
+// HasRuns reports whether some learning run of part (of the method, if
+// given) has finished.
+func (c scope) HasRuns(part string, method ...string) bool {
+	return slices.ContainsFunc(c.s.data.Obs, func(o *obs) bool {
+		return o.Part == part && o.Run != nil && (len(method) == 0 || o.Method == method[0])
+	})
+}
+
+// WallPoint is PCD at ref's wall time on the scope's setting, or nil.
+func (c scope) WallPoint(refPart, pcdPart, ref string, tail int) *WallPoint {
+	return c.s.wallPoint(refPart, pcdPart, c.b.set, ref, tail)
 }

@@ -37,10 +37,9 @@ func Aggregate(obs []*Fact, fact, agg string) (float64, bool) {
 		return obs[0].Num[fact+"_std"], true
 	case agg == "std":
 		return metrics.Summarize(xs).Std, true
+	case agg == "max" && slices.ContainsFunc(xs, math.IsNaN):
+		return math.NaN(), true
 	case agg == "max":
-		if slices.ContainsFunc(xs, math.IsNaN) {
-			return math.NaN(), true
-		}
 		return slices.Max(xs), true
 	case agg == "min":
 		return slices.Min(xs), true

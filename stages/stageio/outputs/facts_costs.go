@@ -115,7 +115,8 @@ func (s *Reader) addCosts(cells map[[2]string]*costCell, rows []formats.Estimate
 }
 
 // costFacts writes every cell's facts: means per model, per iteration,
-// the process's, and per step from its short run.
+// the process's, per step from its short run, and for a compared method,
+// its variable marginals against the reference's.
 func (s *Reader) costFacts(cells map[[2]string]*costCell) error {
 	c := s.Cost
 	for _, o := range s.Obs {
@@ -151,17 +152,8 @@ func (s *Reader) costFacts(cells map[[2]string]*costCell) error {
 			step = cell.CPUPerStep(short.Cost, c.MinStepShare)
 		}
 		o.Num["cpu_per_step"], o.Num["cpu_besides_steps"] = step, cpu-iters*step
-	}
-	return s.costDeltas(cells)
-}
-
-// costDeltas measures the variable marginals of the compared methods
-// against the reference's on every setting.
-func (s *Reader) costDeltas(cells map[[2]string]*costCell) error {
-	c := s.Cost
-	for _, o := range s.Obs {
-		ref, cell := cells[[2]string{o.Set.Key, c.Reference}], cells[[2]string{o.Set.Key, o.Method}]
-		if ref == nil || cell == nil || !slices.Contains(c.Compare, o.Method) {
+		ref := cells[[2]string{o.Set.Key, c.Reference}]
+		if ref == nil || !slices.Contains(c.Compare, o.Method) {
 			continue
 		}
 		pa, err := VarMarginals(ref.dirs, c.Reference)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,11 +47,10 @@ func (s *Reader) ReadFamily(pt *Progress, stage, name, prefix string) error {
 	s.Families = append(s.Families, fam)
 	for _, inst := range s.Of(stage) {
 		path := filepath.Join(inst.OutDir, formats.SummaryFile)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
 		cols, rows, err := ReadSettingSummary(path)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
 			return err
 		}
 		fam.Present, fam.Path, fam.Cols = true, path, cols

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,12 +28,10 @@ type Answers = metrics.Answers
 // stage output dir to runs (by method; order lists the methods as first
 // met); done is false when it has not run.
 func ReadAnswers(dir string, runs map[string]*Answers, order *[]string) (done bool, err error) {
-	est := filepath.Join(dir, formats.EstimatesFile)
-	if _, err := os.Stat(est); errors.Is(err, fs.ErrNotExist) {
+	erows, _, err := formats.ReadEstimates(filepath.Join(dir, formats.EstimatesFile))
+	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
-	}
-	erows, _, err := formats.ReadEstimates(est)
-	if err != nil {
+	} else if err != nil {
 		return false, err
 	}
 	mrows, _, err := formats.ReadMarginals(filepath.Join(dir, formats.MarginalsFile))
