@@ -44,6 +44,7 @@ const (
 	tableEnd    = "<!-- exact-table end -->"
 	childModels = "EXACT_TABLE_MODELS" // set in a child: the models directory to solve
 	childOut    = "EXACT_TABLE_OUT"
+	childSplit  = "EXACT_TABLE_SPLIT" // set in a child: the kind to plan and solve, timed apart
 )
 
 // peer holds the published per-model seconds of the other solvers on the
@@ -70,6 +71,13 @@ var peers = map[string]peer{
 func target(p peer) float64 { return max(1.5*p.tiSeconds, 0.05) }
 
 func TestMain(m *testing.M) {
+	if kind := os.Getenv(childSplit); kind != "" {
+		if err := planThenSolve(kind, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(childModels); dir != "" {
 		// A child of the table's measurement: one exact-infer run.
 		if err := Run(context.Background(), Params{Models: dir, Options: exact.DefaultOptions()}, os.Getenv(childOut), io.Discard); err != nil {
@@ -81,6 +89,31 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// planThenSolve plans kind's stand-in (exact.Prepare) and solves it along
+// the plan, as exact-infer does, and writes the seconds of each to w.
+func planThenSolve(kind string, w io.Writer) error {
+	i := slices.IndexFunc(mrf.UAIKinds(), func(k mrf.UAIKind) bool { return k.Name == kind })
+	if i < 0 {
+		return fmt.Errorf("no kind %q", kind)
+	}
+	k := mrf.UAIKinds()[i]
+	m, err := k.Build(k.Seed)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	pr, err := exact.Prepare(m, exact.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	planned := time.Now()
+	if _, err := pr.Solve(context.Background()); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%g %g\n", planned.Sub(start).Seconds(), time.Since(planned).Seconds())
+	return err
+}
+
 // static returns the columns of a kind's row that do not depend on a
 // measurement.
 func static(k mrf.UAIKind) []string {
@@ -89,14 +122,15 @@ func static(k mrf.UAIKind) []string {
 }
 
 func tableHeader() string {
-	return "| kind | stand-in (seeded, core/mrf/uaikinds.go) | exact-infer s (fastest) | of target | whole process s | peak memory | target s | TensorInference.jl | JunctionTrees.jl | Merlin | libDAI |\n" +
-		"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+	return "| kind | stand-in (seeded, core/mrf/uaikinds.go) | exact-infer s (fastest) | of target | planning s | solving s | whole process s | peak memory | target s | TensorInference.jl | JunctionTrees.jl | Merlin | libDAI |\n" +
+		"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 }
 
 // row writes a kind's row: static columns around the measured ones.
-func row(k mrf.UAIKind, inproc, fastest float64, whole, peakMiB string) string {
+func row(k mrf.UAIKind, inproc, fastest, planning, solving float64, whole, peakMiB string) string {
 	s := static(k)
-	measured := []string{fmt.Sprintf("%.3f (%.3f)", inproc, fastest), fmt.Sprintf("%.2fx", inproc/target(peers[k.Name])), whole, peakMiB}
+	measured := []string{fmt.Sprintf("%.3f (%.3f)", inproc, fastest), fmt.Sprintf("%.2fx", inproc/target(peers[k.Name])),
+		fmt.Sprintf("%.3f", planning), fmt.Sprintf("%.3f", solving), whole, peakMiB}
 	return "| " + strings.Join(append(append(s[:2:2], measured...), s[2:]...), " | ") + " |\n"
 }
 
@@ -128,7 +162,7 @@ func TestExactTable(t *testing.T) {
 			continue
 		}
 		got := strings.Split(strings.Trim(line, "| "), " | ")
-		if len(got) != 11 || !slices.Equal(got[:2], cols[:2]) || !slices.Equal(got[6:], cols[2:]) {
+		if len(got) != 13 || !slices.Equal(got[:2], cols[:2]) || !slices.Equal(got[8:], cols[2:]) {
 			t.Errorf("%s: row %q is not the generator's for %s (%v)", path, line, k.Name, cols)
 		}
 	}
@@ -144,10 +178,11 @@ func findRow(table, name string) string {
 	return ""
 }
 
-// measurement is one child run of exact-infer.
+// measurement is one child run of exact-infer, and one of planThenSolve.
 type measurement struct {
-	inproc, whole float64 // seconds
-	peak          int64   // bytes
+	inproc, whole     float64 // seconds
+	peak              int64   // bytes
+	planning, solving float64 // seconds, planThenSolve's
 }
 
 // writeTable measures every kind and rewrites the table in path.
@@ -181,7 +216,9 @@ func writeTable(t *testing.T, path string) {
 		}
 		whole := med(func(m measurement) float64 { return m.whole })
 		peak := med(func(m measurement) float64 { return float64(m.peak) })
-		b.WriteString(row(k, inproc, fastest, fmt.Sprintf("%.3f", whole), fmt.Sprintf("%.0f MiB", peak/(1<<20))))
+		planning := med(func(m measurement) float64 { return m.planning })
+		solving := med(func(m measurement) float64 { return m.solving })
+		b.WriteString(row(k, inproc, fastest, planning, solving, fmt.Sprintf("%.3f", whole), fmt.Sprintf("%.0f MiB", peak/(1<<20))))
 		t.Logf("%s: in-process %.3f s, whole process %.3f s, peak %.0f MiB", k.Name, inproc, whole, peak/(1<<20))
 	}
 	// The streaming pass comes after the children: a child's peak counts
@@ -232,11 +269,27 @@ func measureKind(t *testing.T, k mrf.UAIKind) []measurement {
 			t.Fatal(err)
 		}
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		planning, solving := splitRun(t, k.Name)
 		if r > 0 {
-			ms = append(ms, measurement{inproc: est[0].Seconds, whole: whole, peak: ru.Maxrss * 1024})
+			ms = append(ms, measurement{inproc: est[0].Seconds, whole: whole, peak: ru.Maxrss * 1024, planning: planning, solving: solving})
 		}
 	}
 	return ms
+}
+
+// splitRun runs planThenSolve on kind in a child process and returns its
+// seconds of planning and of solving.
+func splitRun(t *testing.T, kind string) (planning, solving float64) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childSplit+"="+kind)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: planning and solving apart: %v", kind, err)
+	}
+	if _, err := fmt.Sscan(string(out), &planning, &solving); err != nil {
+		t.Fatalf("%s: planning and solving apart: %q: %v", kind, out, err)
+	}
+	return planning, solving
 }
 
 // cpuName returns the processor's model name from /proc/cpuinfo, or the
