@@ -157,8 +157,7 @@ func run(ctx context.Context, p *cplan, plan *Plan, opt Options, now func() time
 	// The pool may hold a slice's peak, so that the next slices reuse its
 	// tables: a pool smaller than the tables lets them become garbage, and
 	// the heap grows to twice a slice's peak before the collector runs.
-	pl := &pool{free: map[int][][]float64{}, limit: max(opt.Memory, plan.PeakMemory), huge: true}
-	defer pl.release()
+	pl := &pool{free: map[int][][]float64{}, limit: max(opt.Memory, plan.PeakMemory)}
 	assign := make([]int, len(p.sliced))
 	for {
 		if err := ctx.Err(); err != nil {

@@ -145,10 +145,6 @@ type pool struct {
 	free  map[int][][]float64 // by capacity, most recently released last
 	bytes int64               // bytes held in free
 	limit int64               // above this, the smallest buffers are let go
-	// huge: new buffers are backed by huge pages where they span them
-	// (adviseHuge), advised until release.
-	huge    bool
-	advised [][]byte
 }
 
 // capClass rounds n up to one of eight capacities per power of two (at most
@@ -171,21 +167,7 @@ func (p *pool) get(n int) []float64 {
 			return b[:n]
 		}
 	}
-	b := make([]float64, n, capClass(n))
-	if p.huge {
-		if r := adviseHuge(b); r != nil {
-			p.advised = append(p.advised, r)
-		}
-	}
-	return b
-}
-
-// release takes back the huge-page advice of the buffers the pool made.
-func (p *pool) release() {
-	for _, r := range p.advised {
-		unadviseHuge(r)
-	}
-	p.advised = nil
+	return make([]float64, n, capClass(n))
 }
 
 // put keeps b for reuse, letting the smallest buffers go if the pool would

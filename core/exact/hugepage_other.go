@@ -1,7 +1,0 @@
-//go:build !linux
-
-package exact
-
-func adviseHuge([]float64) []byte { return nil }
-
-func unadviseHuge([]byte) {}
