@@ -92,11 +92,12 @@ func TestMain(m *testing.M) {
 // planThenSolve plans kind's stand-in (exact.Prepare) and solves it along
 // the plan, as exact-infer does, and writes the seconds of each to w.
 func planThenSolve(kind string, w io.Writer) error {
-	i := slices.IndexFunc(mrf.UAIKinds(), func(k mrf.UAIKind) bool { return k.Name == kind })
+	kinds := mrf.UAIKinds()
+	i := slices.IndexFunc(kinds, func(k mrf.UAIKind) bool { return k.Name == kind })
 	if i < 0 {
 		return fmt.Errorf("no kind %q", kind)
 	}
-	k := mrf.UAIKinds()[i]
+	k := kinds[i]
 	m, err := k.Build(k.Seed)
 	if err != nil {
 		return err
